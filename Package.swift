@@ -1,0 +1,103 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Every target builds with the same strict settings: Swift 6 language mode and explicit `any`.
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+  name: "susi",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "susi", targets: ["susi"]),
+    .executable(name: "susi-bench", targets: ["SusiBench"]),
+  ],
+  targets: [
+    // Core: pure values and the reducer, plus the pure libraries they stand on.
+    .target(name: "SusiJSON", swiftSettings: strict),
+    .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .target(name: "SusiCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+    .target(name: "SusiCore", dependencies: ["SusiJSON"], swiftSettings: strict),
+
+    // Runtime: the event log, the store, the effects runner.
+    .target(name: "SusiEventLog", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
+    .target(
+      name: "SusiStore", dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiCrypto"],
+      swiftSettings: strict),
+    .target(
+      name: "SusiRunner",
+      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiCrypto"],
+      swiftSettings: strict),
+
+    // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
+    .target(name: "SusiHTTP", swiftSettings: strict),
+    .target(
+      name: "SusiServer", dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto"],
+      resources: [.copy("DefaultSkills")], swiftSettings: strict),
+
+    // Frontends: thin layers that turn input into intents and events into output.
+    .target(
+      name: "SusiFrontendSupport",
+      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiServer", "SusiJSON"],
+      path: "Frontends/Support", swiftSettings: strict),
+    .target(
+      name: "SusiText", dependencies: ["SusiFrontendSupport"], path: "Frontends/Text",
+      swiftSettings: strict),
+    .target(
+      name: "SusiJSONL", dependencies: ["SusiFrontendSupport"], path: "Frontends/JSONLines",
+      swiftSettings: strict),
+    .target(
+      name: "SusiWebhook", dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto"],
+      path: "Frontends/Webhook", swiftSettings: strict),
+    .target(
+      name: "SusiReplay", dependencies: ["SusiFrontendSupport"], path: "Frontends/Replay",
+      swiftSettings: strict),
+    .executableTarget(
+      name: "susi",
+      dependencies: [
+        "SusiFrontendSupport", "SusiText", "SusiJSONL", "SusiWebhook", "SusiReplay", "SusiServer",
+      ],
+      path: "Frontends/susi", swiftSettings: strict),
+
+    // Benchmarks: a release-build executable that prints its figures.
+    .executableTarget(
+      name: "SusiBench",
+      dependencies: [
+        "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
+        "SusiFrontendSupport", "SusiJSONL", "SusiWebhook",
+      ],
+      path: "Sources/SusiBench", swiftSettings: strict),
+
+    // Tests
+    .target(
+      name: "SusiTesting",
+      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiJSON"],
+      swiftSettings: strict),
+    .testTarget(name: "SusiJSONTests", dependencies: ["SusiJSON"], swiftSettings: strict),
+    .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
+    .testTarget(
+      name: "SusiCoreTests", dependencies: ["SusiCore", "SusiTesting", "SusiJSON"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SusiEventLogTests",
+      dependencies: ["SusiEventLog", "SusiCore", "SusiStore", "SusiTesting"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SusiStoreTests", dependencies: ["SusiStore", "SusiCore", "SusiTesting"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SusiRunnerTests",
+      dependencies: ["SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore"],
+      swiftSettings: strict),
+    .testTarget(name: "SusiHTTPTests", dependencies: ["SusiHTTP"], swiftSettings: strict),
+    .testTarget(
+      name: "SusiServerTests", dependencies: ["SusiServer", "SusiHTTP", "SusiJSON"],
+      swiftSettings: strict),
+    .testTarget(
+      name: "FrontendTests",
+      dependencies: [
+        "SusiText", "SusiJSONL", "SusiWebhook", "SusiReplay", "SusiFrontendSupport", "SusiTesting",
+        "susi",
+      ],
+      swiftSettings: strict),
+  ]
+)
