@@ -1,0 +1,426 @@
+import SusiJSON
+
+/// Everything that can happen in susi. Intents (imperative) come from frontends; results (past
+/// tense) come only from the effects runner. Each case's `type` name in the log is the case name.
+///
+/// Payload field names are an external contract (DESIGN.md §3): add fields, never rename.
+public enum Action: Equatable, Sendable {
+  // MARK: Intents
+  case setServer(SetServer)
+  case signup(Signup)
+  case login(Login)
+  case logout
+  case loadGroups(LoadGroups)
+  case loadSkills(LoadSkills)
+  case loadSkill(LoadSkill)
+  case submitRating(SubmitRating)
+  case loadUserRating(LoadUserRating)
+  case changeSettings(ChangeSettings)
+  case syncSettings
+  case sendMessage(SendMessage)
+  case loadHistory(LoadHistory)
+  case search(Search)
+  case loadLinkPreview(LoadLinkPreview)
+  case cacheImage(CacheImage)
+  case cancelRequest(CancelRequest)
+
+  // MARK: Results
+  case serverChanged(ServerChanged)
+  case signedUp(SignedUp)
+  case loggedIn(LoggedIn)
+  case loginFailed(LoginFailed)
+  case loggedOut(LoggedOut)
+  case groupsLoaded(GroupsLoaded)
+  case skillsLoaded(SkillsLoaded)
+  case skillLoaded(SkillLoaded)
+  case ratingSubmitted(RatingSubmitted)
+  case userRatingLoaded(UserRatingLoaded)
+  case settingsChanged(SettingsChanged)
+  case settingsSynced(SettingsSynced)
+  case messageReceived(MessageReceived)
+  case historyLoaded(HistoryLoaded)
+  case websearchLoaded(WebsearchLoaded)
+  case linkPreviewLoaded(LinkPreviewLoaded)
+  case imageCached(ImageCached)
+  case requestFailed(RequestFailed)
+  case actionRejected(ActionRejected)
+}
+
+extension Action {
+  /// Whether an action is asked for (intent) or reports what happened (result).
+  public enum Kind: Sendable { case intent, result }
+
+  /// Intent type names, in the order of DESIGN.md §3.
+  public static let intentTypes: [String] = [
+    "setServer", "signup", "login", "logout", "loadGroups", "loadSkills", "loadSkill",
+    "submitRating", "loadUserRating", "changeSettings", "syncSettings", "sendMessage",
+    "loadHistory", "search", "loadLinkPreview", "cacheImage", "cancelRequest",
+  ]
+
+  /// Result type names, in the order of DESIGN.md §3.
+  public static let resultTypes: [String] = [
+    "serverChanged", "signedUp", "loggedIn", "loginFailed", "loggedOut", "groupsLoaded",
+    "skillsLoaded", "skillLoaded", "ratingSubmitted", "userRatingLoaded", "settingsChanged",
+    "settingsSynced", "messageReceived", "historyLoaded", "websearchLoaded",
+    "linkPreviewLoaded", "imageCached", "requestFailed", "actionRejected",
+  ]
+
+  public var kind: Kind {
+    switch self {
+    case .setServer, .signup, .login, .logout, .loadGroups, .loadSkills, .loadSkill,
+      .submitRating, .loadUserRating, .changeSettings, .syncSettings, .sendMessage, .loadHistory,
+      .search, .loadLinkPreview, .cacheImage, .cancelRequest:
+      .intent
+    default:
+      .result
+    }
+  }
+
+  /// The `type` name of this action in the log and on the wire.
+  public var typeName: String {
+    switch self {
+    case .setServer: "setServer"
+    case .signup: "signup"
+    case .login: "login"
+    case .logout: "logout"
+    case .loadGroups: "loadGroups"
+    case .loadSkills: "loadSkills"
+    case .loadSkill: "loadSkill"
+    case .submitRating: "submitRating"
+    case .loadUserRating: "loadUserRating"
+    case .changeSettings: "changeSettings"
+    case .syncSettings: "syncSettings"
+    case .sendMessage: "sendMessage"
+    case .loadHistory: "loadHistory"
+    case .search: "search"
+    case .loadLinkPreview: "loadLinkPreview"
+    case .cacheImage: "cacheImage"
+    case .cancelRequest: "cancelRequest"
+    case .serverChanged: "serverChanged"
+    case .signedUp: "signedUp"
+    case .loggedIn: "loggedIn"
+    case .loginFailed: "loginFailed"
+    case .loggedOut: "loggedOut"
+    case .groupsLoaded: "groupsLoaded"
+    case .skillsLoaded: "skillsLoaded"
+    case .skillLoaded: "skillLoaded"
+    case .ratingSubmitted: "ratingSubmitted"
+    case .userRatingLoaded: "userRatingLoaded"
+    case .settingsChanged: "settingsChanged"
+    case .settingsSynced: "settingsSynced"
+    case .messageReceived: "messageReceived"
+    case .historyLoaded: "historyLoaded"
+    case .websearchLoaded: "websearchLoaded"
+    case .linkPreviewLoaded: "linkPreviewLoaded"
+    case .imageCached: "imageCached"
+    case .requestFailed: "requestFailed"
+    case .actionRejected: "actionRejected"
+    }
+  }
+}
+
+// MARK: - Intent payloads
+
+extension Action {
+  /// Use another SUSI server: an absolute `http(s)` URL, or `embedded` for the built-in one.
+  public struct SetServer: Equatable, Sendable {
+    public var url: String
+    public init(url: String) { self.url = url }
+  }
+
+  /// Create an account on the server.
+  public struct Signup: Equatable, Sendable {
+    public var email: String
+    public var password: Secret
+    public init(email: String, password: Secret) {
+      self.email = email
+      self.password = password
+    }
+  }
+
+  /// Log in; the password never reaches the log (see `Secret`).
+  public struct Login: Equatable, Sendable {
+    public var email: String
+    public var password: Secret
+    /// How long the token should live; the server's default is 7 days, -1 is forever.
+    public var validSeconds: Int?
+    public init(email: String, password: Secret, validSeconds: Int? = nil) {
+      self.email = email
+      self.password = password
+      self.validSeconds = validSeconds
+    }
+  }
+
+  public struct LoadGroups: Equatable, Sendable {
+    public var language: String?
+    public init(language: String? = nil) { self.language = language }
+  }
+
+  /// Load one group's skills, or every skill (in one request) when `group` is nil.
+  public struct LoadSkills: Equatable, Sendable {
+    public var group: String?
+    public var language: String?
+    public init(group: String? = nil, language: String? = nil) {
+      self.group = group
+      self.language = language
+    }
+  }
+
+  public struct LoadSkill: Equatable, Sendable {
+    public var group: String
+    public var skill: String
+    public var language: String?
+    public init(group: String, skill: String, language: String? = nil) {
+      self.group = group
+      self.skill = skill
+      self.language = language
+    }
+  }
+
+  public struct SubmitRating: Equatable, Sendable {
+    public var group: String
+    public var skill: String
+    public var stars: Int
+    public var language: String?
+    public init(group: String, skill: String, stars: Int, language: String? = nil) {
+      self.group = group
+      self.skill = skill
+      self.stars = stars
+      self.language = language
+    }
+  }
+
+  public struct LoadUserRating: Equatable, Sendable {
+    public var group: String
+    public var skill: String
+    public var language: String?
+    public init(group: String, skill: String, language: String? = nil) {
+      self.group = group
+      self.skill = skill
+      self.language = language
+    }
+  }
+
+  /// Change settings on the server; several keys go in one call.
+  public struct ChangeSettings: Equatable, Sendable {
+    public var settings: [String: SettingValue]
+    public init(settings: [String: SettingValue]) { self.settings = settings }
+  }
+
+  public struct SendMessage: Equatable, Sendable {
+    public var query: String
+    /// The query's language; nil = the user's preferred language, else the machine's.
+    public var language: String?
+    public init(query: String, language: String? = nil) {
+      self.query = query
+      self.language = language
+    }
+  }
+
+  /// Load the next page of the server's memory of this user's chats.
+  public struct LoadHistory: Equatable, Sendable {
+    public init() {}
+  }
+
+  public struct Search: Equatable, Sendable {
+    public var query: String
+    public init(query: String) { self.query = query }
+  }
+
+  public struct LoadLinkPreview: Equatable, Sendable {
+    public var url: String
+    public init(url: String) { self.url = url }
+  }
+
+  public struct CacheImage: Equatable, Sendable {
+    public var url: String
+    public init(url: String) { self.url = url }
+  }
+
+  /// Cancel the request started by the intent with this seq.
+  public struct CancelRequest: Equatable, Sendable {
+    public var seq: Int
+    public init(seq: Int) { self.seq = seq }
+  }
+}
+
+// MARK: - Result payloads
+
+extension Action {
+  public struct ServerChanged: Equatable, Sendable {
+    public var url: String
+    public init(url: String) { self.url = url }
+  }
+
+  public struct SignedUp: Equatable, Sendable {
+    public var email: String
+    /// The server's message (it says whether a verification mail was sent).
+    public var message: String
+    public init(email: String, message: String) {
+      self.email = email
+      self.message = message
+    }
+  }
+
+  public struct LoggedIn: Equatable, Sendable {
+    public var email: String
+    /// When the token stops working; nil when it never expires.
+    public var expiresAt: Timestamp?
+    public init(email: String, expiresAt: Timestamp?) {
+      self.email = email
+      self.expiresAt = expiresAt
+    }
+  }
+
+  public struct LoginFailed: Equatable, Sendable {
+    public var email: String
+    public var error: RequestError
+    public init(email: String, error: RequestError) {
+      self.email = email
+      self.error = error
+    }
+  }
+
+  public struct LoggedOut: Equatable, Sendable {
+    /// Why, when it was not the user's choice (e.g. the session expired).
+    public var reason: String?
+    public init(reason: String? = nil) { self.reason = reason }
+  }
+
+  public struct GroupsLoaded: Equatable, Sendable {
+    public var groups: [String]
+    public init(groups: [String]) { self.groups = groups }
+  }
+
+  /// Skills of one group, or of every group (`group == nil`, each skill carrying its group).
+  public struct SkillsLoaded: Equatable, Sendable {
+    public var group: String?
+    public var skills: [Skill]
+    public init(group: String?, skills: [Skill]) {
+      self.group = group
+      self.skills = skills
+    }
+  }
+
+  public struct SkillLoaded: Equatable, Sendable {
+    public var skill: Skill
+    public init(skill: Skill) { self.skill = skill }
+  }
+
+  public struct RatingSubmitted: Equatable, Sendable {
+    public var group: String
+    public var skill: String
+    public var stars: Int
+    /// The skill's aggregate after the rating (what the server replies).
+    public var ratings: RatingAggregate
+    public init(group: String, skill: String, stars: Int, ratings: RatingAggregate) {
+      self.group = group
+      self.skill = skill
+      self.stars = stars
+      self.ratings = ratings
+    }
+  }
+
+  public struct UserRatingLoaded: Equatable, Sendable {
+    public var group: String
+    public var skill: String
+    /// The user's own stars; nil when the user has not rated the skill.
+    public var stars: Int?
+    public init(group: String, skill: String, stars: Int?) {
+      self.group = group
+      self.skill = skill
+      self.stars = stars
+    }
+  }
+
+  public struct SettingsChanged: Equatable, Sendable {
+    public var settings: [String: SettingValue]
+    public init(settings: [String: SettingValue]) { self.settings = settings }
+  }
+
+  public struct SettingsSynced: Equatable, Sendable {
+    public var settings: [String: SettingValue]
+    public init(settings: [String: SettingValue]) { self.settings = settings }
+  }
+
+  /// SUSI's answer to a query: every action of the answer, in order.
+  public struct MessageReceived: Equatable, Sendable, Codable {
+    public var query: String
+    public var answers: [AnswerAction]
+    /// The answering skill's server path, when the server names it.
+    public var skill: String?
+    /// Answers planned for later, soonest first; the runner delivers each after its delay.
+    public var planned: [PlannedAnswer]
+    /// The server replied as if nobody were logged in (`session.identity.anonymous`).
+    public var anonymous: Bool?
+    public init(
+      query: String, answers: [AnswerAction], skill: String? = nil,
+      planned: [PlannedAnswer] = [], anonymous: Bool? = nil
+    ) {
+      self.query = query
+      self.answers = answers
+      self.skill = skill
+      self.planned = planned
+      self.anonymous = anonymous
+    }
+  }
+
+  public struct HistoryLoaded: Equatable, Sendable {
+    /// Exchanges, newest first, as the server sends them.
+    public var entries: [HistoryEntry]
+    /// How many older exchanges the server still holds.
+    public var remaining: Int
+    public init(entries: [HistoryEntry], remaining: Int) {
+      self.entries = entries
+      self.remaining = remaining
+    }
+  }
+
+  public struct WebsearchLoaded: Equatable, Sendable {
+    public var query: String
+    public var results: [SearchResult]
+    public init(query: String, results: [SearchResult]) {
+      self.query = query
+      self.results = results
+    }
+  }
+
+  public struct LinkPreviewLoaded: Equatable, Sendable {
+    public var url: String
+    public var title: String?
+    public var description: String?
+    public var image: String?
+    public init(url: String, title: String? = nil, description: String? = nil, image: String? = nil) {
+      self.url = url
+      self.title = title
+      self.description = description
+      self.image = image
+    }
+  }
+
+  public struct ImageCached: Equatable, Sendable {
+    public var url: String
+    public var path: String
+    public var bytes: Int
+    public init(url: String, path: String, bytes: Int) {
+      self.url = url
+      self.path = path
+      self.bytes = bytes
+    }
+  }
+
+  public struct RequestFailed: Equatable, Sendable {
+    /// The seq of the intent whose request failed.
+    public var cause: Int
+    public var error: RequestError
+    public init(cause: Int, error: RequestError) {
+      self.cause = cause
+      self.error = error
+    }
+  }
+
+  public struct ActionRejected: Equatable, Sendable {
+    public var reason: String
+    public init(reason: String) { self.reason = reason }
+  }
+}

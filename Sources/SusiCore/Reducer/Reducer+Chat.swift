@@ -1,0 +1,65 @@
+// Chat: queries, answers (including planned ones) and the server's memory.
+
+extension State {
+  /// The longest query we send; the server reads it from the URL.
+  static let maximumQueryLength = 4000
+
+  mutating func sendMessage(_ p: Action.SendMessage, _ event: Event) -> [Effect] {
+    let query = p.query.trimmed
+    guard !query.isEmpty else { return [.reject(reason: "the query is empty")] }
+    guard query.count <= Self.maximumQueryLength else {
+      return [.reject(reason: "the query is longer than \(Self.maximumQueryLength) characters")]
+    }
+    transcript.append(ChatEntry(seq: event.seq, at: event.at, speaker: .user, query: query))
+    return start("sendMessage", event, .chat(server: server, query: query, language: p.language ?? preferredLanguage))
+  }
+
+  mutating func messageReceived(_ p: Action.MessageReceived, _ event: Event) -> [Effect] {
+    finish(event, completing: "sendMessage", "plannedAnswer")
+    transcript.append(
+      ChatEntry(seq: event.seq, at: event.at, speaker: .susi, query: p.query, answers: p.answers, skill: p.skill))
+    var effects: [Effect] = []
+    if p.anonymous == true, let session {
+      effects.append(
+        .logout(
+          server: server, reason: "the server answered as if nobody were logged in; the session of \(session.email) has ended"))
+    }
+    if let next = p.planned.first {
+      let later = p.planned.dropFirst().map {
+        PlannedAnswer(delayMilliseconds: max(0, $0.delayMilliseconds - next.delayMilliseconds), answers: $0.answers)
+      }
+      inFlight[event.seq] = InFlightRequest(type: "plannedAnswer", since: event.at)
+      effects.append(
+        .deliverLater(
+          delayMilliseconds: max(0, next.delayMilliseconds),
+          message: Action.MessageReceived(query: p.query, answers: next.answers, skill: p.skill, planned: later)))
+    }
+    return effects
+  }
+
+  mutating func loadHistory(_ event: Event) -> [Effect] {
+    // Page backwards from the oldest exchange we hold; start again from the newest once the
+    // server has nothing older.
+    let before = historyRemaining == 0 ? nil : history.last?.queryDate
+    return start("loadHistory", event, key: "loadHistory", .fetchHistory(server: server, before: before))
+  }
+
+  mutating func historyLoaded(_ p: Action.HistoryLoaded, _ event: Event) -> [Effect] {
+    finish(event, completing: "loadHistory")
+    var known = Set(history.map { HistoryKey($0) })
+    for entry in p.entries where known.insert(HistoryKey(entry)).inserted { history.append(entry) }
+    history.sort { ($0.queryDate ?? Timestamp(milliseconds: .min)) > ($1.queryDate ?? Timestamp(milliseconds: .min)) }
+    historyRemaining = p.remaining
+    return []
+  }
+}
+
+/// Identifies a remembered exchange for de-duplication across pages.
+private struct HistoryKey: Hashable {
+  let query: String
+  let date: Timestamp?
+  init(_ entry: HistoryEntry) {
+    query = entry.query
+    date = entry.queryDate
+  }
+}

@@ -1,0 +1,64 @@
+// Bookkeeping shared by every request: in-flight tracking, superseding, errors, cancellation.
+
+extension State {
+  /// Records that the event asked for a request, cancelling an older one with the same key.
+  mutating func start(_ type: String, _ event: Event, key: String? = nil, _ effect: Effect) -> [Effect] {
+    var effects: [Effect] = []
+    if let key {
+      for (seq, request) in inFlight.sorted(by: { $0.key < $1.key }) where request.key == key {
+        effects.append(.cancel(seq: seq))
+      }
+    }
+    inFlight[event.seq] = InFlightRequest(type: type, since: event.at, key: key)
+    effects.append(effect)
+    return effects
+  }
+
+  /// Ends the request that caused a successful result of `type`, clearing that type's error.
+  mutating func finish(_ event: Event, completing types: String...) {
+    guard let cause = event.cause, let request = inFlight[cause], types.contains(request.type) else { return }
+    inFlight[cause] = nil
+    lastErrors[request.type] = nil
+  }
+
+  /// A result that only ends its request.
+  mutating func finished(_ event: Event, completing type: String) -> [Effect] {
+    finish(event, completing: type)
+    return []
+  }
+
+  mutating func cancelRequest(_ p: Action.CancelRequest, _ event: Event) -> [Effect] {
+    guard inFlight[p.seq] != nil else {
+      return [.reject(reason: "nothing is in flight for seq \(p.seq)")]
+    }
+    return [.cancel(seq: p.seq)]
+  }
+
+  mutating func requestFailed(_ p: Action.RequestFailed, _ event: Event) -> [Effect] {
+    let request = inFlight.removeValue(forKey: p.cause)
+    guard p.error.kind != "cancelled" else { return [] }
+    lastErrors[request?.type ?? "unknown"] = p.error
+    if p.error.kind == "unauthorized", let session, request.map({ Self.needsLogin.contains($0.type) }) ?? false {
+      return [.logout(server: server, reason: "the server no longer accepts the session of \(session.email); log in again")]
+    }
+    return []
+  }
+
+  /// Intents whose requests only work for a logged-in user.
+  static let needsLogin: Set<String> = [
+    "submitRating", "loadUserRating", "changeSettings", "syncSettings",
+  ]
+
+  /// Why a logged-in-only intent cannot go ahead now, with the effects that says so; nil when
+  /// it can.
+  func loginProblem(_ event: Event, doing what: String) -> [Effect]? {
+    guard let session else {
+      return [.reject(reason: "log in first to \(what)")]
+    }
+    if session.isExpired(at: event.at) {
+      let reason = "the session of \(session.email) expired at \(session.expiresAt!); log in again"
+      return [.reject(reason: reason), .logout(server: server, reason: "session expired")]
+    }
+    return nil
+  }
+}

@@ -1,0 +1,68 @@
+// The server in use, signup, login and logout.
+
+extension State {
+  mutating func setServer(_ p: Action.SetServer, _ event: Event) -> [Effect] {
+    guard let url = Validation.serverURL(p.url) else {
+      return [
+        .reject(
+          reason: "'\(p.url)' is not a server URL: use http(s)://host[:port][/path] or 'embedded'")
+      ]
+    }
+    return [.switchServer(url: url)]
+  }
+
+  mutating func serverChanged(_ p: Action.ServerChanged, _ event: Event) -> [Effect] {
+    guard p.url != server else { return [] }
+    // What we knew came from the other server: skills, ratings, the session and its memory.
+    server = p.url
+    session = nil
+    groups = []
+    skills = [:]
+    userRatings = [:]
+    history = []
+    historyRemaining = nil
+    return []
+  }
+
+  mutating func signup(_ p: Action.Signup, _ event: Event) -> [Effect] {
+    if let problem = Validation.emailProblem(p.email) { return [.reject(reason: problem)] }
+    if p.password.isEmpty { return [.reject(reason: "the password is empty")] }
+    return start("signup", event, .signup(server: server, email: p.email, password: p.password))
+  }
+
+  mutating func login(_ p: Action.Login, _ event: Event) -> [Effect] {
+    if let problem = Validation.emailProblem(p.email) { return [.reject(reason: problem)] }
+    if p.password.isEmpty { return [.reject(reason: "the password is empty")] }
+    if let seconds = p.validSeconds, seconds == 0 || seconds < -1 {
+      return [.reject(reason: "validSeconds must be positive, or -1 for a token that never expires")]
+    }
+    return start(
+      "login", event, key: "login",
+      .login(server: server, email: p.email, password: p.password, validSeconds: p.validSeconds))
+  }
+
+  mutating func logout(_ event: Event) -> [Effect] {
+    guard session != nil else { return [.reject(reason: "nobody is logged in")] }
+    return start("logout", event, .logout(server: server, reason: nil))
+  }
+
+  mutating func loggedIn(_ p: Action.LoggedIn, _ event: Event) -> [Effect] {
+    finish(event, completing: "login")
+    if session?.email != p.email { userRatings = [:] }
+    session = Session(email: p.email, expiresAt: p.expiresAt, since: event.at)
+    return []
+  }
+
+  mutating func loginFailed(_ p: Action.LoginFailed, _ event: Event) -> [Effect] {
+    if let cause = event.cause, inFlight[cause]?.type == "login" { inFlight[cause] = nil }
+    lastErrors["login"] = p.error
+    return []
+  }
+
+  mutating func loggedOut(_ event: Event) -> [Effect] {
+    finish(event, completing: "logout")
+    session = nil
+    userRatings = [:]
+    return []
+  }
+}

@@ -1,0 +1,29 @@
+// User settings, which live on the server and sync across devices.
+
+extension State {
+  mutating func changeSettings(_ p: Action.ChangeSettings, _ event: Event) -> [Effect] {
+    guard !p.settings.isEmpty else { return [.reject(reason: "no settings to change")] }
+    for key in p.settings.keys.sorted() {
+      if let problem = SettingKey.problem(key: key, value: p.settings[key]!) { return [.reject(reason: problem)] }
+    }
+    if let refusal = loginProblem(event, doing: "change settings") { return refusal }
+    return start("changeSettings", event, .storeSettings(server: server, settings: p.settings))
+  }
+
+  mutating func settingsChanged(_ p: Action.SettingsChanged, _ event: Event) -> [Effect] {
+    finish(event, completing: "changeSettings")
+    settings.merge(p.settings) { $1 }
+    return []
+  }
+
+  mutating func syncSettings(_ event: Event) -> [Effect] {
+    if let refusal = loginProblem(event, doing: "sync settings") { return refusal }
+    return start("syncSettings", event, key: "syncSettings", .fetchSettings(server: server))
+  }
+
+  mutating func settingsSynced(_ p: Action.SettingsSynced, _ event: Event) -> [Effect] {
+    finish(event, completing: "syncSettings")
+    settings = p.settings
+    return []
+  }
+}

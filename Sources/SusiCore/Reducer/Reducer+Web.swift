@@ -1,0 +1,37 @@
+// Web search, link previews and the image cache.
+
+extension State {
+  mutating func search(_ p: Action.Search, _ event: Event) -> [Effect] {
+    let query = p.query.trimmed
+    guard !query.isEmpty else { return [.reject(reason: "the search query is empty")] }
+    return start("search", event, key: "search:\(query)", .webSearch(query: query))
+  }
+
+  mutating func websearchLoaded(_ p: Action.WebsearchLoaded, _ event: Event) -> [Effect] {
+    finish(event, completing: "search")
+    searches[p.query] = p.results
+    return []
+  }
+
+  mutating func loadLinkPreview(_ p: Action.LoadLinkPreview, _ event: Event) -> [Effect] {
+    guard Validation.webURL(p.url) else { return [.reject(reason: "'\(p.url)' is not an http(s) URL")] }
+    return start("loadLinkPreview", event, key: "loadLinkPreview:\(p.url)", .fetchLinkPreview(url: p.url))
+  }
+
+  mutating func linkPreviewLoaded(_ p: Action.LinkPreviewLoaded, _ event: Event) -> [Effect] {
+    finish(event, completing: "loadLinkPreview")
+    linkPreviews[p.url] = LinkPreview(url: p.url, title: p.title, description: p.description, image: p.image)
+    return []
+  }
+
+  mutating func cacheImage(_ p: Action.CacheImage, _ event: Event) -> [Effect] {
+    guard Validation.webURL(p.url) else { return [.reject(reason: "'\(p.url)' is not an http(s) URL")] }
+    return start("cacheImage", event, .cacheImage(url: p.url))
+  }
+
+  mutating func imageCached(_ p: Action.ImageCached, _ event: Event) -> [Effect] {
+    finish(event, completing: "cacheImage")
+    images[p.url] = CachedImage(path: p.path, bytes: p.bytes)
+    return []
+  }
+}

@@ -1,0 +1,78 @@
+/// Everything a client shows, rebuilt exactly by replaying the log through `reduce`.
+///
+/// The state knows who is logged in, never the token; it holds no clock readings except those
+/// that arrived in events.
+public struct State: Equatable, Sendable {
+  /// The SUSI server: an absolute URL, or `embedded` for the built-in server.
+  public var server: String = State.embeddedServer
+  /// Who is logged in, or nil.
+  public var session: Session?
+  /// Skill group names, in the order the server listed them.
+  public var groups: [String] = []
+  /// Skills by group, then by skill tag.
+  public var skills: [String: [String: Skill]] = [:]
+  /// The logged-in user's own ratings; `stars == nil` means "not rated yet".
+  public var userRatings: [SkillID: UserRating] = [:]
+  /// User settings as last confirmed by the server.
+  public var settings: [String: SettingValue] = [:]
+  /// This client's chat, oldest first.
+  public var transcript: [ChatEntry] = []
+  /// The server's memory of past chats (`memory.json`), newest first.
+  public var history: [HistoryEntry] = []
+  /// How many older exchanges the server still holds, when known.
+  public var historyRemaining: Int?
+  /// Web-search results by query.
+  public var searches: [String: [SearchResult]] = [:]
+  /// Link previews by URL.
+  public var linkPreviews: [String: LinkPreview] = [:]
+  /// Images in the on-disk cache, by URL.
+  public var images: [String: CachedImage] = [:]
+  /// Requests that have been asked for and not yet answered, by the seq of the asking event.
+  public var inFlight: [Int: InFlightRequest] = [:]
+  /// The last error of each kind of request (by intent type), cleared by its next success.
+  public var lastErrors: [String: RequestError] = [:]
+
+  /// The `server` value that means the built-in server.
+  public static let embeddedServer = "embedded"
+
+  public init() {}
+}
+
+/// Who is logged in.
+public struct Session: Equatable, Sendable {
+  public var email: String
+  /// When the server stops accepting the token; nil = never.
+  public var expiresAt: Timestamp?
+  public var since: Timestamp
+  public init(email: String, expiresAt: Timestamp?, since: Timestamp) {
+    self.email = email
+    self.expiresAt = expiresAt
+    self.since = since
+  }
+
+  /// True when the token has expired at `moment`.
+  public func isExpired(at moment: Timestamp) -> Bool { expiresAt.map { $0 <= moment } ?? false }
+}
+
+/// The user's own rating of a skill.
+public struct UserRating: Equatable, Sendable {
+  /// 1…5, or nil when the user has not rated the skill.
+  public var stars: Int?
+  public init(stars: Int?) { self.stars = stars }
+}
+
+/// A request that has been asked for and not yet answered.
+public struct InFlightRequest: Equatable, Sendable {
+  /// The intent type that asked (`loadSkills`), or `plannedAnswer` for a delayed answer.
+  public var type: String
+  /// When it was asked for.
+  public var since: Timestamp
+  /// What it is about, for display and for superseding: a newer request with the same key
+  /// cancels the older one (`loadSkills:Knowledge`).
+  public var key: String?
+  public init(type: String, since: Timestamp, key: String? = nil) {
+    self.type = type
+    self.since = since
+    self.key = key
+  }
+}

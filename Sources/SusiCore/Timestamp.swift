@@ -1,0 +1,162 @@
+/// A moment in UTC, to the millisecond: the `at` of every event.
+///
+/// Text form is RFC 3339 with milliseconds and `Z` (`2026-11-21T10:00:00.123Z`). Formatting and
+/// parsing are done here by hand: they sit on the log's hot path, and the reducer must not touch
+/// a clock or a locale.
+public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+  /// Milliseconds since 1970-01-01T00:00:00Z.
+  public var milliseconds: Int64
+
+  public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+  public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
+
+  /// This moment plus `milliseconds`.
+  public func adding(milliseconds delta: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + delta) }
+
+  public var description: String { rfc3339 }
+
+  /// `yyyy-MM-ddTHH:mm:ss.SSSZ`.
+  public var rfc3339: String {
+    let (days, msOfDay) = milliseconds.floorDivided(by: 86_400_000)
+    let (year, month, day) = Self.civil(fromDays: days)
+    let ms = Int(msOfDay)
+    var out = [UInt8]()
+    out.reserveCapacity(24)
+    func digits(_ value: Int, _ count: Int) {
+      var divisor = 1
+      for _ in 1..<count { divisor *= 10 }
+      var v = value
+      for _ in 0..<count {
+        out.append(UInt8(truncatingIfNeeded: v / divisor % 10) + 0x30)
+        v %= divisor
+        divisor /= 10
+        if divisor == 0 { divisor = 1 }
+      }
+    }
+    digits(year, 4)
+    out.append(UInt8(ascii: "-"))
+    digits(month, 2)
+    out.append(UInt8(ascii: "-"))
+    digits(day, 2)
+    out.append(UInt8(ascii: "T"))
+    digits(ms / 3_600_000, 2)
+    out.append(UInt8(ascii: ":"))
+    digits(ms / 60_000 % 60, 2)
+    out.append(UInt8(ascii: ":"))
+    digits(ms / 1000 % 60, 2)
+    out.append(UInt8(ascii: "."))
+    digits(ms % 1000, 3)
+    out.append(UInt8(ascii: "Z"))
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Parses RFC 3339 / ISO 8601 date-times: `2026-11-21T10:00:00Z`, with an optional fraction of
+  /// any length (kept to the millisecond), and `Z` or a `±HH:MM`/`±HHMM` offset. Also accepts a
+  /// space instead of `T` (as `java.sql.Timestamp` prints) and a missing zone (taken as UTC).
+  public init?(rfc3339 text: String) {
+    let b = Array(text.utf8)
+    var i = 0
+    func number(_ count: Int) -> Int? {
+      guard i + count <= b.count else { return nil }
+      var value = 0
+      for j in i..<(i + count) {
+        guard b[j] >= 0x30 && b[j] <= 0x39 else { return nil }
+        value = value * 10 + Int(b[j] - 0x30)
+      }
+      i += count
+      return value
+    }
+    func expect(_ c: UInt8) -> Bool {
+      guard i < b.count, b[i] == c else { return false }
+      i += 1
+      return true
+    }
+    guard let year = number(4), expect(UInt8(ascii: "-")), let month = number(2),
+      expect(UInt8(ascii: "-")), let day = number(2), (1...12).contains(month),
+      (1...Self.daysIn(month: month, year: year)).contains(day)
+    else { return nil }
+    guard i < b.count, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t") || b[i] == 0x20 else {
+      return nil
+    }
+    i += 1
+    guard let hour = number(2), expect(UInt8(ascii: ":")), let minute = number(2),
+      expect(UInt8(ascii: ":")), let second = number(2), hour < 24, minute < 60, second < 61
+    else { return nil }
+    var millis = 0
+    if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
+      i += 1
+      var scale = 100
+      let start = i
+      while i < b.count, b[i] >= 0x30 && b[i] <= 0x39 {
+        millis += Int(b[i] - 0x30) * scale
+        scale /= 10
+        i += 1
+      }
+      guard i > start else { return nil }
+    }
+    var offsetMinutes = 0
+    if i < b.count {
+      switch b[i] {
+      case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+        i += 1
+      case UInt8(ascii: "+"), UInt8(ascii: "-"):
+        let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+        i += 1
+        guard let oh = number(2) else { return nil }
+        _ = expect(UInt8(ascii: ":"))
+        guard let om = number(2), oh < 24, om < 60 else { return nil }
+        offsetMinutes = sign * (oh * 60 + om)
+      default:
+        return nil
+      }
+    }
+    guard i == b.count else { return nil }
+    let days = Self.days(fromCivil: year, month, day)
+    // A leap second (60) is folded into the second before it.
+    let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
+      - Int64(offsetMinutes * 60)
+    self.milliseconds = seconds * 1000 + Int64(millis)
+  }
+
+  private static func isLeap(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
+
+  private static func daysIn(month: Int, year: Int) -> Int {
+    switch month {
+    case 2: isLeap(year) ? 29 : 28
+    case 4, 6, 9, 11: 30
+    default: 31
+    }
+  }
+
+  /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+  static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let mp = (month + 9) % 12
+    let doy = (153 * mp + 2) / 5 + day - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    return era * 146_097 + doe - 719_468
+  }
+
+  static func civil(fromDays days: Int64) -> (Int, Int, Int) {
+    let z = Int(days) + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let day = doy - (153 * mp + 2) / 5 + 1
+    let month = mp < 10 ? mp + 3 : mp - 9
+    return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+  }
+}
+
+extension Int64 {
+  fileprivate func floorDivided(by divisor: Int64) -> (Int64, Int64) {
+    let q = self / divisor
+    let r = self % divisor
+    return r < 0 ? (q - 1, r + divisor) : (q, r)
+  }
+}
