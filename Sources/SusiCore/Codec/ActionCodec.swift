@@ -66,7 +66,7 @@ extension Action {
       case .loginFailed(let p):
         o.field("email", p.email)
         o.field("error") { p.error.write(to: &$0) }
-      case .loggedOut(let p): o.field("reason", p.reason)
+      case .loggedOut(let p): o.field("reason", p.reason.map(Redaction.scrub))
       case .groupsLoaded(let p): o.field("groups", p.groups)
       case .skillsLoaded(let p):
         o.field("group", p.group)
@@ -107,7 +107,7 @@ extension Action {
       case .requestFailed(let p):
         o.field("cause", p.cause)
         o.field("error") { p.error.write(to: &$0) }
-      case .actionRejected(let p): o.field("reason", p.reason)
+      case .actionRejected(let p): o.field("reason", Redaction.scrub(p.reason))
       }
     }
   }

@@ -82,7 +82,7 @@ extension RequestError {
     w.object { o in
       o.field("kind", kind)
       o.field("status", status)
-      o.field("message", message)
+      o.field("message", Redaction.scrub(message))
     }
   }
 

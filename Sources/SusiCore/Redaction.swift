@@ -1,0 +1,42 @@
+/// Scrubs secrets out of free text (error messages, reasons) before it is logged: query
+/// parameters such as `access_token=…` or `password=…` and `Bearer …` credentials. Together with
+/// `Secret`, this keeps every secret out of the event log; the event codec is the one place that
+/// applies both.
+public enum Redaction {
+  static let secretParameters = ["access_token", "password", "token", "secret", "api_key", "apikey"]
+
+  /// `text` with secret values replaced by `[redacted]`.
+  public static func scrub(_ text: String) -> String {
+    guard text.contains("=") || text.contains("Bearer") || text.contains("bearer") else { return text }
+    var out = text
+    for name in secretParameters {
+      out = replaceValues(after: name + "=", in: out)
+    }
+    out = replaceValues(after: "Bearer ", in: out)
+    out = replaceValues(after: "bearer ", in: out)
+    return out
+  }
+
+  private static func replaceValues(after marker: String, in text: String) -> String {
+    let bytes = Array(text.utf8)
+    let pattern = Array(marker.utf8)
+    let stops: Set<UInt8> = [UInt8(ascii: "&"), 0x20, 0x22, 0x27, 0x0a, 0x2c, 0x3b, 0x3c, 0x3e]
+    let redacted = Array(Secret.redactedText.utf8)
+    var out: [UInt8] = []
+    var i = 0
+    while i < bytes.count {
+      if i + pattern.count <= bytes.count && bytes[i..<(i + pattern.count)].elementsEqual(pattern) {
+        out.append(contentsOf: pattern)
+        i += pattern.count
+        var end = i
+        while end < bytes.count && !stops.contains(bytes[end]) { end += 1 }
+        if end > i { out.append(contentsOf: bytes[i..<end].elementsEqual(redacted) ? Array(bytes[i..<end]) : redacted) }
+        i = end
+      } else {
+        out.append(bytes[i])
+        i += 1
+      }
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+}
