@@ -1,0 +1,64 @@
+import SusiCore
+
+/// The options every subcommand takes (DESIGN.md §5), resolved against the environment.
+public struct CommonOptions: Sendable, Equatable {
+  /// The SUSI server URL, or nil for the built-in server.
+  public var server: String?
+  /// The event log file.
+  public var log: String
+  /// Where DuckDuckGo-format web searches go; nil = the built-in server's search with the built-in
+  /// server, DuckDuckGo otherwise.
+  public var websearchURL: String?
+  /// Credentials, image cache and the built-in server's data.
+  public var stateDirectory: String
+  /// When the log forces writes to disk: `always`, `batch` (default) or `never`.
+  public var fsync: String
+
+  public static let specs: [OptionSpec] = [
+    OptionSpec("--server", value: "URL", env: "SUSI_SERVER", help: "SUSI server to use (default: the built-in server)"),
+    OptionSpec("--log", value: "FILE", env: "SUSI_LOG", help: "event log to resume and append to (default: STATE-DIR/events.jsonl)"),
+    OptionSpec("--websearch-url", value: "URL", env: "SUSI_WEBSEARCH_URL", help: "DuckDuckGo-format web search endpoint"),
+    OptionSpec("--state-dir", value: "DIR", env: "SUSI_STATE_DIR", help: "credentials, image cache, built-in server data (default: $XDG_STATE_HOME/susi)"),
+    OptionSpec("--fsync", value: "MODE", env: "SUSI_FSYNC", help: "log durability: always, batch or never (default: batch)"),
+    OptionSpec("--help", short: "-h", help: "show help"),
+    OptionSpec("--version", help: "print the version"),
+  ]
+
+  public static let fsyncModes = ["always", "batch", "never"]
+
+  /// Resolves the options from the command line, then the environment, then the defaults.
+  public static func resolve(_ parsed: ParsedCommandLine, environment: [String: String]) throws(UsageError) -> CommonOptions {
+    func pick(_ name: String, _ variable: String) -> String? {
+      if let value = parsed.value(name) { return value }
+      if let value = environment[variable], !value.isEmpty { return value }
+      return nil
+    }
+    var server: String?
+    if let text = pick("--server", "SUSI_SERVER") {
+      guard let url = Validation.serverURL(text) else {
+        throw UsageError("'\(text)' is not a server URL; use http(s)://host[:port][/path] or 'embedded'")
+      }
+      server = url == State.embeddedServer ? nil : url
+    }
+    var websearch: String?
+    if let text = pick("--websearch-url", "SUSI_WEBSEARCH_URL") {
+      guard Validation.webURL(text) else { throw UsageError("'\(text)' is not an http(s) URL for --websearch-url") }
+      websearch = text
+    }
+    let stateDirectory = pick("--state-dir", "SUSI_STATE_DIR") ?? defaultStateDirectory(environment)
+    let log = pick("--log", "SUSI_LOG") ?? stateDirectory + "/events.jsonl"
+    let fsync = pick("--fsync", "SUSI_FSYNC") ?? "batch"
+    guard fsyncModes.contains(fsync) else {
+      throw UsageError("--fsync takes always, batch or never, not '\(fsync)'", suggestion: ParsedCommandLine.closest(to: fsync, in: fsyncModes))
+    }
+    return CommonOptions(server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory, fsync: fsync)
+  }
+
+  /// `$XDG_STATE_HOME/susi`, or `~/.local/state/susi` (a relative XDG value is ignored, as the
+  /// spec says).
+  public static func defaultStateDirectory(_ environment: [String: String]) -> String {
+    if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/susi" }
+    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "."
+    return home + "/.local/state/susi"
+  }
+}

@@ -1,0 +1,110 @@
+/// A command line split into options and positional arguments, checked against a command.
+public struct ParsedCommandLine: Sendable {
+  /// Option values by long name (`--server`); flags map to `""`. The last occurrence wins.
+  public var options: [String: String] = [:]
+  public var arguments: [String] = []
+
+  public init(options: [String: String] = [:], arguments: [String] = []) {
+    self.options = options
+    self.arguments = arguments
+  }
+
+  public func has(_ name: String) -> Bool { options[name] != nil }
+  public func value(_ name: String) -> String? { options[name] }
+}
+
+/// What went wrong on the command line; printed with the usage line, exit 64.
+public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+  public var message: String
+  /// The closest valid word, when the mistake looks like a typo.
+  public var suggestion: String?
+  public init(_ message: String, suggestion: String? = nil) {
+    self.message = message
+    self.suggestion = suggestion
+  }
+  public var description: String {
+    if let suggestion { "\(message); did you mean '\(suggestion)'?" } else { message }
+  }
+}
+
+extension ParsedCommandLine {
+  /// Parses `words` (after the command name) for `command`, accepting its options and `common`.
+  /// Options may come before, between or after arguments; `--` ends options.
+  public static func parse(_ words: [String], for command: CommandSpec, common: [OptionSpec]) throws(UsageError) -> ParsedCommandLine {
+    let specs = command.options + common
+    var result = ParsedCommandLine()
+    var index = 0
+    var optionsEnded = false
+    while index < words.count {
+      let word = words[index]
+      index += 1
+      if optionsEnded || word == "-" || !word.hasPrefix("-") {
+        result.arguments.append(word)
+        continue
+      }
+      if word == "--" {
+        optionsEnded = true
+        continue
+      }
+      var name = word
+      var inlineValue: String?
+      if let equals = word.firstIndex(of: "="), word.hasPrefix("--") {
+        name = String(word[..<equals])
+        inlineValue = String(word[word.index(after: equals)...])
+      }
+      guard let spec = specs.first(where: { $0.name == name || $0.short == name }) else {
+        let candidates = specs.map(\.name) + specs.compactMap(\.short)
+        throw UsageError("unknown option '\(name)' for 'susi \(command.name)'", suggestion: closest(to: name, in: candidates))
+      }
+      if spec.takesValue {
+        if let inlineValue {
+          result.options[spec.name] = inlineValue
+        } else {
+          guard index < words.count else { throw UsageError("option '\(spec.name)' needs a value (\(spec.valueName!))") }
+          result.options[spec.name] = words[index]
+          index += 1
+        }
+      } else {
+        guard inlineValue == nil else { throw UsageError("option '\(spec.name)' takes no value") }
+        result.options[spec.name] = ""
+      }
+    }
+    if result.has("--help") { return result }
+    guard command.arguments.contains(result.arguments.count) else {
+      if result.arguments.count > command.arguments.upperBound {
+        let extra = result.arguments[command.arguments.upperBound...].joined(separator: " ")
+        throw UsageError("too many arguments for 'susi \(command.name)': \(extra)")
+      }
+      throw UsageError("'susi \(command.name)' needs more arguments")
+    }
+    return result
+  }
+
+  /// The candidate within edit distance 2 of `word` (ignoring case), preferring the closest.
+  public static func closest(to word: String, in candidates: [String]) -> String? {
+    var best: (String, Int)?
+    for candidate in candidates {
+      let distance = editDistance(word.lowercased(), candidate.lowercased())
+      if distance <= max(2, word.count / 3), distance < (best?.1 ?? .max) { best = (candidate, distance) }
+    }
+    return best?.0
+  }
+
+  /// Levenshtein distance.
+  static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a.unicodeScalars)
+    let b = Array(b.unicodeScalars)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+      current[0] = i
+      for j in 1...b.count {
+        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+      }
+      swap(&previous, &current)
+    }
+    return previous[b.count]
+  }
+}

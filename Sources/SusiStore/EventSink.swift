@@ -1,0 +1,31 @@
+import Synchronization
+
+/// Where the store writes its events: the durable log, or memory in tests.
+public protocol EventSink: Sendable {
+  /// Appends one record — a JSON object without the checksum — and returns the exact line
+  /// written (without the trailing newline). Throws when the record is not durably appended;
+  /// the store then refuses further actions.
+  func append(_ record: [UInt8]) throws -> [UInt8]
+  /// Forces everything appended so far to stable storage.
+  func sync() throws
+  /// Flushes and releases the log (and its lock).
+  func close()
+}
+
+/// Keeps lines in memory: for tests and for runs that must not touch the disk.
+public final class MemoryEventSink: EventSink {
+  private let storage = Mutex<[[UInt8]]>([])
+
+  public init() {}
+
+  public func append(_ record: [UInt8]) throws -> [UInt8] {
+    storage.withLock { $0.append(record) }
+    return record
+  }
+
+  public func sync() throws {}
+  public func close() {}
+
+  /// Every line appended so far.
+  public var lines: [[UInt8]] { storage.withLock { $0 } }
+}

@@ -1,0 +1,14 @@
+import SusiCore
+
+/// An event as the store logged it: the typed event and the exact bytes of its log line
+/// (without the trailing newline). Frontends that print events (JSON lines, the webhook) send
+/// these bytes, so what a program reads is what the log holds.
+public struct PublishedEvent: Sendable {
+  public var event: Event
+  public var line: [UInt8]
+  public init(event: Event, line: [UInt8]) {
+    self.event = event
+    self.line = line
+  }
+  public var seq: Int { event.seq }
+}

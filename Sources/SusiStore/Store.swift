@@ -1,0 +1,178 @@
+import SusiCore
+import SusiJSON
+
+/// The heart of susi: stamps each action into an event, appends it to the log, reduces it, hands
+/// the effects to the runner and publishes the event to subscribers — in that order, one action
+/// at a time.
+///
+/// Write-ahead: an action is in the log before it changes the state or starts any effect, so
+/// replaying the log rebuilds exactly this state.
+public actor Store {
+  /// The current state.
+  public private(set) var state: State
+  /// The seq of the last event (0 for an empty log).
+  public private(set) var lastSeq: Int
+  private var lastAt: Timestamp?
+  private let sink: any EventSink
+  private let runner: any EffectsRunner
+  private let clock: any WallClock
+  private var subscribers: [Int: AsyncStream<PublishedEvent>.Continuation] = [:]
+  private var nextSubscriber = 0
+  /// Carries callers' correlation ids to results.
+  private var correlation: Correlation
+  /// seq of the first event sent with each idempotency key.
+  private var idempotencyKeys: [String: Int] = [:]
+  private var failure: StoreError?
+
+  /// A store continuing from `recovered` (what replaying the log produced), writing to `sink`.
+  public init(sink: any EventSink, runner: any EffectsRunner, clock: any WallClock, recovered: Recovered = Recovered()) {
+    self.sink = sink
+    self.runner = runner
+    self.clock = clock
+    self.state = recovered.state
+    self.lastSeq = recovered.lastSeq
+    self.lastAt = recovered.lastAt
+    self.correlation = recovered.correlation
+    self.idempotencyKeys = recovered.idempotencyKeys
+  }
+
+  /// Logs and applies an action. Returns the event as logged.
+  ///
+  /// - Parameters:
+  ///   - origin: who sends it (`cli`, `jsonl`, `webhook`, …).
+  ///   - id: the caller's correlation id; results of this action carry it too.
+  ///   - idempotencyKey: when set and already used, nothing is appended and the first event's
+  ///     seq is reported through `StoreError.duplicate`.
+  @discardableResult
+  public func send(
+    _ action: Action, origin: String, id: JSON? = nil, idempotencyKey: String? = nil
+  ) throws(StoreError) -> PublishedEvent {
+    if let idempotencyKey, let first = idempotencyKeys[idempotencyKey] { throw .duplicate(seq: first) }
+    return try apply(action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
+  }
+
+  /// The seq of the event first sent with `key`, if any.
+  public func seq(forIdempotencyKey key: String) -> Int? { idempotencyKeys[key] }
+
+  /// Receives a result from the runner.
+  func receive(_ result: Action, cause: Int) {
+    do {
+      _ = try apply(result, origin: "runner", cause: cause, id: correlation.resolve(cause), idempotencyKey: nil)
+    } catch {
+      // The log refused the result; the store is already failed and says so on the next send.
+    }
+  }
+
+  private func apply(
+    _ action: Action, origin: String, cause: Int?, id: JSON?, idempotencyKey: String?
+  ) throws(StoreError) -> PublishedEvent {
+    if let failure { throw failure }
+    var at = clock.now()
+    if let lastAt, at < lastAt { at = lastAt }  // time in the log never runs backwards
+    let event = Event(
+      seq: lastSeq + 1, at: at, origin: origin, cause: cause, id: id, idempotencyKey: idempotencyKey,
+      action: action)
+    let line: [UInt8]
+    do {
+      line = try sink.append(event.encoded())
+    } catch {
+      let failed = StoreError.logFailed("\(error)")
+      failure = failed
+      throw failed
+    }
+    lastSeq = event.seq
+    lastAt = at
+    if let idempotencyKey { idempotencyKeys[idempotencyKey] = event.seq }
+    let effects = reduce(&state, event)
+    correlation.expect(event.seq, id: id, effects: effects)
+    let published = PublishedEvent(event: event, line: line)
+    for continuation in subscribers.values { continuation.yield(published) }
+    for effect in effects {
+      runner.start(effect, cause: event.seq) { [weak self] result in
+        await self?.receive(result, cause: event.seq)
+      }
+    }
+    return published
+  }
+
+  /// Every event from now on, as it is logged. The stream ends when the store closes.
+  public func subscribe() -> AsyncStream<PublishedEvent> {
+    let (stream, continuation) = AsyncStream<PublishedEvent>.makeStream()
+    let key = nextSubscriber
+    nextSubscriber += 1
+    subscribers[key] = continuation
+    continuation.onTermination = { [weak self] _ in
+      Task { await self?.unsubscribe(key) }
+    }
+    return stream
+  }
+
+  private func unsubscribe(_ key: Int) { subscribers[key] = nil }
+
+  /// Waits for in-flight effects to deliver their results (at most `timeout` seconds).
+  public func drain(timeout: Double) async -> Bool {
+    await runner.waitUntilIdle(timeout: timeout)
+  }
+
+  /// Forces the log to stable storage.
+  public func sync() throws(StoreError) {
+    do { try sink.sync() } catch { throw .logFailed("\(error)") }
+  }
+
+  /// Stops the runner, ends every subscription and closes the log.
+  public func close() async {
+    await runner.shutdown()
+    for continuation in subscribers.values { continuation.finish() }
+    subscribers = [:]
+    sink.close()
+    if failure == nil { failure = .closed }
+  }
+}
+
+/// Why the store refused an action.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The idempotency key was used before, by the event with this seq; nothing was appended.
+  case duplicate(seq: Int)
+  /// The log could not append; the store accepts nothing more.
+  case logFailed(String)
+  /// The store was closed.
+  case closed
+
+  public var description: String {
+    switch self {
+    case .duplicate(let seq): "this idempotency key was already used by event \(seq)"
+    case .logFailed(let message): "the event log failed, so nothing more can be recorded: \(message)"
+    case .closed: "the store is closed"
+    }
+  }
+}
+
+/// What replaying a log yields, for a store to continue from.
+public struct Recovered: Sendable {
+  public var state: State
+  public var lastSeq: Int
+  public var lastAt: Timestamp?
+  public var correlation: Correlation
+  public var idempotencyKeys: [String: Int]
+
+  public init(
+    state: State = State(), lastSeq: Int = 0, lastAt: Timestamp? = nil, correlation: Correlation = Correlation(),
+    idempotencyKeys: [String: Int] = [:]
+  ) {
+    self.state = state
+    self.lastSeq = lastSeq
+    self.lastAt = lastAt
+    self.correlation = correlation
+    self.idempotencyKeys = idempotencyKeys
+  }
+
+  /// Folds one replayed event in (effects are dropped: they already happened).
+  public mutating func apply(_ event: Event) {
+    let effects = reduce(&state, event)
+    lastSeq = event.seq
+    lastAt = event.at
+    if let key = event.idempotencyKey, idempotencyKeys[key] == nil { idempotencyKeys[key] = event.seq }
+    if let cause = event.cause { _ = correlation.resolve(cause) }
+    correlation.expect(event.seq, id: event.id, effects: effects)
+  }
+}
