@@ -14,16 +14,44 @@ extension State {
 
   func write(to w: inout JSONWriter) {
     w.object { o in
-      o.field("groups", groups)
-      o.field("history") { $0.array(history) { w, e in e.write(to: &w) } }
-      o.field("historyRemaining", historyRemaining)
-      o.field("images") {
-        $0.sortedObject(images) { w, image in
-          w.object { $0.field("bytes", image.bytes); $0.field("path", image.path) }
-        }
-      }
-      o.field("inFlight") {
-        $0.sortedObject(Dictionary(uniqueKeysWithValues: inFlight.map { (String($0.key), $0.value) }), numericKeys: true) {
+      for field in State.fields { o.field(dynamic: field.name) { field.write(self, &$0) } }
+    }
+  }
+
+  /// One top-level field of the state: its name, how to write it, and whether two states differ
+  /// in it (cheap when they share storage, which is what a diff of one step needs).
+  public struct Field: Sendable {
+    public let name: String
+    let write: @Sendable (State, inout JSONWriter) -> Void
+    let differs: @Sendable (State, State) -> Bool
+
+    /// The field's value in `state`, as JSON.
+    public func json(in state: State) -> JSON {
+      var w = JSONWriter()
+      write(state, &w)
+      return (try? JSONParser.parse(w.bytes)) ?? .null
+    }
+
+    /// Whether `a` and `b` differ in this field.
+    public func differs(_ a: State, _ b: State) -> Bool { differs(a, b) }
+  }
+
+  /// The fields in canonical (sorted) order.
+  public static let fields: [Field] = [
+    Field(name: "groups", write: { s, w in w.array(s.groups) { $0.string($1) } }, differs: { $0.groups != $1.groups }),
+    Field(name: "history", write: { s, w in w.array(s.history) { w, e in e.write(to: &w) } }, differs: { $0.history != $1.history }),
+    Field(
+      name: "historyRemaining", write: { s, w in if let n = s.historyRemaining { w.int(n) } else { w.raw("null") } },
+      differs: { $0.historyRemaining != $1.historyRemaining }),
+    Field(
+      name: "images",
+      write: { s, w in
+        w.sortedObject(s.images) { w, image in w.object { $0.field("bytes", image.bytes); $0.field("path", image.path) } }
+      }, differs: { $0.images != $1.images }),
+    Field(
+      name: "inFlight",
+      write: { s, w in
+        w.sortedObject(Dictionary(uniqueKeysWithValues: s.inFlight.map { (String($0.key), $0.value) }), numericKeys: true) {
           w, request in
           w.object {
             $0.field("key", request.key)
@@ -31,10 +59,14 @@ extension State {
             $0.field("type", request.type)
           }
         }
-      }
-      o.field("lastErrors") { $0.sortedObject(lastErrors) { w, error in error.write(to: &w) } }
-      o.field("linkPreviews") {
-        $0.sortedObject(linkPreviews) { w, preview in
+      }, differs: { $0.inFlight != $1.inFlight }),
+    Field(
+      name: "lastErrors", write: { s, w in w.sortedObject(s.lastErrors) { w, error in error.write(to: &w) } },
+      differs: { $0.lastErrors != $1.lastErrors }),
+    Field(
+      name: "linkPreviews",
+      write: { s, w in
+        w.sortedObject(s.linkPreviews) { w, preview in
           w.object {
             $0.field("description", preview.description)
             $0.field("image", preview.image)
@@ -42,11 +74,16 @@ extension State {
             $0.field("url", preview.url)
           }
         }
-      }
-      o.field("searches") { $0.sortedObject(searches) { w, results in w.array(results) { w, r in r.write(to: &w) } } }
-      o.field("server", server)
-      o.field("session") { w in
-        if let session {
+      }, differs: { $0.linkPreviews != $1.linkPreviews }),
+    Field(
+      name: "searches",
+      write: { s, w in w.sortedObject(s.searches) { w, results in w.array(results) { w, r in r.write(to: &w) } } },
+      differs: { $0.searches != $1.searches }),
+    Field(name: "server", write: { s, w in w.string(s.server) }, differs: { $0.server != $1.server }),
+    Field(
+      name: "session",
+      write: { s, w in
+        if let session = s.session {
           w.object {
             $0.field("email", session.email)
             $0.field("expiresAt", session.expiresAt?.rfc3339)
@@ -55,11 +92,16 @@ extension State {
         } else {
           w.raw("null")
         }
-      }
-      o.field("settings") { writeSettings(settings, to: &$0) }
-      o.field("skills") { $0.sortedObject(skills) { w, group in w.sortedObject(group) { w, s in s.write(to: &w) } } }
-      o.field("transcript") {
-        $0.array(transcript) { w, entry in
+      }, differs: { $0.session != $1.session }),
+    Field(name: "settings", write: { s, w in writeSettings(s.settings, to: &w) }, differs: { $0.settings != $1.settings }),
+    Field(
+      name: "skills",
+      write: { s, w in w.sortedObject(s.skills) { w, group in w.sortedObject(group) { w, skill in skill.write(to: &w) } } },
+      differs: { $0.skills != $1.skills }),
+    Field(
+      name: "transcript",
+      write: { s, w in
+        w.array(s.transcript) { w, entry in
           w.object {
             if entry.speaker == .susi { $0.field("answers") { writeAnswers(entry.answers, to: &$0) } }
             $0.field("at", entry.at.rfc3339)
@@ -69,15 +111,16 @@ extension State {
             $0.field("speaker", entry.speaker.rawValue)
           }
         }
-      }
-      o.field("userRatings") {
-        $0.sortedObject(Dictionary(uniqueKeysWithValues: userRatings.map { ("\($0.key.group)/\($0.key.skill)", $0.value) })) {
+      }, differs: { $0.transcript != $1.transcript }),
+    Field(
+      name: "userRatings",
+      write: { s, w in
+        w.sortedObject(Dictionary(uniqueKeysWithValues: s.userRatings.map { ("\($0.key.group)/\($0.key.skill)", $0.value) })) {
           w, rating in
           if let stars = rating.stars { w.int(stars) } else { w.raw("null") }
         }
-      }
-    }
-  }
+      }, differs: { $0.userRatings != $1.userRatings }),
+  ]
 }
 
 extension JSONWriter {
@@ -93,5 +136,16 @@ extension JSONWriter {
     object { o in
       for key in keys { o.field(dynamic: key) { value(&$0, dictionary[key]!) } }
     }
+  }
+}
+
+extension State {
+  /// What changed from `self` to `after`, field by field (only fields that differ are rendered).
+  public func changes(to after: State) -> [JSONDiff.Change] {
+    var out: [JSONDiff.Change] = []
+    for field in State.fields where field.differs(self, after) {
+      out += JSONDiff.changes(from: field.json(in: self), to: field.json(in: after), path: field.name)
+    }
+    return out
   }
 }
