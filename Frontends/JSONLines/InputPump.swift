@@ -1,14 +1,22 @@
 import Foundation
 
-/// Runs a `LineReader` on its own thread (read(2) blocks) and hands what it reads to the async
-/// side through a small bounded queue: when the consumer falls behind, the thread stops reading,
-/// so input waiting to be handled never takes more than a few chunks of memory.
+/// What the input thread hands over: decoded lines, in input order, or how input ended.
+enum InputBatch: Sendable {
+  case lines([DecodedLine])
+  case end
+  case failed(JSONLinesIOError)
+}
+
+/// Reads and decodes input on its own thread (read(2) blocks, and decoding there overlaps with
+/// the store's work), handing batches to the async side through a small bounded queue: when the
+/// consumer falls behind, the thread stops reading, so input waiting to be handled never takes
+/// more than a few reads' worth of memory.
 final class InputPump: @unchecked Sendable {
   // Everything below is guarded by `condition`.
   private let condition = NSCondition()
-  private var queue: [InputChunk] = []
+  private var queue: [InputBatch] = []
   private var head = 0
-  private var waiting: CheckedContinuation<InputChunk, Never>?
+  private var waiting: CheckedContinuation<InputBatch, Never>?
   private var cancelled = false
   private let capacity: Int
 
@@ -22,10 +30,17 @@ final class InputPump: @unchecked Sendable {
     let thread = Thread { [self] in
       var reader = reader
       while true {
-        let chunk = reader.next()
-        if case .lines(let lines) = chunk, lines.isEmpty { continue }
-        guard put(chunk) else { return }
-        if case .lines = chunk { continue }
+        let batch: InputBatch
+        switch reader.next() {
+        case .lines(let lines):
+          if lines.isEmpty { continue }
+          batch = .lines(
+            lines.map { LineDecoder.decode($0, maximumLineLength: reader.maximumLineLength) })
+        case .end: batch = .end
+        case .failed(let error): batch = .failed(error)
+        }
+        guard put(batch) else { return }
+        if case .lines = batch { continue }
         return
       }
     }
@@ -34,7 +49,7 @@ final class InputPump: @unchecked Sendable {
   }
 
   /// Hands a chunk over, waiting while the queue is full. False once cancelled.
-  private func put(_ chunk: InputChunk) -> Bool {
+  private func put(_ chunk: InputBatch) -> Bool {
     condition.lock()
     while queue.count - head >= capacity && !cancelled { condition.wait() }
     if cancelled {
@@ -53,7 +68,7 @@ final class InputPump: @unchecked Sendable {
   }
 
   /// The next chunk, in input order; `.end` after `cancel`.
-  func next() async -> InputChunk {
+  func next() async -> InputBatch {
     await withCheckedContinuation { continuation in
       condition.lock()
       if cancelled {

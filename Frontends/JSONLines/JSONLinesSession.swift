@@ -55,7 +55,6 @@ public final class JSONLinesSession: Sendable {
     let (state, firstSeq) = await store.stateAndSeq()
     // When nobody reads the output any more, stop waiting for input that cannot be answered.
     let writer = OrderedOutput(output: output, seq: firstSeq) { [pump] _ in pump.cancel() }
-    writer.start()
     if options.replayFirst { writer.line(Self.stateLine(state, seq: firstSeq)) }
     let forwarding = Task {
       for await event in events { writer.event(seq: event.seq, line: event.line) }
@@ -67,10 +66,7 @@ public final class JSONLinesSession: Sendable {
     reading: while !stopRequested.load(ordering: .relaxed) {
       switch await pump.next() {
       case .lines(let lines):
-        let decoded = lines.map {
-          LineDecoder.decode($0, maximumLineLength: options.maximumLineLength)
-        }
-        progress = await handle(decoded, store: store, writer: writer, progress: progress)
+        progress = await handle(lines, store: store, writer: writer, progress: progress)
       case .end:
         break reading
       case .failed(let error):
@@ -78,12 +74,12 @@ public final class JSONLinesSession: Sendable {
         summary.inputFailure = error
         break reading
       }
-      if let failure = writer.outputFailure {
-        diagnostics("\(failure); no one reads the output, so no more input is taken")
-        break reading
-      }
+      if writer.outputFailure != nil { break reading }
     }
     pump.cancel()
+    if let failure = writer.outputFailure {
+      diagnostics("\(failure); nobody reads the output, so no more input is taken")
+    }
     summary.stopped = stopRequested.load(ordering: .relaxed)
 
     if options.waitForEffects {

@@ -1,6 +1,7 @@
 import SusiCore
 import SusiFrontendSupport
 import SusiJSON
+import Synchronization
 
 /// What one input line asks for.
 enum DecodedLine: Sendable {
@@ -19,6 +20,9 @@ enum LineDecoder {
   static let lineMembers: Set<String> = ["type", "payload", "id"]
   private static let intentTypes = Set(Action.intentTypes)
   private static let resultTypes = Set(Action.resultTypes)
+  /// Suggestions already worked out, by unknown type ("" for none): a program that sends one
+  /// wrong type tends to keep sending it.
+  private static let suggestions = Mutex<[String: String]>([:])
 
   static func decode(_ line: InputLine, maximumLineLength: Int) -> DecodedLine {
     switch line.content {
@@ -61,7 +65,8 @@ enum LineDecoder {
 
     for member in object.members where !lineMembers.contains(member.key) {
       return refuse(
-        .invalidRequest, "unknown member '\(member.key)'; a line has only type, payload and id")
+        .invalidRequest,
+        "unknown member '\(excerpt(member.key))'; a line has only type, payload and id")
     }
     guard let typeValue = object["type"] else {
       return refuse(
@@ -73,14 +78,13 @@ enum LineDecoder {
     }
     if resultTypes.contains(type) {
       return refuse(
-        .resultType, "'\(type)' is a result, which only susi itself records; send an intent instead"
+        .resultType,
+        "'\(excerpt(type))' is a result, which only susi itself records; send an intent instead"
       )
     }
     guard intentTypes.contains(type) else {
-      var message = "no intent is called '\(type)'"
-      if let near = ParsedCommandLine.closest(to: type, in: Action.intentTypes) {
-        message += "; did you mean '\(near)'?"
-      }
+      var message = "no intent is called '\(excerpt(type))'"
+      if let near = suggestion(for: type) { message += "; did you mean '\(near)'?" }
       return refuse(.unknownType, message)
     }
     do {
@@ -90,8 +94,28 @@ enum LineDecoder {
     } catch {
       switch error {
       case .invalidPayload(let shape): return refuse(.invalidPayload, "\(shape)")
-      case .unknownType: return refuse(.unknownType, "no intent is called '\(type)'")
+      case .unknownType: return refuse(.unknownType, "no intent is called '\(excerpt(type))'")
       }
     }
+  }
+
+  /// The intent `type` was probably meant to be, if any.
+  static func suggestion(for type: String) -> String? {
+    // Only a short name can be near an intent name, and the search costs length squared.
+    guard type.utf8.count <= 32 else { return nil }
+    if let known = suggestions.withLock({ $0[type] }) { return known.isEmpty ? nil : known }
+    let found = ParsedCommandLine.closest(to: type, in: Action.intentTypes) ?? ""
+    suggestions.withLock {
+      if $0.count >= 64 { $0.removeAll() }
+      $0[type] = found
+    }
+    return found.isEmpty ? nil : found
+  }
+
+  /// `text`, cut short when long: error messages quote what was sent, but a quote need not be
+  /// as long as the line.
+  static func excerpt(_ text: String) -> String {
+    guard text.utf8.count > 64 else { return text }
+    return String(text.prefix(48)) + "…"
   }
 }

@@ -153,4 +153,11 @@ import Testing
     #expect(
       error.map { String(decoding: $0.encoded(), as: UTF8.self).contains("hunter2") } == false)
   }
+
+  @Test func quotesOnlyTheStartOfALongUnknownType() {
+    let long = String(repeating: "x", count: 5000)
+    let error = refusal(#"{"type":"\#(long)"}"#)
+    #expect(error?.code == .unknownType)
+    #expect((error?.message.count ?? .max) < 200)
+  }
 }
