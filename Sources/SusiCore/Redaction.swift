@@ -42,3 +42,11 @@ public enum Redaction {
     return String(decoding: out, as: UTF8.self)
   }
 }
+
+extension RequestError {
+  /// The error with secrets scrubbed from its message: what the log holds, and so what the state
+  /// holds, live or replayed.
+  public var scrubbed: RequestError {
+    RequestError(kind: kind, status: status, message: Redaction.scrub(message))
+  }
+}

@@ -243,15 +243,20 @@ import Testing
     }
   }
 
-  @Test func serverChangedCompletesNoRequest() {
+  @Test func serverChangedCancelsEveryRequestToTheOldServer() {
     var t = ReducerTester()
     t.prepare {
       $0.inFlight[1] = InFlightRequest(type: "loadGroups", since: Fixture.t0, key: "loadGroups")
+      $0.inFlight[3] = InFlightRequest(type: "sendMessage", since: Fixture.t0)
       $0.lastErrors = ["loadGroups": Fixture.error()]
     }
-    t.receive(.serverChanged(.init(url: "http://other.example")), cause: 1) {
-      $0.server = "http://other.example"
-    }
+    // The change itself completes nothing: the requests end when their cancellations report.
+    t.receive(
+      .serverChanged(.init(url: "http://other.example")), cause: 1,
+      {
+        $0.server = "http://other.example"
+        $0.lastErrors = [:]
+      }, effects: [.cancel(seq: 1), .cancel(seq: 3)])
   }
 
   @Test func aResultWithoutACauseCompletesNothing() {

@@ -49,29 +49,35 @@ import Testing
     let asked = t.send(
       .setServer(.init(url: "https://New.Example/")),
       effects: [.switchServer(url: "https://new.example")])
-    t.receive(.serverChanged(.init(url: "https://new.example")), cause: asked) {
-      $0.server = "https://new.example"
-      $0.session = nil
-      $0.groups = []
-      $0.skills = [:]
-      $0.userRatings = [:]
-      $0.history = []
-      $0.historyRemaining = nil
-    }
+    t.receive(
+      .serverChanged(.init(url: "https://new.example")), cause: asked,
+      {
+        $0.server = "https://new.example"
+        $0.session = nil
+        $0.groups = []
+        $0.skills = [:]
+        $0.userRatings = [:]
+        $0.history = []
+        $0.historyRemaining = nil
+        $0.lastErrors = [:]
+      }, effects: [.cancel(seq: 90)])
   }
 
   @Test func changingToEmbeddedForgetsTheRemoteServersData() {
     var t = ReducerTester()
     t.prepare { $0 = Fixture.populated(server: "http://old.example:4000") }
-    t.receive(.serverChanged(.init(url: "embedded")), cause: nil) {
-      $0.server = "embedded"
-      $0.session = nil
-      $0.groups = []
-      $0.skills = [:]
-      $0.userRatings = [:]
-      $0.history = []
-      $0.historyRemaining = nil
-    }
+    t.receive(
+      .serverChanged(.init(url: "embedded")), cause: nil,
+      {
+        $0.server = "embedded"
+        $0.session = nil
+        $0.groups = []
+        $0.skills = [:]
+        $0.userRatings = [:]
+        $0.history = []
+        $0.historyRemaining = nil
+        $0.lastErrors = [:]
+      }, effects: [.cancel(seq: 90)])
   }
 
   @Test func changingToTheSameServerChangesNothing() {

@@ -102,13 +102,15 @@ import Testing
       effects: [.reject(reason: "the password is empty")])
   }
 
-  @Test(arguments: [0, -2, -3600, Int.min])
+  @Test(arguments: [0, -2, -3600, Int.min, 315_360_001, Int.max])
   func loginRejectsATokenLifetimeThatIsNeitherPositiveNorForever(validSeconds: Int) {
     var t = ReducerTester()
     t.send(
       .login(.init(email: Fixture.email, password: Secret("pw"), validSeconds: validSeconds)),
       effects: [
-        .reject(reason: "validSeconds must be positive, or -1 for a token that never expires")
+        .reject(
+          reason:
+            "validSeconds must be 1 to 315360000 (ten years), or -1 for a token that never expires")
       ])
   }
 

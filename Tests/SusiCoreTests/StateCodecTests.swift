@@ -48,7 +48,7 @@ import Testing
   @Test func writesTheEmptyStateCompactly() {
     #expect(
       String(decoding: State().canonicalJSON(), as: UTF8.self)
-        == #"{"groups":[],"history":[],"images":{},"inFlight":{},"lastErrors":{},"linkPreviews":{},"searches":{},"server":"embedded","session":null,"settings":{},"skills":{},"transcript":[],"userRatings":{}}"#
+        == #"{"groups":[],"history":[],"historyRemaining":null,"images":{},"inFlight":{},"lastErrors":{},"linkPreviews":{},"searches":{},"server":"embedded","session":null,"settings":{},"skills":{},"transcript":[],"userRatings":{}}"#
     )
   }
 
