@@ -9,9 +9,9 @@ import Synchronization
 /// let transport = FakeTransport { request in .json(#"{"accepted":true,"groups":["Knowledge"]}"#) }
 /// ```
 public final class FakeTransport: HTTPTransport {
-  /// Computes the reply to a request (or the transport error it meets).
-  public typealias Responder =
-    @Sendable (TransportRequest) async throws(TransportError) -> TransportResponse
+  /// Computes the reply to a request; throw a `TransportError` for the failure it meets (any
+  /// other error becomes `.failed`).
+  public typealias Responder = @Sendable (TransportRequest) async throws -> TransportResponse
 
   private struct Held {
     var request: TransportRequest
@@ -81,7 +81,13 @@ public final class FakeTransport: HTTPTransport {
       guard released else { throw .cancelled }
     }
     if Task.isCancelled { throw .cancelled }
-    return try await responder(request)
+    do {
+      return try await responder(request)
+    } catch let error as TransportError {
+      throw error
+    } catch {
+      throw .failed(String(describing: error))
+    }
   }
 
   /// Lets the `count` oldest held requests through to the responder.

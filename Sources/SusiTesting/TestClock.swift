@@ -45,7 +45,7 @@ public final class TestClock: RunnerClock {
   private let book: Mutex<Book>
 
   /// A clock reading `now` (by default 2026-11-21T10:00:00Z) until advanced.
-  public init(now: Timestamp = Timestamp(milliseconds: 1_795_341_600_000)) {
+  public init(now: Timestamp = Timestamp(milliseconds: 1_795_255_200_000)) {
     book = Mutex(Book(now: now.milliseconds))
   }
 
@@ -107,16 +107,38 @@ public final class TestClock: RunnerClock {
   /// Every duration `sleep` was asked for, in order.
   public var requestedSleeps: [Int64] { book.withLock { $0.requested } }
 
-  /// Returns once the remaining sleep times satisfy `condition`.
+  /// Returns once the remaining sleep times satisfy `condition`, or when the task is cancelled.
   public func waitForSleepers(where condition: @escaping @Sendable ([Int64]) -> Bool) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let holds = book.withLock { book -> Bool in
-        if condition(book.pending) { return true }
-        book.nextID += 1
-        book.watchers[book.nextID] = Watcher(condition: condition, continuation: continuation)
-        return false
+    let id = book.withLock { book -> Int in
+      book.nextID += 1
+      return book.nextID
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let holds = book.withLock { book -> Bool in
+          if condition(book.pending) || Task.isCancelled { return true }
+          book.watchers[id] = Watcher(condition: condition, continuation: continuation)
+          return false
+        }
+        if holds { continuation.resume() }
       }
-      if holds { continuation.resume() }
+    } onCancel: {
+      book.withLock { $0.watchers.removeValue(forKey: id) }?.continuation.resume()
+    }
+  }
+
+  /// Keeps waking the soonest sleeper due within `limit` milliseconds, advancing time to it,
+  /// until the returned task is cancelled: lets backoff run its course while deadlines longer
+  /// than `limit` never expire.
+  public func autoAdvance(sleepsUpTo limit: Int64) -> Task<Void, Never> {
+    Task {
+      while !Task.isCancelled {
+        await waitForSleepers { $0.contains { $0 <= limit } }
+        guard !Task.isCancelled, let soonest = pendingSleeps.first(where: { $0 <= limit }) else {
+          continue
+        }
+        advance(by: soonest)
+      }
     }
   }
 
