@@ -37,6 +37,13 @@ enum ReplyReader {
         .unauthorized, status: status,
         "the server no longer accepts this session\(detail); log in again")
     }
+    if (300...399).contains(status) {
+      let target =
+        response.headers["Location"].map { " to \(TransportRequest(url: $0).displayURL)" } ?? ""
+      return RunnerFailure(
+        .http, status: status,
+        "\(place) redirects\(target) (HTTP \(status)); check the server URL (http or https?)")
+    }
     if let said { return RunnerFailure(.http, status: status, said) }
     if status == 503 {
       return RunnerFailure(

@@ -1,3 +1,4 @@
+import Foundation
 import SusiCore
 import SusiHTTP
 import SusiJSON
@@ -25,11 +26,33 @@ struct EffectPerformer: Sendable {
     do throws(RunnerFailure) {
       return try await outcome(of: effect)
     } catch {
-      if case .login(_, let email, _, _) = effect, error.kind != .cancelled {
-        return .loginFailed(Action.LoginFailed(email: email, error: error.requestError))
+      var failure = error
+      failure.message = withoutSecrets(failure.message, of: effect)
+      if case .login(_, let email, _, _) = effect, failure.kind != .cancelled {
+        return .loginFailed(Action.LoginFailed(email: email, error: failure.requestError))
       }
-      return .requestFailed(Action.RequestFailed(cause: cause, error: error.requestError))
+      return .requestFailed(Action.RequestFailed(cause: cause, error: failure.requestError))
     }
+  }
+
+  /// `message` with the effect's password and the server's token blanked out: a server may
+  /// echo what it was sent in an error page, and results go to the log.
+  private func withoutSecrets(_ message: String, of effect: Effect) -> String {
+    var secrets: [String] = []
+    switch effect {
+    case .login(let server, _, let password, _), .signup(let server, _, let password):
+      secrets.append(password.reveal())
+      secrets += (try? credentials.load(server: server)).flatMap { $0.map { [$0.token] } } ?? []
+    default:
+      if let server = effect.server {
+        secrets += (try? credentials.load(server: server)).flatMap { $0.map { [$0.token] } } ?? []
+      }
+    }
+    var out = message
+    for secret in secrets where secret.count >= 4 {
+      out = out.replacingOccurrences(of: secret, with: Secret.redactedText)
+    }
+    return out
   }
 
   private func outcome(of effect: Effect) async throws(RunnerFailure) -> Action {
@@ -131,5 +154,21 @@ struct EffectPerformer: Sendable {
   func optionalToken(_ server: String) throws(RunnerFailure) -> (token: String?, held: Bool) {
     guard let stored = try credentials.load(server: server) else { return (nil, false) }
     return (stored.isExpired(at: clock.now()) ? nil : stored.token, true)
+  }
+}
+
+extension Effect {
+  /// The SUSI server an effect talks to, when it talks to one.
+  var server: String? {
+    switch self {
+    case .signup(let server, _, _), .login(let server, _, _, _), .logout(let server, _),
+      .fetchGroups(let server, _), .fetchSkills(let server, _, _), .fetchSkill(let server, _, _, _),
+      .rateSkill(let server, _, _, _, _), .fetchUserRating(let server, _, _, _),
+      .storeSettings(let server, _), .fetchSettings(let server), .chat(let server, _, _),
+      .fetchHistory(let server, _):
+      server
+    case .reject, .switchServer, .webSearch, .fetchLinkPreview, .cacheImage, .deliverLater, .cancel:
+      nil
+    }
   }
 }
