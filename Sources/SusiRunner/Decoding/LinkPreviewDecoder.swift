@@ -71,7 +71,8 @@ enum LinkPreviewDecoder {
         }
       case "title":
         let (_, end) = readAttributes(b, from: j)
-        let close = findInsensitive(b, from: end, "</title") ?? n
+        // A title cut off by the size limit is not worth showing.
+        guard let close = findInsensitive(b, from: end, "</title") else { return page }
         if page.title == nil {
           page.title = String(decoding: b[min(end, close)..<close], as: UTF8.self)
         }

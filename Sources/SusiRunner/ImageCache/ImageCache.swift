@@ -85,6 +85,9 @@ actor ImageCache {
   /// How many downloads are running (for tests and metrics).
   var downloadsInFlight: Int { flights.count }
 
+  /// How many requests wait for a download (for tests and metrics).
+  var requestsWaiting: Int { flights.values.reduce(0) { $0 + $1.waiters.count } }
+
   private func startFlight(_ url: String) -> Flight {
     nextID += 1
     let flight = Flight(id: nextID)
