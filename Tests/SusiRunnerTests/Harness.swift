@@ -16,7 +16,7 @@ final class Harness: Sendable {
 
   init(
     holding: Bool = false, configure: (inout RunnerConfiguration) -> Void = { _ in },
-    _ responder: @escaping FakeTransport.Responder
+    respond responder: @escaping FakeTransport.Responder
   ) {
     clock = TestClock()
     transport = FakeTransport(holding: holding, responder)

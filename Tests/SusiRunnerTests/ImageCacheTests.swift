@@ -26,9 +26,11 @@ struct ImageCacheTests {
 
   @Test func tenRequestsForOneImageShareOneDownloadAndEachGetsAResult() async {
     let bytes = Self.png(7)
-    let harness = Harness(holding: true, configure: { $0.concurrencyLimit = 16 }) { _ in
-      Self.image(bytes)
-    }
+    let harness = Harness(
+      holding: true, configure: { $0.concurrencyLimit = 16 },
+      respond: { _ in
+        Self.image(bytes)
+      })
     for cause in 1...10 {
       harness.start(.cacheImage(url: "https://img.example/cat.png"), cause: cause)
     }
@@ -97,13 +99,16 @@ struct ImageCacheTests {
   }
 
   @Test func theLeastRecentlyUsedImageIsEvictedWhenTheCacheIsFull() async {
-    let harness = Harness(configure: { $0.imageCacheBytes = 250 }) { request in
-      Self.image(Self.png(UInt8(request.url.utf8.last ?? 0)))
-    }
+    let harness = Harness(
+      configure: { $0.imageCacheBytes = 250 },
+      respond: { request in
+        Self.image(Self.png(UInt8(request.url.utf8.last ?? 0)))
+      })
     _ = await harness.run(.cacheImage(url: "https://img.example/a"), cause: 1)
     _ = await harness.run(.cacheImage(url: "https://img.example/b"), cause: 2)
-    _ = await harness.run(.cacheImage(url: "https://img.example/a"), cause: 3)  // a is now fresher than b
-    _ = await harness.run(.cacheImage(url: "https://img.example/c"), cause: 4)  // evicts b
+    // Using a again makes b the least recently used, so adding c evicts b.
+    _ = await harness.run(.cacheImage(url: "https://img.example/a"), cause: 3)
+    _ = await harness.run(.cacheImage(url: "https://img.example/c"), cause: 4)
     #expect(harness.transport.requests.count == 3)
     #expect(
       !FileManager.default.fileExists(
@@ -165,9 +170,11 @@ struct ImageCacheTests {
   }
 
   @Test func imageDownloadsFollowRedirectsWithTheImageLimits() async {
-    let harness = Harness(configure: { $0.maximumImageBytes = 4096 }) { request in
-      throw TransportError.tooLarge(limit: request.maximumBodyBytes)
-    }
+    let harness = Harness(
+      configure: { $0.maximumImageBytes = 4096 },
+      respond: { request in
+        throw TransportError.tooLarge(limit: request.maximumBodyBytes)
+      })
     let result = await harness.run(.cacheImage(url: "https://img.example/huge.png"))
     #expect(result.failure?.kind == "tooLarge")
     let request = harness.transport.requests[0]

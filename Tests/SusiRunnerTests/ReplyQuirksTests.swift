@@ -12,7 +12,7 @@ struct ReplyQuirksTests {
     .init(groups: ["Knowledge", "Games, Trivia and Accessories"]))
 
   static func reply(_ response: TransportResponse, _ effect: Effect = groups) async -> Action {
-    let harness = Harness(configure: { $0.retryPolicy = .never }) { _ in response }
+    let harness = Harness(configure: { $0.retryPolicy = .never }, respond: { _ in response })
     return await harness.run(effect)
   }
 
@@ -160,15 +160,17 @@ struct ReplyQuirksTests {
   }
 
   @Test func unauthorizedOnAUserEndpointAsksToLogInAgain() async {
-    let harness = Harness(configure: { $0.retryPolicy = .never }) { request in
-      if request.path == "/aaa/login.json" {
-        return .json(#"{"accepted":true,"access_token":"T0K-canary","valid_seconds":3600}"#)
-      }
-      return .jettyError(
-        401,
-        "Base user role not sufficient. Your base user role is 'ANONYMOUS', minimum user role required is 'user'"
-      )
-    }
+    let harness = Harness(
+      configure: { $0.retryPolicy = .never },
+      respond: { request in
+        if request.path == "/aaa/login.json" {
+          return .json(#"{"accepted":true,"access_token":"T0K-canary","valid_seconds":3600}"#)
+        }
+        return .jettyError(
+          401,
+          "Base user role not sufficient. Your base user role is 'ANONYMOUS', minimum user role required is 'user'"
+        )
+      })
     _ = await harness.run(
       .login(server: "embedded", email: "u@example.com", password: Secret("pw"), validSeconds: nil))
     let result = await harness.run(.fetchSettings(server: "embedded"), cause: 2)

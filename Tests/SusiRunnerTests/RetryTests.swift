@@ -41,7 +41,7 @@ struct RetryTests {
 
   @Test func transientFailuresAreRetriedUpToTheAttemptLimitWithFullJitter() async {
     let harness = Harness(
-      Self.sequence([.success(.jettyError(503, "your request frequency is too high"))]))
+      respond: Self.sequence([.success(.jettyError(503, "your request frequency is too high"))]))
     let result = await Self.runWithBackoff(harness, Self.groups)
     #expect(
       result.failure
@@ -57,10 +57,11 @@ struct RetryTests {
   func everyBackoffDelayLiesInsideTheEnvelope(seed: UInt64) async {
     let policy = RetryPolicy(
       maximumAttempts: 7, baseDelayMilliseconds: 100, maximumDelayMilliseconds: 1500)
-    let harness = Harness(configure: {
-      $0.retryPolicy = policy
-      $0.randomSeed = seed
-    }) { _ in throw TransportError.cannotConnect("refused") }
+    let harness = Harness(
+      configure: {
+        $0.retryPolicy = policy
+        $0.randomSeed = seed
+      }, respond: { _ in throw TransportError.cannotConnect("refused") })
     let result = await Self.runWithBackoff(harness, Self.groups)
     #expect(result.failure?.kind == "network")
     #expect(harness.transport.requests.count == 7)
@@ -74,9 +75,11 @@ struct RetryTests {
   @Test func jitterDependsOnTheSeed() async {
     var seen = Set<[Int64]>()
     for seed in 1...5 as ClosedRange<UInt64> {
-      let harness = Harness(configure: { $0.randomSeed = seed }) { _ in
-        throw TransportError.cannotConnect("refused")
-      }
+      let harness = Harness(
+        configure: { $0.randomSeed = seed },
+        respond: { _ in
+          throw TransportError.cannotConnect("refused")
+        })
       _ = await Self.runWithBackoff(harness, Self.groups)
       seen.insert(Self.backoffSleeps(harness))
     }
@@ -85,7 +88,7 @@ struct RetryTests {
 
   @Test func retryAfterInSecondsIsWaitedFor() async {
     let harness = Harness(
-      Self.sequence([
+      respond: Self.sequence([
         .success(
           .jettyError(503, "your request frequency is too high", headers: [("Retry-After", "7")])),
         .success(.json(Self.ok)),
@@ -98,7 +101,7 @@ struct RetryTests {
   @Test func retryAfterAsAnHTTPDateIsWaitedFor() async {
     // The test clock starts at 2026-11-21T10:00:00Z.
     let harness = Harness(
-      Self.sequence([
+      respond: Self.sequence([
         .success(
           .jettyError(503, "busy", headers: [("Retry-After", "Sat, 21 Nov 2026 10:00:12 GMT")])),
         .success(.json(Self.ok)),
@@ -114,7 +117,7 @@ struct RetryTests {
         $0.retryPolicy = RetryPolicy(
           baseDelayMilliseconds: 10_000, maximumDelayMilliseconds: 10_000)
       },
-      Self.sequence([
+      respond: Self.sequence([
         .success(.jettyError(503, "busy", headers: [("Retry-After", "0")])),
         .success(.json(Self.ok)),
       ]))
@@ -126,7 +129,9 @@ struct RetryTests {
 
   @Test func aRetryAfterBeyondTheCapIsNotWaitedFor() async {
     let harness = Harness(
-      Self.sequence([.success(.jettyError(503, "busy", headers: [("Retry-After", "3600")]))]))
+      respond: Self.sequence([
+        .success(.jettyError(503, "busy", headers: [("Retry-After", "3600")]))
+      ]))
     let result = await harness.run(Self.groups)
     #expect(result.failure == RequestError(kind: "http", status: 503, message: "busy"))
     #expect(harness.transport.requests.count == 1)
@@ -173,7 +178,9 @@ struct RetryTests {
 
   @Test func aChatThatNeverReachedTheServerIsSentAgain() async {
     let harness = Harness(
-      Self.sequence([.failure(.cannotConnect("refused")), .success(.json(#"{"query":"hello"}"#))]))
+      respond: Self.sequence([
+        .failure(.cannotConnect("refused")), .success(.json(#"{"query":"hello"}"#)),
+      ]))
     let result = await Self.runWithBackoff(harness, Self.chat)
     #expect(result == .messageReceived(.init(query: "hello", answers: [])))
     #expect(harness.transport.requests.count == 2)
@@ -181,7 +188,7 @@ struct RetryTests {
 
   @Test func aChatRefusedAsTooFrequentIsSentAgain() async {
     let harness = Harness(
-      Self.sequence([
+      respond: Self.sequence([
         .success(.jettyError(503, "your request frequency is too high")),
         .success(.json(#"{"query":"hello"}"#)),
       ]))
@@ -192,7 +199,7 @@ struct RetryTests {
 
   @Test func anIdempotentReadIsSentAgainAfterAReset() async {
     let harness = Harness(
-      Self.sequence([.failure(.connectionLost("reset")), .success(.json(Self.ok))]))
+      respond: Self.sequence([.failure(.connectionLost("reset")), .success(.json(Self.ok))]))
     let result = await Self.runWithBackoff(harness, Self.groups)
     #expect(result == .groupsLoaded(.init(groups: ["Knowledge"])))
     #expect(harness.transport.requests.count == 2)

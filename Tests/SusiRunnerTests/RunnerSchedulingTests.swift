@@ -19,11 +19,13 @@ struct RunnerSchedulingTests {
 
   @Test func everyEffectDeliversExactlyOneResultWithItsCause() async {
     // Deadlines far away, so only backoff sleeps are ever due.
-    let harness = Harness(configure: { $0.timeouts.total = 1_000_000 }) { request in
-      if request.path == "/cms/getGroups.json" { return .json(Self.groupsReply) }
-      if request.path == "/susi/chat.json" { throw TransportError.connectionLost("reset") }
-      return .jettyError(500, "boom")
-    }
+    let harness = Harness(
+      configure: { $0.timeouts.total = 1_000_000 },
+      respond: { request in
+        if request.path == "/cms/getGroups.json" { return .json(Self.groupsReply) }
+        if request.path == "/susi/chat.json" { throw TransportError.connectionLost("reset") }
+        return .jettyError(500, "boom")
+      })
     var expected: [Int] = []
     for cause in 1...300 {
       let effect: Effect =
@@ -58,9 +60,11 @@ struct RunnerSchedulingTests {
   }
 
   @Test func noMoreThanTheLimitRunAtOnceAndTheRestStartInOrder() async {
-    let harness = Harness(holding: true, configure: { $0.concurrencyLimit = 3 }) { _ in
-      .json(Self.groupsReply)
-    }
+    let harness = Harness(
+      holding: true, configure: { $0.concurrencyLimit = 3 },
+      respond: { _ in
+        .json(Self.groupsReply)
+      })
     for cause in 1...10 {
       harness.start(
         .fetchSkill(server: "embedded", group: "G", skill: "s\(cause)", language: "en"),
@@ -96,9 +100,11 @@ struct RunnerSchedulingTests {
   }
 
   @Test func cancellingAWaitingRequestNeverSendsIt() async {
-    let harness = Harness(holding: true, configure: { $0.concurrencyLimit = 1 }) { _ in
-      .json(Self.groupsReply)
-    }
+    let harness = Harness(
+      holding: true, configure: { $0.concurrencyLimit = 1 },
+      respond: { _ in
+        .json(Self.groupsReply)
+      })
     harness.start(.fetchGroups(server: "embedded", language: "en"), cause: 1)
     harness.start(.fetchGroups(server: "embedded", language: "en"), cause: 2)
     await harness.transport.waitForHeld(count: 1)
@@ -137,9 +143,11 @@ struct RunnerSchedulingTests {
   }
 
   @Test func shutdownCancelsEverythingAndDeliversNothingMore() async {
-    let harness = Harness(holding: true, configure: { $0.concurrencyLimit = 2 }) { _ in
-      .json(Self.groupsReply)
-    }
+    let harness = Harness(
+      holding: true, configure: { $0.concurrencyLimit = 2 },
+      respond: { _ in
+        .json(Self.groupsReply)
+      })
     for cause in 1...5 {
       harness.start(.fetchGroups(server: "embedded", language: "en"), cause: cause)
     }

@@ -172,7 +172,8 @@ struct SessionTests {
   }
 
   @Test func logoutSucceedsWithoutAServer() async {
-    let harness = Harness(configure: { $0.embeddedServerURL = nil }) { _ in Self.loginReply("60") }
+    let harness = Harness(
+      configure: { $0.embeddedServerURL = nil }, respond: { _ in Self.loginReply("60") })
     #expect(
       await harness.run(.logout(server: "embedded", reason: nil)) == .loggedOut(.init(reason: nil)))
     #expect(harness.transport.requests.isEmpty)

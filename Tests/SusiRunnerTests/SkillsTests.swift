@@ -215,7 +215,7 @@ struct SkillsTests {
   }
 
   @Test func theEmbeddedServerMustBeRunning() async {
-    let harness = Harness(configure: { $0.embeddedServerURL = nil }) { _ in .json("{}") }
+    let harness = Harness(configure: { $0.embeddedServerURL = nil }, respond: { _ in .json("{}") })
     let result = await harness.run(.fetchGroups(server: "embedded", language: "en"))
     #expect(result.failure?.kind == "network")
     #expect(result.failure?.message.contains("--server") == true)

@@ -77,9 +77,11 @@ struct WebTests {
   }
 
   @Test func theSearchURLIsConfigurable() async {
-    let harness = Harness(configure: { $0.websearchURL = "http://127.0.0.1:9/ddg?t=susi" }) { _ in
-      .json("{}")
-    }
+    let harness = Harness(
+      configure: { $0.websearchURL = "http://127.0.0.1:9/ddg?t=susi" },
+      respond: { _ in
+        .json("{}")
+      })
     _ = await harness.run(.webSearch(query: "x"))
     #expect(
       harness.transport.requests[0].url
@@ -87,9 +89,11 @@ struct WebTests {
   }
 
   @Test func aSearchServiceErrorIsTyped() async {
-    let harness = Harness(configure: { $0.retryPolicy = .never }) { _ in
-      TransportResponse(status: 500)
-    }
+    let harness = Harness(
+      configure: { $0.retryPolicy = .never },
+      respond: { _ in
+        TransportResponse(status: 500)
+      })
     let result = await harness.run(.webSearch(query: "x"))
     #expect(result.failure?.kind == "http")
     #expect(result.failure?.message.contains("https://search.test/") == true)
@@ -118,7 +122,7 @@ struct WebTests {
       <script>var s = "<meta property='og:title' content='not this'>";</script>
       </head><body>…</body></html>
       """
-    let harness = Harness(Self.page(html))
+    let harness = Harness(respond: Self.page(html))
     let result = await harness.run(.fetchLinkPreview(url: "https://site.example/blog/post.html"))
     #expect(
       result
@@ -137,7 +141,7 @@ struct WebTests {
   @Test func previewsFallBackToTitleAndMetaDescription() async {
     let html =
       "<html><head><!-- <title>comment</title> --><TITLE>\n  Hello &#8211; World  </TITLE><meta name=\"Description\" content=\"Short &#x27;text&#x27;\"></head></html>"
-    let harness = Harness(Self.page(html))
+    let harness = Harness(respond: Self.page(html))
     #expect(
       await harness.run(.fetchLinkPreview(url: "http://x.example/"))
         == .linkPreviewLoaded(
@@ -147,7 +151,7 @@ struct WebTests {
 
   @Test func relativeImagesResolveAgainstTheFinalURLAfterRedirects() async {
     let html = #"<meta property="og:image" content="/logo.png">"#
-    let harness = Harness(Self.page(html, finalURL: "https://www.example.org/landing"))
+    let harness = Harness(respond: Self.page(html, finalURL: "https://www.example.org/landing"))
     guard
       case .linkPreviewLoaded(let preview) = await harness.run(
         .fetchLinkPreview(url: "http://example.org/"))
@@ -199,7 +203,7 @@ struct WebTests {
   }
 
   @Test func anImageLinkPreviewsAsItself() async {
-    let harness = Harness(Self.page("\u{89}PNG", contentType: "image/png"))
+    let harness = Harness(respond: Self.page("\u{89}PNG", contentType: "image/png"))
     #expect(
       await harness.run(.fetchLinkPreview(url: "https://x.example/a.png"))
         == .linkPreviewLoaded(
@@ -207,16 +211,18 @@ struct WebTests {
   }
 
   @Test func aPageWithNothingToSayGivesAnEmptyPreview() async {
-    let harness = Harness(Self.page("just text <b>bold</b> <meta> <title unterminated"))
+    let harness = Harness(respond: Self.page("just text <b>bold</b> <meta> <title unterminated"))
     #expect(
       await harness.run(.fetchLinkPreview(url: "https://x.example/"))
         == .linkPreviewLoaded(.init(url: "https://x.example/")))
   }
 
   @Test func aMissingPageIsAnHTTPFailure() async {
-    let harness = Harness(configure: { $0.retryPolicy = .never }) { _ in
-      TransportResponse(status: 404, body: Array("<title>404 Not Found</title>".utf8))
-    }
+    let harness = Harness(
+      configure: { $0.retryPolicy = .never },
+      respond: { _ in
+        TransportResponse(status: 404, body: Array("<title>404 Not Found</title>".utf8))
+      })
     let result = await harness.run(.fetchLinkPreview(url: "https://x.example/gone?secret=1"))
     #expect(result.failure == RequestError(kind: "http", status: 404, message: "Not Found"))
   }
