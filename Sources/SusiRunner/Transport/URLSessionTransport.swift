@@ -19,8 +19,8 @@ public final class URLSessionTransport: HTTPTransport {
   ///     own (usually shorter) total timeout, which the runner enforces.
   public init(idleTimeout: Double = 15, resourceTimeout: Double = 60) {
     let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = idleTimeout
-    configuration.timeoutIntervalForResource = resourceTimeout
+    configuration.timeoutIntervalForRequest = Self.wholeSeconds(idleTimeout)
+    configuration.timeoutIntervalForResource = Self.wholeSeconds(resourceTimeout)
     configuration.httpCookieStorage = nil
     configuration.httpShouldSetCookies = false
     configuration.urlCache = nil
@@ -31,13 +31,20 @@ public final class URLSessionTransport: HTTPTransport {
 
   deinit { session.invalidateAndCancel() }
 
+  /// Timeouts in whole seconds, at least one: on Linux a fraction is cut off, and a timeout
+  /// under a second would fire at once.
+  static func wholeSeconds(_ seconds: Double) -> Double {
+    guard seconds.isFinite else { return 60 }
+    return max(1, seconds.rounded(.up))
+  }
+
   public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
     guard let url = URL(string: request.url),
       let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
     else { throw .invalidURL("not an absolute http(s) URL") }
     var urlRequest = URLRequest(url: url)
     urlRequest.httpMethod = request.method
-    urlRequest.timeoutInterval = request.idleTimeout
+    urlRequest.timeoutInterval = Self.wholeSeconds(request.idleTimeout)
     urlRequest.httpShouldHandleCookies = false
     for field in request.headers {
       urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
