@@ -63,7 +63,7 @@ let package = Package(
       name: "SusiBench",
       dependencies: [
         "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
-        "SusiFrontendSupport", "SusiJSONL", "SusiWebhook",
+        "SusiFrontendSupport", "SusiJSONL", "SusiWebhook", "SusiRunner",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
 
