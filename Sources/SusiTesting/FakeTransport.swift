@@ -47,6 +47,7 @@ public final class FakeTransport: HTTPTransport {
     book = Mutex(Book(holding: holding))
   }
 
+  /// Records `request`, holds it when holding, then answers it with the responder.
   public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
     let (id, holding) = book.withLock { book -> (Int, Bool) in
       book.requests.append(request)

@@ -49,8 +49,10 @@ public final class TestClock: RunnerClock {
     book = Mutex(Book(now: now.milliseconds))
   }
 
+  /// The clock's current time.
   public func now() -> Timestamp { Timestamp(milliseconds: book.withLock { $0.now }) }
 
+  /// Suspends until `advance(by:)` passes the deadline, or the task is cancelled.
   public func sleep(milliseconds: Int64) async throws {
     let id = book.withLock { book -> Int in
       book.nextID += 1

@@ -17,14 +17,17 @@ public protocol RunnerClock: WallClock {
 
 /// The machine's clocks: real time for `now`, a monotonic clock for sleeping.
 public struct SystemClock: RunnerClock {
+  /// The system clock.
   public init() {}
 
+  /// The current UTC time.
   public func now() -> Timestamp {
     var spec = timespec()
     clock_gettime(CLOCK_REALTIME, &spec)
     return Timestamp(milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
   }
 
+  /// Sleeps on the monotonic clock.
   public func sleep(milliseconds: Int64) async throws {
     guard milliseconds > 0 else {
       try Task.checkCancellation()

@@ -14,7 +14,9 @@ public struct RunnerConfiguration: Sendable {
   public var websearchURL: String
   /// Holds the credentials folder and the image cache.
   public var stateDirectory: String
+  /// How long requests may take.
   public var timeouts: Timeouts
+  /// When failed requests are sent again.
   public var retryPolicy: RetryPolicy
   /// How many effects do I/O at once; the rest wait in order.
   public var concurrencyLimit: Int
@@ -40,6 +42,7 @@ public struct RunnerConfiguration: Sendable {
   /// How many bytes the image cache keeps on disk before evicting the least recently used.
   public var imageCacheBytes: Int
 
+  /// A configuration with the defaults: URLSession, the system clock, 8 effects at once.
   public init(
     stateDirectory: String, embeddedServerURL: String? = nil,
     websearchURL: String = RunnerConfiguration.defaultWebsearchURL
@@ -79,6 +82,7 @@ public struct Timeouts: Sendable, Equatable {
   /// Longest time for telling the server about a logout (best effort).
   public var logout: Double
 
+  /// Timeouts in seconds.
   public init(
     idle: Double = 15, total: Double = 30, linkPreview: Double = 10, image: Double = 30,
     logout: Double = 5

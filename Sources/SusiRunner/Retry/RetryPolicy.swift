@@ -15,6 +15,7 @@ public struct RetryPolicy: Sendable, Equatable {
   /// The longest `Retry-After` the runner is willing to wait, in milliseconds.
   public var maximumRetryAfterMilliseconds: Int64
 
+  /// A policy; the defaults are 3 attempts, 0.5 s base, 20 s cap, 60 s longest `Retry-After`.
   public init(
     maximumAttempts: Int = 3, baseDelayMilliseconds: Int64 = 500,
     maximumDelayMilliseconds: Int64 = 20_000, maximumRetryAfterMilliseconds: Int64 = 60_000

@@ -80,6 +80,7 @@ public final class SusiRunner: EffectsRunner {
     limit = max(1, configuration.concurrencyLimit)
   }
 
+  /// Begins `effect` for the event with seq `cause`; its one result goes to `deliver`.
   public func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
     if case .cancel(let seq) = effect {
       cancel(seq)
@@ -167,6 +168,8 @@ public final class SusiRunner: EffectsRunner {
     }
   }
 
+  /// Waits until every started effect has delivered, or `timeout` real seconds have passed
+  /// (the injected clock does not count here); true when idle.
   public func waitUntilIdle(timeout: Double) async -> Bool {
     await withTaskGroup(of: Bool.self) { group in
       group.addTask { await self.idle() }
@@ -202,6 +205,7 @@ public final class SusiRunner: EffectsRunner {
     }
   }
 
+  /// Cancels everything, waits for the work to stop, and delivers nothing more.
   public func shutdown() async {
     let tasks = book.withLock { book -> [Task<Void, Never>] in
       book.isShutDown = true

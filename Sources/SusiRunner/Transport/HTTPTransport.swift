@@ -12,9 +12,11 @@ public protocol HTTPTransport: Sendable {
 
 /// One HTTP request, with the limits that apply to it.
 public struct TransportRequest: Sendable, Equatable {
+  /// `GET` or `POST`.
   public var method: String
   /// The absolute URL, query included. It may hold a token: never print it.
   public var url: String
+  /// Header fields to send.
   public var headers: HTTPHeaders
   public var body: [UInt8]
   /// Longest wait for the connection or for the next bytes of the reply, in seconds.
@@ -29,6 +31,8 @@ public struct TransportRequest: Sendable, Equatable {
   /// first `maximumBodyBytes` and stop reading (enough for a page's `<head>`).
   public var truncatesLongBodies: Bool
 
+  /// A request; by default a `GET` with 15 s idle and 30 s total timeouts, no redirects and a
+  /// 1 MiB body limit.
   public init(
     method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
     idleTimeout: Double = 15, totalTimeout: Double = 30, followsRedirects: Bool = false,
@@ -54,12 +58,14 @@ public struct TransportRequest: Sendable, Equatable {
 
 /// A complete HTTP reply.
 public struct TransportResponse: Sendable, Equatable {
+  /// The HTTP status code.
   public var status: Int
   public var headers: HTTPHeaders
   public var body: [UInt8]
   /// The URL that answered, after any redirects; nil when it is the requested one.
   public var finalURL: String?
 
+  /// A reply.
   public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], finalURL: String? = nil)
   {
     self.status = status

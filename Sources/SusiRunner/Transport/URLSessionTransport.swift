@@ -38,6 +38,7 @@ public final class URLSessionTransport: HTTPTransport {
     return max(1, seconds.rounded(.up))
   }
 
+  /// Sends `request` through URLSession within its limits.
   public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
     guard let url = URL(string: request.url),
       let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
