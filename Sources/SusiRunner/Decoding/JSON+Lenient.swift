@@ -63,7 +63,7 @@ extension JSON {
 }
 
 extension JSONObject {
-  /// The member `key` as text, nil when absent, null or empty-after-trimming is not asked for.
+  /// The member `key` as text (numbers and booleans too); nil when absent or null.
   func text(_ key: String) -> String? { self[key]?.lenientText }
 
   /// The member `key` as a non-empty string, else nil.
