@@ -10,7 +10,7 @@ import Glibc
 ///   bytes) ends the stream cleanly and is reported in `tornTail`.
 /// - Anything else wrong (a checksum mismatch, a line that is not a record, a seq that is not the
 ///   previous + 1, even on the last complete line) throws an error naming the line; nothing after
-///   it is read.
+///   it is read. So does a line longer than `maximumLineLength`, even an unterminated last one.
 ///
 /// One reader belongs to one owner at a time (it is not `Sendable`).
 public final class EventLogReader {
@@ -121,7 +121,7 @@ public final class EventLogReader {
     do {
       decoded = try EventLogLine.decode(line)
     } catch {
-      if line.contains(0), let byteCount = try restIfLast(lineLength: line.count) {
+      if line.contains(0), let byteCount = restIfLast(lineLength: line.count) {
         endWithTornTail(.zeroFilled, line: lineNumber, offset: offset, byteCount: byteCount)
         return nil
       }
@@ -147,7 +147,7 @@ public final class EventLogReader {
 
   /// When the damaged line just read is the last complete one, the byte count from its start to
   /// the end of the file; nil when more lines follow it.
-  private func restIfLast(lineLength: Int) throws(EventLogError) -> Int? {
+  private func restIfLast(lineLength: Int) -> Int? {
     let following: LineSplitter.Piece
     do {
       following = try splitter.next()

@@ -32,12 +32,14 @@ extension EventLogWriter {
     case .none:
       return
     case .now:
-      flushQueue.async { self.backgroundFlush() }
+      flushQueue.async { [weak self] in self?.backgroundFlush() }
     case .afterDelay(let delay):
       let (seconds, attoseconds) = delay.components
-      let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-      flushQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-        self.backgroundFlush()
+      let wholeSeconds = min(max(Int(seconds), 0), 86_400)
+      let nanoseconds = max(0, wholeSeconds * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+      // Weak: a writer dropped without `close()` is synced and closed by its deinit at once.
+      flushQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
+        self?.backgroundFlush()
       }
     }
   }

@@ -14,7 +14,9 @@ import Synchronization
 ///   is cut back to the previous record and the append throws `.writeFailed`.
 /// - An `fdatasync` failure is final: the writer throws `.writerBroken` from then on.
 ///
-/// Thread-safe: appends from several threads are serialized. The store calls it from one actor.
+/// Thread-safe: appends from several threads are serialized. Every call blocks its thread for
+/// the system calls it makes (`write()`, and `fdatasync` under `always`, in `sync()` and in
+/// `close()`), so call it from one owner (the store's actor), not from many tasks at once.
 public final class EventLogWriter: Sendable {
   /// How a writer behaves.
   public struct Options: Sendable, Equatable {
@@ -83,13 +85,10 @@ public final class EventLogWriter: Sendable {
   /// N == `nextSeq`, without a crc member. Returns N.
   @discardableResult
   public func append(_ object: [UInt8]) throws(EventLogError) -> Int {
-    do {
-      return try object.withUnsafeBytes { bytes throws(EventLogError) in try append(bytes) }
-    } catch let error as EventLogError {
-      throw error
-    } catch {
-      fatalError("unreachable: append throws only EventLogError")
+    let result: Result<Int, EventLogError> = object.withUnsafeBytes { bytes in
+      Result { () throws(EventLogError) in try append(bytes) }
     }
+    return try result.get()
   }
 
   /// Appends one record from borrowed bytes; see `append(_: [UInt8])`.

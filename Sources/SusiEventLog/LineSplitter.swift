@@ -15,7 +15,7 @@ final class LineSplitter {
   }
 
   enum Failure: Error {
-    case lineTooLong(offset: Int)
+    case lineTooLong
     case readFailed(SystemCalls.Failure)
   }
 
@@ -52,7 +52,7 @@ final class LineSplitter {
       }
       scanned = end
       if end - start > maximumLineLength {
-        throw .lineTooLong(offset: storageOffset + start)
+        throw .lineTooLong
       }
       if reachedEndOfFile {
         let offset = storageOffset + start
