@@ -7,6 +7,8 @@
 
 import Foundation
 
+if let status = runLogChildIfRequested(Array(CommandLine.arguments.dropFirst())) { exit(status) }
+
 /// One named benchmark: prints its own figures to stdout.
 struct Benchmark {
   let name: String
@@ -15,7 +17,9 @@ struct Benchmark {
 }
 
 let benchmarks: [Benchmark] = [
-  jsonlBenchmark
+  logBenchmark,
+  runnerBenchmark,
+  jsonlBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
