@@ -3,14 +3,15 @@
 // Feeds a file of intents that need no network (a server switch, and intents the reducer
 // refuses: bad URLs, empty queries, nine stars, cancelling unknown requests) mixed with lines the
 // frontend refuses itself (unknown types, broken JSON, wrong fields) through a whole
-// `JSONLinesSession` — reader thread, decoding, the store (log sink in memory), a runner that
-// answers locally, the ordered writer — to /dev/null. Next to it, in the same run, a baseline that
+// `JSONLinesSession` — reader thread, decoding, the store (log sink discarding), the real
+// effects runner (which answers these locally), the ordered writer — to /dev/null. Next to it, in the same run, a baseline that
 // only reads the same file, decodes each line and re-encodes it as an event or an error line.
 
 import Foundation
 import SusiCore
 import SusiJSON
 import SusiJSONL
+import SusiRunner
 import SusiStore
 import Synchronization
 
@@ -68,10 +69,10 @@ struct JSONLBenchmark {
     let actions = Self.decodedIntents(text)
     for _ in 0..<rounds {
       baseline.append(try Measurement.of { try Self.runBaseline(inputPath) })
-      storeAlone.append(try await Measurement.ofAsync { await Self.runStoreAlone(actions) })
+      storeAlone.append(try await Measurement.ofAsync { await Self.runStoreAlone(actions, directory: directory.path) })
       var written = 0
       frontend.append(
-        try await Measurement.ofAsync { written = try await Self.runFrontend(inputPath) })
+        try await Measurement.ofAsync { written = try await Self.runFrontend(inputPath, directory: directory.path) })
       outputLines = written
     }
     let base = Measurement.best(baseline)
@@ -185,6 +186,12 @@ struct JSONLBenchmark {
     }
   }
 
+  /// The real effects runner: every intent in the input is answered without the network
+  /// (refusals and server switches take no request).
+  static func runner(_ directory: String) -> SusiRunner {
+    SusiRunner(configuration: RunnerConfiguration(stateDirectory: directory + "/state"))
+  }
+
   /// The intents among the input lines, decoded ahead of time, with their ids.
   static func decodedIntents(_ text: String) -> [(Action, JSON?)] {
     var out: [(Action, JSON?)] = []
@@ -199,8 +206,8 @@ struct JSONLBenchmark {
 
   /// What the store and runner cost without any frontend: the same intents, already decoded,
   /// sent in batches with a subscriber draining the events (a lower bound for the frontend).
-  static func runStoreAlone(_ actions: [(Action, JSON?)]) async {
-    let store = Store(sink: DiscardingSink(), runner: LocalRunner(), clock: BenchClock())
+  static func runStoreAlone(_ actions: [(Action, JSON?)], directory: String) async {
+    let store = Store(sink: DiscardingSink(), runner: runner(directory), clock: BenchClock())
     let events = await store.subscribe()
     let draining = Task { for await _ in events {} }
     var index = 0
@@ -219,7 +226,7 @@ struct JSONLBenchmark {
   }
 
   /// Runs a whole session over the file, output to /dev/null; returns the lines written.
-  static func runFrontend(_ path: String) async throws -> Int {
+  static func runFrontend(_ path: String, directory: String) async throws -> Int {
     let input = open(path, O_RDONLY)
     let output = open("/dev/null", O_WRONLY)
     guard input >= 0, output >= 0 else { throw JSONLinesIOError("cannot open the benchmark files") }
@@ -228,7 +235,7 @@ struct JSONLBenchmark {
       close(output)
     }
     let counted = CountingOutput(FileDescriptorOutput(descriptor: output))
-    let store = Store(sink: DiscardingSink(), runner: LocalRunner(), clock: BenchClock())
+    let store = Store(sink: DiscardingSink(), runner: runner(directory), clock: BenchClock())
     let session = JSONLinesSession(
       store: store, input: FileDescriptorInput(descriptor: input), output: counted,
       diagnostics: { FileHandle.standardError.write(Data("jsonl: \($0)\n".utf8)) })
@@ -270,53 +277,6 @@ private final class DiscardingSink: EventSink {
 
 private struct BenchClock: WallClock {
   func now() -> Timestamp { Timestamp(milliseconds: 1_795_341_600_000) }
-}
-
-/// Answers the effects the benchmark's intents ask for without any I/O, the way the real runner
-/// answers refusals and server switches.
-private final class LocalRunner: EffectsRunner {
-  private struct Status {
-    var outstanding = 0
-    var waiters: [CheckedContinuation<Void, Never>] = []
-  }
-  private let status = Mutex(Status())
-
-  func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
-    let result: Action
-    switch effect {
-    case .reject(let reason): result = .actionRejected(.init(reason: reason))
-    case .switchServer(let url): result = .serverChanged(.init(url: url))
-    case .cancel: return
-    default:
-      result = .requestFailed(
-        .init(cause: cause, error: RequestError(kind: "network", message: "offline")))
-    }
-    status.withLock { $0.outstanding += 1 }
-    Task {
-      await deliver(result)
-      let waiters = status.withLock { s -> [CheckedContinuation<Void, Never>] in
-        s.outstanding -= 1
-        guard s.outstanding == 0 else { return [] }
-        defer { s.waiters = [] }
-        return s.waiters
-      }
-      for waiter in waiters { waiter.resume() }
-    }
-  }
-
-  func waitUntilIdle(timeout: Double) async -> Bool {
-    await withCheckedContinuation { continuation in
-      let idle = status.withLock { s in
-        if s.outstanding == 0 { return true }
-        s.waiters.append(continuation)
-        return false
-      }
-      if idle { continuation.resume() }
-    }
-    return true
-  }
-
-  func shutdown() async {}
 }
 
 extension String {
