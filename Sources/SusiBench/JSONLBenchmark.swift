@@ -69,10 +69,15 @@ struct JSONLBenchmark {
     let actions = Self.decodedIntents(text)
     for _ in 0..<rounds {
       baseline.append(try Measurement.of { try Self.runBaseline(inputPath) })
-      storeAlone.append(try await Measurement.ofAsync { await Self.runStoreAlone(actions, directory: directory.path) })
+      storeAlone.append(
+        try await Measurement.ofAsync {
+          await Self.runStoreAlone(actions, directory: directory.path)
+        })
       var written = 0
       frontend.append(
-        try await Measurement.ofAsync { written = try await Self.runFrontend(inputPath, directory: directory.path) })
+        try await Measurement.ofAsync {
+          written = try await Self.runFrontend(inputPath, directory: directory.path)
+        })
       outputLines = written
     }
     let base = Measurement.best(baseline)
