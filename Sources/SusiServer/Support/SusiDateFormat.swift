@@ -6,7 +6,7 @@ import Glibc
 enum SusiDateFormat {
   /// Broken-down UTC time of `date`, with milliseconds.
   private static func parts(_ date: Date) -> (tm, Int) {
-    let millisSinceEpoch = (date.timeIntervalSince1970 * 1000).rounded(.down)
+    let millisSinceEpoch = (date.timeIntervalSince1970 * 1000).rounded()
     let seconds = Int(floor(millisSinceEpoch / 1000))
     let millis = Int(millisSinceEpoch) - seconds * 1000
     var time = time_t(seconds)
