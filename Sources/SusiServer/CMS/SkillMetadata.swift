@@ -39,10 +39,9 @@ enum SkillMetadata {
     object["lastModifiedTime"] = .string(SusiDateFormat.seconds(skill.modified))
     object["creationTime"] = .string(SusiDateFormat.seconds(skill.modified))
     object["supported_languages"] = .array(
-      library.skills.filter {
-        $0.model == skill.model && $0.group == skill.group && $0.tag == skill.tag
-      }
-      .map { .object(["language": .string($0.language), "name": .string($0.tag)]) })
+      library.languages(model: skill.model, group: skill.group, tag: skill.tag).map {
+        .object(["language": .string($0), "name": .string(skill.tag)])
+      })
     if let accessed = skill.accessed {
       object["lastAccessTime"] = .string(SusiDateFormat.fileTime(accessed))
     }

@@ -30,6 +30,8 @@ public struct SkillLibrary: Sendable {
   public let groupsByModel: [String: [String]]
   /// Files skipped and problems stepped around, one line each, naming the file.
   public let warnings: [String]
+  /// The languages each skill tag exists in, per model and group, sorted.
+  private let languagesByTag: [String: [String]]
 
   /// Loads every skill under `dataDirectory/models`.
   public static func load(from dataDirectory: URL) -> SkillLibrary {
@@ -67,9 +69,23 @@ public struct SkillLibrary: Sendable {
         }
       }
     }
+    var languages: [String: [String]] = [:]
+    for skill in skills {
+      languages[languageKey(skill.model, skill.group, skill.tag), default: []].append(
+        skill.language)
+    }
     return SkillLibrary(
       dataDirectory: dataDirectory, skills: skills, groupsByModel: groupsByModel,
-      warnings: warnings)
+      warnings: warnings, languagesByTag: languages.mapValues { $0.sorted() })
+  }
+
+  private static func languageKey(_ model: String, _ group: String, _ tag: String) -> String {
+    "\(model)\u{0}\(group)\u{0}\(tag)"
+  }
+
+  /// The languages a skill tag of a group exists in (its `supported_languages`).
+  public func languages(model: String, group: String, tag: String) -> [String] {
+    languagesByTag[SkillLibrary.languageKey(model, group, tag)] ?? []
   }
 
   /// The groups of `model`, or nil when the model does not exist.

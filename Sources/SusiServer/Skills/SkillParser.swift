@@ -17,7 +17,10 @@ public enum SkillParser {
     guard !bytes.contains(0) else {
       throw SkillParseError(message: "file contains NUL bytes; it is not a text file")
     }
-    guard var text = String(validating: bytes, as: UTF8.self) else {
+    // Decoding with repair is fast; comparing the bytes back tells whether anything was
+    // repaired, i.e. whether the file was valid UTF-8.
+    var text = String(decoding: bytes, as: UTF8.self)
+    guard text.utf8.elementsEqual(bytes) else {
       throw SkillParseError(message: "file is not valid UTF-8 text")
     }
     if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
@@ -40,15 +43,12 @@ public enum SkillParser {
   /// Splits text into lines (LF, CRLF or CR), turns tabs into four spaces and joins lines
   /// marked with a trailing or leading backslash.
   static func logicalLines(_ text: String) -> [Line] {
-    let unified = text.replacingOccurrences(of: "\r\n", with: "\n")
-      .replacingOccurrences(of: "\r", with: "\n")
-      .replacingOccurrences(of: "\t", with: "    ")
     var lines: [Line] = []
     var joinNext = false
-    for (number, raw) in unified.split(separator: "\n", omittingEmptySubsequences: false)
-      .enumerated()
-    {
-      var text = String(raw)
+    for (number, raw) in physicalLines(text).enumerated() {
+      var text =
+        raw.utf8.contains(UInt8(ascii: "\t"))
+        ? raw.replacingOccurrences(of: "\t", with: "    ") : raw
       let leadingJoin = text.trimmedLeft.hasPrefix("\\") && !lines.isEmpty
       if leadingJoin { text = String(text.trimmedLeft.dropFirst()) }
       let trailingJoin = text.hasSuffix("\\")
@@ -60,6 +60,25 @@ public enum SkillParser {
       }
       joinNext = trailingJoin
     }
+    return lines
+  }
+
+  /// Splits at LF, CRLF or a lone CR, working on the UTF-8 bytes.
+  static func physicalLines(_ text: String) -> [String] {
+    var lines: [String] = []
+    let utf8 = Array(text.utf8)
+    var start = 0
+    var index = 0
+    while index < utf8.count {
+      let byte = utf8[index]
+      if byte == 0x0A || byte == 0x0D {
+        lines.append(String(decoding: utf8[start..<index], as: UTF8.self))
+        if byte == 0x0D, index + 1 < utf8.count, utf8[index + 1] == 0x0A { index += 1 }
+        start = index + 1
+      }
+      index += 1
+    }
+    lines.append(String(decoding: utf8[start..<utf8.count], as: UTF8.self))
     return lines
   }
 
@@ -268,18 +287,32 @@ public enum SkillParser {
   }
 }
 
+extension Unicode.Scalar {
+  /// Whitespace, with a fast path for ASCII.
+  var isSpace: Bool {
+    switch value {
+    case 0x20, 0x09...0x0D: true
+    case 0..<0x80: false
+    default: properties.isWhitespace
+    }
+  }
+}
+
 extension StringProtocol {
-  /// Without leading and trailing spaces.
+  /// Without leading and trailing whitespace.
   var trimmed: String {
-    var slice = Substring(self)
-    while let first = slice.first, first.isWhitespace { slice.removeFirst() }
-    while let last = slice.last, last.isWhitespace { slice.removeLast() }
-    return String(slice)
+    let scalars = unicodeScalars
+    guard let first = scalars.firstIndex(where: { !$0.isSpace }),
+      let last = scalars.lastIndex(where: { !$0.isSpace })
+    else { return "" }
+    var out = String.UnicodeScalarView()
+    out.append(contentsOf: scalars[first...last])
+    return String(out)
   }
 
   var trimmedLeft: Substring {
-    var slice = Substring(self)
-    while let first = slice.first, first.isWhitespace { slice.removeFirst() }
-    return slice
+    let scalars = Substring(self).unicodeScalars
+    guard let first = scalars.firstIndex(where: { !$0.isSpace }) else { return "" }
+    return Substring(scalars[first...])
   }
 }

@@ -29,8 +29,7 @@ public struct SkillPattern: Sendable, Equatable {
 
   /// Lower-cases a word and strips punctuation around it, so `Coin?` matches `coin`.
   static func normalize(_ word: Substring) -> String {
-    let trimmed = word.lowercased().trimmingCharacters(in: " ?!.,;:\"()[]{}")
-    return trimmed
+    word.lowercased().trimmingPunctuation()
   }
 
   /// The query split into words: `normalized` for matching, `original` for captures.
@@ -43,7 +42,7 @@ public struct SkillPattern: Sendable, Equatable {
         let word = SkillPattern.normalize(raw)
         guard !word.isEmpty else { continue }
         normalized.append(word)
-        original.append(String(raw).trimmingCharacters(in: " ?!.,;:\"()[]{}"))
+        original.append(String(raw).trimmingPunctuation())
       }
     }
   }
@@ -94,12 +93,17 @@ public struct SkillPattern: Sendable, Equatable {
   }
 }
 
+/// The punctuation stripped from both ends of every word before matching.
+private let wordPunctuation: Set<Unicode.Scalar> = Set(" ?!.,;:\"()[]{}".unicodeScalars)
+
 extension String {
-  fileprivate func trimmingCharacters(in set: String) -> String {
-    let characters = Set(set)
-    var slice = Substring(self)
-    while let first = slice.first, characters.contains(first) { slice.removeFirst() }
-    while let last = slice.last, characters.contains(last) { slice.removeLast() }
-    return String(slice)
+  fileprivate func trimmingPunctuation() -> String {
+    let scalars = unicodeScalars
+    guard let first = scalars.firstIndex(where: { !wordPunctuation.contains($0) }),
+      let last = scalars.lastIndex(where: { !wordPunctuation.contains($0) })
+    else { return "" }
+    var out = String.UnicodeScalarView()
+    out.append(contentsOf: scalars[first...last])
+    return String(out)
   }
 }
