@@ -23,6 +23,7 @@ public struct ServerConfiguration: Sendable {
   /// Whether a login after recent failures demands `g-recaptcha-response`. Off by default.
   public var loginCaptcha: Bool
 
+  /// A configuration; every argument has the documented default.
   public init(
     host: String = "127.0.0.1", port: Int = 0, dataDirectory: URL? = nil,
     stateDirectory: URL? = nil, seed: UInt64? = nil, clock: ServerClock = .system,

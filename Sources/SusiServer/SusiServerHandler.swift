@@ -54,6 +54,7 @@ public final class SusiServerHandler: HTTPHandler {
     "/duckduckgo": .raw(WebSearchEndpoint.handle),
   ]
 
+  /// Answers one request.
   public func handle(_ request: HTTPRequest) async -> HTTPResponse {
     respond(request)
   }

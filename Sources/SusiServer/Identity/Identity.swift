@@ -14,6 +14,7 @@ public struct Identity: Sendable, Equatable, Hashable {
   public var kind: Kind
   public var name: String
 
+  /// An identity of `kind` named `name`.
   public init(kind: Kind, name: String) {
     self.kind = kind
     self.name = name

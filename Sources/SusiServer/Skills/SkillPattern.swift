@@ -9,6 +9,7 @@ public struct SkillPattern: Sendable, Equatable {
   let tokens: [Token]
   public let text: String
 
+  /// Reads one pattern (one `|`-separated part of a pattern line).
   public init(_ text: String) {
     self.text = text
     tokens = text.split(whereSeparator: \.isWhitespace).compactMap { raw in

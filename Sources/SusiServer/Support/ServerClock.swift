@@ -6,6 +6,7 @@ import Synchronization
 public struct ServerClock: Sendable {
   private let read: @Sendable () -> Date
 
+  /// A clock that asks `read` for the time.
   public init(_ read: @escaping @Sendable () -> Date) { self.read = read }
 
   /// The wall clock.
@@ -24,6 +25,7 @@ public final class ManualClock: Sendable {
     current = Mutex(start)
   }
 
+  /// The time the clock shows.
   public var now: Date { current.withLock { $0 } }
 
   /// Moves the clock forward by `seconds`.
