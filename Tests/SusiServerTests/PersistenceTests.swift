@@ -90,6 +90,14 @@ import Testing
     } throws: { error in "\(error)".contains("format version 9") }
   }
 
+  @Test func stateDirectoryThatIsAFileIsAClearError() throws {
+    let file = try temporaryDirectory().appendingPathComponent("state")
+    try Data("x".utf8).write(to: file)
+    #expect {
+      _ = try TestServer(stateDirectory: file)
+    } throws: { error in "\(error)".contains("not a directory") }
+  }
+
   @Test func expiredTokensAreDroppedWhenSaving() throws {
     let state = try temporaryDirectory()
     let server = try TestServer(stateDirectory: state)

@@ -70,14 +70,26 @@ enum AtomicFile {
     if fsync(fd) != 0 { throw FileError(path: path, operation: "fsync directory", errno: errno) }
   }
 
-  /// Creates `url` and its missing parents with mode 0700 (existing folders are left as they are).
+  /// Creates `url` with mode 0700 (from the start, not changed afterwards) and its missing
+  /// parents; an existing folder is left as it is.
   static func makeDirectory(_ url: URL) throws(FileError) {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+      guard isDirectory.boolValue else {
+        throw FileError(path: url.path, reason: "exists and is not a directory")
+      }
+      return
+    }
     do {
       try FileManager.default.createDirectory(
-        at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     } catch {
       throw FileError(
-        path: url.path, reason: "cannot create directory: \(error.localizedDescription)")
+        path: url.deletingLastPathComponent().path,
+        reason: "cannot create directory: \(error.localizedDescription)")
+    }
+    if mkdir(url.path, 0o700) != 0 && errno != EEXIST {
+      throw FileError(path: url.path, operation: "mkdir", errno: errno)
     }
   }
 
