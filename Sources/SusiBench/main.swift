@@ -19,6 +19,7 @@ struct Benchmark {
 let benchmarks: [Benchmark] = [
   logBenchmark,
   runnerBenchmark,
+  susiServerBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
