@@ -37,7 +37,7 @@ let package = Package(
     // Frontends: thin layers that turn input into intents and events into output.
     .target(
       name: "SusiFrontendSupport",
-      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiServer", "SusiJSON"],
+      dependencies: ["SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON"],
       path: "Frontends/Support", swiftSettings: strict),
     .target(
       name: "SusiText", dependencies: ["SusiFrontendSupport"], path: "Frontends/Text",
@@ -49,7 +49,9 @@ let package = Package(
       name: "SusiWebhook", dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto"],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
-      name: "SusiReplay", dependencies: ["SusiFrontendSupport"], path: "Frontends/Replay",
+      name: "SusiReplay",
+      dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto"],
+      path: "Frontends/Replay",
       swiftSettings: strict),
     .executableTarget(
       name: "susi",
