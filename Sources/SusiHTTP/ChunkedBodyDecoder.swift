@@ -47,6 +47,9 @@ struct ChunkedBodyDecoder {
           }
           return (offset, .needMoreBytes)
         }
+        if lineFeed - offset > Self.maxSizeLineBytes {
+          return (offset, .rejected(.badRequest("chunk size line too long")))
+        }
         guard lineFeed > offset, input[lineFeed - 1] == HTTPSyntax.cr else {
           return (offset, .rejected(.badRequest("chunk size line must end in CRLF")))
         }
@@ -95,6 +98,9 @@ struct ChunkedBodyDecoder {
             return (offset, .rejected(trailersTooLarge()))
           }
           return (offset, .needMoreBytes)
+        }
+        if trailerBytes + (lineFeed - offset) > limits.maxHeaderBytes {
+          return (offset, .rejected(trailersTooLarge()))
         }
         guard lineFeed > offset, input[lineFeed - 1] == HTTPSyntax.cr else {
           return (offset, .rejected(.badRequest("trailer line must end in CRLF")))

@@ -51,6 +51,13 @@ struct HTTPHeadScanner {
           length: bytes.count - lineStart, total: bytes.count, limits: limits)
       }
       scanned = lineFeed + 1
+      // The limits come first, exactly as they would have applied had the line arrived in
+      // pieces: the outcome must not depend on how the bytes were split.
+      if case .rejected(let rejection) = checkUnfinishedLine(
+        length: lineFeed - lineStart, total: lineFeed, limits: limits)
+      {
+        return .rejected(rejection)
+      }
       guard lineFeed > lineStart, bytes[lineFeed - 1] == HTTPSyntax.cr else {
         return .rejected(.badRequest("line ends in a bare LF instead of CRLF"))
       }
