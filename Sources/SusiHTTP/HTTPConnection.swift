@@ -59,9 +59,11 @@ final class HTTPConnection: @unchecked Sendable {
     afterEvent()
   }
 
-  /// Closes at once: the shutdown grace period is over, or the socket failed.
+  /// Closes at once: the shutdown grace period is over, or the socket failed. A handler still
+  /// running is cancelled, since nobody can receive its answer.
   func forceClose() {
     machine.closed()
+    handlerTask?.cancel()
     closeSocket()
   }
 

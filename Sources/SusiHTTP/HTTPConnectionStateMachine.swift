@@ -89,6 +89,9 @@ struct HTTPConnectionStateMachine {
 
   /// The earliest moment `timePassed` could have something to do, or nil.
   var nextDeadline: Duration? {
+    // While a response is still being written, only the write timeout applies: the client
+    // is not expected to send its next request before it has read this one.
+    if let writeDeadline { return writeDeadline }
     var deadline: Duration?
     switch state {
     case .awaitingHead(let readySince):
@@ -98,7 +101,6 @@ struct HTTPConnectionStateMachine {
     case .lingering(let until): deadline = until
     default: break
     }
-    if let writeDeadline { deadline = min(deadline ?? writeDeadline, writeDeadline) }
     return deadline
   }
 
@@ -180,6 +182,10 @@ struct HTTPConnectionStateMachine {
       if progressed || writeDeadline == nil { writeDeadline = now + timeouts.write }
       return .none
     }
+    if writeDeadline != nil, case .awaitingHead = state, parser.isAwaitingRequest {
+      // The keep-alive idle time starts once the client has the whole response.
+      state = .awaitingHead(readySince: now)
+    }
     writeDeadline = nil
     guard case .closing = state else { return .none }
     if peerHalfClosed { return closeNow() }
@@ -189,7 +195,7 @@ struct HTTPConnectionStateMachine {
 
   /// The loop's clock reached `now`: enforce whichever deadline passed.
   mutating func timePassed(at now: Duration) -> Action {
-    if let writeDeadline, now >= writeDeadline { return closeNow() }
+    if let writeDeadline { return now >= writeDeadline ? closeNow() : .none }
     switch state {
     case .awaitingHead(let readySince):
       if isIdleKeepAlive && now >= readySince + timeouts.idle { return closeNow() }
