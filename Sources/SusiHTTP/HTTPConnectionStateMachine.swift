@@ -61,6 +61,7 @@ struct HTTPConnectionStateMachine {
   private var shuttingDown = false
   private var writeDeadline: Duration?
   private var lingerBytes = 0
+  private var mayHaveUnreadInput = false
 
   init(limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, now: Duration) {
     self.limits = limits
@@ -115,6 +116,7 @@ struct HTTPConnectionStateMachine {
     case .closed:
       return .none
     case .closing:
+      mayHaveUnreadInput = true
       return .none
     case .lingering:
       lingerBytes += bytes.count
@@ -188,7 +190,9 @@ struct HTTPConnectionStateMachine {
     }
     writeDeadline = nil
     guard case .closing = state else { return .none }
-    if peerHalfClosed { return closeNow() }
+    // Lingering guards the last response against a reset caused by unread input; it is only
+    // worth the wait when the client may still be sending.
+    if peerHalfClosed || !(mayHaveUnreadInput || parser.bufferedByteCount > 0) { return closeNow() }
     state = .lingering(until: now + timeouts.linger)
     return .halfCloseAndLinger
   }
@@ -279,6 +283,8 @@ struct HTTPConnectionStateMachine {
   }
 
   private mutating func reject(_ rejection: HTTPRejection) -> Action {
+    // A refused request's body, if any, was never read.
+    mayHaveUnreadInput = true
     state = .closing
     return .sendRejection(rejection)
   }

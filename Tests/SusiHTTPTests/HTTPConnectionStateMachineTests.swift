@@ -82,9 +82,17 @@ func describe(_ action: HTTPConnectionStateMachine.Action) -> String {
     #expect(machine.wantsToRead)
   }
 
-  @Test mutating func closesAfterConnectionCloseAndLingers() {
+  @Test mutating func closesAfterConnectionClose() {
     #expect(
       receive("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") == "startHandler GET / ")
+    #expect(respond() == "sendResponse 200 close")
+    #expect(describe(machine.outputWritten(remaining: 0, progressed: true, at: .zero)) == "close")
+  }
+
+  @Test mutating func lingersAfterClosingWhenMoreInputCame() {
+    #expect(
+      receive("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") == "startHandler GET / ")
+    #expect(receive("GET /more HTTP/1.1\r\n") == "none")
     #expect(respond() == "sendResponse 200 close")
     #expect(
       describe(machine.outputWritten(remaining: 0, progressed: true, at: .zero))

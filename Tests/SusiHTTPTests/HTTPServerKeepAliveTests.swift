@@ -7,7 +7,7 @@ import Testing
     try await withServer { _, port in
       let client = try RawClient(port: port)
       try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
-      let response = try client.readResponse()
+      let response = try await client.readResponse()
       #expect(response.status == 200)
       #expect(response.text == "GET /hello ")
       #expect(response.header("Content-Length") == "11")
@@ -21,7 +21,7 @@ import Testing
       let client = try RawClient(port: port)
       for index in 0..<5 {
         try client.send("POST /\(index) HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
-        #expect(try client.readResponse().text == "POST /\(index) abc")
+        #expect(try await client.readResponse().text == "POST /\(index) abc")
       }
     }
   }
@@ -40,7 +40,7 @@ import Testing
       let targets = ["/slow", "/2", "/3", "/slow", "/5"]
       try client.send(targets.map { "GET \($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
       var answered: [String] = []
-      for _ in targets { answered.append(try client.readResponse().text) }
+      for _ in targets { answered.append(try await client.readResponse().text) }
       #expect(answered == targets)
     }
   }
@@ -49,9 +49,9 @@ import Testing
     try await withServer { _, port in
       let client = try RawClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-      let response = try client.readResponse()
+      let response = try await client.readResponse()
       #expect(response.header("Connection") == "close")
-      #expect(try client.readsEndOfStream())
+      #expect(try await client.readsEndOfStream())
     }
   }
 
@@ -59,14 +59,14 @@ import Testing
     try await withServer { _, port in
       let plain = try RawClient(port: port)
       try plain.send("GET /old HTTP/1.0\r\n\r\n")
-      #expect(try plain.readResponse().header("Connection") == "close")
-      #expect(try plain.readsEndOfStream())
+      #expect(try await plain.readResponse().header("Connection") == "close")
+      #expect(try await plain.readsEndOfStream())
 
       let kept = try RawClient(port: port)
       try kept.send("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
-      #expect(try kept.readResponse().header("Connection") == "keep-alive")
+      #expect(try await kept.readResponse().header("Connection") == "keep-alive")
       try kept.send("GET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
-      #expect(try kept.readResponse().text == "GET /b ")
+      #expect(try await kept.readResponse().text == "GET /b ")
     }
   }
 
@@ -74,12 +74,12 @@ import Testing
     try await withServer { _, port in
       let client = try RawClient(port: port)
       try client.send("HEAD /thing HTTP/1.1\r\nHost: x\r\n\r\n")
-      let head = try client.readResponse(toHead: true)
+      let head = try await client.readResponse(toHead: true)
       #expect(head.status == 200)
       #expect(head.header("Content-Length") == "12")
       // A body sent by mistake would be read as the start of this response.
       try client.send("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
-      #expect(try client.readResponse().text == "GET /next ")
+      #expect(try await client.readResponse().text == "GET /next ")
     }
   }
 
@@ -88,10 +88,10 @@ import Testing
       let client = try RawClient(port: port)
       try client.send(
         "POST /up HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
-      let interim = try client.readHead()
+      let interim = try await client.readHead()
       #expect(interim.status == 100)
       try client.send("data")
-      let response = try client.readResponse()
+      let response = try await client.readResponse()
       #expect(response.status == 200)
       #expect(response.text == "POST /up data")
     }
@@ -102,7 +102,7 @@ import Testing
       let client = try RawClient(port: port)
       try client.send(
         "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 99999999\r\n\r\n")
-      #expect(try client.readResponse().status == 413)
+      #expect(try await client.readResponse().status == 413)
     }
   }
 
@@ -111,9 +111,9 @@ import Testing
       let client = try RawClient(port: port)
       try client.send("GET /last HTTP/1.1\r\nHost: x\r\n\r\n")
       client.shutdownWrite()
-      let response = try client.readResponse()
+      let response = try await client.readResponse()
       #expect(response.text == "GET /last ")
-      #expect(try client.readsEndOfStream())
+      #expect(try await client.readsEndOfStream())
     }
   }
 
@@ -123,7 +123,7 @@ import Testing
       try client.send(
         "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n")
       try client.send("4;ext=1\r\ndefg\r\n0\r\nX-Trailer: t\r\n\r\n")
-      #expect(try client.readResponse().text == "POST /c abcdefg")
+      #expect(try await client.readResponse().text == "POST /c abcdefg")
     }
   }
 
@@ -133,8 +133,8 @@ import Testing
     try await withServer(handler: handler) { _, port in
       let client = try RawClient(port: port)
       try client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /big HTTP/1.1\r\nHost: x\r\n\r\n")
-      #expect(try client.readResponse().body == big)
-      #expect(try client.readResponse().body.count == big.count)
+      #expect(try await client.readResponse().body == big)
+      #expect(try await client.readResponse().body.count == big.count)
     }
   }
 
@@ -147,7 +147,7 @@ import Testing
     try await withServer(handler: handler) { _, port in
       let client = try RawClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\nX-In: hi\r\n\r\n")
-      let response = try client.readResponse()
+      let response = try await client.readResponse()
       #expect(response.status == 201)
       #expect(response.text == "127.0.0.1")
       #expect(response.header("X-Echo") == "hi")
@@ -163,7 +163,7 @@ import Testing
     try await withServer(handler: handler) { _, port in
       let client = try RawClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-      let response = try client.readResponse()
+      let response = try await client.readResponse()
       #expect(response.header("Set-Cookie") == nil)
       #expect(response.header("X-Bad") == nil)
       #expect(response.header("X-Good") == "ok")

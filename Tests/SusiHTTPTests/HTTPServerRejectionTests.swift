@@ -16,10 +16,10 @@ let socketRejectionFixtures = parserFixtures.filter {
     try await withServer { _, port in
       let client = try RawClient(port: port)
       try client.send(fixture.raw + "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n")
-      let response = try client.readResponse()
+      let response = try await client.readResponse()
       #expect(response.status == status)
       #expect(response.header("Connection") == "close")
-      #expect(try client.readsEndOfStream())
+      #expect(try await client.readsEndOfStream())
     }
   }
 
@@ -27,8 +27,8 @@ let socketRejectionFixtures = parserFixtures.filter {
     try await withServer { _, port in
       let client = try RawClient(port: port)
       try client.send("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: x\r\n\r\n")
-      #expect(try client.readResponse().status == 414)
-      #expect(try client.readsEndOfStream())
+      #expect(try await client.readResponse().status == 414)
+      #expect(try await client.readsEndOfStream())
     }
   }
 
@@ -37,8 +37,8 @@ let socketRejectionFixtures = parserFixtures.filter {
       let client = try RawClient(port: port)
       let fields = (0..<101).map { "X-F\($0): v\r\n" }.joined()
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")
-      #expect(try client.readResponse().status == 431)
-      #expect(try client.readsEndOfStream())
+      #expect(try await client.readResponse().status == 431)
+      #expect(try await client.readsEndOfStream())
     }
   }
 
@@ -47,8 +47,8 @@ let socketRejectionFixtures = parserFixtures.filter {
       let client = try RawClient(port: port)
       try client.send(
         "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 17 * 1024))\r\n\r\n")
-      #expect(try client.readResponse().status == 431)
-      #expect(try client.readsEndOfStream())
+      #expect(try await client.readResponse().status == 431)
+      #expect(try await client.readsEndOfStream())
     }
   }
 
@@ -56,10 +56,10 @@ let socketRejectionFixtures = parserFixtures.filter {
     try await withServer { _, port in
       let client = try RawClient(port: port)
       try client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: \(1024 * 1024 + 1)\r\n\r\n")
-      let response = try client.readResponse()
+      let response = try await client.readResponse()
       #expect(response.status == 413)
       #expect(response.header("Connection") == "close")
-      #expect(try client.readsEndOfStream())
+      #expect(try await client.readsEndOfStream())
     }
   }
 
@@ -72,7 +72,7 @@ let socketRejectionFixtures = parserFixtures.filter {
       let body = [UInt8](repeating: UInt8(ascii: "x"), count: 1024 * 1024)
       try client.send(
         Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
-      let response = try client.readResponse()
+      let response = try await client.readResponse()
       #expect(response.status == 200)
       #expect(response.text == "1048576")
     }
@@ -84,7 +84,7 @@ let socketRejectionFixtures = parserFixtures.filter {
       let chunk = String(repeating: "c", count: 0x80000)
       try client.send("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
       for _ in 0..<3 { try? client.send("80000\r\n\(chunk)\r\n") }
-      #expect(try client.readResponse().status == 413)
+      #expect(try await client.readResponse().status == 413)
     }
   }
 }

@@ -17,10 +17,10 @@ import Testing
       await clock.advance(by: .seconds(9))
       try client.send("x\r\n")
       await clock.advance(by: .seconds(1))
-      let response = try client.readResponse()
+      let response = try await client.readResponse()
       #expect(response.status == 408)
       #expect(response.header("Connection") == "close")
-      #expect(try client.readsEndOfStream())
+      #expect(try await client.readsEndOfStream())
     }
   }
 
@@ -31,7 +31,7 @@ import Testing
       try client.send("GET /ok HTTP/1.1\r\n")
       await clock.advance(by: .seconds(9))
       try client.send("Host: x\r\n\r\n")
-      #expect(try client.readResponse().status == 200)
+      #expect(try await client.readResponse().status == 200)
     }
   }
 
@@ -41,7 +41,7 @@ import Testing
       let client = try RawClient(port: port)
       try client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
       await clock.advance(by: .seconds(10))
-      #expect(try client.readResponse().status == 408)
+      #expect(try await client.readResponse().status == 408)
     }
   }
 
@@ -50,12 +50,12 @@ import Testing
     try await withServer(Self.configuration(clock)) { _, port in
       let client = try RawClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-      #expect(try client.readResponse().status == 200)
+      #expect(try await client.readResponse().status == 200)
       await clock.advance(by: .seconds(4))
       try client.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
-      #expect(try client.readResponse().text == "GET /again ")
+      #expect(try await client.readResponse().text == "GET /again ")
       await clock.advance(by: .seconds(5))
-      #expect(try client.readsEndOfStream())
+      #expect(try await client.readsEndOfStream())
     }
   }
 
@@ -71,7 +71,7 @@ import Testing
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
       await clock.advance(by: .seconds(60))
       await gate.open()
-      #expect(try client.readResponse().text == "late")
+      #expect(try await client.readResponse().text == "late")
     }
   }
 }

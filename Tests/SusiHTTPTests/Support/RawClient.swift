@@ -1,9 +1,10 @@
+import Foundation
 import Glibc
 
 @testable import SusiHTTP
 
 /// A response as a raw-socket client read it.
-struct RawResponse {
+struct RawResponse: Sendable {
   var status: Int
   var headers: [(name: String, value: String)]
   var body: [UInt8]
@@ -23,7 +24,7 @@ struct RawClientError: Error, CustomStringConvertible {
 
 /// A blocking TCP client that speaks bytes, for tests that need full control of the wire.
 /// Every read gives up after five seconds so a broken server fails a test instead of hanging it.
-final class RawClient {
+final class RawClient: @unchecked Sendable {
   let fd: Int32
   private var buffer: [UInt8] = []
   private(set) var sawEndOfStream = false
@@ -104,7 +105,7 @@ final class RawClient {
   }
 
   /// Reads a status line and headers.
-  func readHead() throws -> RawResponse {
+  func readHeadBlocking() throws -> RawResponse {
     let statusLine = try readLine()
     let parts = statusLine.split(separator: " ", maxSplits: 2)
     guard parts.count >= 2, parts[0] == "HTTP/1.1", let status = Int(parts[1]) else {
@@ -124,7 +125,7 @@ final class RawClient {
   }
 
   /// Reads the next chunk of a chunked body; nil at the last chunk.
-  func readChunk() throws -> [UInt8]? {
+  func readChunkBlocking() throws -> [UInt8]? {
     let sizeLine = try readLine()
     guard let size = Int(sizeLine, radix: 16) else {
       throw RawClientError(description: "bad chunk size line: \(sizeLine)")
@@ -141,13 +142,13 @@ final class RawClient {
   }
 
   /// Reads one whole response. `toHead` says the request was HEAD, so no body follows.
-  func readResponse(toHead: Bool = false) throws -> RawResponse {
-    var response = try readHead()
+  func readResponseBlocking(toHead: Bool = false) throws -> RawResponse {
+    var response = try readHeadBlocking()
     if toHead || response.status == 204 || response.status == 304 || response.status < 200 {
       return response
     }
     if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
-      while let chunk = try readChunk() {
+      while let chunk = try readChunkBlocking() {
         response.chunkSizes.append(chunk.count)
         response.body.append(contentsOf: chunk)
       }
@@ -162,7 +163,7 @@ final class RawClient {
   }
 
   /// Whether the server closes the connection without sending anything more.
-  func readsEndOfStream() throws -> Bool {
+  func readsEndOfStreamBlocking() throws -> Bool {
     if !buffer.isEmpty { return false }
     return try !fill() && buffer.isEmpty
   }
@@ -174,5 +175,38 @@ extension StringProtocol {
     while text.first == set { text.removeFirst() }
     while text.last == set { text.removeLast() }
     return String(text)
+  }
+}
+
+extension RawClient {
+  // Reads block a thread of their own, never one of the cooperative pool: a test waiting on a
+  // socket must not starve the tasks (actors, handlers) that would answer it.
+
+  /// Reads a status line and headers.
+  func readHead() async throws -> RawResponse { try await offPool { try self.readHeadBlocking() } }
+
+  /// Reads the next chunk of a chunked body; nil at the last chunk.
+  func readChunk() async throws -> [UInt8]? { try await offPool { try self.readChunkBlocking() } }
+
+  /// Reads one whole response. `toHead` says the request was HEAD, so no body follows.
+  func readResponse(toHead: Bool = false) async throws -> RawResponse {
+    try await offPool { try self.readResponseBlocking(toHead: toHead) }
+  }
+
+  /// Whether the server closes the connection without sending anything more.
+  func readsEndOfStream() async throws -> Bool {
+    try await offPool { try self.readsEndOfStreamBlocking() }
+  }
+}
+
+/// Runs a blocking call on a new thread and waits for it without holding a pool thread.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+  try await withCheckedThrowingContinuation { continuation in
+    let thread = Thread {
+      do { continuation.resume(returning: try body()) } catch {
+        continuation.resume(throwing: error)
+      }
+    }
+    thread.start()
   }
 }
