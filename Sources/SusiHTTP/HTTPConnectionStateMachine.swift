@@ -148,8 +148,8 @@ struct HTTPConnectionStateMachine {
     let framing = HTTPResponseFraming(
       keepAlive: head.keepAlive && !shuttingDown && !peerHalfClosed
         && requestCount < limits.maxRequestsPerConnection && !Self.asksToClose(response)
-        && !(isStream && head.version == .http1_0),
-      isHeadRequest: head.isHead, isHTTP10: head.version == .http1_0)
+        && !(isStream && head.version == .http10),
+      isHeadRequest: head.isHead, isHTTP10: head.version == .http10)
     if isStream {
       state = .streaming(framing)
       return .startStream(response, framing)

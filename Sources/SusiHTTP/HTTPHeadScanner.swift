@@ -169,7 +169,7 @@ struct HTTPHeadScanner {
         HTTPRejection(status: 505, reason: "only HTTP/1.0 and HTTP/1.1 are supported"))
     }
     // Later 1.x minor versions are compatible with 1.1 (RFC 9110 §2.5).
-    return .success(minor == 0 ? .http1_0 : .http1_1)
+    return .success(minor == 0 ? .http10 : .http11)
   }
 
   private static func isAcceptableTarget(_ target: String, method: String) -> Bool {
@@ -240,7 +240,7 @@ struct HTTPHeadScanner {
     guard let requestLine else { return .rejected(.badRequest("missing request line")) }
     let version = requestLine.version
     if hostCount > 1 { return .rejected(.badRequest("more than one Host header field")) }
-    if version == .http1_1 && hostCount == 0 {
+    if version == .http11 && hostCount == 0 {
       return .rejected(.badRequest("HTTP/1.1 request without a Host header field"))
     }
     if !hostIsValid { return .rejected(.badRequest("invalid Host header field")) }
@@ -254,7 +254,7 @@ struct HTTPHeadScanner {
 
     var framing = HTTPBodyFraming.none
     if hasTransferEncoding {
-      if version == .http1_0 {
+      if version == .http10 {
         return .rejected(.badRequest("Transfer-Encoding in an HTTP/1.0 request"))
       }
       if transferEncodingIsMalformed {
@@ -280,11 +280,11 @@ struct HTTPHeadScanner {
       return .rejected(HTTPRejection(status: 417, reason: "only Expect: 100-continue is supported"))
     }
     let keepAlive =
-      version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
+      version == .http11 ? !connectionClose : (connectionKeepAlive && !connectionClose)
     let head = HTTPRequestHead(
       method: requestLine.method, target: requestLine.target, version: version, headers: headers,
       bodyFraming: framing, keepAlive: keepAlive,
-      expectsContinue: version == .http1_1 && !expectations.isEmpty)
+      expectsContinue: version == .http11 && !expectations.isEmpty)
     return .complete(head, length: length)
   }
 }

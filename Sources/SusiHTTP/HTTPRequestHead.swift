@@ -3,8 +3,8 @@ struct HTTPVersion: Equatable, Sendable {
   var major: Int
   var minor: Int
 
-  static let http1_0 = HTTPVersion(major: 1, minor: 0)
-  static let http1_1 = HTTPVersion(major: 1, minor: 1)
+  static let http10 = HTTPVersion(major: 1, minor: 0)
+  static let http11 = HTTPVersion(major: 1, minor: 1)
 }
 
 /// How the body of a request is delimited (RFC 9112 §6).
