@@ -190,6 +190,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
   private func run(announcing started: StartFlag) {
     threadID = pthread_self()
+    susi_name_current_thread("susi-http-\(index)")
     started.set()
     let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(Self.maxEvents))
     defer { events.deallocate() }

@@ -21,6 +21,11 @@ enum HTTPResponseEncoder {
     _ response: HTTPResponse, framing: HTTPResponseFraming, date: String, into out: inout [UInt8]
   ) {
     let status = validStatus(response.status)
+    if framing.isHeadRequest && response.bodyStream != nil {
+      // The head a GET would get: its body would be streamed, so its length is unknown.
+      encodeStreamHead(response, framing: framing, date: date, into: &out)
+      return
+    }
     let bodyAllowed = !(status == 204 || status == 304)
     var length: Int? = bodyAllowed ? response.body.count : nil
     if framing.isHeadRequest, response.body.isEmpty,

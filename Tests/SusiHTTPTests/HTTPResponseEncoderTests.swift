@@ -45,6 +45,13 @@ import Testing
         == "HTTP/1.1 200 OK\r\nDate: DATE\r\nContent-Length: 3\r\n\r\n")
   }
 
+  @Test func answersHeadOfAStreamWithTheChunkedHead() {
+    let framing = HTTPResponseFraming(keepAlive: true, isHeadRequest: true, isHTTP10: false)
+    #expect(
+      encoded(HTTPResponse(status: 200) { _ in }, framing)
+        == "HTTP/1.1 200 OK\r\nDate: DATE\r\nTransfer-Encoding: chunked\r\n\r\n")
+  }
+
   @Test func turnsInvalidStatusesInto500() {
     #expect(encoded(HTTPResponse(status: 101)).hasPrefix("HTTP/1.1 500 Internal Server Error\r\n"))
     #expect(encoded(HTTPResponse(status: 1000)).hasPrefix("HTTP/1.1 500 "))
