@@ -266,7 +266,9 @@ enum HTTPBenchmark {
         var headEnd = -1
         var index = 3
         while index < bytes.count {
-          if bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
+          if bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10
+            && bytes[index - 3] == 13
+          {
             headEnd = index + 1
             break
           }

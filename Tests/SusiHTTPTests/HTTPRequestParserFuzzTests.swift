@@ -32,7 +32,7 @@ import Testing
       let size = pieces.isEmpty ? bytes.count : max(1, pieces[pieceIndex % pieces.count])
       pieceIndex += 1
       let end = min(bytes.count, offset + size)
-      parser.append(Array(bytes[offset..<end]))
+      bytes.withUnsafeBytes { parser.append(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
       offset = end
       maxBuffered = max(maxBuffered, parser.bufferedByteCount)
       draining: while true {
