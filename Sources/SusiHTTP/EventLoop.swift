@@ -18,6 +18,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   private struct Inbox {
     var work: [Work] = []
     var stopped = false
+    /// A wake-up is written and not yet consumed, so further work needs no second write.
+    var wakePending = false
   }
 
   private static let wakeKey = UInt64.max
@@ -33,7 +35,6 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   private let epollFD: Int32
   private let wakeFD: Int32
   private let inbox = Mutex(Inbox())
-  private let wakePending = Atomic(false)
 
   // Loop-thread state.
   private var threadID = pthread_t()
@@ -107,13 +108,13 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
       throw HTTPServerError.systemCall("pthread_create")
     }
     pthread_detach(thread)
-    while !started.withLock({ $0 }) { sched_yield() }
+    while !started.isSet { sched_yield() }
   }
 
   private final class StartFlag: Sendable {
     private let flag = Atomic(false)
     func set() { flag.store(true, ordering: .releasing) }
-    func withLock(_ read: (Bool) -> Bool) -> Bool { read(flag.load(ordering: .acquiring)) }
+    var isSet: Bool { flag.load(ordering: .acquiring) }
   }
 
   private final class StartBox: @unchecked Sendable {
@@ -132,13 +133,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   /// Runs `work` on the loop thread soon; false when the loop has stopped.
   @discardableResult
   func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
-    let accepted = inbox.withLock { inbox in
+    inbox.withLock { inbox in
       if inbox.stopped { return false }
       inbox.work.append(.closure(work))
+      wake(&inbox)
       return true
     }
-    if accepted { wake() }
-    return accepted
   }
 
   /// Runs `work` now when called on the loop thread, otherwise queues it.
@@ -155,21 +155,22 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     let accepted = inbox.withLock { inbox in
       if inbox.stopped { return false }
       inbox.work.append(.job(job))
+      wake(&inbox)
       return true
     }
-    if accepted {
-      wake()
-    } else {
+    if !accepted {
       // A task outlived the loop (its handler ignored cancellation); let it finish elsewhere.
       globalConcurrentExecutor.enqueue(job)
     }
   }
 
-  private func wake() {
-    if !wakePending.exchange(true, ordering: .acquiringAndReleasing) {
-      var one: UInt64 = 1
-      _ = write(wakeFD, &one, 8)
-    }
+  /// Wakes the loop from `epoll_wait`. Called under the inbox lock, so it never writes to the
+  /// descriptor after `stop()` (which takes the same lock) has closed it.
+  private func wake(_ inbox: inout Inbox) {
+    if inbox.wakePending { return }
+    inbox.wakePending = true
+    var one: UInt64 = 1
+    _ = write(wakeFD, &one, 8)
   }
 
   /// Returns after the loop has finished one whole turn begun after this call: it has read what
@@ -237,8 +238,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   }
 
   private func runWork() {
-    wakePending.store(false, ordering: .releasing)
     let incoming = inbox.withLock { inbox -> [Work] in
+      inbox.wakePending = false
       let work = inbox.work
       inbox.work = []
       return work

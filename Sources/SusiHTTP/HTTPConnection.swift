@@ -23,14 +23,17 @@ final class HTTPConnection: @unchecked Sendable {
     self.fd = fd
     self.loop = loop
     self.machine = machine
-    self.registeredInterest = 0
-    self.registeredInterest = interest
+    self.registeredInterest = Self.interest(wantsToRead: machine.wantsToRead, pendingOutput: 0)
   }
 
   /// The readiness events this connection wants reported.
   var interest: UInt32 {
+    Self.interest(wantsToRead: machine.wantsToRead, pendingOutput: pendingOutput)
+  }
+
+  private static func interest(wantsToRead: Bool, pendingOutput: Int) -> UInt32 {
     var events: UInt32 = 0
-    if machine.wantsToRead { events |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+    if wantsToRead { events |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
     if pendingOutput > 0 { events |= EPOLLOUT.rawValue }
     return events
   }
