@@ -3,8 +3,9 @@
 // in flight per connection, per-request latency). When `wrk` is installed its figures for the
 // same request are printed too, for comparison.
 //
-// Options: --seconds=N (per run, default 3), --loops=N (server event loops),
-// --client-threads=N (load-generator threads, default 1).
+// Options: --seconds=N (per run, default 3), --repeat=N (runs per connection count, default 3;
+// the run with the median throughput is shown, as the machine may be shared), --loops=N (server
+// event loops), --client-threads=N (load-generator threads, default 1).
 
 import CEpoll
 import Foundation
@@ -17,6 +18,7 @@ let httpBenchmark = Benchmark(
   summary: "HTTP server: small JSON POST at 1/16/64 keep-alive connections (req/s, p50, p99)"
 ) { arguments in
   let seconds = HTTPBenchmark.option("--seconds", in: arguments) ?? 3
+  let repeats = max(1, HTTPBenchmark.option("--repeat", in: arguments) ?? 3)
   let loops =
     HTTPBenchmark.option("--loops", in: arguments) ?? HTTPServer.Configuration.defaultEventLoopCount
   let clientThreads = HTTPBenchmark.option("--client-threads", in: arguments) ?? 1
@@ -25,18 +27,28 @@ let httpBenchmark = Benchmark(
     handler: HTTPBenchmark.JSONEchoHandler())
   let port = try server.start()
   print(
-    "server: \(loops) event loop(s); load generator: \(clientThreads) thread(s); \(seconds) s per run"
+    "server: \(loops) event loop(s); load generator: \(clientThreads) thread(s); "
+      + "median of \(repeats) runs of \(seconds) s"
   )
-  print("connections   requests/s      p50 (µs)   p99 (µs)   errors")
+  print("connections   requests/s (min…max)      p50 (µs)   p99 (µs)   errors")
   for connections in [1, 16, 64] {
-    let result = HTTPBenchmark.LoadGenerator.run(
-      port: port, connections: connections, threads: min(clientThreads, connections),
-      seconds: Double(seconds))
+    var runs: [HTTPBenchmark.Result] = []
+    for _ in 0..<repeats {
+      runs.append(
+        HTTPBenchmark.LoadGenerator.run(
+          port: port, connections: connections, threads: min(clientThreads, connections),
+          seconds: Double(seconds)))
+    }
+    runs.sort { $0.requestsPerSecond < $1.requestsPerSecond }
+    let median = runs[runs.count / 2]
+    let spread =
+      "\(String(format: "%.0f", runs[0].requestsPerSecond))…\(String(format: "%.0f", runs[runs.count - 1].requestsPerSecond))"
     print(
       "\(String(connections).padding(toLength: 13, withPad: " ", startingAt: 0)) "
-        + "\(HTTPBenchmark.pad(String(format: "%.0f", result.requestsPerSecond), 12))    "
-        + "\(HTTPBenchmark.pad(String(format: "%.0f", result.percentile(0.50)), 8))   "
-        + "\(HTTPBenchmark.pad(String(format: "%.0f", result.percentile(0.99)), 8))   \(result.errors)"
+        + "\(HTTPBenchmark.pad(String(format: "%.0f", median.requestsPerSecond), 10)) "
+        + "\(spread.padding(toLength: 14, withPad: " ", startingAt: 0))"
+        + "\(HTTPBenchmark.pad(String(format: "%.0f", median.percentile(0.50)), 8))   "
+        + "\(HTTPBenchmark.pad(String(format: "%.0f", median.percentile(0.99)), 8))   \(median.errors)"
     )
   }
   HTTPBenchmark.runWrkIfInstalled(port: port, seconds: seconds)
