@@ -24,8 +24,8 @@ struct ChunkedBodyDecoder {
 
   /// More hex digits than this could overflow, and no allowed body needs them.
   private static let maxSizeDigits = 15
-  /// A chunk-size line with its extensions.
-  private static let maxSizeLineBytes = 4096
+  /// A chunk-size line with its extensions: 4 KiB, or less when the header limit is smaller.
+  private var maxSizeLineBytes: Int { min(4096, limits.maxHeaderBytes) }
 
   private var phase = Phase.size
   private var bodyBytes = 0
@@ -42,12 +42,12 @@ struct ChunkedBodyDecoder {
       switch phase {
       case .size:
         guard let lineFeed = input.indexOfLineFeed(from: offset) else {
-          if input.count - offset > Self.maxSizeLineBytes {
+          if input.count - offset > maxSizeLineBytes {
             return (offset, .rejected(.badRequest("chunk size line too long")))
           }
           return (offset, .needMoreBytes)
         }
-        if lineFeed - offset > Self.maxSizeLineBytes {
+        if lineFeed - offset > maxSizeLineBytes {
           return (offset, .rejected(.badRequest("chunk size line too long")))
         }
         guard lineFeed > offset, input[lineFeed - 1] == HTTPSyntax.cr else {
