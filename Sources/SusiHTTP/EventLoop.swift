@@ -312,11 +312,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
   // MARK: - Connections
 
-  private func register(fd: Int32, key: UInt64, events: UInt32) {
+  @discardableResult
+  private func register(fd: Int32, key: UInt64, events: UInt32) -> Bool {
     var event = epoll_event()
     event.events = events
     event.data.u64 = key
-    epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+    return epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0
   }
 
   /// Changes which readiness events the loop reports for a connection.
@@ -390,8 +391,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
       machine: HTTPConnectionStateMachine(
         limits: configuration.limits, timeouts: configuration.timeouts,
         remoteAddress: remoteAddress, now: now))
+    guard register(fd: fd, key: key, events: connection.interest) else {
+      close(fd)
+      openConnections.release()
+      return
+    }
     connections[key] = connection
-    register(fd: fd, key: key, events: connection.interest)
     noteDeadline(connection.nextDeadline)
   }
 
