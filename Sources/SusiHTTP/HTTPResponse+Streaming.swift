@@ -51,7 +51,9 @@ public struct HTTPStreamError: Error, Equatable, Sendable, CustomStringConvertib
     case invalidEvent
   }
 
+  /// What failed, for code that reacts to it.
   public var code: Code
+  /// What failed, for a person.
   public var message: String
 
   /// Creates an error.
@@ -60,6 +62,7 @@ public struct HTTPStreamError: Error, Equatable, Sendable, CustomStringConvertib
     self.message = message
   }
 
+  /// The message.
   public var description: String { message }
 
   static let closed = HTTPStreamError(

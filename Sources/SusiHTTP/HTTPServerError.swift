@@ -12,7 +12,9 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
     case alreadyStarted
   }
 
+  /// What failed, for code that reacts to it.
   public var code: Code
+  /// What failed, for a person.
   public var message: String
 
   /// Creates an error.
@@ -21,6 +23,7 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
     self.message = message
   }
 
+  /// The message.
   public var description: String { message }
 
   /// A failed system call, with the reason `errno` gives.
