@@ -266,7 +266,11 @@ struct HTTPConnectionStateMachine {
       case .body(let bytes):
         guard case .awaitingBody(var progress) = state else { return closeNow() }
         state = .closing  // Released while appending, so the body is not copied.
-        progress.body.append(contentsOf: bytes)
+        if progress.body.isEmpty {
+          progress.body = bytes  // Usually the whole body arrives at once: no copy at all.
+        } else {
+          progress.body.append(contentsOf: bytes)
+        }
         state = .awaitingBody(progress)
       case .end:
         guard case .awaitingBody(let progress) = state else { return closeNow() }

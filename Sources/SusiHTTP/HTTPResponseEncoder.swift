@@ -80,7 +80,11 @@ enum HTTPResponseEncoder {
     framing: HTTPResponseFraming, date: String, into out: inout [UInt8]
   ) {
     out.reserveCapacity(out.count + 128 + headers.fields.count * 32)
-    out.append(contentsOf: "HTTP/1.1 \(status) \(HTTPStatus.reason(status))\r\n".utf8)
+    out.append(contentsOf: "HTTP/1.1 ".utf8)
+    out.append(contentsOf: String(status).utf8)
+    out.append(HTTPSyntax.space)
+    out.append(contentsOf: HTTPStatus.reason(status).utf8)
+    out.append(contentsOf: crlf)
     var hasDate = false
     for field in headers.fields {
       if HTTPHeaders.namesMatch(field.name, "content-length")
