@@ -29,7 +29,8 @@ let package = Package(
       swiftSettings: strict),
 
     // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
-    .target(name: "SusiHTTP", swiftSettings: strict),
+    .systemLibrary(name: "CEpoll"),
+    .target(name: "SusiHTTP", dependencies: ["CEpoll"], swiftSettings: strict),
     .target(
       name: "SusiServer", dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto"],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
