@@ -158,7 +158,7 @@ public struct StartupError: Error, Sendable, CustomStringConvertible {
   init(logError error: EventLogError) {
     switch error.code {
     case .inUse:
-      self.init(message: "\(error.message)", exitCode: ExitCode.cannotCreate)
+      self.init(message: "\(error)", exitCode: ExitCode.cannotCreate)
     case _ where error.isCorruption:
       self.init(
         message: "\(error); nothing after that line was applied. Inspect it with 'susi replay \(error.path)'",
