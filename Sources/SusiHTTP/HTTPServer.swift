@@ -52,7 +52,8 @@ public final class HTTPServer: Sendable {
   public var openConnectionCount: Int { openConnections.current }
 
   /// Binds, listens and starts the event loops; returns the bound port (the chosen one when the
-  /// configuration says 0). Throws `HTTPServerError` when the address cannot be used.
+  /// configuration says 0). Throws `HTTPServerError` when the address cannot be used. The server
+  /// then runs on its own threads until `shutdown()`, even if this object is released.
   @discardableResult
   public func start() throws -> Int {
     try state.withLock { state in

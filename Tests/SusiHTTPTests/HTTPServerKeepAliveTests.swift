@@ -16,6 +16,16 @@ import Testing
     }
   }
 
+  @Test func waitsForAHeadSentInFragments() async throws {
+    try await withServer { _, port in
+      let client = try RawClient(port: port)
+      for byte in Array("POST /frag HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok".utf8) {
+        try client.send([byte])
+      }
+      #expect(try await client.readResponse().text == "POST /frag ok")
+    }
+  }
+
   @Test func reusesAConnectionForSeveralRequests() async throws {
     try await withServer { _, port in
       let client = try RawClient(port: port)
