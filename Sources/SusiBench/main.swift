@@ -18,6 +18,8 @@ struct Benchmark {
 
 let benchmarks: [Benchmark] = [
   logBenchmark,
+  httpBenchmark,
+  susiServerBenchmark,
   runnerBenchmark,
   jsonlBenchmark,
 ]

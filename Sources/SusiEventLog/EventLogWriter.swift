@@ -249,3 +249,15 @@ struct WriterState {
     line.reserveCapacity(4096)
   }
 }
+
+extension EventLogWriter {
+  /// The exact line (without its newline) that appending `object` writes: the object with its
+  /// checksum member added. Frontends that print events send these bytes.
+  public static func line(for object: [UInt8]) -> [UInt8] {
+    var line: [UInt8] = []
+    line.reserveCapacity(object.count + EventLogLine.trailerLength)
+    object.withUnsafeBytes { EventLogLine.encode($0, into: &line) }
+    line.removeLast()
+    return line
+  }
+}
