@@ -41,6 +41,30 @@ public enum JSONLinesCommand {
         help: "longest wait for answers at the end of input or on SIGTERM (default: 30)"),
     ])
 
+  /// `susi jsonl` for the command table: starts susi (log, state, runner, built-in server),
+  /// runs a session over stdin and stdout, and stops.
+  public static let command = Command(spec) { invocation in
+    let options: JSONLinesOptions
+    do throws(UsageError) {
+      options = try Self.options(invocation.parsed)
+    } catch {
+      StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
+      return ExitCode.usage
+    }
+    let app: SusiApp
+    do throws(StartupError) {
+      app = try await SusiApp.start(
+        invocation.common, origin: options.origin, environment: invocation.environment)
+    } catch {
+      StandardStream.error.line("susi jsonl: \(error)")
+      return error.exitCode
+    }
+    for warning in app.warnings { StandardStream.error.line("susi jsonl: \(warning)") }
+    let code = await run(store: app.store, options: options)
+    await app.stop()
+    return code
+  }
+
   /// The session options a command line asks for.
   public static func options(_ parsed: ParsedCommandLine) throws(UsageError) -> JSONLinesOptions {
     var options = JSONLinesOptions()

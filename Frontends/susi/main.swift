@@ -4,12 +4,14 @@
 
 import Foundation
 import SusiFrontendSupport
+import SusiJSONL
 import SusiReplay
 
 StandardStream.ignoreBrokenPipes()
 
 let app = CommandLineApp(
   commands: [
+    JSONLinesCommand.command,
     ReplayCommand.command,
     ServerCommandSpec.command,
   ],
