@@ -9,6 +9,7 @@
 
 import Foundation
 import SusiCore
+import SusiEventLog
 import SusiJSON
 import SusiJSONL
 import SusiRunner
@@ -65,6 +66,7 @@ struct JSONLBenchmark {
     var baseline: [Measurement] = []
     var storeAlone: [Measurement] = []
     var frontend: [Measurement] = []
+    var withLog: [Measurement] = []
     var outputLines = 0
     let actions = Self.decodedIntents(text)
     for _ in 0..<rounds {
@@ -79,6 +81,12 @@ struct JSONLBenchmark {
           written = try await Self.runFrontend(inputPath, directory: directory.path)
         })
       outputLines = written
+      let logPath = directory.appendingPathComponent("events-\(withLog.count).jsonl").path
+      withLog.append(
+        try await Measurement.ofAsync {
+          _ = try await Self.runFrontend(inputPath, directory: directory.path, logPath: logPath)
+        })
+      try? FileManager.default.removeItem(atPath: logPath)
     }
     let base = Measurement.best(baseline)
     let front = Measurement.best(frontend)
@@ -86,6 +94,7 @@ struct JSONLBenchmark {
     print("baseline (read, decode, encode)      \(base.report(lines))")
     print("store alone (decoded intents, runner)\(Measurement.best(storeAlone).report(lines))")
     print("frontend (session + store + runner)  \(front.report(lines))   \(outputLines) lines out")
+    print("frontend with the file log (batch)   \(Measurement.best(withLog).report(lines))")
     print(
       "frontend / baseline: \(String(format: "%.2f", base.wall / front.wall)) by wall time, "
         + "\(String(format: "%.2f", base.cpu / front.cpu)) by CPU time (goal: at least 0.50)")
@@ -231,7 +240,10 @@ struct JSONLBenchmark {
   }
 
   /// Runs a whole session over the file, output to /dev/null; returns the lines written.
-  static func runFrontend(_ path: String, directory: String) async throws -> Int {
+  /// With `logPath`, events go to a real event log (fsync policy `batch`, as `susi jsonl` uses).
+  static func runFrontend(_ path: String, directory: String, logPath: String? = nil) async throws
+    -> Int
+  {
     let input = open(path, O_RDONLY)
     let output = open("/dev/null", O_WRONLY)
     guard input >= 0, output >= 0 else { throw JSONLinesIOError("cannot open the benchmark files") }
@@ -240,7 +252,11 @@ struct JSONLBenchmark {
       close(output)
     }
     let counted = CountingOutput(FileDescriptorOutput(descriptor: output))
-    let store = Store(sink: DiscardingSink(), runner: runner(directory), clock: BenchClock())
+    let sink: any EventSink =
+      if let logPath { FileEventSink(writer: try EventLogWriter(path: logPath)) } else {
+        DiscardingSink()
+      }
+    let store = Store(sink: sink, runner: runner(directory), clock: BenchClock())
     let session = JSONLinesSession(
       store: store, input: FileDescriptorInput(descriptor: input), output: counted,
       diagnostics: { FileHandle.standardError.write(Data("jsonl: \($0)\n".utf8)) })
