@@ -6,31 +6,43 @@ import Testing
 
 @Suite struct JSONLSessionTests {
   /// One malformed line of each kind, cycling with `i`; every other one carries an id.
-  static func malformedLine(_ i: Int) -> [UInt8] {
+  static func malformedLine(_ i: Int) -> [JSONLGeneratedInput.Piece] {
     let id = i.isMultiple(of: 2) ? ",\"id\":\(i)" : ""
-    let text: String
+    func text(_ text: String) -> [JSONLGeneratedInput.Piece] { [.bytes(Array(text.utf8))] }
     switch i % 12 {
-    case 0: text = "{\"type\":\"sendMessage\",\"payload\":{\"query\":\"hi\"}\(id)"  // unterminated
-    case 1: text = "[\"sendMessage\",\(i)]"
-    case 2: text = "{\"type\":\"sendMassage\(i)\",\"payload\":{}\(id)}"
+    case 0: return text("{\"type\":\"sendMessage\",\"payload\":{\"query\":\"hi\"}\(id)")  // unterminated
+    case 1: return text("[\"sendMessage\",\(i)]")
+    case 2: return text("{\"type\":\"sendMassage\(i)\",\"payload\":{}\(id)}")
     case 3:
-      text = "{\"type\":\"messageReceived\",\"payload\":{\"query\":\"q\",\"answers\":[]}\(id)}"
-    case 4: text = "{\"type\":\"submitRating\",\"payload\":{\"group\":\"g\",\"skill\":\"s\"}\(id)}"
+      return text(
+        "{\"type\":\"messageReceived\",\"payload\":{\"query\":\"q\",\"answers\":[]}\(id)}")
+    case 4:
+      return text("{\"type\":\"submitRating\",\"payload\":{\"group\":\"g\",\"skill\":\"s\"}\(id)}")
     case 5:
-      text =
+      return text(
         "{\"type\":\"submitRating\",\"payload\":{\"group\":\"g\",\"skill\":\"s\",\"stars\":\"four\"}\(id)}"
-    case 6: text = "{\"type\":\"sendMessage\",\"payload\":{\"query\":\"hi\",\"qeury\":\"hi\"}\(id)}"
-    case 7: text = "{\"type\":\"logout\",\"origin\":\"runner\"\(id)}"
-    case 8: text = "{\"payload\":{}\(id)}"
+      )
+    case 6:
+      return text("{\"type\":\"sendMessage\",\"payload\":{\"query\":\"hi\",\"qeury\":\"hi\"}\(id)}")
+    case 7: return text("{\"type\":\"logout\",\"origin\":\"runner\"\(id)}")
+    case 8: return text("{\"payload\":{}\(id)}")
     case 9:
-      text =
-        "{\"type\":\"search\",\"payload\":{\"query\":\"\(String(repeating: "x", count: 2000))\"}\(id)}"
+      // Just over the 1 MiB limit, and otherwise a valid search.
+      let head = Array("{\"type\":\"search\",\"payload\":{\"query\":\"".utf8)
+      let tail = Array("\"}\(id)}".utf8)
+      let limit = JSONLinesOptions.defaultMaximumLineLength
+      return [
+        .bytes(head), .run(UInt8(ascii: "x"), count: limit + 1 - head.count - tail.count),
+        .bytes(tail),
+      ]
     case 10:
-      return Array("{\"type\":\"search\",\"payload\":{\"query\":\"".utf8) + [0xc0, 0xaf]
-        + Array("\"}\(id)}".utf8)
-    default: text = "\(i)"
+      return [
+        .bytes(
+          Array("{\"type\":\"search\",\"payload\":{\"query\":\"".utf8) + [0xc0, 0xaf]
+            + Array("\"}\(id)}".utf8))
+      ]
+    default: return text("\(i)")
     }
-    return Array(text.utf8)
   }
 
   static let expectedCodes: [JSONLinesError.Code] = [
@@ -40,14 +52,12 @@ import Testing
 
   @Test func answersAThousandMalformedLinesWithAThousandErrorsAndNothingElse() async throws {
     let harness = JSONLHarness()
-    var input: [UInt8] = []
+    var input: [JSONLGeneratedInput.Piece] = []
     for i in 0..<1000 {
       input += Self.malformedLine(i)
-      input += i.isMultiple(of: 3) ? [0x0d, 0x0a] : [0x0a]
+      input.append(.bytes(i.isMultiple(of: 3) ? [0x0d, 0x0a] : [0x0a]))
     }
-    let summary = await harness.session(
-      JSONLMemoryInput(bytes: input, chunkSize: 4093), JSONLinesOptions(maximumLineLength: 1024)
-    ).run()
+    let summary = await harness.session(JSONLGeneratedInput(input)).run()
 
     let lines = try harness.output.lines()
     #expect(lines.count == 1000)

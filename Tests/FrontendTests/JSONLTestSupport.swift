@@ -172,47 +172,55 @@ final class JSONLMemoryInput: JSONLinesInput {
   }
 }
 
-/// Input made up on the fly: `prefix`, then `fillCount` copies of `fill`, then `suffix`, so a
-/// test can send a 10 MiB line without holding 10 MiB itself.
+/// Input made up on the fly from pieces, some of them long runs of one byte, so a test can send
+/// lines of many megabytes without holding them itself.
 final class JSONLGeneratedInput: JSONLinesInput {
-  private let prefix: [UInt8]
-  private let fill: UInt8
-  private let fillCount: Int
-  private let suffix: [UInt8]
-  private let position = Mutex(0)
+  enum Piece {
+    case bytes([UInt8])
+    case run(UInt8, count: Int)
 
-  init(prefix: String, fill: UInt8, count: Int, suffix: String) {
-    self.prefix = Array(prefix.utf8)
-    self.fill = fill
-    self.fillCount = count
-    self.suffix = Array(suffix.utf8)
+    var count: Int {
+      switch self {
+      case .bytes(let bytes): bytes.count
+      case .run(_, let count): count
+      }
+    }
+  }
+
+  private let pieces: [Piece]
+  /// The piece being read and the offset in it.
+  private let position = Mutex((piece: 0, offset: 0))
+
+  init(_ pieces: [Piece]) {
+    self.pieces = pieces
+  }
+
+  /// `prefix`, `count` copies of `fill`, then `suffix`.
+  convenience init(prefix: String, fill: UInt8, count: Int, suffix: String) {
+    self.init([.bytes(Array(prefix.utf8)), .run(fill, count: count), .bytes(Array(suffix.utf8))])
   }
 
   func read(into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, JSONLinesIOError> {
-    position.withLock { offset in
-      let total = prefix.count + fillCount + suffix.count
+    position.withLock { position in
       var written = 0
-      while written < buffer.count && offset < total {
-        let room = buffer.count - written
+      while written < buffer.count && position.piece < pieces.count {
+        let piece = pieces[position.piece]
+        let count = min(buffer.count - written, piece.count - position.offset)
         let target = buffer.baseAddress! + written
-        let count: Int
-        if offset < prefix.count {
-          count = min(room, prefix.count - offset)
-          prefix.withUnsafeBytes {
-            target.copyMemory(from: $0.baseAddress! + offset, byteCount: count)
+        switch piece {
+        case .bytes(let bytes):
+          bytes.withUnsafeBytes {
+            target.copyMemory(from: $0.baseAddress! + position.offset, byteCount: count)
           }
-        } else if offset < prefix.count + fillCount {
-          count = min(room, prefix.count + fillCount - offset)
-          target.initializeMemory(as: UInt8.self, repeating: fill, count: count)
-        } else {
-          let start = offset - prefix.count - fillCount
-          count = min(room, suffix.count - start)
-          suffix.withUnsafeBytes {
-            target.copyMemory(from: $0.baseAddress! + start, byteCount: count)
-          }
+        case .run(let byte, _):
+          target.initializeMemory(as: UInt8.self, repeating: byte, count: count)
         }
         written += count
-        offset += count
+        position.offset += count
+        if position.offset == piece.count {
+          position.piece += 1
+          position.offset = 0
+        }
       }
       return .success(written)
     }
