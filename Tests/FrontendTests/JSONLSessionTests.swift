@@ -10,7 +10,8 @@ import Testing
     let id = i.isMultiple(of: 2) ? ",\"id\":\(i)" : ""
     func text(_ text: String) -> [JSONLGeneratedInput.Piece] { [.bytes(Array(text.utf8))] }
     switch i % 12 {
-    case 0: return text("{\"type\":\"sendMessage\",\"payload\":{\"query\":\"hi\"}\(id)")  // unterminated
+    case 0:  // the object is never closed
+      return text("{\"type\":\"sendMessage\",\"payload\":{\"query\":\"hi\"}\(id)")
     case 1: return text("[\"sendMessage\",\(i)]")
     case 2: return text("{\"type\":\"sendMassage\(i)\",\"payload\":{}\(id)}")
     case 3:
