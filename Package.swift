@@ -65,7 +65,7 @@ let package = Package(
     .executableTarget(
       name: "SusiBench",
       dependencies: [
-        "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
+        "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer", "SusiTesting",
         "SusiFrontendSupport", "SusiJSONL", "SusiWebhook", "SusiRunner",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
