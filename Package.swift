@@ -85,7 +85,8 @@ let package = Package(
       dependencies: ["SusiEventLog", "SusiCore", "SusiStore", "SusiTesting"],
       swiftSettings: strict),
     .testTarget(
-      name: "SusiStoreTests", dependencies: ["SusiStore", "SusiCore", "SusiTesting"],
+      name: "SusiStoreTests",
+      dependencies: ["SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiRunnerTests",
