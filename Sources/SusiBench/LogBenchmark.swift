@@ -8,6 +8,7 @@
 
 import Foundation
 import SusiEventLog
+import SusiTesting
 import SusiJSON
 
 let logBenchmark = Benchmark(

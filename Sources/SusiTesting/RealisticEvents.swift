@@ -1,24 +1,24 @@
 import SusiCore
 import SusiJSON
 
-/// A deterministic, realistic stream of events: a user who logs in, loads skills, and then chats
+/// A deterministic, realistic stream of events (used by the benchmarks and the crash tests): a user who logs in, loads skills, and then chats
 /// (plain answers, tables, feeds), rates skills, searches, changes settings and now and then sends
 /// something the reducer refuses — intents and their results, with valid causes, so the stream
 /// replays like a real log. Event `seq` is the same every time.
-enum RealisticEvents {
-  static let groups = ["Knowledge", "Games, Trivia and Accessories", "Music and Audio", "News", "Weather"]
-  static let skillNames = ["Synonyms", "Flip a coin", "Capital", "Dictionary", "Quotes", "Trivia", "Timer", "Jokes"]
+public enum RealisticEvents {
+  public static let groups = ["Knowledge", "Games, Trivia and Accessories", "Music and Audio", "News", "Weather"]
+  public static let skillNames = ["Synonyms", "Flip a coin", "Capital", "Dictionary", "Quotes", "Trivia", "Timer", "Jokes"]
   private static let words = [
     "weather", "berlin", "tomorrow", "rain", "what", "is", "the", "capital", "of", "france", "tell", "me",
     "a", "joke", "about", "cats", "how", "far", "moon", "play", "some", "music", "synonym", "for", "happy",
     "translate", "good", "morning", "into", "german", "news", "today",
   ]
-  static let start = Timestamp(milliseconds: 1_795_255_200_000)
+  public static let start = Timestamp(milliseconds: 1_795_255_200_000)
   static let preamble = 6
   static let cycle = 14
 
   /// The event with this seq (1-based).
-  static func event(seq: Int) -> Event {
+  public static func event(seq: Int) -> Event {
     var random = UInt64(truncatingIfNeeded: seq) &* 0x9E37_79B9_7F4A_7C15 &+ 0x1234_5678
     func next(_ bound: Int) -> Int {
       random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -98,5 +98,14 @@ enum RealisticEvents {
     case 12: return intent("jsonl", .submitRating(.init(group: group, skill: skill, stars: 9)))
     default: return result(.actionRejected(.init(reason: "stars must be 1 to 5, not 9")))
     }
+  }
+}
+
+extension RealisticEvents {
+  /// The state that folding events 1…`last` gives: what replaying a log of them must rebuild.
+  public static func state(through last: Int) -> State {
+    var state = State()
+    if last >= 1 { for seq in 1...last { _ = reduce(&state, event(seq: seq)) } }
+    return state
   }
 }
