@@ -22,24 +22,27 @@ enum JSONLBinary {
     return folder
   }
 
-  /// Runs `susi ARGUMENTS` to its end with `input` on stdin; returns stdout and the exit status.
-  static func run(_ arguments: [String], input: String = "") throws -> (
-    output: String, status: Int32
-  ) {
+  /// Runs `susi ARGUMENTS` to its end with empty stdin; returns stdout and the exit status.
+  /// The blocking reads happen on a thread of their own, never on the test's executor.
+  static func run(_ arguments: [String]) async throws -> (output: String, status: Int32) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
-    let stdin = Pipe()
     let stdout = Pipe()
-    process.standardInput = stdin
+    process.standardInput = FileHandle.nullDevice
     process.standardOutput = stdout
     process.standardError = FileHandle.nullDevice
     try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let data = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+    let reading = stdout.fileHandleForReading
+    return await withCheckedContinuation { continuation in
+      let thread = Thread {
+        let data = reading.readDataToEndOfFile()
+        process.waitUntilExit()
+        continuation.resume(
+          returning: (String(decoding: data, as: UTF8.self), process.terminationStatus))
+      }
+      thread.start()
+    }
   }
 }
 
@@ -75,7 +78,9 @@ final class JSONLProcess: Sendable {
   init(_ arguments: [String], folder: String) throws {
     process = Process()
     process.executableURL = URL(fileURLWithPath: JSONLBinary.path)
-    process.arguments = ["jsonl", "--state-dir", folder, "--fsync", "never"] + arguments
+    // A generous drain timeout: on a busy machine a second can take much longer than a second.
+    process.arguments =
+      ["jsonl", "--state-dir", folder, "--fsync", "never", "--drain-timeout", "120"] + arguments
     errorLog = folder + "/stderr.txt"
     _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
     let input = Pipe()
@@ -140,7 +145,7 @@ final class JSONLProcess: Sendable {
 
   /// The next unread stdout line, parsed. Fails after `timeout` seconds (a safety net for a
   /// broken build; a passing test never waits that long).
-  func next(timeout: Double = 30) async throws -> JSON {
+  func next(timeout: Double = 120) async throws -> JSON {
     let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
     while true {
       let index = consumed.withLock { $0 }

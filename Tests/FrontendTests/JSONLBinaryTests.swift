@@ -134,7 +134,7 @@ import Testing
     susi.closeInput()
     #expect(try await susi.remainingLines().isEmpty)
     #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
-    try expectLogReplays(folder)
+    try await expectLogReplays(folder)
     // What came out is exactly what the log holds, byte for byte, error lines aside.
     let log = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)
     let eventLines = susi.rawLines.filter { !$0.hasPrefix(#"{"id":"#) }
@@ -143,16 +143,16 @@ import Testing
   }
 
   /// The log holds no password, and folding it through `reduce` gives what `susi replay` gives.
-  private func expectLogReplays(_ folder: String, sourceLocation: SourceLocation = #_sourceLocation)
-    throws
-  {
+  private func expectLogReplays(
+    _ folder: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws {
     let log = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)
     #expect(!log.contains("Correct-Horse-7"), sourceLocation: sourceLocation)
     var state = State()
     for line in log.split(separator: "\n") {
       _ = reduce(&state, try Event.decode(Array(line.utf8)))
     }
-    let replayed = try JSONLBinary.run(["replay", folder + "/events.jsonl", "--json"])
+    let replayed = try await JSONLBinary.run(["replay", folder + "/events.jsonl", "--json"])
     #expect(replayed.status == 0, sourceLocation: sourceLocation)
     #expect(
       try JSONParser.parse(replayed.output) == state.json, "replay differs from folding the log",
@@ -181,7 +181,7 @@ import Testing
     #expect(lines.allSatisfy { $0["id"] == "timer" })
     #expect(lines.last.map(isDelayedAnswer) == true)
     #expect(lines.last?["cause"] == lines.dropLast().last?["seq"])
-    try expectLogReplays(folder)
+    try await expectLogReplays(folder)
     #expect(
       try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8).split(separator: "\n")
         .count == 3)
@@ -200,7 +200,7 @@ import Testing
     #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
     #expect(rest.count == 1)
     #expect(rest.first.map(isDelayedAnswer) == true)
-    try expectLogReplays(folder)
+    try await expectLogReplays(folder)
   }
 
   @Test func exitsWithoutWaitingWithNoWaitAndTheNextRunClosesTheRequest() async throws {
@@ -215,7 +215,9 @@ import Testing
     #expect(!lines.contains(where: isDelayedAnswer))
 
     // The next run finds the planned answer unanswered, closes it, and says so in its state.
-    let next = try JSONLBinary.run(["jsonl", "--state-dir", folder, "--replay-first", "--no-wait"])
+    let next = try await JSONLBinary.run([
+      "jsonl", "--state-dir", folder, "--replay-first", "--no-wait",
+    ])
     #expect(next.status == 0)
     let stateLine = try JSONParser.parse(
       try #require(next.output.split(separator: "\n").first.map(String.init)))
@@ -223,7 +225,7 @@ import Testing
     let log = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)
     #expect(stateLine["seq"] == .int(log.split(separator: "\n").count))
     #expect(log.contains(#""kind":"interrupted""#))
-    try expectLogReplays(folder)
+    try await expectLogReplays(folder)
   }
 
   @Test func refusesATenMebibyteLineWithoutHoldingItAndKeepsServing() async throws {

@@ -173,7 +173,7 @@ import Testing
         action: .serverChanged(.init(url: "http://127.0.0.1:9"))))
     let harness = JSONLHarness(recovered: recovered)
     _ = await harness.run(
-      #"{"type":"logout","id":"x"}"# + "\n", JSONLinesOptions(replayFirst: true))
+      #"{"type":"logout","id":"x"}"# + "\n", JSONLinesOptions(drainTimeout: 120, replayFirst: true))
     let lines = try harness.output.lines()
 
     let first = try #require(lines.first)

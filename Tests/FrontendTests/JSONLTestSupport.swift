@@ -309,7 +309,10 @@ struct JSONLHarness {
     store = Store(sink: sink, runner: runner, clock: JSONLClock(), recovered: recovered)
   }
 
-  func session(_ input: any JSONLinesInput, _ options: JSONLinesOptions = JSONLinesOptions())
+  /// Options for tests: a drain timeout that only bounds a test gone wrong.
+  static let options = JSONLinesOptions(drainTimeout: 120)
+
+  func session(_ input: any JSONLinesInput, _ options: JSONLinesOptions = JSONLHarness.options)
     -> JSONLinesSession
   {
     JSONLinesSession(
@@ -317,7 +320,7 @@ struct JSONLHarness {
   }
 
   /// Runs a session over `text` to its end.
-  func run(_ text: String, _ options: JSONLinesOptions = JSONLinesOptions()) async
+  func run(_ text: String, _ options: JSONLinesOptions = JSONLHarness.options) async
     -> JSONLinesSummary
   {
     await session(JSONLMemoryInput(text), options).run()
