@@ -51,14 +51,13 @@ public final class JSONLinesSession: Sendable {
   /// Runs until the input ends (or `stop`, or stdout closes), drains, and reports what happened.
   /// The caller closes the store afterwards.
   public func run() async -> JSONLinesSummary {
-    let events = await store.subscribe()
-    let (state, firstSeq) = await store.stateAndSeq()
-    // When nobody reads the output any more, stop waiting for input that cannot be answered.
-    let writer = OrderedOutput(output: output, seq: firstSeq) { [pump] _ in pump.cancel() }
+    // Every event goes straight to the ordered writer, from inside the store's turn.
+    let output = output
+    let (state, firstSeq, writer, observation) = await store.startForwarding(
+      // When nobody reads the output any more, stop waiting for input that cannot be answered.
+      makeWriter: { [pump] seq in OrderedOutput(output: output, seq: seq) { _ in pump.cancel() } },
+      forward: { writer, event in writer.event(seq: event.seq, line: event.line) })
     if options.replayFirst { writer.line(Self.stateLine(state, seq: firstSeq)) }
-    let forwarding = Task {
-      for await event in events { writer.event(seq: event.seq, line: event.line) }
-    }
     pump.start(LineReader(input: input, maximumLineLength: options.maximumLineLength))
 
     var summary = JSONLinesSummary()
@@ -91,7 +90,7 @@ public final class JSONLinesSession: Sendable {
       }
     }
     await writer.waitUntilQueued(await store.lastSeq)
-    forwarding.cancel()
+    await store.stopObserving(observation)
     await writer.close()
     summary.outputFailure = writer.outputFailure
     summary.accepted = progress.accepted

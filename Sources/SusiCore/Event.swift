@@ -58,7 +58,11 @@ extension Event {
     w.object { o in
       o.field("v", Event.formatVersion)
       o.field("seq", seq)
-      o.field("at", at.rfc3339)
+      o.field("at") { w in
+        w.byte(UInt8(ascii: "\""))
+        at.append(to: &w.bytes)
+        w.byte(UInt8(ascii: "\""))
+      }
       o.field("origin", origin)
       o.field("cause", cause)
       o.field("id", id)

@@ -18,11 +18,18 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
   /// `yyyy-MM-ddTHH:mm:ss.SSSZ`.
   public var rfc3339: String {
+    var out = [UInt8]()
+    out.reserveCapacity(24)
+    append(to: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Appends the RFC 3339 text (without quotes) to `out`: the log's hot path writes timestamps
+  /// straight into the record.
+  public func append(to out: inout [UInt8]) {
     let (days, msOfDay) = milliseconds.floorDivided(by: 86_400_000)
     let (year, month, day) = Self.civil(fromDays: days)
     let ms = Int(msOfDay)
-    var out = [UInt8]()
-    out.reserveCapacity(24)
     func digits(_ value: Int, _ count: Int) {
       var divisor = 1
       for _ in 1..<count { divisor *= 10 }
@@ -48,7 +55,6 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     out.append(UInt8(ascii: "."))
     digits(ms % 1000, 3)
     out.append(UInt8(ascii: "Z"))
-    return String(decoding: out, as: UTF8.self)
   }
 
   /// Parses RFC 3339 / ISO 8601 date-times: `2026-11-21T10:00:00Z`, with an optional fraction of

@@ -36,67 +36,108 @@ struct WebURL {
   var fragment: String?
 
   init?(_ text: String) {
-    guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f }) else { return nil }
-    let lower = text.lowercased()
-    let rest: Substring
-    if lower.hasPrefix("http://") {
+    var text = text
+    guard let parts = text.withUTF8({ Self.split($0) }) else { return nil }
+    self = parts
+  }
+
+  /// Splits and checks the URL's bytes; the delimiters are ASCII, so every cut falls on a
+  /// character boundary.
+  private static func split(_ b: UnsafeBufferPointer<UInt8>) -> WebURL? {
+    for byte in b where byte <= 0x20 || byte == 0x7f { return nil }
+    func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5a ? c | 0x20 : c }
+    func hasPrefix(_ prefix: StaticString) -> Bool {
+      guard b.count >= prefix.utf8CodeUnitCount else { return false }
+      for i in 0..<prefix.utf8CodeUnitCount where lower(b[i]) != prefix.utf8Start[i] { return false }
+      return true
+    }
+    func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self) }
+    let scheme: String
+    let start: Int
+    if hasPrefix("http://") {
       scheme = "http"
-      rest = text.dropFirst(7)
-    } else if lower.hasPrefix("https://") {
+      start = 7
+    } else if hasPrefix("https://") {
       scheme = "https"
-      rest = text.dropFirst(8)
+      start = 8
     } else {
       return nil
     }
-    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-    let authority = rest[..<authorityEnd]
+    var authorityEnd = start
+    while authorityEnd < b.count, b[authorityEnd] != 0x2f, b[authorityEnd] != 0x3f, b[authorityEnd] != 0x23 {
+      authorityEnd += 1
+    }
     // Credentials in a URL would end up in the log; refuse them.
-    guard !authority.isEmpty, !authority.contains("@") else { return nil }
-    var host = authority
-    if authority.hasPrefix("[") {
-      guard let close = authority.firstIndex(of: "]") else { return nil }
-      host = authority[...close]
-      let after = authority[authority.index(after: close)...]
-      if !after.isEmpty {
-        guard after.hasPrefix(":"), Self.validPort(after.dropFirst()) else { return nil }
+    guard authorityEnd > start, !b[start..<authorityEnd].contains(0x40) else { return nil }
+    var host = start..<authorityEnd
+    if b[start] == UInt8(ascii: "[") {
+      guard let close = b[start..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else { return nil }
+      host = start..<(close + 1)
+      if close + 1 < authorityEnd {
+        guard b[close + 1] == UInt8(ascii: ":"), validPort(b, (close + 2)..<authorityEnd) else { return nil }
       }
-    } else if let colon = authority.lastIndex(of: ":") {
-      host = authority[..<colon]
-      guard Self.validPort(authority[authority.index(after: colon)...]) else { return nil }
+    } else if let colon = b[start..<authorityEnd].lastIndex(of: UInt8(ascii: ":")) {
+      host = start..<colon
+      guard validPort(b, (colon + 1)..<authorityEnd) else { return nil }
     }
     // Brackets and colons belong only to an IPv6 literal (`[::1]`), never to a name.
-    let hostIsValid: Bool
-    if host.hasPrefix("[") {
-      let inner = host.dropFirst().dropLast()
-      hostIsValid =
-        !inner.isEmpty
-        && inner.unicodeScalars.allSatisfy {
-          $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "."
+    guard !host.isEmpty else { return nil }
+    if b[host.lowerBound] == UInt8(ascii: "[") {
+      let inner = (host.lowerBound + 1)..<(host.upperBound - 1)
+      guard !inner.isEmpty else { return nil }
+      for c in b[inner] {
+        let hex = (c >= 0x30 && c <= 0x39) || (lower(c) >= 0x61 && lower(c) <= 0x66)
+        guard hex || c == UInt8(ascii: ":") || c == UInt8(ascii: ".") else { return nil }
+      }
+    } else if b[host].allSatisfy({ $0 < 0x80 }) {
+      for c in b[host] {
+        let letter = lower(c) >= 0x61 && lower(c) <= 0x7a
+        let digit = c >= 0x30 && c <= 0x39
+        guard letter || digit || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") else {
+          return nil
         }
+      }
     } else {
-      hostIsValid =
-        !host.isEmpty
-        && host.unicodeScalars.allSatisfy {
+      // International names: letters of any script.
+      guard
+        text(host).unicodeScalars.allSatisfy({
           $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._".unicodeScalars.contains($0)
-        }
+        })
+      else { return nil }
     }
-    guard hostIsValid else { return nil }
-    self.authority = String(authority).lowercased()
-    var remainder = rest[authorityEnd...]
-    if let hash = remainder.firstIndex(of: "#") {
-      fragment = String(remainder[remainder.index(after: hash)...])
-      remainder = remainder[..<hash]
+    var remainderEnd = b.count
+    var fragment: String?
+    var query: String?
+    if let hash = b[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) {
+      fragment = text((hash + 1)..<b.count)
+      remainderEnd = hash
     }
-    if let mark = remainder.firstIndex(of: "?") {
-      query = String(remainder[remainder.index(after: mark)...])
-      remainder = remainder[..<mark]
+    var pathEnd = remainderEnd
+    if let mark = b[authorityEnd..<remainderEnd].firstIndex(of: UInt8(ascii: "?")) {
+      query = text((mark + 1)..<remainderEnd)
+      pathEnd = mark
     }
-    path = String(remainder)
+    let authority = b[start..<authorityEnd].allSatisfy({ $0 < 0x80 })
+      ? String(decoding: b[start..<authorityEnd].map(lower), as: UTF8.self)
+      : text(start..<authorityEnd).lowercased()
+    return WebURL(
+      scheme: scheme, authority: authority, path: text(authorityEnd..<pathEnd), query: query, fragment: fragment)
   }
 
-  private static func validPort(_ text: Substring) -> Bool {
-    guard !text.isEmpty, text.count <= 5, text.allSatisfy({ ("0"..."9").contains($0) }), let port = Int(text) else {
-      return false
+  private init(scheme: String, authority: String, path: String, query: String?, fragment: String?) {
+    self.scheme = scheme
+    self.authority = authority
+    self.path = path
+    self.query = query
+    self.fragment = fragment
+  }
+
+  private static func validPort(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+    guard !range.isEmpty, range.count <= 5 else { return false }
+    var port = 0
+    for c in b[range] {
+      guard c >= 0x30 && c <= 0x39 else { return false }
+      port = port * 10 + Int(c - 0x30)
     }
     return (1...65535).contains(port)
   }
@@ -105,6 +146,10 @@ struct WebURL {
 extension String {
   /// The string without leading and trailing whitespace (spaces, tabs, newlines).
   public var trimmed: String {
+    // Most text starts and ends with a visible ASCII character: nothing to trim.
+    if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x7f, last > 0x20, last < 0x7f {
+      return self
+    }
     let scalars = unicodeScalars
     guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
     let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })!

@@ -107,6 +107,30 @@ public final class EventLogWriter: Sendable {
     return seq
   }
 
+  /// Appends one record like `append(_:)` and returns the exact line written, without its
+  /// newline (what frontends print), saving a second framing of the record.
+  public func appendLine(_ object: [UInt8]) throws(EventLogError) -> [UInt8] {
+    let result: Result<[UInt8], EventLogError> = object.withUnsafeBytes { bytes in
+      Result { () throws(EventLogError) in try appendLine(bytes) }
+    }
+    return try result.get()
+  }
+
+  private func appendLine(_ object: UnsafeRawBufferPointer) throws(EventLogError) -> [UInt8] {
+    let seq: Int
+    do {
+      seq = try EventLogLine.seqOfObject(object, maximumLineLength: options.maximumLineLength)
+    } catch {
+      throw EventLogError(code: error.code, path: path, message: error.message)
+    }
+    let (flush, line) = try state.withLock { state throws(EventLogError) -> (FlushRequest, [UInt8]) in
+      let flush = try writeLine(of: object, seq: seq, state: &state)
+      return (flush, Array(state.line.dropLast()))
+    }
+    requestFlush(flush)
+    return line
+  }
+
   /// Forces every record written so far to stable storage (whatever the policy).
   public func sync() throws(EventLogError) {
     try onFlushQueue { () throws(EventLogError) in try flushNow() }

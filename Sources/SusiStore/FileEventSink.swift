@@ -7,8 +7,7 @@ public final class FileEventSink: EventSink {
   public init(writer: EventLogWriter) { self.writer = writer }
 
   public func append(_ record: [UInt8]) throws -> [UInt8] {
-    try writer.append(record)
-    return EventLogWriter.line(for: record)
+    try writer.appendLine(record)
   }
 
   public func sync() throws { try writer.sync() }

@@ -17,11 +17,12 @@ public final class ManualRunner: EffectsRunner {
 
   public init(answersRejections: Bool = true) { self.answersRejections = answersRejections }
 
+  public func answerAtOnce(_ effect: Effect) -> Action? {
+    if answersRejections, case .reject(let reason) = effect { return .actionRejected(.init(reason: reason)) }
+    return nil
+  }
+
   public func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
-    if answersRejections, case .reject(let reason) = effect {
-      Task { await deliver(.actionRejected(.init(reason: reason))) }
-      return
-    }
     started.withLock { $0.append(Started(effect: effect, cause: cause, deliver: deliver)) }
   }
 

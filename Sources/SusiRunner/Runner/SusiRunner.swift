@@ -81,6 +81,15 @@ public final class SusiRunner: EffectsRunner {
   }
 
   /// Begins `effect` for the event with seq `cause`; its one result goes to `deliver`.
+  /// Rejections and server switches need no I/O: their results are given at once.
+  public func answerAtOnce(_ effect: Effect) -> Action? {
+    switch effect {
+    case .reject(let reason): .actionRejected(Action.ActionRejected(reason: reason))
+    case .switchServer(let url): .serverChanged(Action.ServerChanged(url: url))
+    default: nil
+    }
+  }
+
   public func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
     if case .cancel(let seq) = effect {
       cancel(seq)
