@@ -8,14 +8,16 @@ import Synchronization
 /// Standard input as lines, read on a thread of its own with `poll` and `read`, so a read can be
 /// cancelled (a self-pipe wakes it) and nothing blocks the cooperative thread pool.
 public final class StandardInput: LineSource {
-  /// A line longer than this is cut; the rest up to the next line break is dropped.
-  public static let maximumLineBytes = 1 << 20
+  /// A line longer than `maximumLineBytes` is cut; the rest up to the next line break is dropped.
+  public let maximumLineBytes: Int
 
   private struct Buffer {
     var bytes: [UInt8] = []
     var ended = false
     var discarding = false
     var reading = false
+    /// How far `bytes` is known to hold no line break.
+    var scanned = 0
   }
 
   private let queue = DispatchQueue(label: "susi.standard-input")
@@ -24,9 +26,11 @@ public final class StandardInput: LineSource {
   private let wakeWrite: Int32
   private let descriptor: Int32
 
-  /// Reads from `descriptor` (standard input unless a test says otherwise).
-  public init(descriptor: Int32 = 0) {
+  /// Reads from `descriptor` (standard input unless a test says otherwise); lines are cut at
+  /// `maximumLineBytes` (1 MiB).
+  public init(descriptor: Int32 = 0, maximumLineBytes: Int = 1 << 20) {
     self.descriptor = descriptor
+    self.maximumLineBytes = max(1, maximumLineBytes)
     var fds: [Int32] = [-1, -1]
     if pipe(&fds) == 0 {
       _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
@@ -93,18 +97,21 @@ public final class StandardInput: LineSource {
   /// more must be read.
   private func takeLine() -> LineRead? {
     buffer.withLock { state in
-      while let newline = state.bytes.firstIndex(of: 0x0A) {
-        let line = Array(state.bytes[..<newline])
+      while let newline = state.bytes[state.scanned...].firstIndex(of: 0x0A) {
+        let line = Array(state.bytes[..<min(newline, maximumLineBytes)])
         state.bytes.removeSubrange(...newline)
+        state.scanned = 0
         if state.discarding {
           state.discarding = false
           continue
         }
         return .line(Self.text(line))
       }
-      if state.bytes.count > Self.maximumLineBytes {
-        let line = Array(state.bytes.prefix(Self.maximumLineBytes))
+      state.scanned = state.bytes.count
+      if state.bytes.count > maximumLineBytes {
+        let line = Array(state.bytes.prefix(maximumLineBytes))
         state.bytes.removeAll()
+        state.scanned = 0
         let wasDiscarding = state.discarding
         state.discarding = true
         if !wasDiscarding { return .line(Self.text(line)) }
@@ -112,10 +119,12 @@ public final class StandardInput: LineSource {
       guard state.ended else { return nil }
       if state.discarding || state.bytes.isEmpty {
         state.bytes.removeAll()
+        state.scanned = 0
         return .end
       }
-      let rest = state.bytes
+      let rest = Array(state.bytes.prefix(maximumLineBytes))
       state.bytes.removeAll()
+      state.scanned = 0
       return .line(Self.text(rest))
     }
   }
