@@ -15,6 +15,9 @@ public actor TextSession {
   let context: TextContext
   let mode: Mode
   let background = BackgroundWork()
+  /// The last seq before this session started: requests older than that belong to an earlier
+  /// run and will not be answered in this one.
+  let startSeq: Int
   /// Whether every skill has been loaded in this run (a name is looked up once more after that).
   var loadedAllSkills = false
   /// Ctrl-C presses since the last command started.
@@ -32,6 +35,7 @@ public actor TextSession {
     store: Store, console: TextConsole, input: any LineSource, context: TextContext, mode: Mode
   ) async {
     client = await IntentClient(store: store)
+    startSeq = await store.lastSeq
     self.console = console
     self.input = input
     self.context = context
@@ -69,10 +73,18 @@ public actor TextSession {
   public func finishBackgroundWork() async {
     while true {
       _ = await store.drain(timeout: 24 * 3600)
-      await client.waitUntilSeen(await store.lastSeq)
+      let last = await store.lastSeq
+      await client.waitUntilSeen(last)
       await background.waitUntilIdle()
-      let planned = await store.state.inFlight.values.contains { $0.type == "plannedAnswer" }
-      if !planned && background.isIdle { return }
+      let planned = await store.state.inFlight.contains {
+        $0.key > startSeq && $0.value.type == "plannedAnswer"
+      }
+      if planned {
+        // Still to come: wait for the next event rather than asking again at once.
+        await client.waitUntilSeen(last + 1)
+      } else if background.isIdle, await store.lastSeq == last {
+        return
+      }
     }
   }
 

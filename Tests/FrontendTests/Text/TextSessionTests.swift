@@ -112,9 +112,9 @@ import Testing
 
     init(
       lines: [String] = [], hold: Bool = false, mode: TextSession.Mode = .shell,
-      passwordFile: String? = nil
+      passwordFile: String? = nil, recovered: Recovered = Recovered()
     ) async {
-      store = Store(sink: sink, runner: runner, clock: TextFixedClock())
+      store = Store(sink: sink, runner: runner, clock: TextFixedClock(), recovered: recovered)
       self.lines = TextScriptedLines(lines, hold: hold)
       let terminated = self.terminated
       let context = TextContext(
@@ -265,6 +265,15 @@ import Testing
     #expect(h.capture.output.hasPrefix("Hi! I'm SUSI\nnow\n"))
     #expect(h.capture.output.contains("later!\n"))
     #expect(h.capture.output.contains("Knowledge (1)\n  Science joke  Nerdy jokes\n"))
+  }
+
+  @Test func plannedAnswersOfAnEarlierRunAreNotWaitedFor() async {
+    var state = State()
+    state.inFlight[1] = InFlightRequest(type: "plannedAnswer", since: TextFixedClock().now())
+    let h = await Harness(
+      lines: ["hello"], mode: .chat, recovered: Recovered(state: state, lastSeq: 1))
+    #expect(await h.session.chat() == 0)
+    #expect(h.capture.output == "Hi! I'm SUSI\n")
   }
 
   @Test func pipedChatExitsWithOneWhenALineFailed() async {
