@@ -1,0 +1,52 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A pseudo-terminal for tests that need a program's output to go to "a terminal".
+final class TextPseudoTerminal {
+  let controller: Int32
+  /// The terminal end to hand to the program.
+  let device: FileHandle
+
+  init?() {
+    // posix_openpt and friends are not visible to Swift; /dev/ptmx with the Linux ioctls is what
+    // they do underneath.
+    let getNumber: UInt = 0x8004_5430  // TIOCGPTN
+    let setLock: UInt = 0x4004_5431  // TIOCSPTLCK
+    let controller = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    guard controller >= 0 else { return nil }
+    var number: Int32 = 0
+    var unlock: Int32 = 0
+    guard ioctl(controller, setLock, &unlock) == 0, ioctl(controller, getNumber, &number) == 0
+    else {
+      close(controller)
+      return nil
+    }
+    let device = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+    guard device >= 0 else {
+      close(controller)
+      return nil
+    }
+    self.controller = controller
+    self.device = FileHandle(fileDescriptor: device, closeOnDealloc: true)
+  }
+
+  /// Everything written to the terminal until the program closed it. Call after the program
+  /// was started and `closeDevice()` was called, so the end is seen.
+  func readAll() -> String {
+    var data = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(controller, $0.baseAddress, $0.count) }
+      if count <= 0 { break }
+      data.append(contentsOf: chunk[0..<count])
+    }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  func closeDevice() { try? device.close() }
+
+  deinit { close(controller) }
+}
