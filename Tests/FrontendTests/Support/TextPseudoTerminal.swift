@@ -39,11 +39,34 @@ final class TextPseudoTerminal {
     var data = [UInt8]()
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
-      let count = chunk.withUnsafeMutableBytes { read(controller, $0.baseAddress, $0.count) }
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(controller, $0.baseAddress, $0.count) }
       if count <= 0 { break }
       data.append(contentsOf: chunk[0..<count])
     }
     return String(decoding: data, as: UTF8.self)
+  }
+
+  /// Reads until `marker` has appeared (or `timeout` seconds passed); returns what was read.
+  func read(until marker: String, timeout: Double) -> String {
+    var data = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    let deadline = Date().addingTimeInterval(timeout)
+    while !String(decoding: data, as: UTF8.self).contains(marker) {
+      let left = deadline.timeIntervalSinceNow
+      guard left > 0 else { break }
+      var descriptor = pollfd(fd: controller, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, Int32(left * 1000)) == 1 else { break }
+      let count = chunk.withUnsafeMutableBytes { Glibc.read(controller, $0.baseAddress, $0.count) }
+      if count <= 0 { break }
+      data.append(contentsOf: chunk[0..<count])
+    }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  /// Types `text` on the terminal's keyboard.
+  func type(_ text: String) {
+    var bytes = Array(text.utf8)
+    _ = write(controller, &bytes, bytes.count)
   }
 
   func closeDevice() { try? device.close() }
