@@ -158,7 +158,7 @@ public actor TextSession {
       return
         "; is the server reachable? (\(command("/server", "susi server")) shows which one is used)"
     case "timeout": return "; the server did not answer in time, try again"
-    case "unauthorized": return "; log in again (\(command("/login EMAIL", "susi login EMAIL")))"
+    case "unauthorized", "notLoggedIn": return "; log in again (\(command("/login EMAIL", "susi login EMAIL")))"
     default: return ""
     }
   }
