@@ -184,13 +184,16 @@ public struct Recovered: Sendable {
     self.idempotencyKeys = idempotencyKeys
   }
 
-  /// Folds one replayed event in (effects are dropped: they already happened).
-  public mutating func apply(_ event: Event) {
+  /// Folds one replayed event in. Returns the effects it asked for, which replay drops: they
+  /// already happened.
+  @discardableResult
+  public mutating func apply(_ event: Event) -> [Effect] {
     let effects = reduce(&state, event)
     lastSeq = event.seq
     lastAt = event.at
     if let key = event.idempotencyKey, idempotencyKeys[key] == nil { idempotencyKeys[key] = event.seq }
     if let cause = event.cause { _ = correlation.resolve(cause) }
     correlation.expect(event.seq, id: event.id, effects: effects)
+    return effects
   }
 }
