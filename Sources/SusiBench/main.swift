@@ -18,8 +18,9 @@ struct Benchmark {
 
 let benchmarks: [Benchmark] = [
   logBenchmark,
-  runnerBenchmark,
+  httpBenchmark,
   susiServerBenchmark,
+  runnerBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
