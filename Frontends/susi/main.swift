@@ -5,11 +5,12 @@
 import Foundation
 import SusiFrontendSupport
 import SusiReplay
+import SusiText
 
 StandardStream.ignoreBrokenPipes()
 
 let app = CommandLineApp(
-  commands: [
+  commands: TextFrontend.commands + [
     ReplayCommand.command,
     ServerCommandSpec.command,
   ],

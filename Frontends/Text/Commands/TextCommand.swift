@@ -48,8 +48,11 @@ public enum TextCommand: Equatable, Sendable {
     case "skills": return .skills(group: rest.isEmpty ? nil : rest)
     case "skill": return .skill(name: try required("a skill NAME"))
     case "rate":
-      guard words.count >= 2, let stars = Int(words[words.count - 1]) else {
+      guard words.count >= 2 else {
         throw UsageError("rate needs a skill NAME and STARS (1 to 5), e.g. rate \"Flip a coin\" 5")
+      }
+      guard let stars = Int(words[words.count - 1]) else {
+        throw UsageError("STARS must be a number from 1 to 5, not '\(words[words.count - 1])'")
       }
       guard (1...5).contains(stars) else { throw UsageError("STARS must be 1 to 5, not \(stars)") }
       let skill = words.dropLast().joined(separator: " ").trimmed

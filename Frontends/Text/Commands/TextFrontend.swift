@@ -47,6 +47,25 @@ public typealias TextBackendOpener =
 
 /// The text frontend: `susi` / `susi chat` and the one-shot commands.
 public enum TextFrontend {
+  /// Every text command, running on the app bootstrap.
+  public static var commands: [Command] { commands(open: openApp) }
+
+  /// Starts susi the standard way: log replayed, built-in server started when no --server.
+  static let openApp: TextBackendOpener = { invocation in
+    do throws(StartupError) {
+      let app = try await SusiApp.start(
+        invocation.common, origin: "cli", environment: invocation.environment)
+      for warning in app.warnings { StandardStream.error.line("susi: warning: \(warning)") }
+      return .success(
+        TextBackend(
+          store: app.store, logPath: app.options.log,
+          embeddedServerURL: app.embedded?.baseURLString,
+          resumedEvents: app.resumedEvents, close: { await app.stop() }))
+    } catch {
+      return .failure(TextBackendError(error.message, exitCode: error.exitCode))
+    }
+  }
+
   /// Every text command, in the order `susi --help` lists them.
   public static func commands(open: @escaping TextBackendOpener) -> [Command] {
     var commands = [

@@ -104,9 +104,9 @@ extension TextRenderer {
     for slice in slices {
       let share = total > 0 ? max(slice.value, 0) / total : 0
       let label = fit(slice.label.singleLine, labelWidth).padded(toWidth: labelWidth)
-      let bar = glyphs.bar(share, width: barWidth).padded(toWidth: barWidth)
+      let bar = paddedBar(share, width: barWidth, colour: style.green)
       var line =
-        "\(label)  \(style.green(bar))  "
+        "\(label)  \(bar)  "
         + (NumberText.fixed(share * 100, decimals: 1) + "%").padded(toWidth: 6, alignRight: true)
       if let unit = unit?.singleLine, !unit.isEmpty, unit != "%" {
         line += "  (\(NumberText.trimmed(slice.value, maximumDecimals: 2)) \(unit))"

@@ -37,12 +37,10 @@ extension TextRenderer {
     let barWidth = max(5, min(24, width - 8 - countWidth))
     var lines: [String] = []
     for (index, count) in counts.enumerated() {
-      let bar = glyphs.bar(Double(count) / Double(largest), width: barWidth).padded(
-        toWidth: barWidth)
+      let bar = paddedBar(Double(count) / Double(largest), width: barWidth, colour: style.yellow)
       let label = "\(5 - index) \(glyphs.fullStar)"
       lines.append(
-        "\(label) \(style.yellow(bar))  \(String(count).padded(toWidth: countWidth, alignRight: true))"
-      )
+        "\(label) \(bar)  \(String(count).padded(toWidth: countWidth, alignRight: true))")
     }
     lines.append(
       "average \(NumberText.trimmed(Self.average(rating), maximumDecimals: 2)) from \(total) rating\(total == 1 ? "" : "s")"

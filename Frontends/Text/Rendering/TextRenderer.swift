@@ -23,6 +23,13 @@ public struct TextRenderer: Sendable {
     text.truncated(toWidth: columns ?? width, ellipsis: glyphs.ellipsis)
   }
 
+  /// A bar `fraction` of `width` cells long in `colour`, padded with spaces to `width`.
+  func paddedBar(_ fraction: Double, width: Int, colour: (String) -> String) -> String {
+    let bar = glyphs.bar(fraction, width: width)
+    let padding = String(repeating: " ", count: max(0, width - bar.displayWidth))
+    return (bar.isEmpty ? "" : colour(bar)) + padding
+  }
+
   /// Lines joined for printing.
   static func join(_ lines: [String]) -> String { lines.joined(separator: "\n") }
 }

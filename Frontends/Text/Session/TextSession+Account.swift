@@ -126,8 +126,7 @@ extension TextSession {
   /// input ended or Ctrl-C cancelled (printed).
   func value(_ given: String?, prompt: String) async -> String? {
     if let given, !given.isEmpty { return given }
-    if console.interactive { console.writeError(prompt) }
-    switch await readLine(secret: false) {
+    switch await readLine(secret: false, prompt: prompt) {
     case .line(let line) where !line.trimmed.isEmpty:
       return line.trimmed
     case .cancelled:
@@ -169,8 +168,7 @@ extension TextSession {
   }
 
   private func readSecret(prompt: String) async -> String? {
-    if console.interactive { console.writeError(prompt) }
-    switch await readLine(secret: true) {
+    switch await readLine(secret: true, prompt: prompt) {
     case .line(let line) where !line.isEmpty:
       return line
     case .cancelled:
@@ -185,14 +183,16 @@ extension TextSession {
     }
   }
 
-  /// Reads one input line for a command (not a chat line); with `secret`, echo is off while
-  /// it is typed and restored on every way out.
-  func readLine(secret: Bool) async -> LineRead {
+  /// Reads one input line for a command (not a chat line), showing `prompt` on a terminal; with
+  /// `secret`, echo is off while it is typed and restored on every way out. Echo goes off before
+  /// the prompt appears, so nothing typed after the prompt is echoed or thrown away.
+  func readLine(secret: Bool, prompt: String) async -> LineRead {
     waitingForSecret = true
     defer { waitingForSecret = false }
-    guard secret, console.interactive else { return await input.nextLine() }
-    TerminalEcho.disable()
-    defer { TerminalEcho.restore() }
+    guard console.interactive else { return await input.nextLine() }
+    if secret { TerminalEcho.disable() }
+    defer { if secret { TerminalEcho.restore() } }
+    console.writeError(prompt)
     return await input.nextLine()
   }
 }

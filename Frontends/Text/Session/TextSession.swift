@@ -156,9 +156,11 @@ public actor TextSession {
     switch error.kind {
     case "network":
       return
-        "; is the server reachable? (\(command("/server", "susi server")) shows which one is used)"
+        "; is the server reachable? ("
+        + command("/server shows which one is used", "check --server or SUSI_SERVER") + ")"
     case "timeout": return "; the server did not answer in time, try again"
-    case "unauthorized", "notLoggedIn": return "; log in again (\(command("/login EMAIL", "susi login EMAIL")))"
+    case "unauthorized", "notLoggedIn":
+      return "; log in again (\(command("/login EMAIL", "susi login EMAIL")))"
     default: return ""
     }
   }

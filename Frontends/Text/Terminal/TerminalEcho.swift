@@ -20,6 +20,7 @@ public enum TerminalEcho {
     quiet.c_lflag &= ~tcflag_t(ECHO)
     // Keep the line break visible so the next output starts on a fresh line.
     quiet.c_lflag |= tcflag_t(ECHONL)
+    // Like getpass, drop what was typed ahead: it was typed where it would have been echoed.
     return tcsetattr(0, TCSAFLUSH, &quiet) == 0
   }
 
@@ -31,6 +32,7 @@ public enum TerminalEcho {
         return previous
       })
     else { return }
-    _ = tcsetattr(0, TCSAFLUSH, &settings)
+    // Keep what was typed after the password: it is the next line of input.
+    _ = tcsetattr(0, TCSADRAIN, &settings)
   }
 }

@@ -33,17 +33,11 @@ final class TextPseudoTerminal {
     self.device = FileHandle(fileDescriptor: device, closeOnDealloc: true)
   }
 
-  /// Everything written to the terminal until the program closed it. Call after the program
-  /// was started and `closeDevice()` was called, so the end is seen.
-  func readAll() -> String {
-    var data = [UInt8]()
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { Glibc.read(controller, $0.baseAddress, $0.count) }
-      if count <= 0 { break }
-      data.append(contentsOf: chunk[0..<count])
-    }
-    return String(decoding: data, as: UTF8.self)
+  /// Everything written to the terminal until the program closed it (or `timeout` seconds
+  /// passed). Call after the program was started and `closeDevice()` was called, so the end is
+  /// seen.
+  func readAll(timeout: Double = 30) -> String {
+    read(until: "\u{0}never\u{0}", timeout: timeout)
   }
 
   /// Reads until `marker` has appeared (or `timeout` seconds passed); returns what was read.
@@ -67,6 +61,20 @@ final class TextPseudoTerminal {
   func type(_ text: String) {
     var bytes = Array(text.utf8)
     _ = write(controller, &bytes, bytes.count)
+  }
+
+  /// Waits for `process` to end, killing it when it has not ended within `timeout` seconds
+  /// (a test that went wrong must fail, not hang).
+  static func finish(_ process: Process, timeout: Double = 30) {
+    let ended = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      process.waitUntilExit()
+      ended.signal()
+    }
+    if ended.wait(timeout: .now() + timeout) == .timedOut {
+      _ = kill(process.processIdentifier, SIGKILL)
+      ended.wait()
+    }
   }
 
   func closeDevice() { try? device.close() }
