@@ -155,9 +155,9 @@ public actor TextSession {
   private func hint(for error: RequestError) -> String {
     switch error.kind {
     case "network":
-      return
-        "; is the server reachable? ("
-        + command("/server shows which one is used", "check --server or SUSI_SERVER") + ")"
+      return command(
+        " (/server shows which server is used)", " (the server is set with --server or SUSI_SERVER)"
+      )
     case "timeout": return "; the server did not answer in time, try again"
     case "unauthorized", "notLoggedIn":
       return "; log in again (\(command("/login EMAIL", "susi login EMAIL")))"

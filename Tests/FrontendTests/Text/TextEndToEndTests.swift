@@ -156,6 +156,7 @@ struct TextEndToEndTests {
       (["rate", "Capitals", "5"], 1),
       (["skill", "no such skill"], 1),
       (["login", "nobody@example.org"], 1),
+      (["--server", "http://127.0.0.1:1", "groups"], 1),
       (["groups"], 0),
       (["rate", "--help"], 0),
       (["--version"], 0),
