@@ -147,6 +147,7 @@ struct TextEndToEndTests {
   @Test func exitCodesSayHowACommandEnded() throws {
     let cases: [([String], Int32)] = [
       (["frobnicate"], 64),
+      (["skils", "Knowledge"], 64),
       (["rate", "Capitals"], 64),
       (["rate", "Capitals", "six"], 64),
       (["skill"], 64),
