@@ -68,6 +68,7 @@ extension TextSession {
   public func interrupt() async {
     interrupts += 1
     if interrupts >= 2 {
+      if console.interactive { console.writeOutput("\n") }
       await context.terminate(130)
       return
     }
