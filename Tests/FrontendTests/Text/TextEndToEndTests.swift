@@ -49,10 +49,14 @@ struct TextEndToEndTests {
 
   static let password = "Secret-Passw0rd!"
 
-  @Test func chatSessionOfEverySlashCommand() throws {
+  @Test func chatSessionOfEverySlashCommand() async throws {
+    // A web page to preview: the built-in server's own pages, served here on a known port.
+    let pages = try await EmbeddedServer.start(ServerConfiguration(port: 0))
+    defer { Task { await pages.stop() } }
     let lines = [
       "/help",
       "/server",
+      "/server embedded",
       "how are you",
       "what is the capital of France",
       "show me the league table",
@@ -86,6 +90,7 @@ struct TextEndToEndTests {
       "/settings",
       "/sync",
       "/search swift",
+      "/preview \(pages.baseURLString)/pages/pancakes.html",
       "/history",
       "/replay",
       "/skils",
@@ -161,6 +166,7 @@ struct TextEndToEndTests {
       (["groups"], 0),
       (["rate", "--help"], 0),
       (["--version"], 0),
+      (["chat"], 0),
     ]
     var transcript = ""
     for (arguments, status) in cases {
