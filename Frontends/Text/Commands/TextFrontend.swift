@@ -112,12 +112,21 @@ public enum TextFrontend {
   ) async -> Int32 {
     StandardStream.ignoreBrokenPipes()
     let console = TextConsole.standard(environment: invocation.environment)
+    // Ctrl-C is handled from the start, so it never ends the process while the log is written
+    // (start-up writes too); until the session exists it only asks to stop once started.
+    let relay = InterruptRelay()
+    let interrupts = InterruptSignal { relay.interrupt() }
+    defer { interrupts.cancel() }
     let backend: TextBackend
     switch await open(invocation) {
     case .success(let opened): backend = opened
     case .failure(let error):
       console.error(error.message)
       return error.exitCode
+    }
+    if relay.interruptedEarly {
+      await backend.close()
+      return ExitCode.interrupted
     }
     let leaving = Atomic<Bool>(false)
     let context = TextContext(
@@ -133,11 +142,10 @@ public enum TextFrontend {
       })
     let session = await TextSession(
       store: backend.store, console: console, input: StandardInput(), context: context, mode: mode)
-    let interrupts = InterruptSignal { Task { await session.interrupt() } }
+    relay.attach(session)
     let code = await body(session)
     TerminalEcho.restore()
     if !leaving.exchange(true, ordering: .sequentiallyConsistent) { await backend.close() }
-    interrupts.cancel()
     return code
   }
 
@@ -156,6 +164,23 @@ public enum TextFrontend {
       }
     }
   }
+}
+
+/// Passes Ctrl-C to the session once there is one; before that, remembers that it came.
+private final class InterruptRelay: Sendable {
+  private let state = Mutex<(session: TextSession?, early: Bool)>((nil, false))
+
+  func interrupt() {
+    let session = state.withLock { current -> TextSession? in
+      if current.session == nil { current.early = true }
+      return current.session
+    }
+    if let session { Task { await session.interrupt() } }
+  }
+
+  func attach(_ session: TextSession) { state.withLock { $0.session = session } }
+
+  var interruptedEarly: Bool { state.withLock { $0.early } }
 }
 
 /// A continuation resumed by whichever of several racers comes first.
