@@ -7,7 +7,8 @@ public enum Redaction {
 
   /// `text` with secret values replaced by `[redacted]`.
   public static func scrub(_ text: String) -> String {
-    guard text.contains("=") || text.contains("Bearer") || text.contains("bearer") else { return text }
+    // A byte scan first: most text has no secret, and this runs for every logged reason.
+    guard text.utf8.contains(UInt8(ascii: "=")) || mentionsBearer(text) else { return text }
     var out = text
     for name in secretParameters {
       out = replaceValues(after: name + "=", in: out)
@@ -15,6 +16,22 @@ public enum Redaction {
     out = replaceValues(after: "Bearer ", in: out)
     out = replaceValues(after: "bearer ", in: out)
     return out
+  }
+
+  private static let bearerBytes: [UInt8] = Array("bearer".utf8)
+
+  /// Whether `Bearer` or `bearer` occurs in `text` (a byte scan; `String.contains` is far slower).
+  private static func mentionsBearer(_ text: String) -> Bool {
+    var matched = 0
+    for byte in text.utf8 {
+      if byte == bearerBytes[matched] || (matched == 0 && byte == UInt8(ascii: "B")) {
+        matched += 1
+        if matched == bearerBytes.count { return true }
+      } else {
+        matched = byte == UInt8(ascii: "b") || byte == UInt8(ascii: "B") ? 1 : 0
+      }
+    }
+    return false
   }
 
   private static func replaceValues(after marker: String, in text: String) -> String {
