@@ -47,12 +47,30 @@ struct TextBinary {
   /// Starts susi with `arguments`, feeding `input` on stdin and closing it, and waits for it to
   /// end (killed after `timeout` seconds).
   func run(
-    _ arguments: [String], input: String = "", environment: [String: String], timeout: Double = 60
+    _ arguments: [String], input: String = "", environment: [String: String], timeout: Double = 120
   ) throws -> Run {
     let process = try start(arguments, environment: environment)
     process.send(input)
     process.closeInput()
     return process.wait(timeout: timeout)
+  }
+
+  /// `run` on a thread of its own, so waiting for the process never holds one of Swift's few
+  /// cooperative threads (other tests, and in-process servers, need them).
+  func runOffPool(
+    _ arguments: [String], input: String = "", environment: [String: String], timeout: Double = 120
+  ) async throws -> Run {
+    try await Self.offPool {
+      try run(arguments, input: input, environment: environment, timeout: timeout)
+    }
+  }
+
+  /// Runs blocking `work` on a new thread and returns its result.
+  static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+      let thread = Thread { continuation.resume(with: Result { try work() }) }
+      thread.start()
+    }
   }
 
   /// Starts susi with pipes on all three streams; the caller feeds and ends it.

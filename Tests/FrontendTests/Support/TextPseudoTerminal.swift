@@ -36,7 +36,7 @@ final class TextPseudoTerminal {
   /// Everything written to the terminal until the program closed it (or `timeout` seconds
   /// passed). Call after the program was started and `closeDevice()` was called, so the end is
   /// seen.
-  func readAll(timeout: Double = 30) -> String {
+  func readAll(timeout: Double = 120) -> String {
     read(until: "\u{0}never\u{0}", timeout: timeout)
   }
 
@@ -63,9 +63,38 @@ final class TextPseudoTerminal {
     _ = write(controller, &bytes, bytes.count)
   }
 
+  /// Runs the program at `path` with its output (and, when `typing`, its input) on a new
+  /// terminal; for each step waits until `until` appears, then types `type`. Returns everything
+  /// the terminal showed and the exit status. Blocks: call it off the cooperative pool.
+  static func run(
+    _ path: String, _ arguments: [String], environment: [String: String], typing: Bool,
+    steps: [(until: String, type: String)] = []
+  ) throws -> (output: String, status: Int32) {
+    guard let terminal = TextPseudoTerminal() else { throw TerminalUnavailable() }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = environment
+    process.standardInput = typing ? terminal.device : FileHandle.nullDevice
+    process.standardOutput = terminal.device
+    process.standardError = terminal.device
+    try process.run()
+    terminal.closeDevice()
+    var output = ""
+    for step in steps {
+      output += terminal.read(until: step.until, timeout: 120)
+      terminal.type(step.type)
+    }
+    output += terminal.readAll(timeout: 120)
+    finish(process, timeout: 120)
+    return (output, process.terminationStatus)
+  }
+
+  struct TerminalUnavailable: Error {}
+
   /// Waits for `process` to end, killing it when it has not ended within `timeout` seconds
   /// (a test that went wrong must fail, not hang).
-  static func finish(_ process: Process, timeout: Double = 30) {
+  static func finish(_ process: Process, timeout: Double = 120) {
     let ended = DispatchSemaphore(value: 0)
     DispatchQueue.global().async {
       process.waitUntilExit()

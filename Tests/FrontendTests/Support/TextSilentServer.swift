@@ -6,7 +6,7 @@ import Foundation
 
 /// A TCP listener on 127.0.0.1 that accepts connections into its backlog and never answers:
 /// a server whose requests hang, for testing Ctrl-C in the middle of a request.
-final class TextSilentServer {
+final class TextSilentServer: Sendable {
   let socket: Int32
   let port: Int
 

@@ -101,7 +101,7 @@ struct TextEndToEndTests {
       "this line is never read",
     ]
     let input = lines.joined(separator: "\n") + "\n"
-    let run = try susi.run(isolation, input: input, environment: environment)
+    let run = try await susi.runOffPool(isolation, input: input, environment: environment)
     expectGolden(
       "chat-session",
       TextGolden.transcript(
@@ -140,7 +140,7 @@ struct TextEndToEndTests {
     ]
     var transcript = ""
     for step in steps {
-      let run = try susi.run(
+      let run = try await susi.runOffPool(
         isolation + step.arguments, input: step.input, environment: environment)
       transcript += TextGolden.transcript(step.arguments, input: step.input, run) + "\n"
       #expect(!run.stdout.contains("\u{1B}") && !run.stderr.contains("\u{1B}"))
@@ -149,7 +149,7 @@ struct TextEndToEndTests {
     _ = try expectCleanLog()
   }
 
-  @Test func exitCodesSayHowACommandEnded() throws {
+  @Test func exitCodesSayHowACommandEnded() async throws {
     let cases: [([String], Int32)] = [
       (["frobnicate"], 64),
       (["skils", "Knowledge"], 64),
@@ -171,72 +171,60 @@ struct TextEndToEndTests {
     var transcript = ""
     for (arguments, status) in cases {
       let input = arguments.first == "login" ? "Wrong-Passw0rd!\n" : ""
-      let run = try susi.run(isolation + arguments, input: input, environment: environment)
+      let run = try await susi.runOffPool(
+        isolation + arguments, input: input, environment: environment)
       #expect(run.status == status, "susi \(arguments.joined(separator: " ")) exits \(status)")
       transcript += TextGolden.transcript(arguments, input: input, run) + "\n"
     }
-    // Help needs no state: it runs without the isolation options.
-    for arguments in [["help", "rate"], ["help"]] {
-      let run = try susi.run(arguments, environment: environment)
+    // Help needs no state: it runs without the isolation options. (The overview lists other
+    // frontends' commands too, so only this frontend's help is pinned here.)
+    for arguments in [["help", "rate"]] {
+      let run = try await susi.runOffPool(arguments, environment: environment)
       #expect(run.status == 0)
       transcript += TextGolden.transcript(arguments, run) + "\n"
     }
     expectGolden("exit-codes", transcript)
   }
 
-  @Test func coloursOnlyOnATerminalAndNeverWithNoColor() throws {
-    func skillPage(_ extra: [String: String]) throws -> String {
-      let terminal = try #require(TextPseudoTerminal())
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: susi.path)
-      process.arguments = isolation + ["skill", "Capitals"]
-      process.environment = TextBinary.environment(folder.path, extra)
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = terminal.device
-      process.standardError = terminal.device
-      try process.run()
-      terminal.closeDevice()
-      let text = terminal.readAll()
-      TextPseudoTerminal.finish(process)
-      #expect(process.terminationStatus == 0, "\(text)")
+  @Test func coloursOnlyOnATerminalAndNeverWithNoColor() async throws {
+    func skillPage(_ extra: [String: String]) async throws -> String {
+      let (path, arguments) = (susi.path, isolation + ["skill", "Capitals"])
+      let environment = TextBinary.environment(folder.path, extra)
+      let (text, status) = try await TextBinary.offPool {
+        try TextPseudoTerminal.run(path, arguments, environment: environment, typing: false)
+      }
+      #expect(status == 0, "\(text)")
       return text
     }
-    #expect(try skillPage([:]).contains("\u{1B}["))
-    #expect(!(try skillPage(["NO_COLOR": "1"])).contains("\u{1B}["))
-    #expect(!(try skillPage(["TERM": "dumb"])).contains("\u{1B}["))
-    let ascii = try skillPage(["NO_COLOR": "1", "LANG": "C"])
+    #expect(try await skillPage([:]).contains("\u{1B}["))
+    #expect(!(try await skillPage(["NO_COLOR": "1"])).contains("\u{1B}["))
+    #expect(!(try await skillPage(["TERM": "dumb"])).contains("\u{1B}["))
+    let ascii = try await skillPage(["NO_COLOR": "1", "LANG": "C"])
     #expect(ascii.contains("Capitals") && !ascii.contains("★"))
   }
 
-  @Test func resumedChatSaysWelcomeBack() throws {
-    _ = try susi.run(isolation + ["ask", "how are you"], environment: environment)
-    let terminal = try #require(TextPseudoTerminal())
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: susi.path)
-    process.arguments = isolation
-    process.environment = environment
-    process.standardInput = terminal.device
-    process.standardOutput = terminal.device
-    process.standardError = terminal.device
-    try process.run()
-    terminal.closeDevice()
-    let banner = terminal.read(until: "> ", timeout: 30)
-    terminal.type("/quit\n")
-    let text = banner + terminal.readAll()
-    TextPseudoTerminal.finish(process)
-    #expect(process.terminationStatus == 0)
+  @Test func resumedChatSaysWelcomeBack() async throws {
+    _ = try await susi.runOffPool(isolation + ["ask", "how are you"], environment: environment)
+    let (path, arguments, environment) = (susi.path, isolation, environment)
+    let (text, status) = try await TextBinary.offPool {
+      try TextPseudoTerminal.run(
+        path, arguments, environment: environment, typing: true, steps: [("> ", "/quit\n")])
+    }
+    #expect(status == 0, "\(text)")
     #expect(text.contains("Welcome back: 1 question so far"), "\(text)")
   }
 
-  @Test func interruptMidRequestExits130AndLeavesALogThatReplays() throws {
+  @Test func interruptMidRequestExits130AndLeavesALogThatReplays() async throws {
     let server = try #require(TextSilentServer())
     let running = try susi.start(
       isolation + ["--server", server.url, "ask", "hello"], environment: environment)
     running.closeInput()
-    let connected = server.waitForConnection(timeout: 30)
+    let (connected, run) = try await TextBinary.offPool {
+      let connected = server.waitForConnection(timeout: 120)
+      running.signal(SIGINT)
+      return (connected, running.wait(timeout: 120))
+    }
     #expect(connected, "susi asks the server")
-    running.signal(SIGINT)
-    let run = running.wait(timeout: 30)
     #expect(run.status == 130, "\(run.stderr)")
     let events = try expectCleanLog()
     let cancelled = events.contains { event in
@@ -244,31 +232,25 @@ struct TextEndToEndTests {
       return false
     }
     #expect(cancelled, "the request ends as cancelled in the log")
-    let replay = try susi.run(
+    let replay = try await susi.runOffPool(
       ["replay", "--verify", folder.path + "/events.jsonl"], environment: environment)
     #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")
   }
 
-  @Test func passwordTypedAtATerminalIsNotEchoed() throws {
-    let signup = try susi.run(
+  @Test func passwordTypedAtATerminalIsNotEchoed() async throws {
+    let signup = try await susi.runOffPool(
       isolation + ["signup", "e2e@example.org"], input: Self.password + "\n",
       environment: environment)
     #expect(signup.status == 0, "\(signup.stderr)")
-    let terminal = try #require(TextPseudoTerminal())
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: susi.path)
-    process.arguments = isolation + ["login", "e2e@example.org"]
-    process.environment = environment
-    process.standardInput = terminal.device
-    process.standardOutput = terminal.device
-    process.standardError = terminal.device
-    try process.run()
-    terminal.closeDevice()
-    let prompt = terminal.read(until: "Password: ", timeout: 30)
-    terminal.type(Self.password + "\n")
-    let text = prompt + terminal.readAll()
-    TextPseudoTerminal.finish(process)
-    #expect(process.terminationStatus == 0, "\(text)")
+    let (path, arguments, environment) = (
+      susi.path, isolation + ["login", "e2e@example.org"], environment
+    )
+    let (text, status) = try await TextBinary.offPool {
+      try TextPseudoTerminal.run(
+        path, arguments, environment: environment, typing: true,
+        steps: [("Password: ", Self.password + "\n")])
+    }
+    #expect(status == 0, "\(text)")
     #expect(text.contains("Logged in as e2e@example.org"))
     #expect(!text.contains(Self.password), "the password is not echoed")
   }

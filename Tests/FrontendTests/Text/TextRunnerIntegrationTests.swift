@@ -2,6 +2,7 @@ import Foundation
 import SusiCore
 import SusiRunner
 import SusiStore
+import SusiTesting
 import Testing
 
 @testable import SusiText
@@ -23,6 +24,8 @@ import Testing
         stateDirectory: URL(fileURLWithPath: folder.path + "/server"))
       configuration.machineLanguage = "en"
       configuration.timezoneOffsetMinutes = 0
+      // A clock that only moves when told: no timeout or retry can fire on a busy machine.
+      configuration.clock = TestClock()
       store = Store(
         sink: MemoryEventSink(), runner: SusiRunner(configuration: configuration),
         clock: TextFixedClock())
