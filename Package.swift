@@ -42,7 +42,7 @@ let package = Package(
       path: "Frontends/Support", swiftSettings: strict),
     .target(
       name: "SusiText", dependencies: ["SusiFrontendSupport"], path: "Frontends/Text",
-      swiftSettings: strict),
+      exclude: ["README-section.md"], swiftSettings: strict),
     .target(
       name: "SusiJSONL", dependencies: ["SusiFrontendSupport"], path: "Frontends/JSONLines",
       exclude: ["README-section.md"], swiftSettings: strict),
@@ -105,6 +105,6 @@ let package = Package(
         "SusiText", "SusiJSONL", "SusiWebhook", "SusiReplay", "SusiFrontendSupport", "SusiTesting",
         "susi",
       ],
-      swiftSettings: strict),
+      exclude: ["Text/Golden"], swiftSettings: strict),
   ]
 )

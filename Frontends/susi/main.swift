@@ -6,11 +6,12 @@ import Foundation
 import SusiFrontendSupport
 import SusiJSONL
 import SusiReplay
+import SusiText
 
 StandardStream.ignoreBrokenPipes()
 
 let app = CommandLineApp(
-  commands: [
+  commands: TextFrontend.commands + [
     JSONLinesCommand.command,
     ReplayCommand.command,
     ServerCommandSpec.command,

@@ -1,0 +1,73 @@
+import SusiCore
+import SusiFrontendSupport
+
+/// One line typed at the chat prompt.
+public enum ChatLine: Equatable, Sendable {
+  /// Nothing to do (an empty line).
+  case empty
+  /// A question for SUSI.
+  case query(String)
+  case command(TextCommand)
+  /// A slash command that could not be read; the message says why.
+  case invalid(String)
+
+  /// Reads a line: `/word args…` is a command (quotes group words), `//text` asks `/text`,
+  /// anything else is a question.
+  public static func parse(_ line: String) -> ChatLine {
+    let text = line.trimmed
+    if text.isEmpty { return .empty }
+    guard text.hasPrefix("/") else { return .query(text) }
+    if text.hasPrefix("//") { return .query(String(text.dropFirst())) }
+    let words: [String]
+    do {
+      words = try CommandWords.split(String(text.dropFirst()))
+    } catch {
+      return .invalid(error.description)
+    }
+    guard let name = words.first else {
+      return .invalid("a command name must follow '/'; /help lists them")
+    }
+    do {
+      return .command(try TextCommand.make(name, Array(words.dropFirst())))
+    } catch {
+      return .invalid(error.description)
+    }
+  }
+}
+
+/// Splits a command line into words the way a shell would for the simple cases: spaces
+/// separate, `"…"` and `'…'` group, `\` escapes the next character.
+public enum CommandWords {
+  public static func split(_ text: String) throws(UsageError) -> [String] {
+    var words: [String] = []
+    var current = ""
+    var inWord = false
+    var quote: Character?
+    var escaped = false
+    for character in text {
+      if escaped {
+        current.append(character)
+        escaped = false
+        inWord = true
+      } else if character == "\\" && quote != "'" {
+        escaped = true
+        inWord = true
+      } else if let open = quote {
+        if character == open { quote = nil } else { current.append(character) }
+      } else if character == "\"" || character == "'" {
+        quote = character
+        inWord = true
+      } else if character.isWhitespace {
+        if inWord { words.append(current) }
+        current = ""
+        inWord = false
+      } else {
+        current.append(character)
+        inWord = true
+      }
+    }
+    if let quote { throw UsageError("a \(quote) quote is not closed") }
+    if inWord { words.append(current) }
+    return words
+  }
+}

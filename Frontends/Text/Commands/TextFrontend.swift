@@ -1,0 +1,199 @@
+import Dispatch
+import SusiFrontendSupport
+import SusiStore
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A running susi as the text frontend needs it: the store (log replayed, runner started) and
+/// what to tell the person about it.
+public struct TextBackend: Sendable {
+  public var store: Store
+  public var logPath: String
+  /// Where the built-in server listens, when it is the one in use.
+  public var embeddedServerURL: String?
+  /// Events replayed from the log at start.
+  public var resumedEvents: Int
+  /// Stops the runner and the built-in server and closes the log.
+  public var close: @Sendable () async -> Void
+
+  public init(
+    store: Store, logPath: String, embeddedServerURL: String?, resumedEvents: Int,
+    close: @escaping @Sendable () async -> Void
+  ) {
+    self.store = store
+    self.logPath = logPath
+    self.embeddedServerURL = embeddedServerURL
+    self.resumedEvents = resumedEvents
+    self.close = close
+  }
+}
+
+/// Why susi could not start: printed as is, and the exit code to leave with.
+public struct TextBackendError: Error, Sendable {
+  public var message: String
+  public var exitCode: Int32
+  public init(_ message: String, exitCode: Int32) {
+    self.message = message
+    self.exitCode = exitCode
+  }
+}
+
+/// Starts susi for a command (the app bootstrap).
+public typealias TextBackendOpener =
+  @Sendable (Invocation) async -> Result<TextBackend, TextBackendError>
+
+/// The text frontend: `susi` / `susi chat` and the one-shot commands.
+public enum TextFrontend {
+  /// Every text command, running on the app bootstrap.
+  public static var commands: [Command] { commands(open: openApp) }
+
+  /// Starts susi the standard way: log replayed, built-in server started when no --server.
+  static let openApp: TextBackendOpener = { invocation in
+    do throws(StartupError) {
+      let app = try await SusiApp.start(
+        invocation.common, origin: "cli", environment: invocation.environment)
+      for warning in app.warnings { StandardStream.error.line("susi: warning: \(warning)") }
+      return .success(
+        TextBackend(
+          store: app.store, logPath: app.options.log,
+          embeddedServerURL: app.embedded?.baseURLString,
+          resumedEvents: app.resumedEvents, close: { await app.stop() }))
+    } catch {
+      return .failure(TextBackendError(error.message, exitCode: error.exitCode))
+    }
+  }
+
+  /// Every text command, in the order `susi --help` lists them.
+  public static func commands(open: @escaping TextBackendOpener) -> [Command] {
+    var commands = [
+      Command(TextCommandSpecs.chat) { invocation in
+        await withSession(invocation, mode: .chat, open: open) { session in await session.chat() }
+      }
+    ]
+    let oneShots = [
+      TextCommandSpecs.ask, TextCommandSpecs.groups, TextCommandSpecs.skills,
+      TextCommandSpecs.skill,
+      TextCommandSpecs.rate, TextCommandSpecs.myRating, TextCommandSpecs.settings,
+      TextCommandSpecs.login,
+      TextCommandSpecs.logout, TextCommandSpecs.signup, TextCommandSpecs.search,
+      TextCommandSpecs.preview,
+      TextCommandSpecs.history,
+    ]
+    for spec in oneShots {
+      commands.append(Command(spec) { invocation in await oneShot(spec, invocation, open: open) })
+    }
+    return commands
+  }
+
+  static func oneShot(_ spec: CommandSpec, _ invocation: Invocation, open: TextBackendOpener) async
+    -> Int32
+  {
+    let command: TextCommand
+    do {
+      command = try TextCommandSpecs.command(spec, invocation.arguments)
+    } catch {
+      StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
+      return ExitCode.usage
+    }
+    return await withSession(invocation, mode: .shell, open: open) { session in
+      let outcome = await session.run(command)
+      if outcome == .ok { await session.finishBackgroundWork() }
+      return outcome.exitCode
+    }
+  }
+
+  /// Starts susi, runs `body` on a session with Ctrl-C handled, and shuts down in order.
+  static func withSession(
+    _ invocation: Invocation, mode: TextSession.Mode, open: TextBackendOpener,
+    _ body: (TextSession) async -> Int32
+  ) async -> Int32 {
+    StandardStream.ignoreBrokenPipes()
+    let console = TextConsole.standard(environment: invocation.environment)
+    // Ctrl-C is handled from the start, so it never ends the process while the log is written
+    // (start-up writes too); until the session exists it only asks to stop once started.
+    let relay = InterruptRelay()
+    let interrupts = InterruptSignal { relay.interrupt() }
+    defer { interrupts.cancel() }
+    let backend: TextBackend
+    switch await open(invocation) {
+    case .success(let opened): backend = opened
+    case .failure(let error):
+      console.error(error.message)
+      return error.exitCode
+    }
+    if relay.interruptedEarly {
+      await backend.close()
+      return ExitCode.interrupted
+    }
+    let leaving = Atomic<Bool>(false)
+    let context = TextContext(
+      logPath: backend.logPath, embeddedServerURL: backend.embeddedServerURL,
+      resumedEvents: backend.resumedEvents,
+      passwordFile: invocation.parsed.value("--password-file"),
+      terminate: { code in
+        guard !leaving.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        TerminalEcho.restore()
+        // The store appends whole records; closing it waits for the one being written.
+        await withTimeLimit(seconds: 3) { await backend.close() }
+        exit(code)
+      })
+    let session = await TextSession(
+      store: backend.store, console: console, input: StandardInput(), context: context, mode: mode)
+    relay.attach(session)
+    let code = await body(session)
+    TerminalEcho.restore()
+    if !leaving.exchange(true, ordering: .sequentiallyConsistent) { await backend.close() }
+    return code
+  }
+
+  /// Runs `work`, giving up waiting for it after `seconds` (it goes on in the background).
+  static func withTimeLimit(seconds: Double, _ work: @escaping @Sendable () async -> Void) async {
+    let gate = ResumeOnce()
+    await withCheckedContinuation { continuation in
+      gate.arm(continuation)
+      Task {
+        await work()
+        gate.resume()
+      }
+      Task {
+        try? await Task.sleep(for: .seconds(seconds))
+        gate.resume()
+      }
+    }
+  }
+}
+
+/// Passes Ctrl-C to the session once there is one; before that, remembers that it came.
+private final class InterruptRelay: Sendable {
+  private let state = Mutex<(session: TextSession?, early: Bool)>((nil, false))
+
+  func interrupt() {
+    let session = state.withLock { current -> TextSession? in
+      if current.session == nil { current.early = true }
+      return current.session
+    }
+    if let session { Task { await session.interrupt() } }
+  }
+
+  func attach(_ session: TextSession) { state.withLock { $0.session = session } }
+
+  var interruptedEarly: Bool { state.withLock { $0.early } }
+}
+
+/// A continuation resumed by whichever of several racers comes first.
+private final class ResumeOnce: Sendable {
+  private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+
+  func arm(_ waiting: CheckedContinuation<Void, Never>) { continuation.withLock { $0 = waiting } }
+
+  func resume() {
+    let waiting = continuation.withLock { current -> CheckedContinuation<Void, Never>? in
+      defer { current = nil }
+      return current
+    }
+    waiting?.resume()
+  }
+}

@@ -1,0 +1,46 @@
+/// Number formatting without a locale: renderings must not change with the machine's settings.
+enum NumberText {
+  /// `value` with exactly `decimals` digits after the point (`4.33` → `"4.3"` for 1).
+  static func fixed(_ value: Double, decimals: Int) -> String {
+    guard value.isFinite, abs(value) < 1e15, decimals >= 0, decimals <= 9 else { return "\(value)" }
+    var scale: Int64 = 1
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = Int64((abs(value) * Double(scale)).rounded())
+    let sign = value < 0 && scaled != 0 ? "-" : ""
+    let whole = scaled / scale
+    guard decimals > 0 else { return "\(sign)\(whole)" }
+    var fraction = String(scaled % scale)
+    while fraction.count < decimals { fraction = "0" + fraction }
+    return "\(sign)\(whole).\(fraction)"
+  }
+
+  /// `value` with at most `decimals` digits after the point and no trailing zeros
+  /// (`52.520000` → `"52.52"`, `13.0` → `"13"`).
+  static func trimmed(_ value: Double, maximumDecimals decimals: Int) -> String {
+    var text = fixed(value, decimals: decimals)
+    guard text.contains(".") else { return text }
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return text == "-0" ? "0" : text
+  }
+
+  /// Whether `text` reads as a number, for right-aligning table columns.
+  static func isNumeric(_ text: String) -> Bool {
+    var body = Substring(text)
+    if body.hasPrefix("-") || body.hasPrefix("+") { body = body.dropFirst() }
+    if body.hasSuffix("%") { body = body.dropLast() }
+    guard !body.isEmpty, body.first != ".", body.last != "." else { return false }
+    var seenPoint = false
+    for character in body {
+      if character == "." {
+        if seenPoint { return false }
+        seenPoint = true
+      } else if character == "," {
+        continue
+      } else if !("0"..."9").contains(character) {
+        return false
+      }
+    }
+    return true
+  }
+}

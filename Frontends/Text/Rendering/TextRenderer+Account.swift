@@ -1,0 +1,31 @@
+import SusiCore
+
+extension TextRenderer {
+  /// Settings as aligned `key  value` lines, in the server's key order (unknown keys last,
+  /// sorted).
+  public func settings(_ settings: [String: SettingValue]) -> String {
+    let order = Dictionary(
+      uniqueKeysWithValues: SettingKey.allowed.enumerated().map { ($1.key, $0) })
+    let keys = settings.keys.sorted { a, b in
+      switch (order[a], order[b]) {
+      case (let x?, let y?): x < y
+      case (.some, nil): true
+      case (nil, .some): false
+      case (nil, nil): a < b
+      }
+    }
+    let rows = keys.map { [$0, settings[$0]?.serverText ?? ""] }
+    return table(TextTable(rows: rows, alignments: [.left, .left]))
+  }
+
+  /// The server's memory of past chats, oldest first: each query with its date, then the answer.
+  public func history(_ entries: [HistoryEntry]) -> String {
+    var blocks: [String] = []
+    for entry in entries.reversed() {
+      let date = entry.queryDate.map { style.dim(DateText.minutes($0)) + "  " } ?? ""
+      let answer = entry.answers.isEmpty ? notice("no answer") : self.answer(entry.answers)
+      blocks.append(date + style.bold("> " + entry.query.singleLine) + "\n" + answer)
+    }
+    return blocks.joined(separator: "\n\n")
+  }
+}

@@ -1,0 +1,35 @@
+import SusiFrontendSupport
+
+/// Turns susi's values into text for a person: pure functions from values to lines, so every
+/// rendering decision is unit-tested without a terminal.
+///
+/// The output never ends in a newline; callers print it as a line.
+public struct TextRenderer: Sendable {
+  /// The columns available (the terminal's width, or 80).
+  public var width: Int
+  public var glyphs: Glyphs
+  public var style: TerminalStyle
+
+  public init(
+    width: Int = 80, glyphs: Glyphs = .utf8, style: TerminalStyle = TerminalStyle(colors: false)
+  ) {
+    self.width = max(width, 20)
+    self.glyphs = glyphs
+    self.style = style
+  }
+
+  /// `text` cut to fit `columns` (default: the full width) with this renderer's ellipsis.
+  func fit(_ text: String, _ columns: Int? = nil) -> String {
+    text.truncated(toWidth: columns ?? width, ellipsis: glyphs.ellipsis)
+  }
+
+  /// A bar `fraction` of `width` cells long in `colour`, padded with spaces to `width`.
+  func paddedBar(_ fraction: Double, width: Int, colour: (String) -> String) -> String {
+    let bar = glyphs.bar(fraction, width: width)
+    let padding = String(repeating: " ", count: max(0, width - bar.displayWidth))
+    return (bar.isEmpty ? "" : colour(bar)) + padding
+  }
+
+  /// Lines joined for printing.
+  static func join(_ lines: [String]) -> String { lines.joined(separator: "\n") }
+}

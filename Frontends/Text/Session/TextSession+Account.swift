@@ -1,0 +1,198 @@
+import Foundation
+import SusiCore
+
+// Login, signup, logout, settings and the server in use.
+
+extension TextSession {
+  func login(email given: String?) async -> Outcome {
+    guard let email = await value(given, prompt: "Email: ") else { return .interrupted }
+    guard let password = await secret(prompt: "Password: ", confirm: false) else {
+      return .interrupted
+    }
+    guard let result = await request(.login(Action.Login(email: email, password: password))) else {
+      return .failed
+    }
+    if let failed = failure(result, doing: "login") { return failed }
+    guard case .loggedIn(let loggedIn) = result.action else {
+      return unexpected(result, doing: "login")
+    }
+    var text = "Logged in as \(loggedIn.email.singleLine)"
+    if let expiry = loggedIn.expiresAt { text += " until \(DateText.minutes(expiry))" }
+    console.print(text + ".")
+    return .ok
+  }
+
+  func signup(email given: String?) async -> Outcome {
+    guard let email = await value(given, prompt: "Email: ") else { return .interrupted }
+    guard let password = await secret(prompt: "Choose a password: ", confirm: true) else {
+      return .interrupted
+    }
+    guard let result = await request(.signup(Action.Signup(email: email, password: password)))
+    else { return .failed }
+    if let failed = failure(result, doing: "signup") { return failed }
+    guard case .signedUp(let signedUp) = result.action else {
+      return unexpected(result, doing: "signup")
+    }
+    let message = signedUp.message.singleLine
+    console.print(message.isEmpty ? "Signed up as \(signedUp.email.singleLine)." : message)
+    console.print(
+      "Log in with " + command("/login \(signedUp.email)", "susi login \(signedUp.email)") + ".")
+    return .ok
+  }
+
+  func logout() async -> Outcome {
+    guard let result = await request(.logout) else { return .failed }
+    if let failed = failure(result, doing: "logout") { return failed }
+    guard case .loggedOut = result.action else { return unexpected(result, doing: "logout") }
+    console.print("Logged out.")
+    return .ok
+  }
+
+  /// Prints the settings as last confirmed by the server.
+  func showSettings() async -> Outcome {
+    let state = await store.state
+    if state.settings.isEmpty {
+      if state.session == nil {
+        console.print(
+          "No settings yet. Settings are kept on the server for each user: log in with "
+            + command("/login EMAIL", "susi login EMAIL") + ".")
+      } else {
+        console.print(
+          "No settings yet. Fetch yours with \(command("/sync", "susi settings sync")) or change one with "
+            + command("/set KEY VALUE", "susi settings set KEY VALUE") + ".")
+      }
+    } else {
+      console.print(renderer.settings(state.settings))
+    }
+    return .ok
+  }
+
+  func set(_ name: String, _ text: String) async -> Outcome {
+    // Keys are matched ignoring case; unknown keys go to the reducer, which lists the valid ones.
+    let key = SettingKey.allowed.first { $0.key.lowercased() == name.lowercased() }?.key ?? name
+    guard let value = SettingKey.parse(text, for: key) else {
+      console.error(
+        SettingKey.problem(key: key, value: .string(text))
+          ?? "'\(text)' does not fit setting '\(key)'")
+      return .usage
+    }
+    let action = Action.changeSettings(Action.ChangeSettings(settings: [key: value]))
+    guard let result = await request(action) else { return .failed }
+    if let failed = failure(result, doing: "changing \(key)") { return failed }
+    guard case .settingsChanged(let changed) = result.action else {
+      return unexpected(result, doing: "changing \(key)")
+    }
+    console.print(renderer.settings(changed.settings))
+    return .ok
+  }
+
+  func sync() async -> Outcome {
+    guard let result = await request(.syncSettings) else { return .failed }
+    if let failed = failure(result, doing: "syncing the settings") { return failed }
+    guard case .settingsSynced(let synced) = result.action else {
+      return unexpected(result, doing: "syncing the settings")
+    }
+    console.print(
+      synced.settings.isEmpty
+        ? "The server holds no settings for you yet." : renderer.settings(synced.settings))
+    return .ok
+  }
+
+  /// Shows the server in use, or switches to `url` (`embedded` = the built-in server).
+  func server(_ url: String?) async -> Outcome {
+    guard let url else {
+      console.print("Using \(await serverDescription()).")
+      return .ok
+    }
+    guard let result = await request(.setServer(Action.SetServer(url: url))) else { return .failed }
+    if let failed = failure(result, doing: "changing the server") { return failed }
+    guard case .serverChanged = result.action else {
+      return unexpected(result, doing: "changing the server")
+    }
+    console.print("Now using \(await serverDescription()).")
+    return .ok
+  }
+
+  func serverDescription() async -> String {
+    let server = await store.state.server
+    guard server == State.embeddedServer else { return server }
+    if let url = context.embeddedServerURL { return "the built-in server at \(url)" }
+    return "the built-in server"
+  }
+
+  // MARK: Asking for values
+
+  /// `given`, else a line asked for with `prompt` (shown only on a terminal); nil when the
+  /// input ended or Ctrl-C cancelled (printed).
+  func value(_ given: String?, prompt: String) async -> String? {
+    if let given, !given.isEmpty { return given }
+    switch await readLine(secret: false, prompt: prompt) {
+    case .line(let line) where !line.trimmed.isEmpty:
+      return line.trimmed
+    case .cancelled:
+      console.error("cancelled")
+      return nil
+    default:
+      console.error("no \(prompt.trimmed.dropLast().lowercased()) given")
+      return nil
+    }
+  }
+
+  /// A password: from `--password-file`, else typed without echo on a terminal (twice when
+  /// `confirm`), else the next input line. Nil when none could be read (printed).
+  func secret(prompt: String, confirm: Bool) async -> Secret? {
+    if let path = context.passwordFile {
+      guard let data = FileManager.default.contents(atPath: path) else {
+        console.error("cannot read the password file \(path)")
+        return nil
+      }
+      let text = String(decoding: data, as: UTF8.self)
+      let firstLine =
+        text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+      let password = String(firstLine.hasSuffix("\r") ? firstLine.dropLast() : firstLine)
+      guard !password.isEmpty else {
+        console.error("the password file \(path) is empty")
+        return nil
+      }
+      return Secret(password)
+    }
+    guard let first = await readSecret(prompt: prompt) else { return nil }
+    if confirm && console.interactive {
+      guard let again = await readSecret(prompt: "Repeat the password: ") else { return nil }
+      guard again == first else {
+        console.error("the passwords differ; nothing was sent")
+        return nil
+      }
+    }
+    return Secret(first)
+  }
+
+  private func readSecret(prompt: String) async -> String? {
+    switch await readLine(secret: true, prompt: prompt) {
+    case .line(let line) where !line.isEmpty:
+      return line
+    case .cancelled:
+      console.error("cancelled")
+      return nil
+    default:
+      console.error(
+        console.interactive
+          ? "no password given"
+          : "no password given: put it on the next input line or use --password-file FILE")
+      return nil
+    }
+  }
+
+  /// Reads one input line for a command (not a chat line), showing `prompt` on a terminal; with
+  /// `secret`, echo is off while it is typed and restored on every way out. Echo goes off before
+  /// the prompt appears, so nothing typed after the prompt is echoed or thrown away.
+  func readLine(secret: Bool, prompt: String) async -> LineRead {
+    waitingForSecret = true
+    defer { waitingForSecret = false }
+    guard console.interactive else { return await input.nextLine() }
+    if secret { TerminalEcho.disable() }
+    defer { if secret { TerminalEcho.restore() } }
+    console.writeError(prompt)
+    return await input.nextLine()
+  }
+}

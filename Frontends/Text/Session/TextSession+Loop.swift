@@ -1,0 +1,96 @@
+import SusiCore
+
+// The chat: a prompt on a terminal, one line after another from a pipe.
+
+extension TextSession {
+  /// Reads lines until `/quit` or the end of input: plain text is asked, `/commands` are run,
+  /// each line's answer is printed before the next line is read. At the end it waits for
+  /// answers still planned. Returns the exit code: 0 on a terminal; from a pipe, 1 when any
+  /// line failed.
+  public func chat() async -> Int32 {
+    if console.interactive { console.print(await welcome()) }
+    var failed = false
+    while true {
+      waitingForLine = true
+      if console.interactive { console.writeOutput(Self.prompt) }
+      let read = await input.nextLine()
+      waitingForLine = false
+      interrupts = 0
+      guard case .line(let line) = read else {
+        if read == .cancelled { continue }
+        if console.interactive { console.writeOutput("\n") }
+        break
+      }
+      let outcome: Outcome
+      switch ChatLine.parse(line) {
+      case .empty: continue
+      case .query(let query): outcome = await ask(query)
+      case .command(.quit): outcome = .quit
+      case .command(let command): outcome = await run(command)
+      case .invalid(let message):
+        console.error("\(message) (/help lists the commands)")
+        outcome = .usage
+      }
+      if outcome == .quit { break }
+      if outcome != .ok && outcome != .interrupted { failed = true }
+    }
+    await finishBackgroundWork()
+    return console.interactive || !failed ? 0 : 1
+  }
+
+  /// The first line of an interactive chat: what this is, or a summary of the resumed session.
+  func welcome() async -> String {
+    let state = await store.state
+    let server = await serverDescription()
+    guard context.resumedEvents > 0 else {
+      return "susi: chat with SUSI using \(server). Type a question, or /help for commands."
+    }
+    var parts: [String] = []
+    let exchanges = state.transcript.filter { $0.speaker == .user }.count
+    parts.append("\(exchanges) question\(exchanges == 1 ? "" : "s") so far")
+    let skillCount = state.skills.values.map(\.count).reduce(0, +)
+    if skillCount > 0 {
+      parts.append(
+        "\(skillCount) skill\(skillCount == 1 ? "" : "s") in \(state.skills.count) group\(state.skills.count == 1 ? "" : "s")"
+      )
+    }
+    if !state.settings.isEmpty {
+      parts.append("\(state.settings.count) setting\(state.settings.count == 1 ? "" : "s")")
+    }
+    parts.append(state.session.map { "logged in as \($0.email)" } ?? "not logged in")
+    return
+      "Welcome back: \(parts.joined(separator: ", ")); using \(server). /help lists the commands."
+  }
+
+  /// What Ctrl-C does: cancel the request being waited for, or the password being typed; at an
+  /// idle prompt explain how to leave; a second press (or one with nothing to cancel in a
+  /// one-shot command) leaves at once with exit code 130.
+  public func interrupt() async {
+    interrupts += 1
+    if interrupts >= 2 {
+      if console.interactive { console.writeOutput("\n") }
+      await context.terminate(130)
+      return
+    }
+    if waitingForSecret {
+      input.cancel()
+      return
+    }
+    let waiting = client.waitingFor
+    if !waiting.isEmpty {
+      console.writeError("\n")
+      for seq in waiting {
+        _ = try? await store.send(
+          .cancelRequest(Action.CancelRequest(seq: seq)), origin: client.origin)
+      }
+      return
+    }
+    if mode == .chat && waitingForLine {
+      console.writeOutput("\n")
+      console.writeError("(press Ctrl-C again or type /quit to leave)\n")
+      if console.interactive { console.writeOutput(Self.prompt) }
+      return
+    }
+    await context.terminate(130)
+  }
+}

@@ -1,0 +1,211 @@
+import SusiCore
+import SusiStore
+
+/// The text frontend's conversation with the store: each command sends its intents, waits for
+/// their results and prints them for a person. Shared by the chat (slash commands) and the
+/// one-shot subcommands, so both behave the same.
+public actor TextSession {
+  /// Whether commands are typed at the chat prompt or on a shell command line; hints name the
+  /// command the way the person would type it.
+  public enum Mode: Sendable { case chat, shell }
+
+  let client: IntentClient
+  let console: TextConsole
+  let input: any LineSource
+  let context: TextContext
+  let mode: Mode
+  let background = BackgroundWork()
+  /// The last seq before this session started: requests older than that belong to an earlier
+  /// run and will not be answered in this one.
+  let startSeq: Int
+  /// Whether every skill has been loaded in this run (a name is looked up once more after that).
+  var loadedAllSkills = false
+  /// Ctrl-C presses since the last command started.
+  var interrupts = 0
+  /// What the session is waiting for, for Ctrl-C.
+  var waitingForLine = false
+  var waitingForSecret = false
+
+  var store: Store { client.store }
+  var renderer: TextRenderer { console.renderer }
+
+  /// A session on `store`; events it did not ask for (planned answers, a session the server
+  /// ended) are printed as they arrive.
+  public init(
+    store: Store, console: TextConsole, input: any LineSource, context: TextContext, mode: Mode
+  ) async {
+    client = await IntentClient(store: store)
+    startSeq = await store.lastSeq
+    self.console = console
+    self.input = input
+    self.context = context
+    self.mode = mode
+    client.onOther { [weak self] published in self?.unrequested(published) }
+  }
+
+  /// Runs one command; prints its results or what went wrong.
+  public func run(_ command: TextCommand) async -> Outcome {
+    switch command {
+    case .ask(let query): return await ask(query)
+    case .groups: return await groups()
+    case .skills(let group): return await skills(group: group)
+    case .skill(let name): return await skill(named: name)
+    case .rate(let name, let stars): return await rate(name, stars: stars)
+    case .myRating(let name): return await myRating(name)
+    case .settings: return await showSettings()
+    case .set(let key, let value): return await set(key, value)
+    case .sync: return await sync()
+    case .login(let email): return await login(email: email)
+    case .logout: return await logout()
+    case .signup(let email): return await signup(email: email)
+    case .server(let url): return await server(url)
+    case .search(let text): return await search(text, count: nil)
+    case .preview(let url): return await preview(url)
+    case .history: return await history()
+    case .replay: return await replayHelp()
+    case .help: return help()
+    case .quit: return .quit
+    }
+  }
+
+  /// Waits until everything started in the background — planned answers still to come
+  /// included — has been printed.
+  public func finishBackgroundWork() async {
+    while true {
+      _ = await store.drain(timeout: 24 * 3600)
+      let last = await store.lastSeq
+      await client.waitUntilSeen(last)
+      await background.waitUntilIdle()
+      let planned = await store.state.inFlight.contains {
+        $0.key > startSeq && $0.value.type == "plannedAnswer"
+      }
+      if planned {
+        // Still to come: wait for the next event rather than asking again at once.
+        await client.waitUntilSeen(last + 1)
+      } else if background.isIdle, await store.lastSeq == last {
+        return
+      }
+    }
+  }
+
+  // MARK: Requests
+
+  /// Sends `action` and waits for its result, showing `progress` on a terminal when the request
+  /// is slow (or at once when `immediately`). Nil when the store refused the action (printed).
+  func request(_ action: Action, progress label: String? = nil, immediately: Bool = false) async
+    -> Event?
+  {
+    let spinner = ProgressIndicator(
+      label ?? "Waiting for the server\(renderer.glyphs.ellipsis)",
+      after: immediately ? .zero : .milliseconds(400),
+      enabled: console.showsProgress, glyphs: renderer.glyphs, write: console.writeError)
+    do {
+      let (_, result) = try await client.perform(action)
+      await spinner.stop()
+      guard let result else {
+        console.error("susi is shutting down; the request was not answered")
+        return nil
+      }
+      return result
+    } catch {
+      await spinner.stop()
+      console.error(error.description)
+      return nil
+    }
+  }
+
+  /// Prints why `event` is not the success it should be, and says how it ended; nil when it is
+  /// a success.
+  func failure(_ event: Event, doing what: String) -> Outcome? {
+    switch event.action {
+    case .requestFailed(let failed):
+      if failed.error.kind == "cancelled" {
+        console.error("\(what) was cancelled")
+        return .interrupted
+      }
+      console.error("\(what) failed: \(Self.describe(failed.error))\(hint(for: failed.error))")
+      return .failed
+    case .loginFailed(let failed):
+      console.error("login failed: \(Self.describe(failed.error))")
+      return .failed
+    case .actionRejected(let rejected):
+      var message = rejected.reason
+      if message.hasPrefix("log in first") {
+        message += " (\(command("/login EMAIL", "susi login EMAIL")))"
+      }
+      console.error(message)
+      return .failed
+    default:
+      return nil
+    }
+  }
+
+  /// A result of an unexpected type: reported, never silently ignored.
+  func unexpected(_ event: Event, doing what: String) -> Outcome {
+    console.error("\(what) gave an unexpected \(event.action.typeName)")
+    return .failed
+  }
+
+  static func describe(_ error: RequestError) -> String {
+    let message = error.message.singleLine
+    if let status = error.status { return "\(message) (HTTP \(status))" }
+    return message
+  }
+
+  private func hint(for error: RequestError) -> String {
+    switch error.kind {
+    case "network":
+      return command(
+        " (/server shows which server is used)", " (the server is set with --server or SUSI_SERVER)"
+      )
+    case "timeout": return "; the server did not answer in time, try again"
+    case "unauthorized", "notLoggedIn":
+      return "; log in again (\(command("/login EMAIL", "susi login EMAIL")))"
+    default: return ""
+    }
+  }
+
+  /// How to type a command in the current mode.
+  func command(_ slash: String, _ shell: String) -> String { mode == .chat ? slash : shell }
+
+  // MARK: Events nobody asked for
+
+  /// Called by the client's listener, in log order; starts printing in the background.
+  nonisolated func unrequested(_ published: PublishedEvent) {
+    let event = published.event
+    switch event.action {
+    case .messageReceived(let message) where event.origin == "runner":
+      background.start { await self.showPlanned(message) }
+    case .loggedOut(let out):
+      if let reason = out.reason {
+        background.start { await self.announce("Logged out: \(reason.singleLine)") }
+      }
+    default:
+      break
+    }
+  }
+
+  /// Prints a planned answer that arrived on its own.
+  func showPlanned(_ message: Action.MessageReceived) async {
+    interruptPrompt()
+    _ = await show(message)
+    restorePrompt()
+  }
+
+  func announce(_ text: String) {
+    interruptPrompt()
+    console.error(text)
+    restorePrompt()
+  }
+
+  /// Moves off the prompt line before printing something that arrived on its own.
+  func interruptPrompt() {
+    if waitingForLine && console.interactive { console.writeOutput("\n") }
+  }
+
+  func restorePrompt() {
+    if waitingForLine && console.interactive { console.writeOutput(Self.prompt) }
+  }
+
+  static let prompt = "> "
+}

@@ -1,0 +1,143 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Standard input as lines, read on a thread of its own with `poll` and `read`, so a read can be
+/// cancelled (a self-pipe wakes it) and nothing blocks the cooperative thread pool.
+public final class StandardInput: LineSource {
+  /// A line longer than `maximumLineBytes` is cut; the rest up to the next line break is dropped.
+  public let maximumLineBytes: Int
+
+  private struct Buffer {
+    var bytes: [UInt8] = []
+    var ended = false
+    var discarding = false
+    var reading = false
+    /// How far `bytes` is known to hold no line break.
+    var scanned = 0
+  }
+
+  private let queue = DispatchQueue(label: "susi.standard-input")
+  private let buffer = Mutex(Buffer())
+  private let wakeRead: Int32
+  private let wakeWrite: Int32
+  private let descriptor: Int32
+
+  /// Reads from `descriptor` (standard input unless a test says otherwise); lines are cut at
+  /// `maximumLineBytes` (1 MiB).
+  public init(descriptor: Int32 = 0, maximumLineBytes: Int = 1 << 20) {
+    self.descriptor = descriptor
+    self.maximumLineBytes = max(1, maximumLineBytes)
+    var fds: [Int32] = [-1, -1]
+    if pipe(&fds) == 0 {
+      _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+      _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+    }
+    wakeRead = fds[0]
+    wakeWrite = fds[1]
+  }
+
+  deinit {
+    if wakeRead >= 0 { close(wakeRead) }
+    if wakeWrite >= 0 { close(wakeWrite) }
+  }
+
+  /// Whether standard input is a terminal.
+  public static var isTerminal: Bool { isatty(0) == 1 }
+
+  public func nextLine() async -> LineRead {
+    await withCheckedContinuation { continuation in
+      queue.async { continuation.resume(returning: self.readLine()) }
+    }
+  }
+
+  public func cancel() {
+    let reading = buffer.withLock { $0.reading }
+    guard reading, wakeWrite >= 0 else { return }
+    var byte: UInt8 = 1
+    _ = write(wakeWrite, &byte, 1)
+  }
+
+  private func readLine() -> LineRead {
+    drainWakePipe()
+    buffer.withLock { $0.reading = true }
+    defer { buffer.withLock { $0.reading = false } }
+    while true {
+      if let line = takeLine() { return line }
+      var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+      if wakeRead >= 0 { fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)) }
+      let ready = poll(&fds, nfds_t(fds.count), -1)
+      if ready < 0 {
+        if errno == EINTR { continue }
+        buffer.withLock { $0.ended = true }
+        continue
+      }
+      if fds.count > 1, fds[1].revents != 0 {
+        drainWakePipe()
+        return .cancelled
+      }
+      guard fds[0].revents != 0 else { continue }
+      var chunk = [UInt8](repeating: 0, count: 65_536)
+      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+      buffer.withLock { state in
+        if count <= 0 {
+          state.ended = true
+        } else {
+          state.bytes.append(contentsOf: chunk[0..<count])
+        }
+      }
+    }
+  }
+
+  /// A complete line from the buffer, the unterminated rest at the end of input, or nil when
+  /// more must be read.
+  private func takeLine() -> LineRead? {
+    buffer.withLock { state in
+      while let newline = state.bytes[state.scanned...].firstIndex(of: 0x0A) {
+        let line = Array(state.bytes[..<min(newline, maximumLineBytes)])
+        state.bytes.removeSubrange(...newline)
+        state.scanned = 0
+        if state.discarding {
+          state.discarding = false
+          continue
+        }
+        return .line(Self.text(line))
+      }
+      state.scanned = state.bytes.count
+      if state.bytes.count > maximumLineBytes {
+        let line = Array(state.bytes.prefix(maximumLineBytes))
+        state.bytes.removeAll()
+        state.scanned = 0
+        let wasDiscarding = state.discarding
+        state.discarding = true
+        if !wasDiscarding { return .line(Self.text(line)) }
+      }
+      guard state.ended else { return nil }
+      if state.discarding || state.bytes.isEmpty {
+        state.bytes.removeAll()
+        state.scanned = 0
+        return .end
+      }
+      let rest = Array(state.bytes.prefix(maximumLineBytes))
+      state.bytes.removeAll()
+      state.scanned = 0
+      return .line(Self.text(rest))
+    }
+  }
+
+  private static func text(_ bytes: [UInt8]) -> String {
+    var line = bytes[...]
+    if line.last == 0x0D { line = line.dropLast() }
+    return String(decoding: line, as: UTF8.self)
+  }
+
+  private func drainWakePipe() {
+    guard wakeRead >= 0 else { return }
+    var scratch = [UInt8](repeating: 0, count: 64)
+    while scratch.withUnsafeMutableBytes({ read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+  }
+}

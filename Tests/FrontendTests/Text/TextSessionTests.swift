@@ -1,0 +1,325 @@
+import Foundation
+import SusiCore
+import SusiStore
+import Synchronization
+import Testing
+
+@testable import SusiText
+
+/// Command flows against a real store and a scripted runner standing in for the server.
+@Suite struct TextSessionTests {
+  static let coin = Skill(
+    tag: "Flip a coin", group: "Games, Trivia and Accessories", name: "Flip a coin",
+    description: "Ask SUSI to flip a coin for you", author: "Madhav Rathi",
+    examples: ["flip a coin"],
+    rating: RatingAggregate(fiveStar: 2, average: 5, total: 2))
+  static let jokes = [
+    Skill(tag: "joke", group: "Novelty and Humour", name: "Joke", description: "Jokes"),
+    Skill(tag: "joke", group: "Knowledge", name: "Science joke", description: "Nerdy jokes"),
+  ]
+  static let allSkills = [coin] + jokes
+
+  /// A small SUSI server: what each effect comes back as.
+  static func server(_ effect: Effect, _ cause: Int) -> Action? {
+    switch effect {
+    case .fetchGroups:
+      return .groupsLoaded(
+        Action.GroupsLoaded(groups: [
+          "Games, Trivia and Accessories", "Knowledge", "Novelty and Humour",
+        ]))
+    case .fetchSkills(_, let group, _):
+      return .skillsLoaded(
+        Action.SkillsLoaded(
+          group: group, skills: allSkills.filter { group == nil || $0.group == group }))
+    case .fetchSkill(_, let group, let tag, _):
+      guard let skill = allSkills.first(where: { $0.group == group && $0.tag == tag }) else {
+        return nil
+      }
+      return .skillLoaded(Action.SkillLoaded(skill: skill))
+    case .chat(_, let query, _):
+      switch query {
+      case "search swift":
+        return .messageReceived(
+          Action.MessageReceived(
+            query: query,
+            answers: [
+              .answer(expression: "Here is what I found:", language: nil, mood: nil),
+              .websearch(query: "swift", count: 1),
+            ]))
+      case "later":
+        return .messageReceived(
+          Action.MessageReceived(
+            query: query, answers: [.answer(expression: "now", language: nil, mood: nil)],
+            planned: [
+              PlannedAnswer(
+                delayMilliseconds: 10,
+                answers: [.answer(expression: "later!", language: nil, mood: nil)])
+            ]))
+      case "hang": return nil
+      case "fail":
+        return .requestFailed(
+          Action.RequestFailed(
+            cause: cause,
+            error: RequestError(kind: "http", status: 503, message: "Service Unavailable")))
+      default:
+        return .messageReceived(
+          Action.MessageReceived(
+            query: query, answers: [.answer(expression: "Hi! I'm SUSI", language: nil, mood: nil)]))
+      }
+    case .webSearch(let query):
+      return .websearchLoaded(
+        Action.WebsearchLoaded(
+          query: query,
+          results: [
+            SearchResult(title: "Swift", description: "A language", link: "https://swift.org"),
+            SearchResult(title: "Taylor Swift", link: "https://example.org/taylor"),
+          ]))
+    case .login(_, let email, let password, _):
+      guard password.reveal() == "secret" else {
+        return .loginFailed(
+          Action.LoginFailed(
+            email: email,
+            error: RequestError(kind: "http", status: 422, message: "Invalid credentials")))
+      }
+      return .loggedIn(Action.LoggedIn(email: email, expiresAt: nil))
+    case .rateSkill(_, let group, let skill, _, let stars):
+      return .ratingSubmitted(
+        Action.RatingSubmitted(
+          group: group, skill: skill, stars: stars,
+          ratings: RatingAggregate(fiveStar: 3, average: 5, total: 3)))
+    case .fetchUserRating(_, let group, let skill, _):
+      return .userRatingLoaded(Action.UserRatingLoaded(group: group, skill: skill, stars: 4))
+    case .storeSettings(_, let settings):
+      return .settingsChanged(Action.SettingsChanged(settings: settings))
+    case .fetchSettings:
+      return .settingsSynced(Action.SettingsSynced(settings: ["theme": .string("dark")]))
+    case .logout:
+      return .loggedOut(Action.LoggedOut())
+    default:
+      return nil
+    }
+  }
+
+  /// A session on a fresh store whose runner answers with `server`.
+  struct Harness {
+    let runner = TextScriptedRunner(TextSessionTests.server)
+    let sink = MemoryEventSink()
+    let capture = TextCapture()
+    let terminated = Terminations()
+    let store: Store
+    let session: TextSession
+    let lines: TextScriptedLines
+
+    init(
+      lines: [String] = [], hold: Bool = false, mode: TextSession.Mode = .shell,
+      passwordFile: String? = nil, recovered: Recovered = Recovered()
+    ) async {
+      store = Store(sink: sink, runner: runner, clock: TextFixedClock(), recovered: recovered)
+      self.lines = TextScriptedLines(lines, hold: hold)
+      let terminated = self.terminated
+      let context = TextContext(
+        logPath: "events.jsonl", embeddedServerURL: "http://127.0.0.1:4000",
+        passwordFile: passwordFile,
+        terminate: { code in terminated.codes.withLock { $0.append(code) } })
+      session = await TextSession(
+        store: store, console: capture.console(), input: self.lines, context: context, mode: mode)
+    }
+
+    var logText: String {
+      sink.lines.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
+    }
+  }
+
+  @Test func askPrintsTheAnswer() async {
+    let h = await Harness()
+    #expect(await h.session.run(.ask("hello")) == .ok)
+    #expect(h.capture.output == "Hi! I'm SUSI\n")
+    #expect(h.capture.error == "")
+  }
+
+  @Test func websearchInAnAnswerSearchesAndPrintsCards() async {
+    let h = await Harness()
+    #expect(await h.session.run(.ask("search swift")) == .ok)
+    #expect(
+      h.capture.output
+        == "Here is what I found:\nWeb search: swift\n1. Swift\n   A language\n   https://swift.org\n"
+    )
+    #expect(h.runner.effects.contains(.webSearch(query: "swift")))
+  }
+
+  @Test func unknownSkillNameLoadsAllSkillsOnceThenShowsThePage() async {
+    let h = await Harness()
+    #expect(await h.session.run(.skill(name: "flip a coin")) == .ok)
+    #expect(
+      h.capture.output.hasPrefix(
+        "Flip a coin\nGames, Trivia and Accessories · en · by Madhav Rathi\n"))
+    #expect(h.capture.output.contains("Try it: susi ask \"flip a coin\""))
+    #expect(await h.session.run(.skill(name: "no such skill")) == .failed)
+    #expect(await h.session.run(.skill(name: "flip a con")) == .failed)
+    let loadsOfAll = h.runner.effects.filter {
+      if case .fetchSkills(_, nil, _) = $0 { true } else { false }
+    }
+    #expect(loadsOfAll.count == 1)
+    #expect(
+      h.capture.error
+        == "susi: no skill named 'no such skill'\nsusi: no skill named 'flip a con'; did you mean 'Flip a coin'?\n"
+    )
+  }
+
+  @Test func ambiguousSkillNameListsTheCandidates() async {
+    let h = await Harness()
+    #expect(await h.session.run(.skill(name: "joke")) == .failed)
+    #expect(
+      h.capture.error.contains(
+        "'joke' names 2 skills: Knowledge/joke, Novelty and Humour/joke; say which one"))
+    #expect(await h.session.run(.skill(name: "Knowledge/joke")) == .ok)
+    #expect(h.capture.output.hasPrefix("Science joke\n"))
+  }
+
+  @Test func ratingNeedsALogin() async {
+    let h = await Harness()
+    #expect(await h.session.run(.rate(name: "Flip a coin", stars: 5)) == .failed)
+    #expect(h.capture.error.hasSuffix("susi: log in first to rate skills (susi login EMAIL)\n"))
+  }
+
+  @Test func loginReadsThePasswordFromTheNextLineAndKeepsItOutOfTheLog() async {
+    let h = await Harness(lines: ["secret"])
+    #expect(await h.session.run(.login(email: "me@example.org")) == .ok)
+    #expect(h.capture.output == "Logged in as me@example.org.\n")
+    #expect(!h.logText.contains("secret"))
+    #expect(h.logText.contains("[redacted]"))
+    #expect(await h.session.run(.rate(name: "Flip a coin", stars: 5)) == .ok)
+    #expect(
+      h.capture.output.hasSuffix("You rated Flip a coin ★★★★★ 5.\nNow: ★★★★★ 5.0 (3 ratings)\n"))
+    #expect(await h.session.run(.myRating(name: "flip a coin")) == .ok)
+    #expect(h.capture.output.hasSuffix("Your rating of Flip a coin: ★★★★☆ 4\n"))
+  }
+
+  @Test func loginReadsThePasswordFile() async throws {
+    let folder = FileManagerTestFolder()
+    let path = try folder.write("password", "secret\n")
+    let h = await Harness(passwordFile: path)
+    #expect(await h.session.run(.login(email: "me@example.org")) == .ok)
+    let wrong = await Harness(passwordFile: try folder.write("wrong", "nope"))
+    #expect(await wrong.session.run(.login(email: "me@example.org")) == .failed)
+    #expect(wrong.capture.error == "susi: login failed: Invalid credentials (HTTP 422)\n")
+  }
+
+  @Test func loginWithoutAPasswordSendsNothing() async {
+    let h = await Harness(lines: [])
+    #expect(await h.session.run(.login(email: "me@example.org")) == .interrupted)
+    #expect(h.capture.error.contains("no password given"))
+    #expect(!h.runner.effects.contains { if case .login = $0 { true } else { false } })
+  }
+
+  @Test func failedRequestsSayWhatFailedAndWhy() async {
+    let h = await Harness()
+    #expect(await h.session.run(.ask("fail")) == .failed)
+    #expect(h.capture.error == "susi: asking SUSI failed: Service Unavailable (HTTP 503)\n")
+  }
+
+  @Test func settingsChangeSyncAndShow() async {
+    let h = await Harness(lines: ["secret"])
+    _ = await h.session.run(.login(email: "me@example.org"))
+    #expect(await h.session.run(.set(key: "THEME", value: "light")) == .ok)
+    #expect(await h.session.run(.set(key: "micInput", value: "maybe")) == .usage)
+    #expect(h.capture.error == "susi: setting 'micInput' takes true or false\n")
+    #expect(await h.session.run(.sync) == .ok)
+    #expect(await h.session.run(.settings) == .ok)
+    #expect(h.capture.output.hasSuffix("theme  light\ntheme  dark\ntheme  dark\n"))
+  }
+
+  @Test func interruptCancelsTheRequestBeingWaitedFor() async {
+    let h = await Harness()
+    let asking = Task { await h.session.run(.ask("hang")) }
+    while await h.store.state.inFlight.isEmpty { await Task.yield() }
+    await h.session.interrupt()
+    #expect(await asking.value == .interrupted)
+    #expect(h.capture.error.hasSuffix("susi: asking SUSI was cancelled\n"))
+    #expect(h.runner.effects.contains(.cancel(seq: 1)))
+    #expect(h.terminated.codes.withLock { $0 }.isEmpty)
+  }
+
+  @Test func secondInterruptLeavesWith130() async {
+    let h = await Harness()
+    let asking = Task { await h.session.run(.ask("hang")) }
+    while await h.store.state.inFlight.isEmpty { await Task.yield() }
+    await h.session.interrupt()
+    await h.session.interrupt()
+    #expect(h.terminated.codes.withLock { $0 } == [130])
+    _ = await asking.value
+  }
+
+  @Test func interruptAtAPasswordPromptCancelsTheLogin() async {
+    let h = await Harness(hold: true)
+    let login = Task { await h.session.run(.login(email: "me@example.org")) }
+    while await !h.session.waitingForSecret { await Task.yield() }
+    await h.session.interrupt()
+    #expect(await login.value == .interrupted)
+    #expect(!h.runner.effects.contains { if case .login = $0 { true } else { false } })
+  }
+
+  @Test func pipedChatAnswersEachLineAndWaitsForPlannedAnswers() async {
+    let h = await Harness(lines: ["hello", "later", "/skills Knowledge"], mode: .chat)
+    #expect(await h.session.chat() == 0)
+    #expect(h.capture.output.hasPrefix("Hi! I'm SUSI\nnow\n"))
+    #expect(h.capture.output.contains("later!\n"))
+    #expect(h.capture.output.contains("Knowledge (1)\n  Science joke  Nerdy jokes\n"))
+  }
+
+  @Test func plannedAnswersOfAnEarlierRunAreNotWaitedFor() async {
+    var state = State()
+    state.inFlight[1] = InFlightRequest(type: "plannedAnswer", since: TextFixedClock().now())
+    let h = await Harness(
+      lines: ["hello"], mode: .chat, recovered: Recovered(state: state, lastSeq: 1))
+    #expect(await h.session.chat() == 0)
+    #expect(h.capture.output == "Hi! I'm SUSI\n")
+  }
+
+  @Test func pipedChatExitsWithOneWhenALineFailed() async {
+    let h = await Harness(lines: ["/rate Flip a coin 5", "hello", "/skils"], mode: .chat)
+    #expect(await h.session.chat() == 1)
+    #expect(h.capture.output == "Hi! I'm SUSI\n")
+    #expect(h.capture.error.contains("log in first to rate skills (/login EMAIL)"))
+    #expect(
+      h.capture.error.hasSuffix(
+        "susi: unknown command '/skils'; did you mean '/skills'? (/help lists the commands)\n"))
+  }
+
+  @Test func quitEndsTheChatBeforeTheRestOfTheInput() async {
+    let h = await Harness(lines: ["/quit", "hello"], mode: .chat)
+    #expect(await h.session.chat() == 0)
+    #expect(h.capture.output == "")
+  }
+
+  @Test func groupNamesMatchIgnoringCase() async {
+    let h = await Harness()
+    #expect(await h.session.run(.skills(group: "knowledge")) == .ok)
+    #expect(await h.session.run(.skills(group: "nothing")) == .failed)
+    #expect(h.capture.error == "susi: no skill group named 'nothing'; susi groups lists them\n")
+  }
+}
+
+/// The exit codes a session asked to terminate with.
+final class Terminations: Sendable {
+  let codes = Mutex<[Int32]>([])
+}
+
+/// A fresh folder under the temporary directory for one test.
+struct FileManagerTestFolder {
+  let path: String
+
+  init() {
+    path =
+      FileManager.default.temporaryDirectory.appendingPathComponent(
+        "susi-text-\(UUID().uuidString)"
+      ).path
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  }
+
+  func write(_ name: String, _ text: String) throws -> String {
+    let file = path + "/" + name
+    try text.write(toFile: file, atomically: true, encoding: .utf8)
+    return file
+  }
+}
