@@ -72,7 +72,13 @@ public struct CommandLineApp: Sendable {
       rest.remove(at: commandIndex)
     }
     if name == "help" {
-      let topic = rest.first { !$0.hasPrefix("-") }
+      let helpSpec = CommandSpec(name: "help", summary: "", usage: "help [COMMAND]", arguments: 0...1)
+      let topic: String?
+      do {
+        topic = try ParsedCommandLine.parse(rest, for: helpSpec, common: common).arguments.first
+      } catch {
+        return usageError(error, helpSpec)
+      }
       guard let topic else {
         StandardStream.output.write(HelpText.overview(commands: commands.map(\.spec), common: common, version: version))
         return ExitCode.success

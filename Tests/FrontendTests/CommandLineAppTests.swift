@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// The `susi` command line as a whole: help, version, typos and a locked log, through the binary.
+@Suite(.enabled(if: TextBinary.find() != nil, "the susi binary is not built"))
+struct CommandLineAppTests {
+  let susi = TextBinary.find()!
+
+  private func folder() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("susi-cli-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
+
+  @Test func helpFindsItsTopicPastCommonOptions() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = try await susi.runOffPool(["--state-dir", dir, "help", "rate"], environment: TextBinary.environment(dir))
+    #expect(run.status == 0)
+    #expect(run.stdout.hasPrefix("Usage: susi rate NAME STARS"))
+  }
+
+  @Test func everyWayOfAskingForHelpWorks() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    for arguments in [["--help"], ["-h"], ["help"]] {
+      let run = try await susi.runOffPool(arguments, environment: environment)
+      #expect(run.status == 0, "\(arguments)")
+      #expect(run.stdout.contains("Commands:"), "\(arguments)")
+      #expect(run.stdout.contains("replay"), "\(arguments)")
+    }
+    for arguments in [["help", "skills"], ["skills", "--help"], ["skills", "-h"]] {
+      let run = try await susi.runOffPool(arguments, environment: environment)
+      #expect(run.status == 0, "\(arguments)")
+      #expect(run.stdout.hasPrefix("Usage: susi skills"), "\(arguments)")
+    }
+  }
+
+  @Test func printsTheVersion() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = try await susi.runOffPool(["--version"], environment: TextBinary.environment(dir))
+    #expect(run.status == 0)
+    #expect(run.stdout.hasPrefix("susi "))
+  }
+
+  @Test func typosGetTheClosestMatchAndTheUsageLine() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    let command = try await susi.runOffPool(["replya"], environment: environment)
+    #expect(command.status == 64)
+    #expect(command.stderr.contains("unknown command 'replya'; did you mean 'replay'?"))
+    #expect(command.stderr.contains("Usage: susi"))
+    let option = try await susi.runOffPool(["replay", "--stpe"], environment: environment)
+    #expect(option.status == 64)
+    #expect(option.stderr.contains("did you mean '--step'?"))
+    let topic = try await susi.runOffPool(["help", "ratee"], environment: environment)
+    #expect(topic.status == 64)
+    #expect(topic.stderr.contains("did you mean 'rate'?"))
+    let fsync = try await susi.runOffPool(["--fsync", "sometimes", "replay"], environment: environment)
+    #expect(fsync.status == 64)
+    #expect(command.stdout.isEmpty && option.stdout.isEmpty && fsync.stdout.isEmpty)
+  }
+
+  @Test func aSecondSusiOnTheSameLogStopsAtOnceAndSaysWhy() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    let first = try JSONLProcess(["--state-dir", dir], folder: dir)
+    // The first holds the log once it has answered a line.
+    first.send("{\"type\":\"loadGroups\",\"id\":1}")
+    _ = try await first.next()
+    let started = Date()
+    let second = try await susi.runOffPool(["ask", "hi", "--state-dir", dir], environment: environment, timeout: 30)
+    #expect(second.status == 73)
+    #expect(second.stderr.contains("events.jsonl"))
+    #expect(second.stderr.contains("in use by another susi process"))
+    #expect(Date().timeIntervalSince(started) < 10)
+    first.closeInput()
+    #expect(await first.exitStatus() == 0)
+  }
+}
