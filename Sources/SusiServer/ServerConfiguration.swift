@@ -42,8 +42,34 @@ public struct ServerConfiguration: Sendable {
 
   /// The skills, web-search corpus and pages shipped with `susi`.
   public static var bundledDataDirectory: URL {
-    Bundle.module.resourceURL?.appendingPathComponent("DefaultSkills")
-      ?? Bundle.module.bundleURL.appendingPathComponent("DefaultSkills")
+    get throws(BundledDataMissing) {
+      for candidate in bundledDataCandidates where FileManager.default.fileExists(atPath: candidate.appendingPathComponent("models").path) {
+        return candidate
+      }
+      throw BundledDataMissing(searched: bundledDataCandidates.map(\.path))
+    }
+  }
+
+  /// Where the bundled skills may be, in order: beside the executable, as SwiftPM builds them
+  /// (`susi_SusiServer.resources/DefaultSkills`), then in an install prefix
+  /// (`PREFIX/share/susi/DefaultSkills` for `PREFIX/bin/susi`).
+  static var bundledDataCandidates: [URL] {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    let folder = executable.deletingLastPathComponent()
+    return [
+      folder.appendingPathComponent("susi_SusiServer.resources/DefaultSkills"),
+      folder.deletingLastPathComponent().appendingPathComponent("share/susi/DefaultSkills"),
+    ]
+  }
+
+  /// The bundled skills could not be found (a `susi` copied without them).
+  public struct BundledDataMissing: Error, CustomStringConvertible {
+    public var searched: [String]
+    public var description: String {
+      "the built-in skills are not installed (looked in \(searched.joined(separator: " and "))); "
+        + "copy the folder Sources/SusiServer/DefaultSkills of the susi sources to one of those places "
+        + "(or give 'susi server' another skill folder with --data DIR)"
+    }
   }
 
   /// `$XDG_STATE_HOME/susi/server`, or `~/.local/state/susi/server` when XDG_STATE_HOME is unset

@@ -15,10 +15,13 @@ final class ServerContext: Sendable {
 
   init(configuration: ServerConfiguration) throws {
     self.configuration = configuration
-    let data = configuration.dataDirectory ?? ServerConfiguration.bundledDataDirectory
+    let bundled = try? ServerConfiguration.bundledDataDirectory
+    guard let data = configuration.dataDirectory ?? bundled else {
+      throw ServerConfiguration.BundledDataMissing(
+        searched: ServerConfiguration.bundledDataCandidates.map(\.path))
+    }
     library = SkillLibrary.load(from: data)
-    web = WebContent(
-      dataDirectory: data, fallbackDirectory: ServerConfiguration.bundledDataDirectory)
+    web = WebContent(dataDirectory: data, fallbackDirectory: bundled ?? data)
     store = configuration.stateDirectory.map { StateStore(directory: $0) }
     let seed =
       configuration.seed
