@@ -335,6 +335,31 @@ struct EndToEndTests {
     try await run.finish(expectingTokens: false)
   }
 
+  /// The longest query the reducer lets through is 4000 characters; percent-encoded, CJK text
+  /// that long is 36 KB, far past the 8 KiB request line servers accept in a URL.
+  @Test func theLongestQueryAllowedIsAnswered() async throws {
+    let run = try await EndToEndRun.start()
+    let query = String(repeating: "日本", count: 2000)
+    let before = run.transport.count
+    guard
+      case .messageReceived(let message) = try await run.result(
+        of: .sendMessage(.init(query: query)))
+    else {
+      Issue.record("the long query was not answered")
+      return
+    }
+    #expect(message.query == query)
+    #expect(
+      message.answers.first
+        == .answer(
+          expression: "I don't know the answer to that question.", language: "en", mood: "sabta"))
+    let sent = try #require(run.transport.requests(since: before).first)
+    #expect(sent.displayURL == run.server.baseURLString + "/susi/chat.json")
+    #expect(sent.url.utf8.count <= 4096)
+
+    try await run.finish(expectingTokens: false)
+  }
+
   @Test func aPlannedAnswerArrivesWhenItsDelayHasPassed() async throws {
     let run = try await EndToEndRun.start()
     try await run.signUpAndLogIn("ada@example.org")
