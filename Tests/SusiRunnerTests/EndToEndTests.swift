@@ -100,13 +100,15 @@ struct EndToEndTests {
 
   // MARK: Ratings
 
+  /// On a skill whose group and name need percent-encoding (spaces, a comma).
   @Test func ratingsChangeTheAggregateAndEachUserKeepsOneRating() async throws {
     let run = try await EndToEndRun.start()
     try await run.signUpAndLogIn("ada@example.org")
-    _ = try await run.result(of: .loadSkills(.init(group: "Knowledge")))
+    _ = try await run.result(of: .loadSkills(.init(group: "Games, Trivia and Accessories")))
 
     let rate = { (stars: Int) in
-      Action.submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: stars))
+      Action.submitRating(
+        .init(group: "Games, Trivia and Accessories", skill: "Flip a coin", stars: stars))
     }
     guard case .ratingSubmitted(let first) = try await run.result(of: rate(4)) else {
       Issue.record("the first rating failed")
@@ -116,18 +118,24 @@ struct EndToEndTests {
     #expect(first.ratings.total == 1)
     #expect(first.ratings.average == 4)
 
-    let readOwn = Action.loadUserRating(.init(group: "Knowledge", skill: "Synonyms"))
+    let readOwn = Action.loadUserRating(
+      .init(group: "Games, Trivia and Accessories", skill: "Flip a coin"))
     #expect(
       try await run.result(of: readOwn)
-        == .userRatingLoaded(.init(group: "Knowledge", skill: "Synonyms", stars: 4)))
+        == .userRatingLoaded(
+          .init(group: "Games, Trivia and Accessories", skill: "Flip a coin", stars: 4)))
     #expect(
-      try await run.result(of: .loadUserRating(.init(group: "Knowledge", skill: "Capitals")))
-        == .userRatingLoaded(.init(group: "Knowledge", skill: "Capitals", stars: nil)))
+      try await run.result(
+        of: .loadUserRating(.init(group: "Games, Trivia and Accessories", skill: "Roll a die")))
+        == .userRatingLoaded(
+          .init(group: "Games, Trivia and Accessories", skill: "Roll a die", stars: nil)))
     var state = await run.store.state
     #expect(
-      state.userRatings[SkillID(group: "Knowledge", skill: "Synonyms")] == UserRating(stars: 4))
+      state.userRatings[SkillID(group: "Games, Trivia and Accessories", skill: "Flip a coin")]
+        == UserRating(stars: 4))
     #expect(
-      state.userRatings[SkillID(group: "Knowledge", skill: "Capitals")] == UserRating(stars: nil))
+      state.userRatings[SkillID(group: "Games, Trivia and Accessories", skill: "Roll a die")]
+        == UserRating(stars: nil))
 
     // A second user's rating counts on its own.
     try await run.signUpAndLogIn("grace@example.org")
@@ -144,7 +152,8 @@ struct EndToEndTests {
     try await run.logIn("ada@example.org")
     #expect(
       try await run.result(of: readOwn)
-        == .userRatingLoaded(.init(group: "Knowledge", skill: "Synonyms", stars: 4)))
+        == .userRatingLoaded(
+          .init(group: "Games, Trivia and Accessories", skill: "Flip a coin", stars: 4)))
     guard case .ratingSubmitted(let again) = try await run.result(of: rate(5)) else {
       Issue.record("the repeated rating failed")
       return
@@ -154,14 +163,15 @@ struct EndToEndTests {
     #expect(again.ratings.average == 3.5)
     #expect(
       try await run.result(of: readOwn)
-        == .userRatingLoaded(.init(group: "Knowledge", skill: "Synonyms", stars: 5)))
+        == .userRatingLoaded(
+          .init(group: "Games, Trivia and Accessories", skill: "Flip a coin", stars: 5)))
 
     state = await run.store.state
-    #expect(state.skills["Knowledge"]?["Synonyms"]?.rating == again.ratings)
+    #expect(state.skills["Games, Trivia and Accessories"]?["Flip a coin"]?.rating == again.ratings)
     // The server's skill details agree.
     guard
       case .skillLoaded(let reloaded) = try await run.result(
-        of: .loadSkill(.init(group: "Knowledge", skill: "Synonyms")))
+        of: .loadSkill(.init(group: "Games, Trivia and Accessories", skill: "Flip a coin")))
     else {
       Issue.record("no skill details")
       return
@@ -179,7 +189,7 @@ struct EndToEndTests {
     try await run.signUpAndLogIn("ada@example.org")
     let wanted: [String: SettingValue] = [
       "theme": .string("dark"), "speechRate": .number(1.5), "enterAsSend": .bool(false),
-      "micInput": .bool(true), "userName": .string("Ada Lovelace"),
+      "micInput": .bool(true), "userName": .string("Zoë & Co + 100%"),
     ]
 
     let before = run.transport.count
