@@ -92,7 +92,7 @@ let package = Package(
       name: "SusiRunnerTests",
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto",
+        "SusiCrypto", "SusiEventLog",
       ],
       swiftSettings: strict),
     .testTarget(name: "SusiHTTPTests", dependencies: ["SusiHTTP"], swiftSettings: strict),

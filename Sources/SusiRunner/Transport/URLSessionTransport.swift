@@ -53,14 +53,16 @@ public final class URLSessionTransport: HTTPTransport {
     if !request.body.isEmpty { urlRequest.httpBody = Data(request.body) }
     let task = session.dataTask(with: urlRequest)
     let delegate = delegate
+    // The cancellation handler runs at once when the caller is already cancelled, before the
+    // exchange has begun; `Delegate.cancel` copes with either order.
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        delegate.begin(task, request: request, continuation: continuation)
-        task.resume()
+        if delegate.begin(task, request: request, continuation: continuation) { task.resume() }
       }
     } onCancel: {
-      task.cancel()
+      delegate.cancel(task)
     }
+    delegate.forget(task)
     return try result.get()
   }
 
@@ -78,14 +80,57 @@ public final class URLSessionTransport: HTTPTransport {
       var body: [UInt8] = []
     }
 
-    private let exchanges = Mutex<[Int: Exchange]>([:])
+    /// The exchanges in progress by task identifier, and the tasks cancelled before theirs began.
+    private struct Table {
+      var exchanges: [Int: Exchange] = [:]
+      var cancelledEarly: Set<Int> = []
 
-    func begin(_ task: URLSessionTask, request: TransportRequest, continuation: Continuation) {
-      exchanges.withLock {
-        $0[task.taskIdentifier] = Exchange(
+      subscript(id: Int) -> Exchange? {
+        get { exchanges[id] }
+        set { exchanges[id] = newValue }
+      }
+
+      mutating func removeValue(forKey id: Int) -> Exchange? { exchanges.removeValue(forKey: id) }
+    }
+
+    private let exchanges = Mutex(Table())
+
+    /// Registers the exchange of `task`. Returns false, with the continuation already resumed
+    /// as cancelled, when the caller was cancelled first: the task must then not be started.
+    func begin(_ task: URLSessionTask, request: TransportRequest, continuation: Continuation)
+      -> Bool
+    {
+      let cancelled = exchanges.withLock { table -> Bool in
+        if table.cancelledEarly.remove(task.taskIdentifier) != nil { return true }
+        table[task.taskIdentifier] = Exchange(
           limit: request.maximumBodyBytes, truncates: request.truncatesLongBodies,
           followsRedirects: request.followsRedirects, continuation: continuation)
+        return false
       }
+      if cancelled { continuation.resume(returning: .failure(.cancelled)) }
+      return !cancelled
+    }
+
+    /// Ends the exchange of `task` as cancelled, now, and stops the task. Before the exchange
+    /// has begun this only notes the cancellation for `begin`: URLSession's report for a task
+    /// cancelled before it was resumed may come before the exchange exists, or never, so
+    /// waiting for it could wait forever.
+    func cancel(_ task: URLSessionTask) {
+      let exchange = exchanges.withLock { table -> Exchange? in
+        guard let exchange = table.removeValue(forKey: task.taskIdentifier) else {
+          table.cancelledEarly.insert(task.taskIdentifier)
+          return nil
+        }
+        return exchange
+      }
+      exchange?.continuation.resume(returning: .failure(.cancelled))
+      task.cancel()
+    }
+
+    /// Drops what is left of `task` once its `send` has returned (a cancellation noted after
+    /// the exchange ended).
+    func forget(_ task: URLSessionTask) {
+      exchanges.withLock { _ = $0.cancelledEarly.remove(task.taskIdentifier) }
     }
 
     /// Ends the exchange of `task` with `result`, unless it has already ended.
