@@ -60,7 +60,11 @@ import Testing
         $0.history = []
         $0.historyRemaining = nil
         $0.lastErrors = [:]
-      }, effects: [.cancel(seq: 90)])
+      },
+      effects: [
+        .cancel(seq: 90),
+        .logout(server: "http://old.example:4000", reason: "switched to another server; \(Fixture.email) was logged out"),
+      ])
   }
 
   @Test func changingToEmbeddedForgetsTheRemoteServersData() {
@@ -77,7 +81,11 @@ import Testing
         $0.history = []
         $0.historyRemaining = nil
         $0.lastErrors = [:]
-      }, effects: [.cancel(seq: 90)])
+      },
+      effects: [
+        .cancel(seq: 90),
+        .logout(server: "http://old.example:4000", reason: "switched to another server; \(Fixture.email) was logged out"),
+      ])
   }
 
   @Test func changingToTheSameServerChangesNothing() {

@@ -184,7 +184,7 @@ import Testing
       effects: [.cancel(seq: 3), .fetchSkills(server: "embedded", group: nil, language: "en")])
   }
 
-  @Test func skillsOfEveryGroupReplaceAllSkillsAndAddUnseenGroupsInOrder() {
+  @Test func skillsOfEveryGroupReplaceAllSkillsAndLeaveTheGroupListAlone() {
     var t = ReducerTester()
     let at = t.now
     let coin = Fixture.flipACoin
@@ -206,20 +206,26 @@ import Testing
         "Music": ["Radio": Fixture.radio], "Knowledge": ["Synonyms": Fixture.synonyms],
         "Games": ["Flip a coin": coin, "Dice": dice],
       ]
-      $0.groups = ["Knowledge", "Games", "Music"]
       $0.inFlight = [:]
       $0.lastErrors = [:]
     }
   }
 
-  @Test func skillsOfEveryGroupListTheirGroupsWhenNoneWereKnown() {
+  @Test func skillsOfEveryGroupDoNotMakeUpAGroupList() {
+    // A skill list may cover only some groups (those with skills in the language asked for):
+    // only groupsLoaded says which groups exist.
     var t = ReducerTester()
     t.receive(
       .skillsLoaded(.init(group: nil, skills: [Fixture.radio, Fixture.synonyms])), cause: nil
     ) {
       $0.skills = ["Music": ["Radio": Fixture.radio], "Knowledge": ["Synonyms": Fixture.synonyms]]
-      $0.groups = ["Knowledge", "Music"]
     }
+    // Groups that have skills count as known, so loading one of them is not refused.
+    let at = t.now
+    t.send(
+      .loadSkills(.init(group: "Music")),
+      { $0.inFlight[2] = InFlightRequest(type: "loadSkills", since: at, key: "loadSkills:Music") },
+      effects: [.fetchSkills(server: "embedded", group: "Music", language: "en")])
   }
 
   @Test func skillsOfOneGroupReplaceOnlyThatGroup() {
@@ -251,12 +257,11 @@ import Testing
     }
   }
 
-  @Test func skillsOfAGroupMissingFromTheKnownGroupsAddIt() {
+  @Test func skillsOfAGroupMissingFromTheKnownGroupsLeaveTheGroupListAlone() {
     var t = ReducerTester()
     t.prepare { $0.groups = ["Knowledge"] }
     t.receive(.skillsLoaded(.init(group: "Music", skills: [Fixture.radio])), cause: nil) {
       $0.skills["Music"] = ["Radio": Fixture.radio]
-      $0.groups = ["Knowledge", "Music"]
     }
   }
 

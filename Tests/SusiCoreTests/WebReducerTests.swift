@@ -11,6 +11,19 @@ import Testing
 
   // MARK: web search
 
+  @Test func rejectsASearchLongerThanAURLCanCarry() {
+    var t = ReducerTester()
+    t.send(
+      .search(.init(query: String(repeating: "a", count: 501))),
+      effects: [.reject(reason: "the search query is longer than 500 characters")])
+    let at = t.now
+    let longest = String(repeating: "b", count: 500)
+    t.send(
+      .search(.init(query: longest)),
+      { $0.inFlight[2] = InFlightRequest(type: "search", since: at, key: "search:" + longest) },
+      effects: [.webSearch(query: longest)])
+  }
+
   @Test func searchAsksForTheTrimmedQuery() {
     var t = ReducerTester()
     let at = t.now

@@ -98,32 +98,39 @@ public final class SusiApp: Sendable {
   }
 
   /// Sends an intent and waits until every result it caused has arrived (or `timeout` seconds
-  /// pass). Returns the intent's event followed by its results, in log order.
+  /// pass). Returns the intent's event followed by its results, in log order, following chains
+  /// (a planned answer is caused by the answer that carried it).
   public func sendAndWait(
     _ action: Action, origin: String, id: JSON? = nil, timeout: Double = 60
   ) async throws(StoreError) -> [PublishedEvent] {
+    // Subscribe first, so no result can be logged before we listen.
     let events = await store.subscribe()
     let sent = try await store.send(action, origin: origin, id: id)
-    var collected = [sent]
-    guard await store.hasPendingResults(for: sent.seq) else { return collected }
-    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-    let waiter = Task {
-      var gathered: [PublishedEvent] = []
+    let store = self.store
+    let waiter = Task { () -> [PublishedEvent] in
+      var collected = [sent]
       var causes: Set<Int> = [sent.seq]
-      for await event in events {
-        guard let cause = event.event.cause, causes.contains(cause) else { continue }
-        gathered.append(event)
-        causes.insert(event.seq)
-        let pending = await self.store.hasPendingResults(for: causes)
-        if !pending { break }
+      var readThrough = 0
+      var iterator = events.makeAsyncIterator()
+      // Done when nothing is owed and every event logged so far has been looked at.
+      while true {
+        let pending = await store.hasPendingResults(for: causes)
+        let last = await store.lastSeq
+        if !pending && readThrough >= last { break }
+        guard let event = await iterator.next() else { break }
+        readThrough = event.seq
+        if let cause = event.event.cause, causes.contains(cause) {
+          collected.append(event)
+          causes.insert(event.seq)
+        }
       }
-      return gathered
+      return collected
     }
     let timer = Task {
-      try? await Task.sleep(until: deadline)
+      try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
       waiter.cancel()
     }
-    collected += await waiter.value
+    let collected = await waiter.value
     timer.cancel()
     return collected
   }

@@ -19,7 +19,11 @@ extension State {
     // What we knew came from the other server: skills, ratings, the session and its memory.
     // Requests still on their way to it are cancelled, so no late answer lands in the new
     // server's state.
-    let cancellations = inFlight.keys.sorted().map { Effect.cancel(seq: $0) }
+    var effects = inFlight.keys.sorted().map { Effect.cancel(seq: $0) }
+    // The old server's token must not travel on to the new one, nor stay on disk.
+    if let session {
+      effects.append(.logout(server: server, reason: "switched to another server; \(session.email) was logged out"))
+    }
     server = p.url
     session = nil
     groups = []
@@ -28,7 +32,7 @@ extension State {
     history = []
     historyRemaining = nil
     lastErrors = [:]
-    return cancellations
+    return effects
   }
 
   mutating func signup(_ p: Action.Signup, _ event: Event) -> [Effect] {

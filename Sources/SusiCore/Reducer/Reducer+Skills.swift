@@ -46,12 +46,12 @@ extension State {
     finish(event, completing: "loadSkills")
     if let group = p.group {
       skills[group] = Dictionary(p.skills.map { ($0.tag, $0) }, uniquingKeysWith: { $1 })
-      if !groups.isEmpty && !groups.contains(group) { groups.append(group) }
     } else {
       var byGroup: [String: [String: Skill]] = [:]
       for skill in p.skills { byGroup[skill.group, default: [:]][skill.tag] = skill }
+      // Only `groupsLoaded` says which groups exist: a list of skills in one language may
+      // cover only some of them.
       skills = byGroup
-      for group in byGroup.keys.sorted() where !groups.contains(group) { groups.append(group) }
     }
     return []
   }

@@ -1,9 +1,15 @@
 // Web search, link previews and the image cache.
 
 extension State {
+  /// The longest web search we send; it travels in the URL of a GET.
+  static let maximumSearchLength = 500
+
   mutating func search(_ p: Action.Search, _ event: Event) -> [Effect] {
     let query = p.query.trimmed
     guard !query.isEmpty else { return [.reject(reason: "the search query is empty")] }
+    guard query.count <= Self.maximumSearchLength else {
+      return [.reject(reason: "the search query is longer than \(Self.maximumSearchLength) characters")]
+    }
     return start("search", event, key: "search:\(query)", .webSearch(query: query))
   }
 
