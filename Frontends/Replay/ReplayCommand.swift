@@ -18,8 +18,10 @@ public enum ReplayCommand {
 
       --step prints every event and what it changed in the state. --verify replays the log
       twice — once here, once in a fresh process with its own hashing seed — and compares the
-      state digests; if they differ it names the first event after which they do. A damaged
-      log is reported with its line number and replay stops there (exit 65).
+      state digests; if they differ it names the first event after which they do. When a
+      recorded state lies beside the log (LOG without .jsonl, plus .state.json, as in Events/),
+      the replayed state must equal it too. A damaged log is reported with its line number and
+      replay stops there (exit 65).
       """,
     examples: [
       "susi replay                                 the state of your own log",
@@ -240,6 +242,23 @@ public enum ReplayCommand {
     try LogReplay.run(path: path, into: &again, until: until)
     let hereAgain = digest(again.state)
     if here == there && here == hereAgain {
+      // A recorded state beside the log (NAME.state.json, as Events/ keeps them) must match too.
+      let recordedPath = path.hasSuffix(".jsonl") ? String(path.dropLast(6)) + ".state.json" : path + ".state.json"
+      if until == nil, let recorded = FileManager.default.contents(atPath: recordedPath) {
+        guard let expected = try? JSONParser.parse(Array(recorded)) else {
+          StandardStream.error.line("susi replay: \(recordedPath) is not JSON")
+          return ExitCode.dataError
+        }
+        let changes = JSONDiff.changes(from: expected, to: recovered.state.json, path: "")
+        guard changes.isEmpty else {
+          StandardStream.error.line("susi replay: the log no longer replays to the state recorded in \(recordedPath):")
+          for change in changes.prefix(20) { StandardStream.error.line("  \(change)") }
+          return ExitCode.dataError
+        }
+        StandardStream.output.line(
+          "verified: \(last) events replay to the same state in two processes and to \(recordedPath) (sha256 \(here))")
+        return ExitCode.success
+      }
       StandardStream.output.line("verified: \(last) events replay to the same state in two processes (sha256 \(here))")
       return ExitCode.success
     }

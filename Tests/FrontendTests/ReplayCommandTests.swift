@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+/// `susi replay`, through the built binary, on the example logs in Events/.
+@Suite(.enabled(if: TextBinary.find() != nil, "the susi binary is not built"))
+struct ReplayCommandTests {
+  let susi = TextBinary.find()!
+  static let events = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Events")
+  let session = ReplayCommandTests.events.appendingPathComponent("session.jsonl").path
+
+  private func folder() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("susi-replay-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
+
+  private func replay(_ arguments: [String], in dir: String) async throws -> TextBinary.Run {
+    try await susi.runOffPool(["replay"] + arguments, environment: TextBinary.environment(dir))
+  }
+
+  @Test func printsTheFinalStateForPeopleAndForPrograms() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let text = try await replay([session], in: dir)
+    #expect(text.status == 0)
+    #expect(text.stdout.contains("79 events"))
+    #expect(text.stdout.contains("Settings     enterAsSend=true, speechRate=0.8, theme=dark"))
+    let json = try await replay([session, "--json"], in: dir)
+    #expect(json.status == 0)
+    let golden = try String(contentsOf: Self.events.appendingPathComponent("session.state.json"), encoding: .utf8)
+    let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? NSDictionary
+    let expected = try JSONSerialization.jsonObject(with: Data(golden.utf8)) as? NSDictionary
+    #expect(parsed != nil && parsed == expected)
+  }
+
+  @Test func stopsAfterTheSeqAskedFor() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let early = try await replay([session, "--until", "6", "--json"], in: dir)
+    #expect(early.status == 0)
+    #expect(early.stdout.contains("\"session\":null"))
+    #expect(!early.stdout.contains("\"theme\""))
+    let stats = try await replay([session, "--until", "10", "--stats"], in: dir)
+    #expect(stats.stdout.contains(": 10 events"))
+  }
+
+  @Test func stepsThroughEventsAndWhatTheyChanged() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let steps = try await replay([session, "--step", "--from", "19", "--until", "20"], in: dir)
+    #expect(steps.status == 0)
+    let lines = steps.stdout.split(separator: "\n")
+    #expect(lines.first?.hasPrefix("#19 ") == true)
+    #expect(lines.contains { $0.hasPrefix("#20 ") && $0.contains("ratingSubmitted") })
+    #expect(lines.contains { $0.contains("~ skills.Knowledge.Synonyms.rating.fourStar: 0 → 1") })
+    #expect(!lines.contains { $0.hasPrefix("#18 ") || $0.hasPrefix("#21 ") })
+    let json = try await replay([session, "--step", "--json", "--until", "3"], in: dir)
+    let objects = json.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    #expect(objects.count == 3)
+    #expect(objects.allSatisfy { $0?["seq"] != nil && $0?["changes"] != nil && $0?["effects"] != nil })
+  }
+
+  @Test func countsEventsByTypeAndOrigin() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let stats = try await replay([session, "--stats", "--json"], in: dir)
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+    #expect(object["events"] as? Int == 79)
+    #expect((object["types"] as? [String: Int])?["messageReceived"] == 15)
+    #expect((object["origins"] as? [String: Int])?["runner"] != nil)
+  }
+
+  @Test func verifiesAgainstASecondProcessAndTheRecordedState() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let ok = try await replay([session, "--verify"], in: dir)
+    #expect(ok.status == 0, "\(ok.stderr)")
+    #expect(ok.stdout.contains("verified: 79 events"))
+    #expect(ok.stdout.contains("session.state.json"))
+    // A recorded state that the log does not give is a failure, with the difference.
+    try FileManager.default.copyItem(atPath: session, toPath: dir + "/copy.jsonl")
+    let golden = try String(contentsOf: Self.events.appendingPathComponent("session.state.json"), encoding: .utf8)
+    try golden.replacingOccurrences(of: "\"theme\": \"dark\"", with: "\"theme\": \"light\"")
+      .write(toFile: dir + "/copy.state.json", atomically: true, encoding: .utf8)
+    let bad = try await replay([dir + "/copy.jsonl", "--verify"], in: dir)
+    #expect(bad.status == 65)
+    #expect(bad.stderr.contains("~ settings.theme: \"light\" → \"dark\""))
+  }
+
+  @Test func aDamagedLogIsReportedWithItsLineAndNothingAfterIsApplied() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: session)))
+    // Flip one letter inside line 30.
+    var line = 1
+    var index = 0
+    while line < 30 {
+      if bytes[index] == 0x0a { line += 1 }
+      index += 1
+    }
+    index += 40
+    bytes[index] ^= 0x01
+    let damaged = dir + "/damaged.jsonl"
+    try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+    let run = try await replay([damaged], in: dir)
+    #expect(run.status == 65)
+    #expect(run.stderr.contains("damaged.jsonl:30:"))
+    #expect(run.stdout.isEmpty)
+  }
+
+  @Test func aMissingLogIsNamed() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = try await replay([dir + "/nothing.jsonl"], in: dir)
+    #expect(run.status == 66)
+    #expect(run.stderr.contains("no log at"))
+  }
+}
