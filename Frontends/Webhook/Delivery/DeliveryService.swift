@@ -1,0 +1,176 @@
+import SusiCrypto
+import Synchronization
+
+/// Runs one delivery worker per subscriber and lets the admin API add, remove and re-enable
+/// subscribers while the server runs.
+public final class DeliveryService: Sendable {
+  private let feed: EventFeed
+  private let registry: SubscriberFile
+  private let cursors: DeliveryCursors
+  private let makeTransport: @Sendable (Subscriber) -> any DeliveryTransport
+  private let clock: any ServeClock
+  private let metrics: WebhookMetrics
+  private let policy: DeliveryPolicy
+  private let random: @Sendable () -> Double
+  private let running = Mutex<[String: Running]>([:])
+
+  struct Running: Sendable {
+    var worker: DeliveryWorker
+    var task: Task<Void, Never>
+  }
+
+  /// One subscriber as listings show it (never its secret).
+  public struct SubscriberStatus: Sendable, Equatable {
+    public var id: String
+    public var url: String
+    public var events: [String]
+    public var delivered: Int
+    public var backlog: Int
+    public var disabled: String?
+    public var failures: Int
+    public var lastError: String?
+    public var phase: String
+  }
+
+  /// Why a subscriber change was refused.
+  public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable { case invalid, conflict, notFound, storage }
+    public var kind: Kind
+    public var message: String
+    public var description: String { message }
+  }
+
+  public init(
+    feed: EventFeed, registry: SubscriberFile, cursors: DeliveryCursors,
+    transport makeTransport: @escaping @Sendable (Subscriber) -> any DeliveryTransport = { _ in
+      URLSessionDeliveryTransport()
+    },
+    clock: any ServeClock = SystemServeClock(), metrics: WebhookMetrics = WebhookMetrics(),
+    policy: DeliveryPolicy = DeliveryPolicy(),
+    random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+  ) {
+    self.feed = feed
+    self.registry = registry
+    self.cursors = cursors
+    self.makeTransport = makeTransport
+    self.clock = clock
+    self.metrics = metrics
+    self.policy = policy
+    self.random = random
+  }
+
+  /// Starts a worker for every subscriber in the registry that is not disabled.
+  public func start() {
+    for subscriber in registry.subscribers { startWorker(subscriber) }
+  }
+
+  private func startWorker(_ subscriber: Subscriber) {
+    let worker = DeliveryWorker(
+      subscriber: subscriber, feed: feed, transport: makeTransport(subscriber), clock: clock,
+      cursors: cursors,
+      metrics: metrics, policy: policy, random: random)
+    running.withLock { all in
+      guard all[subscriber.id] == nil else { return }
+      all[subscriber.id] = Running(worker: worker, task: Task { await worker.run() })
+    }
+  }
+
+  /// Registers a subscriber (written to the subscribers file) and starts delivering to it.
+  /// With no `after`, it gets the events that follow the current last one.
+  public func add(_ subscriber: Subscriber) throws(Refusal) {
+    if let problem = subscriber.problem { throw Refusal(kind: .invalid, message: problem) }
+    var subscriber = subscriber
+    if subscriber.after == nil { subscriber.after = feed.lastSeq }
+    guard registry.subscriber(subscriber.id) == nil else {
+      throw Refusal(kind: .conflict, message: "a subscriber \(subscriber.id) exists already")
+    }
+    do {
+      try cursors.remove(subscriber.id)
+      try registry.add(subscriber)
+    } catch {
+      throw Refusal(kind: .storage, message: "\(error)")
+    }
+    startWorker(subscriber)
+  }
+
+  /// Stops delivering to a subscriber and forgets it and its cursor.
+  public func remove(_ id: String) async throws(Refusal) {
+    guard registry.subscriber(id) != nil else {
+      throw Refusal(kind: .notFound, message: "no subscriber is called '\(id)'")
+    }
+    await stopWorker(id)
+    do {
+      try registry.remove(id)
+      try cursors.remove(id)
+    } catch {
+      throw Refusal(kind: .storage, message: "\(error)")
+    }
+  }
+
+  /// Lets deliveries to a disabled subscriber go on, starting with the event it refused.
+  public func enable(_ id: String) async throws(Refusal) {
+    guard let subscriber = registry.subscriber(id) else {
+      throw Refusal(kind: .notFound, message: "no subscriber is called '\(id)'")
+    }
+    await stopWorker(id)
+    do {
+      try cursors.enable(id)
+    } catch {
+      throw Refusal(kind: .storage, message: "\(error)")
+    }
+    startWorker(subscriber)
+  }
+
+  private func stopWorker(_ id: String) async {
+    guard let entry = running.withLock({ $0.removeValue(forKey: id) }) else { return }
+    entry.task.cancel()
+    await entry.task.value
+  }
+
+  /// Every subscriber with its progress, sorted by id.
+  public var statuses: [SubscriberStatus] {
+    let workers = running.withLock { $0.mapValues(\.worker) }
+    let lastSeq = feed.lastSeq
+    return registry.subscribers.sorted { $0.id < $1.id }.map { subscriber in
+      let cursor = cursors.cursor(subscriber.id)
+      let worker = workers[subscriber.id]?.snapshot
+      let delivered = worker?.cursor ?? cursor?.delivered ?? subscriber.after ?? lastSeq
+      return SubscriberStatus(
+        id: subscriber.id, url: subscriber.url,
+        events: subscriber.events.isEmpty ? ["*"] : subscriber.events.sorted(),
+        delivered: delivered, backlog: max(0, lastSeq - delivered), disabled: cursor?.disabled,
+        failures: worker?.failures ?? 0, lastError: worker?.lastError,
+        phase: worker?.phase.rawValue ?? "stopped")
+    }
+  }
+
+  /// Stops every worker: each finishes the attempt it is in, keeps delivering while the
+  /// subscriber takes events, and stops at the first failure or once caught up. After
+  /// `grace` milliseconds the rest are cancelled. Cursors are saved.
+  public func shutdown(grace: Int64 = 5000) async {
+    let all = running.withLock { all in
+      let list = Array(all.values)
+      all = [:]
+      return list
+    }
+    for entry in all where entry.worker.beginDrain() { entry.task.cancel() }
+    let clock = self.clock
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for entry in all { await entry.task.value }
+      }
+      group.addTask {
+        try? await clock.sleep(milliseconds: grace)
+      }
+      await group.next()
+      for entry in all { entry.task.cancel() }
+      group.cancelAll()
+      await group.waitForAll()
+    }
+  }
+}
+
+extension Subscriber {
+  /// A fresh id for a subscriber registered without one: `sub_` and 12 hex digits.
+  public static func generateID() -> String { "sub_" + ByteEncoding.hex(Digest.randomBytes(6)) }
+}
