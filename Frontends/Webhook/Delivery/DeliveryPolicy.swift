@@ -35,7 +35,9 @@ public struct DeliveryPolicy: Sendable, Equatable {
 
   /// The wait after failed attempt number `failures` (1 = the first attempt failed), at least
   /// `retryAfter` when the subscriber asked for one.
-  func delay(afterFailures failures: Int, retryAfter: Int64?, random: Double) -> Int64 {
+  public func delay(afterFailures failures: Int, retryAfter: Int64? = nil, random: Double = 0)
+    -> Int64
+  {
     let base = retryDelays.isEmpty ? 1000 : retryDelays[min(failures, retryDelays.count) - 1]
     let jittered = base + Int64(Double(base) * jitter * min(max(random, 0), 1))
     guard let retryAfter else { return jittered }
