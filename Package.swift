@@ -47,7 +47,7 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "SusiWebhook", dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto"],
-      path: "Frontends/Webhook", swiftSettings: strict),
+      path: "Frontends/Webhook", exclude: ["README-section.md"], swiftSettings: strict),
     .target(
       name: "SusiReplay", dependencies: ["SusiFrontendSupport"], path: "Frontends/Replay",
       swiftSettings: strict),
