@@ -7,7 +7,8 @@ public enum Redaction {
 
   /// `text` with secret values replaced by `[redacted]`.
   public static func scrub(_ text: String) -> String {
-    guard text.contains("=") || text.contains("Bearer") || text.contains("bearer") else { return text }
+    // Bytes, not characters: this runs for every reason logged, and most hold neither.
+    guard text.utf8.contains(UInt8(ascii: "=")) || containsBearer(text.utf8) else { return text }
     var out = text
     for name in secretParameters {
       out = replaceValues(after: name + "=", in: out)
@@ -15,6 +16,17 @@ public enum Redaction {
     out = replaceValues(after: "Bearer ", in: out)
     out = replaceValues(after: "bearer ", in: out)
     return out
+  }
+
+  /// Whether `bearer` or `Bearer` may occur (a cheap check before the real work).
+  private static func containsBearer(_ utf8: String.UTF8View) -> Bool {
+    let bytes = Array(utf8)
+    let pattern = Array("earer".utf8)
+    guard bytes.count >= pattern.count else { return false }
+    for i in 0...(bytes.count - pattern.count) where bytes[i..<(i + pattern.count)].elementsEqual(pattern) {
+      return true
+    }
+    return false
   }
 
   private static func replaceValues(after marker: String, in text: String) -> String {
