@@ -64,6 +64,11 @@ public final class AccessGate: Sendable {
     snapshot.withLock { $0 = next }
   }
 
+  /// Whether the key is active and holds `privilege` now.
+  public func allows(_ keyID: String, _ privilege: String) -> Bool {
+    snapshot.withLock { $0.privileges[keyID]?.contains(privilege) ?? false }
+  }
+
   /// The caller behind the request's `Authorization: Bearer …`, or 401 when there is no such
   /// header, the token is malformed, unknown, does not match, or its key is revoked. The
   /// message does not say which, so probing learns nothing.
@@ -71,14 +76,19 @@ public final class AccessGate: Sendable {
     guard let value = headers["Authorization"] else {
       throw .unauthorized("send a key as Authorization: Bearer <key>")
     }
-    let scheme = value.prefix(7)
-    guard scheme.count == 7, scheme.lowercased() == "bearer " else {
+    let bytes = Array(value.utf8)
+    let scheme = Array("bearer ".utf8)
+    guard bytes.count > scheme.count,
+      zip(bytes, scheme).allSatisfy({ $1 == 0x20 ? $0 == 0x20 : $0 | 0x20 == $1 })
+    else {
       throw .unauthorized("send a key as Authorization: Bearer <key>")
     }
-    var tokenText = Substring(value.dropFirst(7))
-    while tokenText.first == " " { tokenText.removeFirst() }
-    while tokenText.last == " " { tokenText.removeLast() }
-    guard let token = KeyToken(String(tokenText)), keys.matches(token),
+    var start = scheme.count
+    var end = bytes.count
+    while start < end && bytes[start] == 0x20 { start += 1 }
+    while end > start && bytes[end - 1] == 0x20 { end -= 1 }
+    let tokenText = String(decoding: bytes[start..<end], as: UTF8.self)
+    guard let token = KeyToken(tokenText), keys.matches(token),
       let privileges = snapshot.withLock({ $0.privileges[token.keyID] })
     else {
       throw .unauthorized("the key is unknown or revoked")

@@ -13,18 +13,22 @@ public struct EventStreamSession: Sendable {
   public let types: Set<String>
   /// How long an idle stream waits before sending a comment line (ms).
   let heartbeatInterval: Int64
+  /// Whether the client may still read; checked before each write, so a stream ends soon
+  /// after its key is revoked.
+  let authorized: @Sendable () -> Bool
 
   /// A session over `feed` starting after `after`; with `types`, only events of those types.
   public init(
     feed: EventFeed, clock: any ServeClock = SystemServeClock(), after: Int,
     types: Set<String> = [],
-    heartbeatInterval: Int64 = 15_000
+    heartbeatInterval: Int64 = 15_000, authorized: @escaping @Sendable () -> Bool = { true }
   ) {
     self.feed = feed
     self.clock = clock
     self.after = after
     self.types = types
     self.heartbeatInterval = heartbeatInterval
+    self.authorized = authorized
   }
 
   /// Sends events through `write` until the feed closes, the task is cancelled, or `write`
@@ -32,11 +36,11 @@ public struct EventStreamSession: Sendable {
   public func run(_ write: @Sendable ([UInt8]) async throws -> Void) async throws {
     var cursor = after
     try await write(Array("retry: 2000\n\n".utf8))
-    while !Task.isCancelled {
+    while !Task.isCancelled && authorized() {
       let batch = try feed.events(after: cursor, limit: 256)
       if batch.isEmpty {
         if feed.isClosed { return }
-        if await !waitForEvents(after: cursor) { try await write(Array(": keep-alive\n\n".utf8)) }
+        if await !waitForEvents(after: cursor), authorized() { try await write(Array(": keep-alive\n\n".utf8)) }
         continue
       }
       var chunk: [UInt8] = []
@@ -47,7 +51,7 @@ public struct EventStreamSession: Sendable {
         chunk.append(contentsOf: event.line)
         chunk.append(contentsOf: [0x0A, 0x0A])
       }
-      if !chunk.isEmpty { try await write(chunk) }
+      if !chunk.isEmpty, authorized() { try await write(chunk) }
     }
   }
 

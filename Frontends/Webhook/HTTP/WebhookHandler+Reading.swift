@@ -72,9 +72,12 @@ extension WebhookHandler {
         throw .badRequest("invalid_query", "there is no event type '\(type)'")
       }
     }
+    let gate = self.gate
+    let keyID = caller.keyID
     return EventStreamSession(
       feed: feed, clock: clock, after: start, types: types,
-      heartbeatInterval: options.heartbeatInterval)
+      heartbeatInterval: options.heartbeatInterval,
+      authorized: { gate.allows(keyID, Privilege.eventsRead) })
   }
 
   func healthz() -> HTTPResponse {

@@ -50,7 +50,7 @@ public final class WebhookHandler: HTTPHandler {
   }
 
   public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-    guard let route = WebhookRoute(path: request.path) else {
+    guard let route = WebhookRoute(target: request.target) ?? WebhookRoute(path: request.path) else {
       let response = WebhookError.notFound(
         "no route \(request.path); see the list of endpoints in the README"
       ).response
@@ -120,6 +120,7 @@ public final class WebhookHandler: HTTPHandler {
   /// Refuses a body whose declared type is not JSON (no `Content-Type` is taken as JSON).
   static func requireJSONBody(_ request: HTTPRequest) throws(WebhookError) {
     guard let type = request.headers["Content-Type"] else { return }
+    if type == "application/json" { return }
     let media = (type.split(separator: ";", maxSplits: 1).first.map(String.init) ?? type)
       .trimmingCharacters(in: " \t").lowercased()
     guard

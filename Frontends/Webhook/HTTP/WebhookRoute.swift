@@ -16,6 +16,20 @@ enum WebhookRoute: Equatable, Sendable {
   case adminSubscriber(id: String)
   case adminSubscriberEnable(id: String)
 
+  /// The route of the busiest paths straight from the request target (no percent-decoding,
+  /// no splitting); nil means "match the decoded path instead".
+  init?(target: String) {
+    var path = Substring(target)
+    if let mark = path.utf8.firstIndex(of: UInt8(ascii: "?")) { path = path[..<mark] }
+    switch path {
+    case "/actions": self = .actions
+    case "/events": self = .events
+    case "/events/stream": self = .eventStream
+    case "/state": self = .state
+    default: return nil
+    }
+  }
+
   /// The route for `path`, or nil (404).
   init?(path: String) {
     let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(

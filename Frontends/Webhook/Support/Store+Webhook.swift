@@ -32,7 +32,9 @@ extension Store {
     countResults: Bool = false
   ) throws(SendRefusal) -> SentAction {
     if let problem = state.access.problem(action) { throw .access(problem) }
-    let before = state
+    // Holding a copy makes the store's next change copy what it touches, so take one only
+    // when the results are to be counted.
+    let before = countResults ? state : nil
     let published: PublishedEvent
     do {
       published = try send(action, origin: origin, id: id, idempotencyKey: idempotencyKey)
@@ -40,9 +42,8 @@ extension Store {
       throw .store(error)
     }
     var owed = 0
-    if countResults {
+    if var replica = before {
       // The reducer is pure, so applying the event to the state before it gives the same effects.
-      var replica = before
       owed = reduce(&replica, published.event).count {
         if case .cancel = $0 { false } else { true }
       }
