@@ -25,7 +25,7 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "SusiRunner",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiCrypto"],
+      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiHTTP"],
       swiftSettings: strict),
 
     // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
@@ -63,14 +63,14 @@ let package = Package(
       name: "SusiBench",
       dependencies: [
         "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
-        "SusiFrontendSupport", "SusiJSONL", "SusiWebhook",
+        "SusiFrontendSupport", "SusiJSONL", "SusiWebhook", "SusiRunner",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
 
     // Tests
     .target(
       name: "SusiTesting",
-      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiJSON"],
+      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP"],
       swiftSettings: strict),
     .testTarget(name: "SusiJSONTests", dependencies: ["SusiJSON"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
@@ -86,7 +86,10 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "SusiRunnerTests",
-      dependencies: ["SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore"],
+      dependencies: [
+        "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
+        "SusiCrypto",
+      ],
       swiftSettings: strict),
     .testTarget(name: "SusiHTTPTests", dependencies: ["SusiHTTP"], swiftSettings: strict),
     .testTarget(

@@ -14,7 +14,7 @@ struct Benchmark {
   let run: @Sendable ([String]) async throws -> Void
 }
 
-let benchmarks: [Benchmark] = []
+let benchmarks: [Benchmark] = [runnerBenchmark]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {

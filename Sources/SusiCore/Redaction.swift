@@ -32,7 +32,9 @@ public enum Redaction {
   private static func replaceValues(after marker: String, in text: String) -> String {
     let bytes = Array(text.utf8)
     let pattern = Array(marker.utf8)
-    let stops: Set<UInt8> = [UInt8(ascii: "&"), 0x20, 0x22, 0x27, 0x0a, 0x2c, 0x3b, 0x3c, 0x3e]
+    let stops: Set<UInt8> = [
+      UInt8(ascii: "&"), 0x20, 0x09, 0x0d, 0x22, 0x27, 0x0a, 0x2c, 0x3b, 0x3c, 0x3e,
+    ]
     let redacted = Array(Secret.redactedText.utf8)
     var out: [UInt8] = []
     var i = 0
@@ -50,5 +52,13 @@ public enum Redaction {
       }
     }
     return String(decoding: out, as: UTF8.self)
+  }
+}
+
+extension RequestError {
+  /// The error with secrets scrubbed from its message: what the log holds, and so what the state
+  /// holds, live or replayed.
+  public var scrubbed: RequestError {
+    RequestError(kind: kind, status: status, message: Redaction.scrub(message))
   }
 }

@@ -64,11 +64,23 @@ struct WebURL {
       host = authority[..<colon]
       guard Self.validPort(authority[authority.index(after: colon)...]) else { return nil }
     }
-    guard !host.isEmpty,
-      host.unicodeScalars.allSatisfy({
-        ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._[]:".unicodeScalars.contains($0))
-      })
-    else { return nil }
+    // Brackets and colons belong only to an IPv6 literal (`[::1]`), never to a name.
+    let hostIsValid: Bool
+    if host.hasPrefix("[") {
+      let inner = host.dropFirst().dropLast()
+      hostIsValid =
+        !inner.isEmpty
+        && inner.unicodeScalars.allSatisfy {
+          $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "."
+        }
+    } else {
+      hostIsValid =
+        !host.isEmpty
+        && host.unicodeScalars.allSatisfy {
+          $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._".unicodeScalars.contains($0)
+        }
+    }
+    guard hostIsValid else { return nil }
     self.authority = String(authority).lowercased()
     var remainder = rest[authorityEnd...]
     if let hash = remainder.firstIndex(of: "#") {

@@ -36,21 +36,28 @@ public enum ByteEncoding {
     return String(decoding: out, as: UTF8.self)
   }
 
-  /// Decodes standard base64 (padding optional); nil on any character outside the alphabet.
+  /// Decodes standard base64 (padding optional); nil on any character outside the alphabet or
+  /// padding anywhere but at the end.
   public static func base64Decode(_ text: String) -> [UInt8]? {
     var values = [UInt8]()
+    var padding = 0
     for byte in text.utf8 {
+      if byte == UInt8(ascii: "=") {
+        padding += 1
+        continue
+      }
+      guard padding == 0 else { return nil }
       switch byte {
       case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(byte - UInt8(ascii: "A"))
       case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(byte - UInt8(ascii: "a") + 26)
       case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(byte - UInt8(ascii: "0") + 52)
       case UInt8(ascii: "+"): values.append(62)
       case UInt8(ascii: "/"): values.append(63)
-      case UInt8(ascii: "="): continue
       default: return nil
       }
     }
     if values.count % 4 == 1 { return nil }
+    if padding > 0 && (padding > 2 || (values.count + padding) % 4 != 0) { return nil }
     var out = [UInt8]()
     var i = 0
     while i < values.count {

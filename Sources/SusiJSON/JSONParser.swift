@@ -9,7 +9,7 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
 /// A strict RFC 8259 parser working directly on bytes.
 ///
 /// Strings must be valid UTF-8; nesting is limited (hostile input cannot exhaust the stack);
-/// integers that fit in `Int` stay integers.
+/// integers that fit in `Int` stay integers; numbers too large for a `Double` are refused.
 public struct JSONParser: ~Copyable {
   /// Deepest nesting of arrays and objects accepted.
   public static let maximumDepth = 256
@@ -316,6 +316,8 @@ public struct JSONParser: ~Copyable {
     }
     let text = String(decoding: UnsafeBufferPointer(start: base! + start, count: index - start), as: UTF8.self)
     guard let value = Double(text) else { throw JSONParseError(offset: start, reason: "invalid number") }
+    // JSON cannot carry infinity, so a value that would become one could not be written back.
+    guard value.isFinite else { throw JSONParseError(offset: start, reason: "number out of range") }
     return .double(value)
   }
 }

@@ -95,6 +95,24 @@ public actor Store {
     return published
   }
 
+  /// Closes requests that were in flight when the previous run stopped: each gets
+  /// `requestFailed {kind: "interrupted"}` (origin `store`). Nothing is re-sent, because a
+  /// request whose outcome is unknown must not be repeated blindly. Call once, after recovery.
+  @discardableResult
+  public func closeInterruptedRequests() throws(StoreError) -> [PublishedEvent] {
+    var closed: [PublishedEvent] = []
+    for (seq, request) in state.inFlight.sorted(by: { $0.key < $1.key }) {
+      let error = RequestError(
+        kind: "interrupted",
+        message: "susi stopped before the answer to \(request.type) arrived; nothing was re-sent, ask again if needed")
+      closed.append(
+        try apply(
+          .requestFailed(Action.RequestFailed(cause: seq, error: error)), origin: "store", cause: seq,
+          id: correlation.resolve(seq), idempotencyKey: nil))
+    }
+    return closed
+  }
+
   /// Every event from now on, as it is logged. The stream ends when the store closes.
   public func subscribe() -> AsyncStream<PublishedEvent> {
     let (stream, continuation) = AsyncStream<PublishedEvent>.makeStream()

@@ -18,7 +18,7 @@ public struct ReducerTester {
     self.now = now
   }
 
-  /// 2026-11-21T10:00:00.000Z, the default time of the first event.
+  /// 2026-11-22T10:00:00.000Z, the default time of the first event.
   public static let epoch = Timestamp(milliseconds: 1_795_341_600_000)
 
   public mutating func advance(by milliseconds: Int64) { now = now.adding(milliseconds: milliseconds) }

@@ -3,14 +3,16 @@ import SusiJSON
 extension State {
   /// The whole state as compact canonical JSON: object keys sorted, so equal states give equal
   /// bytes (the basis of `replay --verify` digests).
-  public func canonicalJSON() -> [UInt8] {
-    var w = JSONWriter(capacity: 4096)
-    write(to: &w)
-    return w.bytes
-  }
+  public func canonicalJSON() -> [UInt8] { json.compactBytes }
 
   /// The state as a JSON value (keys sorted).
-  public var json: JSON { (try? JSONParser.parse(canonicalJSON())) ?? .null }
+  public var json: JSON {
+    var w = JSONWriter(capacity: 4096)
+    write(to: &w)
+    // Nested values are written by the log's writers, in the log's field order, and hold the
+    // server's data in its own order; sort every object so the form is canonical throughout.
+    return ((try? JSONParser.parse(w.bytes)) ?? .null).sortedRecursively()
+  }
 
   func write(to w: inout JSONWriter) {
     w.object { o in

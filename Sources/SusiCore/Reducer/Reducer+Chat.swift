@@ -39,8 +39,8 @@ extension State {
 
   mutating func loadHistory(_ event: Event) -> [Effect] {
     // Page backwards from the oldest exchange we hold; start again from the newest once the
-    // server has nothing older.
-    let before = historyRemaining == 0 ? nil : history.last?.queryDate
+    // server has nothing older. Undated exchanges sort last, so look for the oldest date.
+    let before = historyRemaining == 0 ? nil : history.compactMap(\.queryDate).min()
     return start("loadHistory", event, key: "loadHistory", .fetchHistory(server: server, before: before))
   }
 

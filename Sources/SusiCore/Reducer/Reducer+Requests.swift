@@ -37,7 +37,7 @@ extension State {
   mutating func requestFailed(_ p: Action.RequestFailed, _ event: Event) -> [Effect] {
     let request = inFlight.removeValue(forKey: p.cause)
     guard p.error.kind != "cancelled" else { return [] }
-    lastErrors[request?.type ?? "unknown"] = p.error
+    lastErrors[request?.type ?? "unknown"] = p.error.scrubbed
     if p.error.kind == "unauthorized", let session, request.map({ Self.needsLogin.contains($0.type) }) ?? false {
       return [.logout(server: server, reason: "the server no longer accepts the session of \(session.email); log in again")]
     }

@@ -1,6 +1,9 @@
 // The server in use, signup, login and logout.
 
 extension State {
+  /// The longest token lifetime a login may ask for, in seconds (ten years).
+  static let longestTokenLifetime = 315_360_000
+
   mutating func setServer(_ p: Action.SetServer, _ event: Event) -> [Effect] {
     guard let url = Validation.serverURL(p.url) else {
       return [
@@ -14,6 +17,9 @@ extension State {
   mutating func serverChanged(_ p: Action.ServerChanged, _ event: Event) -> [Effect] {
     guard p.url != server else { return [] }
     // What we knew came from the other server: skills, ratings, the session and its memory.
+    // Requests still on their way to it are cancelled, so no late answer lands in the new
+    // server's state.
+    let cancellations = inFlight.keys.sorted().map { Effect.cancel(seq: $0) }
     server = p.url
     session = nil
     groups = []
@@ -21,7 +27,8 @@ extension State {
     userRatings = [:]
     history = []
     historyRemaining = nil
-    return []
+    lastErrors = [:]
+    return cancellations
   }
 
   mutating func signup(_ p: Action.Signup, _ event: Event) -> [Effect] {
@@ -33,8 +40,11 @@ extension State {
   mutating func login(_ p: Action.Login, _ event: Event) -> [Effect] {
     if let problem = Validation.emailProblem(p.email) { return [.reject(reason: problem)] }
     if p.password.isEmpty { return [.reject(reason: "the password is empty")] }
-    if let seconds = p.validSeconds, seconds == 0 || seconds < -1 {
-      return [.reject(reason: "validSeconds must be positive, or -1 for a token that never expires")]
+    if let seconds = p.validSeconds, seconds == 0 || seconds < -1 || seconds > Self.longestTokenLifetime {
+      return [
+        .reject(
+          reason: "validSeconds must be 1 to \(Self.longestTokenLifetime) (ten years), or -1 for a token that never expires")
+      ]
     }
     return start(
       "login", event, key: "login",
@@ -55,7 +65,7 @@ extension State {
 
   mutating func loginFailed(_ p: Action.LoginFailed, _ event: Event) -> [Effect] {
     if let cause = event.cause, inFlight[cause]?.type == "login" { inFlight[cause] = nil }
-    lastErrors["login"] = p.error
+    lastErrors["login"] = p.error.scrubbed
     return []
   }
 

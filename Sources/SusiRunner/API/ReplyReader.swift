@@ -1,0 +1,117 @@
+import SusiHTTP
+import SusiJSON
+
+/// Turns an HTTP reply from a SUSI server into a JSON object, or into the failure it stands for.
+///
+/// Tolerant where the server is odd and strict where it matters: any `Content-Type`
+/// (SUSI answers `application/javascript`), pretty-printed or compact bodies, a byte-order
+/// mark, JSONP (`callback({…});`); but an HTML page, a non-object or text that is not JSON
+/// is a `badResponse`, and a non-2xx status is an `http` (or `unauthorized`) failure whose
+/// message comes from the error page's `<title>`.
+enum ReplyReader {
+  /// The reply's JSON object.
+  static func object(_ response: TransportResponse, endpoint: Endpoint, place: String)
+    throws(RunnerFailure) -> JSONObject
+  {
+    guard (200...299).contains(response.status) else {
+      throw failure(status: response, endpoint: endpoint, place: place)
+    }
+    let value = try json(response.body, place: place)
+    guard case .object(let object) = value else {
+      throw RunnerFailure(
+        .badResponse, "\(place) replied with \(value.kindName) where an object was expected")
+    }
+    return object
+  }
+
+  /// The failure a non-2xx reply stands for.
+  static func failure(status response: TransportResponse, endpoint: Endpoint, place: String)
+    -> RunnerFailure
+  {
+    let status = response.status
+    let page = String(decoding: response.body.prefix(64 * 1024), as: UTF8.self)
+    let said = HTMLText.errorMessage(page)
+    if status == 401 && endpoint.access == .user {
+      let detail = said.map { " (\($0))" } ?? ""
+      return RunnerFailure(
+        .unauthorized, status: status,
+        "the server no longer accepts this session\(detail); log in again")
+    }
+    if (300...399).contains(status) {
+      let target =
+        response.headers["Location"].map { " to \(TransportRequest(url: $0).displayURL)" } ?? ""
+      return RunnerFailure(
+        .http, status: status,
+        "\(place) redirects\(target) (HTTP \(status)); check the server URL (http or https?)")
+    }
+    if let said { return RunnerFailure(.http, status: status, said) }
+    if status == 503 {
+      return RunnerFailure(
+        .http, status: status, "\(place) is busy or unavailable (HTTP 503); try again later")
+    }
+    return RunnerFailure(
+      .http, status: status, "\(place) answered HTTP \(status) \(HTTPStatus.reason(status))")
+  }
+
+  /// Parses a reply body as JSON, unwrapping JSONP.
+  static func json(_ body: [UInt8], place: String) throws(RunnerFailure) -> JSON {
+    var start = 0
+    var end = body.count
+    if body.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+    while start < end, isSpace(body[start]) { start += 1 }
+    while end > start, isSpace(body[end - 1]) { end -= 1 }
+    guard start < end else { throw RunnerFailure(.badResponse, "\(place) sent an empty reply") }
+    if body[start] == UInt8(ascii: "<") {
+      throw RunnerFailure(.badResponse, "\(place) sent an HTML page where JSON was expected")
+    }
+    if let (innerStart, innerEnd) = jsonpPayload(body, start, end) {
+      start = innerStart
+      end = innerEnd
+    }
+    do {
+      return try body.withUnsafeBytes { raw throws(JSONParseError) in
+        try JSONParser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+      }
+    } catch {
+      throw RunnerFailure(.badResponse, "the reply from \(place) is not JSON (\(error))")
+    }
+  }
+
+  /// The bounds of `…` in `name(…)` or `name(…);`, or nil when the body is not JSONP.
+  private static func jsonpPayload(_ b: [UInt8], _ start: Int, _ end: Int) -> (Int, Int)? {
+    var i = start
+    if b[start...].starts(with: Array("/**/".utf8)) { i += 4 }
+    let nameStart = i
+    while i < end, isNameByte(b[i]) { i += 1 }
+    guard i > nameStart else { return nil }
+    while i < end, isSpace(b[i]) { i += 1 }
+    guard i < end, b[i] == UInt8(ascii: "(") else { return nil }
+    var close = end - 1
+    if b[close] == UInt8(ascii: ";") { close -= 1 }
+    while close > i, isSpace(b[close]) { close -= 1 }
+    guard close > i, b[close] == UInt8(ascii: ")") else { return nil }
+    return (i + 1, close)
+  }
+
+  private static func isSpace(_ b: UInt8) -> Bool {
+    b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D
+  }
+
+  private static func isNameByte(_ b: UInt8) -> Bool {
+    switch b {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"),
+      UInt8(ascii: "."):
+      true
+    default: false
+    }
+  }
+
+  /// Fails with the server's message when the reply says `accepted: false`.
+  static func requireAccepted(_ object: JSONObject, place: String) throws(RunnerFailure) {
+    guard case .bool(false)? = object["accepted"] else { return }
+    let message = object["message"]?.string.map(HTMLText.collapseWhitespace) ?? ""
+    throw RunnerFailure(
+      .server, message.isEmpty ? "\(place) did not accept the request" : message)
+  }
+}

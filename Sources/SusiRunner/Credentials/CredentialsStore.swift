@@ -1,0 +1,75 @@
+import SusiCore
+import SusiCrypto
+import SusiJSON
+
+/// Keeps the access token of each server in its own file under `<state>/credentials/`,
+/// mode 0600 in a 0700 folder, never anywhere else (not in the state, not in the log).
+///
+/// A file that others can read is refused with a fix-it message rather than used.
+struct CredentialsStore: Sendable {
+  /// What a login leaves behind for one server.
+  struct Credentials: Equatable, Sendable {
+    /// The server as effects name it (`embedded` or a URL).
+    var server: String
+    var email: String
+    var token: String
+    /// When the server stops accepting the token; nil = never.
+    var expiresAt: Timestamp?
+
+    func isExpired(at moment: Timestamp) -> Bool { expiresAt.map { $0 <= moment } ?? false }
+  }
+
+  let directory: String
+
+  init(stateDirectory: String) {
+    directory = stateDirectory + "/credentials"
+  }
+
+  /// The file for `server`: named by a digest, so any URL makes a safe file name.
+  func path(for server: String) -> String {
+    let digest = ByteEncoding.hex(Array(Digest.sha256(Array(server.utf8)).prefix(12)))
+    return "\(directory)/token-\(digest).json"
+  }
+
+  func save(_ credentials: Credentials) throws(RunnerFailure) {
+    try SecureFile.makeDirectory(directory)
+    var b = ObjectBuilder()
+    b.set("server", credentials.server)
+    b.set("email", credentials.email)
+    b.set("access_token", credentials.token)
+    b.set("expires_at", credentials.expiresAt.map { JSON.string($0.rfc3339) } ?? .null)
+    var writer = JSONWriter()
+    writer.value(b.json)
+    try SecureFile.writeAtomically(writer.bytes + [0x0A], to: path(for: credentials.server))
+  }
+
+  /// The credentials for `server`, or nil when nobody is logged in there.
+  func load(server: String) throws(RunnerFailure) -> Credentials? {
+    let file = path(for: server)
+    guard let bytes = try SecureFile.readPrivate(file, maximumBytes: 64 * 1024) else { return nil }
+    guard let json = try? JSONParser.parse(bytes), let object = json.object,
+      let token = object.text("access_token"), !token.isEmpty,
+      object.text("server") == server
+    else {
+      throw RunnerFailure(.io, "\(file) is damaged; remove it and log in again")
+    }
+    let expiresAt: Timestamp?
+    switch object["expires_at"] {
+    case nil, .null?: expiresAt = nil
+    case .string(let text)?:
+      guard let parsed = Timestamp(rfc3339: text) else {
+        throw RunnerFailure(.io, "\(file) is damaged; remove it and log in again")
+      }
+      expiresAt = parsed
+    default:
+      throw RunnerFailure(.io, "\(file) is damaged; remove it and log in again")
+    }
+    return Credentials(
+      server: server, email: object.text("email") ?? "", token: token, expiresAt: expiresAt)
+  }
+
+  /// Forgets the token for `server`.
+  func remove(server: String) throws(RunnerFailure) {
+    try SecureFile.remove(path(for: server))
+  }
+}

@@ -1,0 +1,78 @@
+import SusiCore
+import SusiJSON
+
+/// Reads a `chat.json` reply (and each cognition of `memory.json`, which has the same shape).
+///
+/// Tolerates both envelopes (the current one and the 2018 one with `count` and `language`),
+/// an absent `answers` (no skill answered: an empty answer, not a failure), data rows of any
+/// JSON, and dates in the server's format or others.
+enum ChatDecoder {
+  /// One decoded exchange.
+  struct Exchange: Equatable {
+    var query: String
+    /// Actions to show now, in order.
+    var answers: [AnswerAction]
+    /// Actions planned for later, grouped by delay, soonest first.
+    var planned: [PlannedAnswer]
+    /// The answering skill's path (`/susi_skill_data/models/general/…/Flip a coin.txt`).
+    var skill: String?
+    var queryDate: Timestamp?
+    var answerDate: Timestamp?
+    /// `session.identity.anonymous`, when the reply has a session.
+    var anonymous: Bool?
+  }
+
+  static func exchange(_ object: JSONObject, fallbackQuery: String, place: String)
+    throws(RunnerFailure) -> Exchange
+  {
+    try ReplyReader.requireAccepted(object, place: place)
+    var answers: [AnswerAction] = []
+    var plannedByDelay: [Int: [AnswerAction]] = [:]
+    var skill: String?
+    switch object["answers"] {
+    case nil, .null?:
+      break
+    case .array(let list)?:
+      for answer in list {
+        guard let answer = answer.object else { continue }
+        let data = answer.array("data") ?? []
+        if skill == nil { skill = answer.strings("skills").first }
+        for action in answer.array("actions") ?? [] {
+          let decoded = AnswerActionDecoder.decode(action, data: data)
+          if let delay = AnswerActionDecoder.planDelay(action) {
+            plannedByDelay[delay, default: []].append(decoded)
+          } else {
+            answers.append(decoded)
+          }
+        }
+      }
+    case let other?:
+      throw RunnerFailure(
+        .badResponse, "the chat reply from \(place) has \(other.kindName) for answers")
+    }
+    let planned = plannedByDelay.keys.sorted().map {
+      PlannedAnswer(delayMilliseconds: $0, answers: plannedByDelay[$0] ?? [])
+    }
+    return Exchange(
+      query: object.text("query") ?? fallbackQuery, answers: answers, planned: planned,
+      skill: skill, queryDate: date(object["query_date"]), answerDate: date(object["answer_date"]),
+      anonymous: object.object("session")?.object("identity")?.bool("anonymous"))
+  }
+
+  /// A date in the server's `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'`, any RFC 3339 form, a
+  /// `java.sql.Timestamp` text, or milliseconds since 1970; nil for anything else.
+  static func date(_ value: JSON?) -> Timestamp? {
+    switch value {
+    case .string(let text)?:
+      let trimmed = text.trimmingSpaces()
+      if let parsed = Timestamp(rfc3339: trimmed) { return parsed }
+      // `+0000` offsets without a colon, or a bare date.
+      if trimmed.count == 10, let day = Timestamp(rfc3339: trimmed + "T00:00:00Z") { return day }
+      return nil
+    case .int(let milliseconds)? where milliseconds > 0:
+      return Timestamp(milliseconds: Int64(milliseconds))
+    default:
+      return nil
+    }
+  }
+}

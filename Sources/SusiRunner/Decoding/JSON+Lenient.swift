@@ -1,0 +1,85 @@
+import SusiJSON
+
+// Servers send numbers as strings and strings as numbers; these readers accept both, and
+// answer nil (never crash) for anything else.
+
+extension JSON {
+  /// An integer from a number or a numeric string (`3`, `"3"`, `3.0`, `"3.0"`).
+  var lenientInt: Int? {
+    switch self {
+    case .int(let i): return i
+    case .double: return int
+    case .string(let s):
+      let text = s.trimmingSpaces()
+      if let i = Int(text) { return i }
+      if let d = Double(text), d.isFinite, d.rounded() == d, abs(d) < 9.0e15 { return Int(d) }
+      return nil
+    default: return nil
+    }
+  }
+
+  /// A finite number from a number or a numeric string.
+  var lenientDouble: Double? {
+    switch self {
+    case .int(let i): return Double(i)
+    case .double(let d): return d.isFinite ? d : nil
+    case .string(let s):
+      guard let d = Double(s.trimmingSpaces()), d.isFinite else { return nil }
+      return d
+    default: return nil
+    }
+  }
+
+  /// Text from a string, a number or a boolean; arrays and objects as compact JSON; nil for null.
+  var lenientText: String? {
+    switch self {
+    case .null: return nil
+    case .string(let s): return s
+    case .int(let i): return String(i)
+    case .double(let d): return d.rounded() == d && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+    case .bool(let b): return b ? "true" : "false"
+    case .array, .object:
+      var writer = JSONWriter()
+      writer.value(self)
+      return String(decoding: writer.bytes, as: UTF8.self)
+    }
+  }
+
+  /// A boolean from `true`/`false`, `"true"`/`"yes"`/`"1"` and their opposites, or 0/1.
+  var lenientBool: Bool? {
+    switch self {
+    case .bool(let b): return b
+    case .int(0): return false
+    case .int(1): return true
+    case .string(let s):
+      switch s.trimmingSpaces().lowercased() {
+      case "true", "yes", "1", "on": return true
+      case "false", "no", "0", "off": return false
+      default: return nil
+      }
+    default: return nil
+    }
+  }
+}
+
+extension JSONObject {
+  /// The member `key` as text (numbers and booleans too); nil when absent or null.
+  func text(_ key: String) -> String? { self[key]?.lenientText }
+
+  /// The member `key` as a non-empty string, else nil.
+  func nonEmptyText(_ key: String) -> String? {
+    guard let text = text(key), !text.trimmingSpaces().isEmpty else { return nil }
+    return text
+  }
+
+  func int(_ key: String) -> Int? { self[key]?.lenientInt }
+  func double(_ key: String) -> Double? { self[key]?.lenientDouble }
+  func bool(_ key: String) -> Bool? { self[key]?.lenientBool }
+  func object(_ key: String) -> JSONObject? { self[key]?.object }
+  func array(_ key: String) -> [JSON]? { self[key]?.array }
+
+  /// The strings of the array `key`, skipping members that are not text.
+  func strings(_ key: String) -> [String] {
+    (self[key]?.array ?? []).compactMap { $0.string }
+  }
+}

@@ -1,0 +1,36 @@
+import SusiCore
+
+// Chat and the server's memory of it.
+
+extension EffectPerformer {
+  /// Sends a query with the machine's time zone and language and, when logged in, the token
+  /// (`access_token`, underscore: the hyphenated name iOS used is ignored by the server).
+  func chat(server: String, query: String, language: String?) async throws(RunnerFailure) -> Action
+  {
+    let base = try baseURL(server)
+    let (token, held) = try optionalToken(server)
+    var parameters = [
+      ("q", query), ("timezoneOffset", String(timezoneOffsetMinutes)),
+      ("language", language ?? machineLanguage), ("device_type", deviceType),
+    ]
+    if let token { parameters.append(("access_token", token)) }
+    let reply = try await call(APICall(Endpoints.chat, parameters), base: base)
+    let exchange = try ChatDecoder.exchange(reply, fallbackQuery: query, place: Endpoints.chat.path)
+    return .messageReceived(
+      Action.MessageReceived(
+        query: exchange.query, answers: exchange.answers, skill: exchange.skill,
+        planned: exchange.planned, anonymous: held ? exchange.anonymous : nil))
+  }
+
+  /// One page (up to 10 exchanges) of `memory.json`, older than `before` when given.
+  func fetchHistory(server: String, before: Timestamp?) async throws(RunnerFailure) -> Action {
+    let base = try baseURL(server)
+    var parameters = [("cognitions", "10")]
+    if let before { parameters.append(("date", before.rfc3339)) }
+    if let token = try optionalToken(server).token { parameters.append(("access_token", token)) }
+    let reply = try await call(APICall(Endpoints.memory, parameters), base: base)
+    let history = try MemoryDecoder.history(reply, place: Endpoints.memory.path)
+    return .historyLoaded(
+      Action.HistoryLoaded(entries: history.entries, remaining: history.remaining))
+  }
+}

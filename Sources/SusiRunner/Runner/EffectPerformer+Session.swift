@@ -1,0 +1,50 @@
+import SusiCore
+
+// Signup, login and logout.
+
+extension EffectPerformer {
+  func signup(server: String, email: String, password: Secret) async throws(RunnerFailure) -> Action
+  {
+    guard !password.isRedacted else { throw Self.passwordNotKept }
+    let base = try baseURL(server)
+    let reply = try await call(
+      APICall(Endpoints.signup, [("signup", email), ("password", password.reveal())]), base: base)
+    let message = try AuthDecoder.signup(reply, place: Endpoints.signup.path)
+    return .signedUp(Action.SignedUp(email: email, message: message))
+  }
+
+  /// Logs in with `type=access-token` (hyphen) in a POST form body, and keeps the token in the
+  /// credentials file; the result carries only who and until when.
+  func login(server: String, email: String, password: Secret, validSeconds: Int?)
+    async throws(RunnerFailure) -> Action
+  {
+    guard !password.isRedacted else { throw Self.passwordNotKept }
+    let base = try baseURL(server)
+    var parameters = [("login", email), ("password", password.reveal()), ("type", "access-token")]
+    if let validSeconds { parameters.append(("valid_seconds", String(validSeconds))) }
+    let reply = try await call(APICall(Endpoints.login, parameters), base: base)
+    let login = try AuthDecoder.login(reply, place: Endpoints.login.path)
+    let expiresAt = login.validSeconds.map { clock.now().adding(milliseconds: Int64($0) * 1000) }
+    try credentials.save(
+      CredentialsStore.Credentials(
+        server: server, email: email, token: login.token, expiresAt: expiresAt))
+    return .loggedIn(Action.LoggedIn(email: email, expiresAt: expiresAt))
+  }
+
+  /// Drops the token locally, then tells the server (once, briefly; the server never revokes
+  /// tokens anyway). Always ends in `loggedOut`.
+  func logout(server: String, reason: String?) async -> Action {
+    let stored = try? credentials.load(server: server)
+    try? credentials.remove(server: server)
+    if let stored, !stored.isExpired(at: clock.now()), let base = try? baseURL(server) {
+      _ = try? await call(
+        APICall(Endpoints.logout, [("logout", "true"), ("access_token", stored.token)]), base: base,
+        policy: .never, totalTimeout: timeouts.logout)
+    }
+    return .loggedOut(Action.LoggedOut(reason: reason))
+  }
+
+  /// A password read back from a log is `[redacted]`: sending it would only fail the login.
+  static let passwordNotKept = RunnerFailure(
+    .notLoggedIn, "the password is not stored anywhere (the log keeps no secrets); enter it again")
+}

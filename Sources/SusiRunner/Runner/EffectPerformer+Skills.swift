@@ -1,0 +1,100 @@
+import SusiCore
+
+// Groups, skills, skill details, ratings and settings.
+
+extension EffectPerformer {
+  /// The model every skill call names; the public server has only `general`.
+  static let model = "general"
+
+  func fetchGroups(server: String) async throws(RunnerFailure) -> Action {
+    let reply = try await call(
+      APICall(Endpoints.groups, [("model", Self.model)]), base: try baseURL(server))
+    return .groupsLoaded(
+      Action.GroupsLoaded(groups: try SkillsDecoder.groups(reply, place: Endpoints.groups.path)))
+  }
+
+  /// One group's skills, or every skill with one `group=All` request.
+  func fetchSkills(server: String, group: String?, language: String) async throws(RunnerFailure)
+    -> Action
+  {
+    let base = try baseURL(server)
+    let parameters = [("model", Self.model), ("group", group ?? "All"), ("language", language)]
+    let reply = try await call(APICall(Endpoints.skillList, parameters), base: base)
+    let skills = try SkillsDecoder.skillList(
+      reply, requestedGroup: group, language: language, server: base,
+      place: Endpoints.skillList.path)
+    return .skillsLoaded(Action.SkillsLoaded(group: group, skills: skills))
+  }
+
+  func fetchSkill(server: String, group: String, skill: String, language: String)
+    async throws(RunnerFailure)
+    -> Action
+  {
+    let base = try baseURL(server)
+    let parameters = [
+      ("model", Self.model), ("group", group), ("language", language), ("skill", skill),
+    ]
+    let reply = try await call(APICall(Endpoints.skillMetadata, parameters), base: base)
+    let loaded = try SkillsDecoder.skillMetadata(
+      reply, group: group, tag: skill, language: language, server: base,
+      place: Endpoints.skillMetadata.path)
+    return .skillLoaded(Action.SkillLoaded(skill: loaded))
+  }
+
+  func rateSkill(server: String, group: String, skill: String, language: String, stars: Int)
+    async throws(RunnerFailure) -> Action
+  {
+    let token = try userToken(server)
+    let parameters = [
+      ("model", Self.model), ("group", group), ("language", language), ("skill", skill),
+      ("stars", String(stars)), ("access_token", token),
+    ]
+    let reply = try await call(APICall(Endpoints.rateSkill, parameters), base: try baseURL(server))
+    let ratings = try RatingsDecoder.submitted(reply, place: Endpoints.rateSkill.path)
+    return .ratingSubmitted(
+      Action.RatingSubmitted(group: group, skill: skill, stars: stars, ratings: ratings))
+  }
+
+  func fetchUserRating(server: String, group: String, skill: String, language: String)
+    async throws(RunnerFailure) -> Action
+  {
+    let token = try userToken(server)
+    let parameters = [
+      ("model", Self.model), ("group", group), ("language", language), ("skill", skill),
+      ("access_token", token),
+    ]
+    let reply = try await call(APICall(Endpoints.userRating, parameters), base: try baseURL(server))
+    let stars = try RatingsDecoder.userStars(reply, place: Endpoints.userRating.path)
+    return .userRatingLoaded(Action.UserRatingLoaded(group: group, skill: skill, stars: stars))
+  }
+
+  /// Several settings in one call, each as its own parameter; only the server's 21 keys.
+  func storeSettings(server: String, settings: [String: SettingValue]) async throws(RunnerFailure)
+    -> Action
+  {
+    let parameters = SettingsDecoder.parameters(settings)
+    guard !parameters.isEmpty else {
+      throw RunnerFailure(
+        .server,
+        "none of these settings is one the server keeps: \(settings.keys.sorted().joined(separator: ", "))"
+      )
+    }
+    let token = try userToken(server)
+    let reply = try await call(
+      APICall(Endpoints.changeSettings, parameters + [("access_token", token)]),
+      base: try baseURL(server))
+    try ReplyReader.requireAccepted(reply, place: Endpoints.changeSettings.path)
+    let sent = Set(parameters.map(\.0))
+    return .settingsChanged(
+      Action.SettingsChanged(settings: settings.filter { sent.contains($0.key) }))
+  }
+
+  func fetchSettings(server: String) async throws(RunnerFailure) -> Action {
+    let token = try userToken(server)
+    let reply = try await call(
+      APICall(Endpoints.listSettings, [("access_token", token)]), base: try baseURL(server))
+    return .settingsSynced(
+      Action.SettingsSynced(
+        settings: try SettingsDecoder.settings(reply, place: Endpoints.listSettings.path)))
+  }
+}

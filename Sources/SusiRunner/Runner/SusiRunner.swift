@@ -1,0 +1,226 @@
+import SusiCore
+import SusiStore
+import Synchronization
+
+/// The effects runner: performs each effect in the background and delivers exactly one result
+/// per effect, with the asking event's seq as cause.
+///
+/// - Effects that do I/O run at most `concurrencyLimit` at a time; the rest wait in the order
+///   they were started. Refusals, server switches and planned answers take no slot.
+/// - `.cancel(seq)` cancels the effects of event `seq`, running or waiting; each then delivers
+///   `requestFailed {kind: "cancelled"}` (a logout still completes: its token is gone).
+/// - `shutdown()` cancels everything and delivers nothing more.
+public final class SusiRunner: EffectsRunner {
+  private struct Job: Sendable {
+    let id: Int
+    let cause: Int
+    let effect: Effect
+    let deliver: ResultDelivery
+    /// Whether the job holds one of the limited slots while it runs.
+    let usesSlot: Bool
+  }
+
+  private struct Book: ~Copyable {
+    var running = 0
+    var queue: [Job] = []
+    var queueHead = 0
+    var tasks: [Int: Task<Void, Never>] = [:]
+    var jobsByCause: [Int: Set<Int>] = [:]
+    /// Started and not yet delivered (waiting, running, or delivering).
+    var pending = 0
+    var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var isShutDown = false
+    var nextID = 0
+
+    mutating func dequeue() -> Job? {
+      guard queueHead < queue.count else { return nil }
+      let job = queue[queueHead]
+      queueHead += 1
+      if queueHead > 64 && queueHead * 2 > queue.count {
+        queue.removeFirst(queueHead)
+        queueHead = 0
+      }
+      return job
+    }
+  }
+
+  private let performer: EffectPerformer
+  private let limit: Int
+  private let book = Mutex(Book())
+
+  /// A runner with everything `configuration` says: transport (URLSession unless given),
+  /// clock, retry policy, credentials and image cache under the state directory.
+  public init(configuration: RunnerConfiguration) {
+    let transport =
+      configuration.transport
+      ?? URLSessionTransport(
+        idleTimeout: configuration.timeouts.idle,
+        resourceTimeout: max(configuration.timeouts.total, configuration.timeouts.image))
+    let sender = RequestSender(
+      transport: transport, clock: configuration.clock,
+      random: RandomSource(seed: configuration.randomSeed), policy: configuration.retryPolicy)
+    let limits = RequestLimits(
+      idleTimeout: configuration.timeouts.idle, totalTimeout: configuration.timeouts.total,
+      maximumBodyBytes: configuration.maximumBodyBytes, userAgent: configuration.userAgent)
+    let fetcher = ImageFetcher(
+      sender: sender, limits: limits, timeout: configuration.timeouts.image,
+      maximumBytes: configuration.maximumImageBytes)
+    let images = ImageCache(
+      directory: configuration.stateDirectory + "/images", capacity: configuration.imageCacheBytes
+    ) { url throws(RunnerFailure) in try await fetcher.fetch(url) }
+    performer = EffectPerformer(
+      sender: sender, credentials: CredentialsStore(stateDirectory: configuration.stateDirectory),
+      images: images, clock: configuration.clock, limits: limits,
+      embeddedServerURL: configuration.embeddedServerURL, websearchURL: configuration.websearchURL,
+      timeouts: configuration.timeouts,
+      timezoneOffsetMinutes: configuration.timezoneOffsetMinutes
+        ?? MachineLocale.timezoneOffsetMinutes(),
+      machineLanguage: configuration.machineLanguage ?? MachineLocale.language(),
+      deviceType: configuration.deviceType)
+    limit = max(1, configuration.concurrencyLimit)
+  }
+
+  /// Begins `effect` for the event with seq `cause`; its one result goes to `deliver`.
+  public func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
+    if case .cancel(let seq) = effect {
+      cancel(seq)
+      return
+    }
+    book.withLock { book in
+      guard !book.isShutDown else { return }
+      book.nextID += 1
+      let job = Job(
+        id: book.nextID, cause: cause, effect: effect, deliver: deliver,
+        usesSlot: Self.needsSlot(effect))
+      book.pending += 1
+      book.jobsByCause[cause, default: []].insert(job.id)
+      if !job.usesSlot {
+        launch(job, in: &book)
+      } else if book.running < limit {
+        book.running += 1
+        launch(job, in: &book)
+      } else {
+        book.queue.append(job)
+      }
+    }
+  }
+
+  /// Effects that only sleep or answer at once do not wait for a slot.
+  private static func needsSlot(_ effect: Effect) -> Bool {
+    switch effect {
+    case .reject, .switchServer, .deliverLater, .cancel: false
+    default: true
+    }
+  }
+
+  /// Starts `job`'s task; `result` skips the work (a job cancelled while it waited).
+  private func launch(_ job: Job, in book: inout Book, result: Action? = nil) {
+    let performer = performer
+    book.tasks[job.id] = Task {
+      let action: Action
+      if let result {
+        action = result
+      } else {
+        action = await performer.perform(job.effect, cause: job.cause)
+      }
+      await self.finish(job, with: action, usedSlot: result == nil && job.usesSlot)
+    }
+  }
+
+  private func finish(_ job: Job, with action: Action, usedSlot: Bool) async {
+    let deliver = book.withLock { book -> Bool in
+      if usedSlot {
+        if !book.isShutDown, let next = book.dequeue() {
+          launch(next, in: &book)
+        } else {
+          book.running -= 1
+        }
+      }
+      return !book.isShutDown
+    }
+    if deliver { await job.deliver(action) }
+    let waiters = book.withLock { book -> [CheckedContinuation<Void, Never>] in
+      book.tasks[job.id] = nil
+      book.jobsByCause[job.cause]?.remove(job.id)
+      if book.jobsByCause[job.cause]?.isEmpty == true { book.jobsByCause[job.cause] = nil }
+      book.pending -= 1
+      guard book.pending == 0 else { return [] }
+      defer { book.idleWaiters = [:] }
+      return Array(book.idleWaiters.values)
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Cancels the effects of event `seq`: a running one is interrupted, a waiting one leaves
+  /// the queue; either way it reports `cancelled`.
+  private func cancel(_ seq: Int) {
+    book.withLock { book in
+      for id in book.jobsByCause[seq] ?? [] {
+        if let task = book.tasks[id] {
+          task.cancel()
+        } else if let index = book.queue[book.queueHead...].firstIndex(where: { $0.id == id }) {
+          let job = book.queue.remove(at: index)
+          let failure = Action.requestFailed(
+            Action.RequestFailed(cause: job.cause, error: RunnerFailure.cancelled.requestError))
+          launch(job, in: &book, result: failure)
+        }
+      }
+    }
+  }
+
+  /// Waits until every started effect has delivered, or `timeout` real seconds have passed
+  /// (the injected clock does not count here); true when idle.
+  public func waitUntilIdle(timeout: Double) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+      group.addTask { await self.idle() }
+      group.addTask {
+        try? await Task.sleep(for: .milliseconds(Int64(max(0, timeout) * 1000)))
+        return false
+      }
+      let first = await group.next() ?? false
+      group.cancelAll()
+      return first
+    }
+  }
+
+  /// Returns true once nothing is pending; false when cancelled first.
+  private func idle() async -> Bool {
+    let id = book.withLock { book -> Int in
+      book.nextID += 1
+      return book.nextID
+    }
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let resumeNow = book.withLock { book -> Bool in
+          if book.pending == 0 || Task.isCancelled { return true }
+          book.idleWaiters[id] = continuation
+          return false
+        }
+        if resumeNow { continuation.resume() }
+      }
+      return book.withLock { $0.pending == 0 }
+    } onCancel: {
+      let waiter = book.withLock { $0.idleWaiters.removeValue(forKey: id) }
+      waiter?.resume()
+    }
+  }
+
+  /// Cancels everything, waits for the work to stop, and delivers nothing more.
+  public func shutdown() async {
+    let tasks = book.withLock { book -> [Task<Void, Never>] in
+      book.isShutDown = true
+      let waiting = book.queue.count - book.queueHead
+      book.queue = []
+      book.queueHead = 0
+      book.pending -= waiting
+      for task in book.tasks.values { task.cancel() }
+      return Array(book.tasks.values)
+    }
+    for task in tasks { await task.value }
+    let waiters = book.withLock { book -> [CheckedContinuation<Void, Never>] in
+      defer { book.idleWaiters = [:] }
+      return Array(book.idleWaiters.values)
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+}

@@ -1,0 +1,78 @@
+/// Sends requests with a deadline and the retry policy: the one place where attempts, backoff
+/// and `Retry-After` are decided.
+struct RequestSender: Sendable {
+  let transport: any HTTPTransport
+  let clock: any RunnerClock
+  let random: RandomSource
+  let policy: RetryPolicy
+
+  /// Sends `request` until it gets a final answer, and returns that answer (which may be an
+  /// error status: reading it is the caller's business).
+  ///
+  /// - Parameters:
+  ///   - idempotent: whether the request may be sent again after an attempt whose outcome is
+  ///     unknown (see `Transience`).
+  ///   - place: how messages name the destination (a path or host, never a query).
+  ///   - policy: overrides the runner's policy for this request.
+  func send(
+    _ request: TransportRequest, idempotent: Bool, place: String, policy: RetryPolicy? = nil
+  ) async throws(RunnerFailure) -> TransportResponse {
+    let policy = policy ?? self.policy
+    var retry = 0
+    while true {
+      if Task.isCancelled { throw .cancelled }
+      let outcome = await attempt(request)
+      if case .failure(.cancelled) = outcome { throw .cancelled }
+      if case .retryable(let header) = Transience.of(outcome, idempotent: idempotent),
+        retry + 1 < policy.maximumAttempts
+      {
+        let asked = header.flatMap { RetryAfter.milliseconds($0, now: clock.now()) }
+        if let wait = policy.delay(retry: retry, retryAfter: asked, random: random) {
+          do { try await clock.sleep(milliseconds: wait) } catch { throw .cancelled }
+          retry += 1
+          continue
+        }
+      }
+      switch outcome {
+      case .success(let response): return response
+      case .failure(let error): throw .transport(error, place)
+      }
+    }
+  }
+
+  /// One attempt, cut off after the request's total timeout on the runner's clock (the
+  /// transport's own timeouts may be coarser: URLSession's resource timeout is per session).
+  private func attempt(_ request: TransportRequest) async -> Result<
+    TransportResponse, TransportError
+  > {
+    let transport = transport
+    let clock = clock
+    let deadline = Int64((request.totalTimeout * 1000).rounded(.up))
+    return await withTaskGroup(of: Result<TransportResponse, TransportError>?.self) { group in
+      group.addTask {
+        do throws(TransportError) {
+          return .success(try await transport.send(request))
+        } catch {
+          return .failure(error)
+        }
+      }
+      group.addTask {
+        do {
+          try await clock.sleep(milliseconds: deadline)
+          return .failure(.timedOut)
+        } catch {
+          return nil
+        }
+      }
+      var outcome: Result<TransportResponse, TransportError> = .failure(.cancelled)
+      for await result in group {
+        if let result {
+          outcome = result
+          break
+        }
+      }
+      group.cancelAll()
+      return outcome
+    }
+  }
+}

@@ -1,0 +1,223 @@
+import SusiCore
+import SusiTesting
+import Testing
+
+@Suite struct RatingsReducerTests {
+  private static let expiredReason =
+    "the session of ada@example.org expired at \(Fixture.t0); log in again"
+
+  // MARK: submitRating
+
+  @Test(arguments: [0, 6, -1, 100, Int.min, Int.max])
+  func rejectsStarsOutsideOneToFive(stars: Int) {
+    // The stars are checked first: an unknown skill or a missing login does not hide the reason.
+    var t = ReducerTester()
+    t.send(
+      .submitRating(.init(group: "Nope", skill: "Nothing", stars: stars)),
+      effects: [.reject(reason: "stars must be 1 to 5, not \(stars)")])
+  }
+
+  @Test func rejectsRatingASkillThatIsNotLoaded() {
+    var t = ReducerTester.loggedIn()
+    t.send(
+      .submitRating(.init(group: "Music", skill: "Radio", stars: 4)),
+      effects: [
+        .reject(reason: "unknown skill 'Radio' in group 'Music'; load the group's skills first")
+      ])
+    t.send(
+      .submitRating(.init(group: "Games", skill: "Synonyms", stars: 4)),
+      effects: [
+        .reject(reason: "unknown skill 'Synonyms' in group 'Games'; load the group's skills first")
+      ])
+  }
+
+  @Test func rejectsRatingWhileLoggedOut() {
+    var t = ReducerTester.loggedIn()
+    t.prepare { $0.session = nil }
+    t.send(
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 5)),
+      effects: [.reject(reason: "log in first to rate skills")])
+  }
+
+  @Test(arguments: [-60_000, -1, 0] as [Int64])
+  func anExpiredSessionIsRejectedAndEnded(expiresIn: Int64) {
+    var t = ReducerTester.loggedIn(expiresAt: Fixture.t0.adding(milliseconds: expiresIn))
+    let expiry = Fixture.t0.adding(milliseconds: expiresIn)
+    t.send(
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 5)),
+      effects: [
+        .reject(reason: "the session of ada@example.org expired at \(expiry); log in again"),
+        .logout(server: "embedded", reason: "session expired"),
+      ])
+  }
+
+  @Test func aSessionIsGoodUntilTheMomentItExpires() {
+    var t = ReducerTester.loggedIn(expiresAt: Fixture.t0.adding(milliseconds: 1))
+    let at = t.now
+    t.send(
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 5)),
+      { $0.inFlight[1] = InFlightRequest(type: "submitRating", since: at) },
+      effects: [
+        .rateSkill(
+          server: "embedded", group: "Knowledge", skill: "Synonyms", language: "en", stars: 5)
+      ])
+    t.advance(by: 1)
+    t.send(
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 4)),
+      effects: [
+        .reject(
+          reason:
+            "the session of ada@example.org expired at \(at.adding(milliseconds: 1)); log in again"),
+        .logout(server: "embedded", reason: "session expired"),
+      ])
+  }
+
+  @Test(arguments: 1...5)
+  func submitRatingAsksTheServerInTheSkillsLanguage(stars: Int) {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    t.prepare { $0.settings["prefLanguage"] = .string("fr") }
+    t.send(
+      .submitRating(.init(group: "Games", skill: "Flip a coin", stars: stars)),
+      { $0.inFlight[1] = InFlightRequest(type: "submitRating", since: at) },
+      effects: [
+        .rateSkill(
+          server: "embedded", group: "Games", skill: "Flip a coin", language: "de", stars: stars)
+      ])
+  }
+
+  @Test func submitRatingPrefersTheLanguageAskedAndIsNeverSuperseded() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    t.send(
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 2, language: "es")),
+      { $0.inFlight[1] = InFlightRequest(type: "submitRating", since: at) },
+      effects: [
+        .rateSkill(
+          server: "embedded", group: "Knowledge", skill: "Synonyms", language: "es", stars: 2)
+      ])
+    t.send(
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 3)),
+      { $0.inFlight[2] = InFlightRequest(type: "submitRating", since: at) },
+      effects: [
+        .rateSkill(
+          server: "embedded", group: "Knowledge", skill: "Synonyms", language: "en", stars: 3)
+      ])
+  }
+
+  @Test func ratingSubmittedUpdatesTheAggregateAndTheUsersRating() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    t.prepare { $0.lastErrors = ["submitRating": Fixture.error()] }
+    let asked = t.send(
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 4)),
+      { $0.inFlight[1] = InFlightRequest(type: "submitRating", since: at) },
+      effects: [
+        .rateSkill(
+          server: "embedded", group: "Knowledge", skill: "Synonyms", language: "en", stars: 4)
+      ])
+    t.receive(
+      .ratingSubmitted(
+        .init(group: "Knowledge", skill: "Synonyms", stars: 4, ratings: Fixture.ratings)),
+      cause: asked
+    ) {
+      $0.skills["Knowledge"]?["Synonyms"]?.rating = Fixture.ratings
+      $0.userRatings[Fixture.synonyms.id] = UserRating(stars: 4)
+      $0.inFlight = [:]
+      $0.lastErrors = [:]
+    }
+  }
+
+  @Test func ratingSubmittedForASkillNoLongerLoadedRecordsOnlyTheUsersRating() {
+    var t = ReducerTester.loggedIn()
+    t.prepare { $0.inFlight[1] = InFlightRequest(type: "loadUserRating", since: Fixture.t0) }
+    t.receive(
+      .ratingSubmitted(.init(group: "Music", skill: "Radio", stars: 1, ratings: Fixture.ratings)),
+      cause: 1
+    ) {
+      $0.userRatings[Fixture.radio.id] = UserRating(stars: 1)
+    }
+  }
+
+  // MARK: loadUserRating
+
+  @Test func loadUserRatingAsksTheServer() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    let key = "loadUserRating:Games/Flip a coin"
+    t.send(
+      .loadUserRating(.init(group: "Games", skill: "Flip a coin")),
+      { $0.inFlight[1] = InFlightRequest(type: "loadUserRating", since: at, key: key) },
+      effects: [
+        .fetchUserRating(server: "embedded", group: "Games", skill: "Flip a coin", language: "de")
+      ])
+    t.send(
+      .loadUserRating(.init(group: "Games", skill: "Flip a coin", language: "en")),
+      { $0.inFlight[2] = InFlightRequest(type: "loadUserRating", since: at, key: key) },
+      effects: [
+        .cancel(seq: 1),
+        .fetchUserRating(server: "embedded", group: "Games", skill: "Flip a coin", language: "en"),
+      ])
+    t.send(
+      .loadUserRating(.init(group: "Knowledge", skill: "Synonyms")),
+      {
+        $0.inFlight[3] = InFlightRequest(
+          type: "loadUserRating", since: at, key: "loadUserRating:Knowledge/Synonyms")
+      },
+      effects: [
+        .fetchUserRating(server: "embedded", group: "Knowledge", skill: "Synonyms", language: "en")
+      ])
+  }
+
+  @Test func loadUserRatingRejectsAnUnknownSkillThenALoggedOutUser() {
+    var t = ReducerTester.loggedIn()
+    t.prepare { $0.session = nil }
+    t.send(
+      .loadUserRating(.init(group: "Music", skill: "Radio")),
+      effects: [
+        .reject(reason: "unknown skill 'Radio' in group 'Music'; load the group's skills first")
+      ])
+    t.send(
+      .loadUserRating(.init(group: "Knowledge", skill: "Synonyms")),
+      effects: [.reject(reason: "log in first to read your ratings")])
+  }
+
+  @Test func loadUserRatingWithAnExpiredSessionIsRejectedAndEnded() {
+    var t = ReducerTester.loggedIn(expiresAt: Fixture.t0)
+    t.send(
+      .loadUserRating(.init(group: "Knowledge", skill: "Synonyms")),
+      effects: [
+        .reject(reason: Self.expiredReason), .logout(server: "embedded", reason: "session expired"),
+      ])
+  }
+
+  @Test func userRatingLoadedStoresTheStars() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    let asked = t.send(
+      .loadUserRating(.init(group: "Knowledge", skill: "Synonyms")),
+      {
+        $0.inFlight[1] = InFlightRequest(
+          type: "loadUserRating", since: at, key: "loadUserRating:Knowledge/Synonyms")
+      },
+      effects: [
+        .fetchUserRating(server: "embedded", group: "Knowledge", skill: "Synonyms", language: "en")
+      ])
+    t.receive(
+      .userRatingLoaded(.init(group: "Knowledge", skill: "Synonyms", stars: 3)), cause: asked
+    ) {
+      $0.userRatings[Fixture.synonyms.id] = UserRating(stars: 3)
+      $0.inFlight = [:]
+    }
+  }
+
+  @Test func userRatingLoadedRemembersASkillTheUserHasNotRated() {
+    var t = ReducerTester.loggedIn()
+    t.prepare { $0.userRatings[Fixture.synonyms.id] = UserRating(stars: 5) }
+    t.receive(
+      .userRatingLoaded(.init(group: "Knowledge", skill: "Synonyms", stars: nil)), cause: nil
+    ) {
+      $0.userRatings[Fixture.synonyms.id] = UserRating(stars: nil)
+    }
+  }
+}

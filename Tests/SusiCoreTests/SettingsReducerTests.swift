@@ -1,0 +1,186 @@
+import SusiCore
+import SusiTesting
+import Testing
+
+@Suite struct SettingsReducerTests {
+  @Test func changeSettingsAsksTheServer() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    let change: [String: SettingValue] = [
+      "theme": .string("dark"), "speechRate": .number(1.5), "micInput": .bool(false),
+    ]
+    t.send(
+      .changeSettings(.init(settings: change)),
+      { $0.inFlight[1] = InFlightRequest(type: "changeSettings", since: at) },
+      effects: [.storeSettings(server: "embedded", settings: change)])
+    // Changes have no key: a second one does not cancel the first.
+    t.send(
+      .changeSettings(.init(settings: ["theme": .string("light")])),
+      { $0.inFlight[2] = InFlightRequest(type: "changeSettings", since: at) },
+      effects: [.storeSettings(server: "embedded", settings: ["theme": .string("light")])])
+  }
+
+  @Test func acceptsEveryKeyTheServerKnowsWithItsType() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    var all: [String: SettingValue] = [:]
+    for (key, kind) in SettingKey.allowed {
+      switch kind {
+      case .bool: all[key] = .bool(true)
+      case .number: all[key] = .number(0.5)
+      case .string: all[key] = .string("value")
+      }
+    }
+    #expect(all.count == 21)
+    t.send(
+      .changeSettings(.init(settings: all)),
+      { $0.inFlight[1] = InFlightRequest(type: "changeSettings", since: at) },
+      effects: [.storeSettings(server: "embedded", settings: all)])
+  }
+
+  @Test func rejectsAnEmptyChange() {
+    var t = ReducerTester.loggedIn()
+    t.send(
+      .changeSettings(.init(settings: [:])), effects: [.reject(reason: "no settings to change")])
+  }
+
+  @Test func rejectsAKeyTheServerWouldIgnore() {
+    var t = ReducerTester.loggedIn()
+    let keys = SettingKey.allowed.map(\.key).joined(separator: ", ")
+    t.send(
+      .changeSettings(.init(settings: ["colour": .string("red")])),
+      effects: [.reject(reason: "unknown setting 'colour'; the server accepts: \(keys)")])
+  }
+
+  @Test(arguments: [
+    ("theme", SettingValue.bool(true), "setting 'theme' takes text"),
+    ("userName", .number(12345), "setting 'userName' takes text"),
+    ("enterAsSend", .string("yes"), "setting 'enterAsSend' takes true or false"),
+    ("checked", .number(1), "setting 'checked' takes true or false"),
+    ("speechRate", .string("fast"), "setting 'speechRate' takes a number"),
+    ("speechPitch", .bool(false), "setting 'speechPitch' takes a number"),
+  ])
+  func rejectsAValueOfTheWrongType(key: String, value: SettingValue, reason: String) {
+    var t = ReducerTester.loggedIn()
+    t.send(.changeSettings(.init(settings: [key: value])), effects: [.reject(reason: reason)])
+  }
+
+  @Test(arguments: ["", "abcd", String(repeating: "x", count: 52)])
+  func rejectsAUserNameOutsideFiveToFiftyOneCharacters(name: String) {
+    var t = ReducerTester.loggedIn()
+    t.send(
+      .changeSettings(.init(settings: ["userName": .string(name)])),
+      effects: [.reject(reason: "userName must be 5 to 51 characters long")])
+  }
+
+  @Test(arguments: ["abcde", String(repeating: "x", count: 51), "Zoë 😀!"])
+  func acceptsAUserNameOfFiveToFiftyOneCharacters(name: String) {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    t.send(
+      .changeSettings(.init(settings: ["userName": .string(name)])),
+      { $0.inFlight[1] = InFlightRequest(type: "changeSettings", since: at) },
+      effects: [.storeSettings(server: "embedded", settings: ["userName": .string(name)])])
+  }
+
+  @Test func reportsTheFirstProblemInKeyOrder() {
+    var t = ReducerTester.loggedIn()
+    t.send(
+      .changeSettings(
+        .init(settings: ["theme": .bool(true), "micInput": .string("on"), "zzz": .bool(true)])),
+      effects: [.reject(reason: "setting 'micInput' takes true or false")])
+  }
+
+  @Test func checksTheValuesBeforeTheLogin() {
+    var t = ReducerTester()
+    t.send(
+      .changeSettings(.init(settings: ["speechRate": .string("fast")])),
+      effects: [.reject(reason: "setting 'speechRate' takes a number")])
+    t.send(
+      .changeSettings(.init(settings: ["speechRate": .number(1)])),
+      effects: [.reject(reason: "log in first to change settings")])
+  }
+
+  @Test func changeSettingsWithAnExpiredSessionIsRejectedAndEnded() {
+    var t = ReducerTester.loggedIn(expiresAt: Fixture.t0.adding(milliseconds: -5))
+    t.send(
+      .changeSettings(.init(settings: ["theme": .string("dark")])),
+      effects: [
+        .reject(
+          reason:
+            "the session of ada@example.org expired at \(Fixture.t0.adding(milliseconds: -5)); log in again"
+        ),
+        .logout(server: "embedded", reason: "session expired"),
+      ])
+  }
+
+  @Test func settingsChangedMergesIntoTheKnownSettings() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    t.prepare {
+      $0.settings = ["theme": .string("light"), "speechRate": .number(1)]
+      $0.lastErrors = ["changeSettings": Fixture.error()]
+    }
+    let change: [String: SettingValue] = ["theme": .string("dark"), "micInput": .bool(true)]
+    let asked = t.send(
+      .changeSettings(.init(settings: change)),
+      { $0.inFlight[1] = InFlightRequest(type: "changeSettings", since: at) },
+      effects: [.storeSettings(server: "embedded", settings: change)])
+    t.receive(.settingsChanged(.init(settings: change)), cause: asked) {
+      $0.settings = ["theme": .string("dark"), "speechRate": .number(1), "micInput": .bool(true)]
+      $0.inFlight = [:]
+      $0.lastErrors = [:]
+    }
+  }
+
+  @Test func syncSettingsAsksTheServerAndSupersedesAnOlderSync() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    t.send(
+      .syncSettings,
+      { $0.inFlight[1] = InFlightRequest(type: "syncSettings", since: at, key: "syncSettings") },
+      effects: [.fetchSettings(server: "embedded")])
+    t.send(
+      .syncSettings,
+      { $0.inFlight[2] = InFlightRequest(type: "syncSettings", since: at, key: "syncSettings") },
+      effects: [.cancel(seq: 1), .fetchSettings(server: "embedded")])
+  }
+
+  @Test func syncSettingsNeedsAValidSession() {
+    var t = ReducerTester()
+    t.send(.syncSettings, effects: [.reject(reason: "log in first to sync settings")])
+    t.prepare { $0.session = Fixture.session(expiresAt: Fixture.t0) }
+    t.send(
+      .syncSettings,
+      effects: [
+        .reject(reason: "the session of ada@example.org expired at \(Fixture.t0); log in again"),
+        .logout(server: "embedded", reason: "session expired"),
+      ])
+  }
+
+  @Test func settingsSyncedReplacesTheKnownSettings() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    t.prepare { $0.settings = ["theme": .string("light"), "speechRate": .number(1)] }
+    let asked = t.send(
+      .syncSettings,
+      { $0.inFlight[1] = InFlightRequest(type: "syncSettings", since: at, key: "syncSettings") },
+      effects: [.fetchSettings(server: "embedded")])
+    t.receive(.settingsSynced(.init(settings: ["prefLanguage": .string("de")])), cause: asked) {
+      $0.settings = ["prefLanguage": .string("de")]
+      $0.inFlight = [:]
+    }
+  }
+
+  @Test func settingsResultsDoNotCompleteEachOthersRequests() {
+    var t = ReducerTester.loggedIn()
+    t.prepare {
+      $0.inFlight[1] = InFlightRequest(type: "syncSettings", since: Fixture.t0, key: "syncSettings")
+      $0.inFlight[2] = InFlightRequest(type: "changeSettings", since: Fixture.t0)
+    }
+    t.receive(.settingsChanged(.init(settings: ["theme": .string("dark")])), cause: 1) {
+      $0.settings = ["theme": .string("dark")]
+    }
+    t.receive(.settingsSynced(.init(settings: [:])), cause: 2) { $0.settings = [:] }
+  }
+}

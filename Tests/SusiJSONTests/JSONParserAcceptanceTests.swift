@@ -1,0 +1,130 @@
+import SusiJSON
+import Testing
+
+@Suite struct JSONParserAcceptanceTests {
+  private func parse(_ text: String) throws -> JSON { try JSONParser.parse(text) }
+
+  @Test func parsesLiterals() throws {
+    #expect(try parse("true") == .bool(true))
+    #expect(try parse("false") == .bool(false))
+    #expect(try parse("null") == .null)
+  }
+
+  @Test(arguments: [
+    ("0", JSON.int(0)), ("-0", .int(0)), ("1", .int(1)), ("-1", .int(-1)), ("123", .int(123)),
+    ("1.5", .double(1.5)), ("-1.5", .double(-1.5)), ("1.0", .double(1.0)), ("0.0", .double(0)),
+    ("1e2", .double(100)), ("1E2", .double(100)), ("1e+2", .double(100)), ("1e-2", .double(0.01)),
+    ("1.5e3", .double(1500)), ("0e0", .double(0)), ("-1.25E-3", .double(-0.00125)),
+    ("1e-400", .double(0)),
+    ("9223372036854775807", .int(Int.max)), ("-9223372036854775808", .int(Int.min)),
+    ("9223372036854775808", .double(9_223_372_036_854_775_808)),
+    ("-9223372036854775809", .double(-9_223_372_036_854_775_808)),
+    ("18446744073709551616", .double(18_446_744_073_709_551_616)),
+    ("123456789012345678901234567890", .double(1.2345678901234568e29)),
+  ])
+  func parsesNumbers(text: String, expected: JSON) throws {
+    #expect(try parse(text) == expected)
+  }
+
+  @Test func keepsIntegersApartFromFractions() throws {
+    guard case .int = try parse("42") else {
+      Issue.record("42 is not an integer")
+      return
+    }
+    guard case .double = try parse("42.0") else {
+      Issue.record("42.0 is not a fraction")
+      return
+    }
+    guard case .double = try parse("4e1") else {
+      Issue.record("4e1 is not a fraction")
+      return
+    }
+  }
+
+  @Test func keepsTheSignOfNegativeZeroFractions() throws {
+    guard case .double(let d) = try parse("-0.0") else {
+      Issue.record("-0.0 is not a fraction")
+      return
+    }
+    #expect(d == 0 && d.sign == .minus)
+  }
+
+  @Test func parsesEveryShortEscape() throws {
+    #expect(try parse(#""\"\\\/\b\f\n\r\t""#) == .string("\"\\/\u{08}\u{0C}\n\r\t"))
+  }
+
+  @Test(arguments: [
+    (#""\u0041""#, "A"), (#""\u00e9""#, "é"), (#""\u00E9""#, "é"), (#""\u20AC""#, "€"),
+    (#""\u0000""#, "\u{0}"), (#""\uD83D\uDE00""#, "😀"), (#""\ud834\udd1e""#, "𝄞"),
+    (#""a\u0062c""#, "abc"), (#""\uFFFF""#, "\u{FFFF}"),
+  ])
+  func parsesUnicodeEscapes(text: String, expected: String) throws {
+    #expect(try parse(text) == .string(expected))
+  }
+
+  @Test func parsesRawUTF8InStrings() throws {
+    #expect(try parse("\"é€😀\"") == .string("é€😀"))
+    // Non-ASCII text after an escape takes the copying path.
+    #expect(try parse("\"\\n é€😀\"") == .string("\n é€😀"))
+    #expect(try parse("\"\u{7F}\"") == .string("\u{7F}"))
+    #expect(try parse("\"\"") == .string(""))
+  }
+
+  @Test func parsesNestedContainers() throws {
+    let value = try parse(#"{"a":[1,{"b":null},[]],"c":{}}"#)
+    #expect(value == ["a": [1, ["b": nil], []], "c": [:]])
+  }
+
+  @Test func allowsTheFourWhitespaceCharactersEverywhere() throws {
+    let text = " \t\n\r[ 1 ,\n{ \"a\"\t:\r[ ] } ,\"x\" ] \r\n"
+    #expect(try parse(text) == [1, ["a": []], "x"])
+  }
+
+  @Test func keepsMembersInTheirWrittenOrder() throws {
+    let value = try parse(#"{"b":1,"a":2,"c":3}"#)
+    #expect(value.object?.keys == ["b", "a", "c"])
+  }
+
+  @Test func repeatedKeyKeepsFirstPositionAndLastValue() throws {
+    let value = try parse(#"{"a":1,"b":2,"a":3}"#)
+    #expect(value.object?.keys == ["a", "b"])
+    #expect(value["a"] == 3)
+    #expect(value["b"] == 2)
+  }
+
+  @Test func repeatedKeyInALargeObjectKeepsFirstPositionAndLastValue() throws {
+    let members = (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+    let value = try parse("{\(members),\"k3\":\"last\",\"k19\":true}")
+    #expect(value.object?.keys == (0..<20).map { "k\($0)" })
+    #expect(value["k3"] == "last")
+    #expect(value["k19"] == true)
+    #expect(value["k4"] == 4)
+  }
+
+  @Test func acceptsNestingUpToTheLimit() throws {
+    let depth = JSONParser.maximumDepth
+    let arrays = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+    var expected = JSON.array([])
+    for _ in 1..<depth { expected = .array([expected]) }
+    #expect(try parse(arrays) == expected)
+
+    let objects =
+      String(repeating: #"{"a":"#, count: depth - 1) + "{}"
+      + String(repeating: "}", count: depth - 1)
+    #expect(throws: Never.self) { try JSONParser.parse(objects) }
+  }
+
+  @Test func parsesBytesStringsAndBuffersAlike() throws {
+    let text = #"{"x":[1,2.5,"é",null]}"#
+    let fromString = try JSONParser.parse(text)
+    let fromBytes = try JSONParser.parse(Array(text.utf8))
+    let fromBuffer = try Array(text.utf8).withUnsafeBytes { try JSONParser.parse($0) }
+    #expect(fromString == fromBytes)
+    #expect(fromString == fromBuffer)
+  }
+
+  @Test func parsesScalarsAtTheTopLevel() throws {
+    #expect(try parse(" 7 ") == 7)
+    #expect(try parse("\"top\"") == "top")
+  }
+}
