@@ -1,3 +1,4 @@
+import SusiRunner
 import SusiStore
 
 /// The webhook frontend around one store: the event feed that follows the log, the access gate,
@@ -40,10 +41,10 @@ public final class WebhookService: Sendable {
   public static func start(
     store: Store, history: any EventHistory, keys: KeyFile,
     subscribers: SubscriberFile? = nil, cursors: DeliveryCursors? = nil,
-    transport: @escaping @Sendable (Subscriber) -> any DeliveryTransport = { _ in
-      URLSessionDeliveryTransport()
+    transport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
+      URLSessionTransport()
     },
-    clock: any ServeClock = SystemServeClock(), policy: DeliveryPolicy = DeliveryPolicy(),
+    clock: any RunnerClock = SystemClock(), policy: DeliveryPolicy = DeliveryPolicy(),
     options: WebhookHandler.Options = WebhookHandler.Options(), feedCapacity: Int = 4096
   ) async -> WebhookService {
     let (lastSeq, events) = await store.followFromNow()

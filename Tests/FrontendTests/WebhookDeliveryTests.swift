@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiJSON
+import SusiRunner
 import SusiWebhook
 import Synchronization
 import Testing
@@ -41,7 +42,7 @@ import Testing
     for request in transport.requests {
       let id = try #require(request.headers["webhook-id"])
       let timestamp = try #require(request.headers["webhook-timestamp"])
-      #expect(timestamp == String(f.clock.unixSeconds()))
+      #expect(timestamp == String(f.clock.now().milliseconds / 1000))
       #expect(request.headers["Content-Type"] == "application/json")
       #expect(request.url == "http://127.0.0.1:9/hook")
       #expect(
@@ -58,33 +59,35 @@ import Testing
 
   @Test func subscriberDownAtFirstAndRestartedMidwayGetsEveryEventInOrder() async throws {
     let directory = temporaryDirectory()
-    let failing = RecordingTransport { _, _ in throw URLError(.cannotConnectToHost) }
+    let failing = RecordingTransport { (_, _) throws(TransportError) in
+      throw .cannotConnect("refused")
+    }
     let f = try await WebhookFixture.make(
       directory: directory, transport: { _ in failing },
       subscribers: try subscribers(in: directory),
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     for _ in 0..<3 { _ = await f.request("POST", "/actions", key: f.adminKey, body: Self.rating) }
     await f.waitForEvents(7)
-    await f.clock.waitForSleepers(1)
-    #expect(f.clock.nextWake == 5_000)
+    await f.clock.waitForSleepers(count: 1)
+    #expect(f.clock.pendingSleeps.first == 5_000)
     f.clock.advance(by: 5_000)
     await failing.waitForRequests(2)
-    await f.clock.waitForSleepers(1)
-    #expect(f.clock.nextWake == 300_000)
+    await f.clock.waitForSleepers(count: 1)
+    #expect(f.clock.pendingSleeps.first == 300_000)
     #expect(failing.seqs == [2, 2])
     await f.service.shutdown()
 
     // A new process with the same files; the subscriber is still down once, then up.
-    let recovering = RecordingTransport { _, n in
-      if n == 1 { throw URLError(.timedOut) }
-      return DeliveryResponse(status: 200)
+    let recovering = RecordingTransport { (_, n) throws(TransportError) in
+      if n == 1 { throw .timedOut }
+      return TransportResponse(status: 200)
     }
     let g = try await WebhookFixture.make(
       replaying: f.sink.lines, directory: directory, issueAdmin: false,
       transport: { _ in recovering },
       subscribers: try SubscriberFile(path: directory + "/log.subscribers"),
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
-    await g.clock.waitForSleepers(1)
+    await g.clock.waitForSleepers(count: 1)
     g.clock.advance(by: 5_000)
     await recovering.waitForRequests(7)
     _ = await g.request("POST", "/actions", key: f.adminKey, body: Self.rating)
@@ -96,7 +99,7 @@ import Testing
 
   @Test func goneDisablesTheSubscriberForGoodUntilEnabled() async throws {
     let directory = temporaryDirectory()
-    let gone = RecordingTransport { _, _ in DeliveryResponse(status: 410) }
+    let gone = RecordingTransport { _, _ in TransportResponse(status: 410) }
     let f = try await WebhookFixture.make(
       directory: directory, transport: { _ in gone }, subscribers: try subscribers(in: directory),
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
@@ -131,9 +134,13 @@ import Testing
 
   @Test func hangingSubscriberDoesNotDelayAnother() async throws {
     let directory = temporaryDirectory()
-    let hanging = RecordingTransport { _, _ in
-      try await Task.sleep(for: .seconds(3600))
-      return DeliveryResponse(status: 200)
+    let hanging = RecordingTransport { (_, _) throws(TransportError) in
+      do {
+        try await Task.sleep(for: .seconds(3600))
+      } catch {
+        throw .cancelled
+      }
+      return TransportResponse(status: 200)
     }
     let healthy = RecordingTransport()
     let f = try await WebhookFixture.make(
@@ -146,7 +153,7 @@ import Testing
     #expect(hanging.seqs == [2])
     // Shutting down waits for the attempt in progress only as long as the grace period.
     async let stopped: Void = f.service.shutdown(grace: 5_000)
-    await f.clock.waitForSleepers(1)
+    await f.clock.waitForSleepers(count: 1)
     f.clock.advance(by: 5_000)
     await stopped
     #expect(try DeliveryCursors(path: directory + "/log.cursors").cursor("slow")?.delivered == 1)
@@ -157,9 +164,9 @@ import Testing
     let directory = temporaryDirectory()
     let answers = RecordingTransport { _, n in
       switch n {
-      case 1: DeliveryResponse(status: 503, headers: ["Retry-After": "120"])
-      case 2: DeliveryResponse(status: 302, headers: ["Location": "http://127.0.0.1:9/elsewhere"])
-      default: DeliveryResponse(status: 200)
+      case 1: TransportResponse(status: 503, headers: ["Retry-After": "120"])
+      case 2: TransportResponse(status: 302, headers: ["Location": "http://127.0.0.1:9/elsewhere"])
+      default: TransportResponse(status: 200)
       }
     }
     let f = try await WebhookFixture.make(
@@ -167,12 +174,12 @@ import Testing
       subscribers: try subscribers(in: directory),
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     _ = await f.request("POST", "/actions", key: f.adminKey, body: Self.rating)
-    await f.clock.waitForSleepers(1)
-    #expect(f.clock.nextWake == 120_000)
+    await f.clock.waitForSleepers(count: 1)
+    #expect(f.clock.pendingSleeps.first == 120_000)
     f.clock.advance(by: 120_000)
     await answers.waitForRequests(2)
-    await f.clock.waitForSleepers(1)
-    #expect(f.clock.nextWake == 300_000)
+    await f.clock.waitForSleepers(count: 1)
+    #expect(f.clock.pendingSleeps.first == 300_000)
     f.clock.advance(by: 300_000)
     await answers.waitForRequests(4)
     #expect(answers.seqs == [2, 2, 2, 3])

@@ -112,7 +112,7 @@ import Testing
         collector.append($0)
       }
     }
-    await f.clock.waitForSleepers(1)
+    await f.clock.waitForSleepers(count: 1)
     f.clock.advance(by: 15_000)
     await collector.waitFor(text: ": keep-alive")
     stream.cancel()

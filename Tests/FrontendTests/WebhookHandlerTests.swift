@@ -53,7 +53,7 @@ import Testing
         method: "POST", target: "/actions?wait=1",
         headers: ["Authorization": "Bearer \(token.text)"],
         body: Array(rating.utf8)))
-    await f.clock.waitForSleepers(1)
+    await f.clock.waitForSleepers(count: 1)
     f.clock.advance(by: 10_000)
     let response = await answer
     #expect(response.status == 202)

@@ -2,86 +2,14 @@ import Foundation
 import SusiCore
 import SusiHTTP
 import SusiJSON
+import SusiRunner
 import SusiStore
+import SusiTesting
 import SusiWebhook
 import Synchronization
 
 // Shared pieces of the webhook tests: a clock moved by hand, a runner that answers from memory,
 // a recording delivery transport, and a fixture that wires a store to the webhook handler.
-
-/// A clock whose time only moves when a test says so.
-final class TestServeClock: ServeClock {
-  private struct Sleeper {
-    var deadline: Int64
-    var continuation: CheckedContinuation<Void, any Error>
-  }
-
-  private struct State {
-    var now: Int64 = 1_795_341_600_000
-    var sleepers: [Int: Sleeper] = [:]
-    var next = 0
-    var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-  }
-
-  private let state = Mutex(State())
-
-  func unixSeconds() -> Int64 { state.withLock { $0.now / 1000 } }
-
-  var pendingSleeps: Int { state.withLock { $0.sleepers.count } }
-
-  func sleep(milliseconds: Int64) async throws {
-    let id = state.withLock { s in
-      s.next += 1
-      return s.next
-    }
-    try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation {
-        (continuation: CheckedContinuation<Void, any Error>) in
-        let (now, woken): (Bool, [CheckedContinuation<Void, Never>]) = state.withLock { s in
-          if Task.isCancelled { return (true, []) }
-          s.sleepers[id] = Sleeper(deadline: s.now + milliseconds, continuation: continuation)
-          let count = s.sleepers.count
-          let ready = s.watchers.filter { $0.count <= count }.map(\.continuation)
-          s.watchers.removeAll { $0.count <= count }
-          return (false, ready)
-        }
-        if now { continuation.resume(throwing: CancellationError()) }
-        for watcher in woken { watcher.resume() }
-      }
-    } onCancel: {
-      let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
-      sleeper?.continuation.resume(throwing: CancellationError())
-    }
-  }
-
-  /// Moves time on and wakes every sleeper whose time has come.
-  func advance(by milliseconds: Int64) {
-    let due: [CheckedContinuation<Void, any Error>] = state.withLock { s in
-      s.now += milliseconds
-      let ready = s.sleepers.filter { $0.value.deadline <= s.now }
-      for id in ready.keys { s.sleepers[id] = nil }
-      return ready.values.map(\.continuation)
-    }
-    for continuation in due { continuation.resume() }
-  }
-
-  /// Returns once at least `count` tasks are sleeping on this clock.
-  func waitForSleepers(_ count: Int = 1) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let now = state.withLock { s in
-        if s.sleepers.count >= count { return true }
-        s.watchers.append((count, continuation))
-        return false
-      }
-      if now { continuation.resume() }
-    }
-  }
-
-  /// The deadline of the soonest sleeper, relative to now.
-  var nextWake: Int64? {
-    state.withLock { s in s.sleepers.values.map(\.deadline).min().map { $0 - s.now } }
-  }
-}
 
 /// A wall clock for the store that stands still.
 struct FixedWallClock: WallClock {
@@ -109,31 +37,34 @@ final class InstantRunner: EffectsRunner {
 }
 
 /// Records deliveries and answers them as a test's `respond` says.
-final class RecordingTransport: DeliveryTransport {
-  private let respond: @Sendable (DeliveryRequest, Int) async throws -> DeliveryResponse
+final class RecordingTransport: HTTPTransport {
+  private let respond:
+    @Sendable (TransportRequest, Int) async throws(TransportError) -> TransportResponse
   private let state = Mutex<
-    (requests: [DeliveryRequest], watchers: [(Int, CheckedContinuation<Void, Never>)])
+    (requests: [TransportRequest], watchers: [(Int, CheckedContinuation<Void, Never>)])
   >(
     ([], []))
 
   /// `respond` gets each request and its number (1, 2, …).
   init(
-    _ respond: @escaping @Sendable (DeliveryRequest, Int) async throws -> DeliveryResponse = {
-      _, _ in
-      DeliveryResponse(status: 204)
-    }
+    _ respond:
+      @escaping @Sendable (TransportRequest, Int) async throws(TransportError) -> TransportResponse =
+      {
+        _, _ in
+        TransportResponse(status: 204)
+      }
   ) {
     self.respond = respond
   }
 
-  var requests: [DeliveryRequest] { state.withLock { $0.requests } }
+  var requests: [TransportRequest] { state.withLock { $0.requests } }
 
   /// The seq of each delivery attempt, in order.
   var seqs: [Int] {
     requests.compactMap { $0.headers["webhook-id"].flatMap { Int($0.dropFirst(4)) } }
   }
 
-  func post(_ request: DeliveryRequest) async throws -> DeliveryResponse {
+  func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
     let (number, woken) = state.withLock { s in
       s.requests.append(request)
       let count = s.requests.count
@@ -176,7 +107,7 @@ struct WebhookFixture {
   let directory: String
   /// An admin key, issued by the local operator.
   let adminKey: String
-  let clock: TestServeClock
+  let clock: TestClock
 
   var handler: WebhookHandler { service.handler }
 
@@ -184,7 +115,7 @@ struct WebhookFixture {
   static func make(
     replaying lines: [[UInt8]] = [], directory: String = temporaryDirectory(),
     issueAdmin: Bool = true,
-    transport: @escaping @Sendable (Subscriber) -> any DeliveryTransport = { _ in
+    transport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
       RecordingTransport()
     },
     subscribers: SubscriberFile? = nil, cursors: DeliveryCursors? = nil, waitLimit: Int64 = 10_000
@@ -206,7 +137,7 @@ struct WebhookFixture {
         .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: "cli")
       adminKey = token.text
     }
-    let clock = TestServeClock()
+    let clock = TestClock()
     let service = await WebhookService.start(
       store: store, history: MemoryEventHistory(sink), keys: keys, subscribers: subscribers,
       cursors: cursors,

@@ -1,4 +1,5 @@
 import SusiCrypto
+import SusiRunner
 import Synchronization
 
 /// Runs one delivery worker per subscriber and lets the admin API add, remove and re-enable
@@ -7,8 +8,8 @@ public final class DeliveryService: Sendable {
   private let feed: EventFeed
   private let registry: SubscriberFile
   private let cursors: DeliveryCursors
-  private let makeTransport: @Sendable (Subscriber) -> any DeliveryTransport
-  private let clock: any ServeClock
+  private let makeTransport: @Sendable (Subscriber) -> any HTTPTransport
+  private let clock: any RunnerClock
   private let metrics: WebhookMetrics
   private let policy: DeliveryPolicy
   private let random: @Sendable () -> Double
@@ -42,10 +43,10 @@ public final class DeliveryService: Sendable {
 
   public init(
     feed: EventFeed, registry: SubscriberFile, cursors: DeliveryCursors,
-    transport makeTransport: @escaping @Sendable (Subscriber) -> any DeliveryTransport = { _ in
-      URLSessionDeliveryTransport()
+    transport makeTransport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
+      URLSessionTransport()
     },
-    clock: any ServeClock = SystemServeClock(), metrics: WebhookMetrics = WebhookMetrics(),
+    clock: any RunnerClock = SystemClock(), metrics: WebhookMetrics = WebhookMetrics(),
     policy: DeliveryPolicy = DeliveryPolicy(),
     random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
   ) {

@@ -1,4 +1,5 @@
 import SusiHTTP
+import SusiRunner
 import Synchronization
 
 /// Delivers the log to one subscriber: each matching event in order, retried until the
@@ -9,8 +10,8 @@ import Synchronization
 final class DeliveryWorker: Sendable {
   let subscriber: Subscriber
   private let feed: EventFeed
-  private let transport: any DeliveryTransport
-  private let clock: any ServeClock
+  private let transport: any HTTPTransport
+  private let clock: any RunnerClock
   private let cursors: DeliveryCursors
   private let metrics: WebhookMetrics
   private let policy: DeliveryPolicy
@@ -35,8 +36,8 @@ final class DeliveryWorker: Sendable {
   }
 
   init(
-    subscriber: Subscriber, feed: EventFeed, transport: any DeliveryTransport,
-    clock: any ServeClock,
+    subscriber: Subscriber, feed: EventFeed, transport: any HTTPTransport,
+    clock: any RunnerClock,
     cursors: DeliveryCursors, metrics: WebhookMetrics, policy: DeliveryPolicy,
     random: @escaping @Sendable () -> Double
   ) {
@@ -81,7 +82,7 @@ final class DeliveryWorker: Sendable {
       return
     }
     var saved = cursor
-    var savedAt = clock.unixSeconds()
+    var savedAt = clock.unixSeconds
     defer {
       if saved != cursor { saveCursor(cursor) }
       status.withLock { if $0.phase != .disabled { $0.phase = .stopped } }
@@ -100,7 +101,7 @@ final class DeliveryWorker: Sendable {
         if saved != cursor {
           saveCursor(cursor)
           saved = cursor
-          savedAt = clock.unixSeconds()
+          savedAt = clock.unixSeconds
         }
         guard !feed.isClosed, enter(.idle) else { return }
         await feed.waitForEvents(after: cursor)
@@ -116,7 +117,7 @@ final class DeliveryWorker: Sendable {
         }
         cursor = event.seq
         status.withLock { $0.cursor = cursor }
-        let now = clock.unixSeconds()
+        let now = clock.unixSeconds
         if cursor - saved >= policy.cursorSaveInterval || now != savedAt {
           saveCursor(cursor)
           saved = cursor
@@ -139,7 +140,7 @@ final class DeliveryWorker: Sendable {
       let request = signedRequest(for: event)
       var retryAfter: Int64?
       do {
-        let response = try await transport.post(request)
+        let response = try await transport.send(request)
         switch response.status {
         case 200..<300:
           metrics.recordDelivery(subscriber.id, outcome: "delivered")
@@ -176,9 +177,9 @@ final class DeliveryWorker: Sendable {
   }
 
   /// The POST for `event`, signed for this attempt.
-  func signedRequest(for event: FeedEvent) -> DeliveryRequest {
+  func signedRequest(for event: FeedEvent) -> TransportRequest {
     let id = "evt_\(event.seq)"
-    let timestamp = clock.unixSeconds()
+    let timestamp = clock.unixSeconds
     var headers = HTTPHeaders()
     headers.add("Content-Type", "application/json")
     headers.add("User-Agent", "susi-webhook")
@@ -188,8 +189,12 @@ final class DeliveryWorker: Sendable {
       "webhook-signature",
       WebhookSignature.sign(
         id: id, timestamp: timestamp, body: event.line, secret: subscriber.secret))
-    return DeliveryRequest(
-      url: subscriber.url, headers: headers, body: event.line, timeout: policy.timeout)
+    // Redirects are answers (failures), never followed; the reply's body is not needed.
+    return TransportRequest(
+      method: "POST", url: subscriber.url, headers: headers, body: event.line,
+      idleTimeout: policy.timeout,
+      totalTimeout: policy.timeout, followsRedirects: false, maximumBodyBytes: 16 << 10,
+      truncatesLongBodies: true)
   }
 
   private func note(failure: String) {
@@ -201,7 +206,7 @@ final class DeliveryWorker: Sendable {
 
   private func disable(reason: String) {
     do {
-      try cursors.disable(subscriber.id, reason: reason, at: clock.unixSeconds())
+      try cursors.disable(subscriber.id, reason: reason, at: clock.unixSeconds)
     } catch {
       status.withLock { $0.lastError = "cannot save that the subscriber is disabled: \(error)" }
     }
@@ -218,4 +223,9 @@ final class DeliveryWorker: Sendable {
       status.withLock { $0.lastError = "cannot save the cursor: \(error)" }
     }
   }
+}
+
+extension RunnerClock {
+  /// Whole seconds since 1970 (what `webhook-timestamp` carries).
+  var unixSeconds: Int64 { now().milliseconds / 1000 }
 }

@@ -1,3 +1,5 @@
+import SusiRunner
+
 /// One `GET /events/stream` client: the events after `after` as server-sent events
 /// (`id: SEQ` and `data: <log line>`), first those already logged, then each new one as it is
 /// logged.
@@ -6,7 +8,7 @@
 /// gap or a repeat, and a client that reconnects with `Last-Event-ID` resumes exactly.
 public struct EventStreamSession: Sendable {
   let feed: EventFeed
-  let clock: any ServeClock
+  let clock: any RunnerClock
   /// The seq after which the stream starts.
   public let after: Int
   /// Event types to send; empty = all.
@@ -19,7 +21,7 @@ public struct EventStreamSession: Sendable {
 
   /// A session over `feed` starting after `after`; with `types`, only events of those types.
   public init(
-    feed: EventFeed, clock: any ServeClock = SystemServeClock(), after: Int,
+    feed: EventFeed, clock: any RunnerClock = SystemClock(), after: Int,
     types: Set<String> = [],
     heartbeatInterval: Int64 = 15_000, authorized: @escaping @Sendable () -> Bool = { true }
   ) {
@@ -40,7 +42,9 @@ public struct EventStreamSession: Sendable {
       let batch = try feed.events(after: cursor, limit: 256)
       if batch.isEmpty {
         if feed.isClosed { return }
-        if await !waitForEvents(after: cursor), authorized() { try await write(Array(": keep-alive\n\n".utf8)) }
+        if await !waitForEvents(after: cursor), authorized() {
+          try await write(Array(": keep-alive\n\n".utf8))
+        }
         continue
       }
       var chunk: [UInt8] = []

@@ -1,6 +1,7 @@
 import SusiCore
 import SusiHTTP
 import SusiJSON
+import SusiRunner
 import SusiStore
 
 /// Answers the webhook frontend's HTTP requests: actions in, state and events out, and the
@@ -14,7 +15,7 @@ public final class WebhookHandler: HTTPHandler {
   let gate: AccessGate
   let deliveries: DeliveryService?
   let metrics: WebhookMetrics
-  let clock: any ServeClock
+  let clock: any RunnerClock
   let options: Options
 
   /// Tunables of the handler.
@@ -38,7 +39,7 @@ public final class WebhookHandler: HTTPHandler {
   public init(
     store: Store, feed: EventFeed, gate: AccessGate, deliveries: DeliveryService?,
     metrics: WebhookMetrics,
-    clock: any ServeClock = SystemServeClock(), options: Options = Options()
+    clock: any RunnerClock = SystemClock(), options: Options = Options()
   ) {
     self.store = store
     self.feed = feed
@@ -50,7 +51,8 @@ public final class WebhookHandler: HTTPHandler {
   }
 
   public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-    guard let route = WebhookRoute(target: request.target) ?? WebhookRoute(path: request.path) else {
+    guard let route = WebhookRoute(target: request.target) ?? WebhookRoute(path: request.path)
+    else {
       let response = WebhookError.notFound(
         "no route \(request.path); see the list of endpoints in the README"
       ).response
