@@ -29,7 +29,8 @@ let package = Package(
       swiftSettings: strict),
 
     // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
-    .target(name: "SusiHTTP", swiftSettings: strict),
+    .systemLibrary(name: "CEpoll"),
+    .target(name: "SusiHTTP", dependencies: ["CEpoll"], swiftSettings: strict),
     .target(
       name: "SusiServer", dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto"],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
@@ -37,7 +38,7 @@ let package = Package(
     // Frontends: thin layers that turn input into intents and events into output.
     .target(
       name: "SusiFrontendSupport",
-      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiServer", "SusiJSON"],
+      dependencies: ["SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON"],
       path: "Frontends/Support", swiftSettings: strict),
     .target(
       name: "SusiText", dependencies: ["SusiFrontendSupport"], path: "Frontends/Text",
@@ -49,7 +50,9 @@ let package = Package(
       name: "SusiWebhook", dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto"],
       path: "Frontends/Webhook", exclude: ["README-section.md"], swiftSettings: strict),
     .target(
-      name: "SusiReplay", dependencies: ["SusiFrontendSupport"], path: "Frontends/Replay",
+      name: "SusiReplay",
+      dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto"],
+      path: "Frontends/Replay",
       swiftSettings: strict),
     .executableTarget(
       name: "susi",

@@ -1,1 +1,18 @@
-print("susi")
+// susi: a SUSI.AI client for the terminal, for programs and for services.
+//
+// This file only lists the commands; each lives with its frontend.
+
+import Foundation
+import SusiFrontendSupport
+import SusiReplay
+
+StandardStream.ignoreBrokenPipes()
+
+let app = CommandLineApp(
+  commands: [
+    ReplayCommand.command,
+    ServerCommandSpec.command,
+  ],
+  defaultCommand: "chat", version: SusiVersion.current)
+
+exit(await app.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

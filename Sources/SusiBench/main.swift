@@ -7,6 +7,8 @@
 
 import Foundation
 
+if let status = runLogChildIfRequested(Array(CommandLine.arguments.dropFirst())) { exit(status) }
+
 /// One named benchmark: prints its own figures to stdout.
 struct Benchmark {
   let name: String
@@ -14,7 +16,12 @@ struct Benchmark {
   let run: @Sendable ([String]) async throws -> Void
 }
 
-let benchmarks: [Benchmark] = [runnerBenchmark]
+let benchmarks: [Benchmark] = [
+  logBenchmark,
+  httpBenchmark,
+  susiServerBenchmark,
+  runnerBenchmark,
+]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {

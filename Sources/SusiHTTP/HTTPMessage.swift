@@ -17,23 +17,49 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
   /// The first value of `name`, or nil.
   public subscript(name: String) -> String? {
-    fields.first { $0.name.lowercased() == name.lowercased() }?.value
+    fields.first { Self.namesMatch($0.name, name) }?.value
   }
 
   /// Every value of `name`, in order.
   public func values(_ name: String) -> [String] {
-    fields.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
   }
 
-  public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
-
-  /// Replaces every field called `name` with one field.
-  public mutating func set(_ name: String, _ value: String) {
-    fields.removeAll { $0.name.lowercased() == name.lowercased() }
+  public mutating func add(_ name: String, _ value: String) {
     fields.append(Field(name: name, value: value))
   }
 
-  public mutating func remove(_ name: String) { fields.removeAll { $0.name.lowercased() == name.lowercased() } }
+  /// Replaces every field called `name` with one field.
+  public mutating func set(_ name: String, _ value: String) {
+    fields.removeAll { Self.namesMatch($0.name, name) }
+    fields.append(Field(name: name, value: value))
+  }
+
+  public mutating func remove(_ name: String) {
+    fields.removeAll { Self.namesMatch($0.name, name) }
+  }
+
+  /// Whether `name` is present.
+  public func contains(_ name: String) -> Bool {
+    fields.contains { Self.namesMatch($0.name, name) }
+  }
+
+  /// Field names are ASCII tokens, so ASCII case folding is enough and needs no allocation.
+  static func namesMatch(_ a: String, _ b: String) -> Bool {
+    var left = a.utf8.makeIterator()
+    var right = b.utf8.makeIterator()
+    while true {
+      switch (left.next(), right.next()) {
+      case (nil, nil): return true
+      case (let x?, let y?):
+        if x == y { continue }
+        let foldedX = x >= 65 && x <= 90 ? x | 0x20 : x
+        let foldedY = y >= 65 && y <= 90 ? y | 0x20 : y
+        if foldedX != foldedY { return false }
+      default: return false
+      }
+    }
+  }
 
   public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 }
@@ -61,7 +87,8 @@ public struct HTTPRequest: Sendable {
 
   /// The target's path, percent-decoded (`/cms/getSkillList.json`).
   public var path: String {
-    let raw = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    let raw =
+      target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     return URLEncodedForm.percentDecode(String(raw), plusIsSpace: false) ?? String(raw)
   }
 
@@ -72,12 +99,17 @@ public struct HTTPRequest: Sendable {
   }
 }
 
-/// What a handler answers. Streaming bodies (chunked, server-sent events) are added by the
-/// server library alongside this type.
+/// What a handler answers: a status, headers and either a complete `body` or a `bodyStream`
+/// that writes the body while it is being sent (see `HTTPResponse+Streaming.swift`).
+///
+/// The server sets `Content-Length`, `Transfer-Encoding` and `Connection` itself; values a
+/// handler puts there are replaced, except that `Connection: close` is honoured.
 public struct HTTPResponse: Sendable {
   public var status: Int
   public var headers: HTTPHeaders
   public var body: [UInt8]
+  /// When set, the body is produced by this stream (chunked on the wire) and `body` is ignored.
+  public var bodyStream: HTTPBodyStream? = nil
 
   public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
     self.status = status
@@ -94,7 +126,8 @@ public struct HTTPResponse: Sendable {
 }
 
 /// Something that answers requests. The server calls it once per request, possibly from
-/// several tasks at once.
+/// several tasks at once. It runs on the server's event-loop threads, so long CPU-bound work
+/// belongs in a task of its own; awaiting is fine.
 public protocol HTTPHandler: Sendable {
   func handle(_ request: HTTPRequest) async -> HTTPResponse
 }
@@ -123,6 +156,7 @@ public enum HTTPStatus {
     case 413: "Content Too Large"
     case 414: "URI Too Long"
     case 415: "Unsupported Media Type"
+    case 417: "Expectation Failed"
     case 422: "Unprocessable Content"
     case 429: "Too Many Requests"
     case 431: "Request Header Fields Too Large"
@@ -131,6 +165,7 @@ public enum HTTPStatus {
     case 502: "Bad Gateway"
     case 503: "Service Unavailable"
     case 504: "Gateway Timeout"
+    case 505: "HTTP Version Not Supported"
     default: "Status \(status)"
     }
   }
@@ -145,7 +180,10 @@ public enum URLEncodedForm {
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       let key = String(parts[0])
       let value = parts.count > 1 ? String(parts[1]) : ""
-      return (percentDecode(key, plusIsSpace: true) ?? key, percentDecode(value, plusIsSpace: true) ?? value)
+      return (
+        percentDecode(key, plusIsSpace: true) ?? key,
+        percentDecode(value, plusIsSpace: true) ?? value
+      )
     }
   }
 

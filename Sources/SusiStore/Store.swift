@@ -18,8 +18,8 @@ public actor Store {
   private let clock: any WallClock
   private var subscribers: [Int: AsyncStream<PublishedEvent>.Continuation] = [:]
   private var nextSubscriber = 0
-  /// Carries callers' correlation ids to results.
-  private var correlation: Correlation
+  /// Which events still owe results, with the correlation ids to stamp on them.
+  private var ledger: ResultLedger
   /// seq of the first event sent with each idempotency key.
   private var idempotencyKeys: [String: Int] = [:]
   private var failure: StoreError?
@@ -32,7 +32,7 @@ public actor Store {
     self.state = recovered.state
     self.lastSeq = recovered.lastSeq
     self.lastAt = recovered.lastAt
-    self.correlation = recovered.correlation
+    self.ledger = recovered.ledger
     self.idempotencyKeys = recovered.idempotencyKeys
   }
 
@@ -51,13 +51,19 @@ public actor Store {
     return try apply(action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
   }
 
+  /// True while any of the events `seqs` still owes a result.
+  public func hasPendingResults(for seqs: Set<Int>) -> Bool { seqs.contains { ledger.owes($0) } }
+
+  /// True while the event `seq` still owes a result.
+  public func hasPendingResults(for seq: Int) -> Bool { ledger.owes(seq) }
+
   /// The seq of the event first sent with `key`, if any.
   public func seq(forIdempotencyKey key: String) -> Int? { idempotencyKeys[key] }
 
   /// Receives a result from the runner.
   func receive(_ result: Action, cause: Int) {
     do {
-      _ = try apply(result, origin: "runner", cause: cause, id: correlation.resolve(cause), idempotencyKey: nil)
+      _ = try apply(result, origin: "runner", cause: cause, id: ledger.settle(cause), idempotencyKey: nil)
     } catch {
       // The log refused the result; the store is already failed and says so on the next send.
     }
@@ -84,7 +90,7 @@ public actor Store {
     lastAt = at
     if let idempotencyKey { idempotencyKeys[idempotencyKey] = event.seq }
     let effects = reduce(&state, event)
-    correlation.expect(event.seq, id: id, effects: effects)
+    ledger.expect(event.seq, id: id, effects: effects)
     let published = PublishedEvent(event: event, line: line)
     for continuation in subscribers.values { continuation.yield(published) }
     for effect in effects {
@@ -108,7 +114,7 @@ public actor Store {
       closed.append(
         try apply(
           .requestFailed(Action.RequestFailed(cause: seq, error: error)), origin: "store", cause: seq,
-          id: correlation.resolve(seq), idempotencyKey: nil))
+          id: ledger.settle(seq), idempotencyKey: nil))
     }
     return closed
   }
@@ -170,27 +176,30 @@ public struct Recovered: Sendable {
   public var state: State
   public var lastSeq: Int
   public var lastAt: Timestamp?
-  public var correlation: Correlation
+  public var ledger: ResultLedger
   public var idempotencyKeys: [String: Int]
 
   public init(
-    state: State = State(), lastSeq: Int = 0, lastAt: Timestamp? = nil, correlation: Correlation = Correlation(),
+    state: State = State(), lastSeq: Int = 0, lastAt: Timestamp? = nil, ledger: ResultLedger = ResultLedger(),
     idempotencyKeys: [String: Int] = [:]
   ) {
     self.state = state
     self.lastSeq = lastSeq
     self.lastAt = lastAt
-    self.correlation = correlation
+    self.ledger = ledger
     self.idempotencyKeys = idempotencyKeys
   }
 
-  /// Folds one replayed event in (effects are dropped: they already happened).
-  public mutating func apply(_ event: Event) {
+  /// Folds one replayed event in. Returns the effects it asked for, which replay drops: they
+  /// already happened.
+  @discardableResult
+  public mutating func apply(_ event: Event) -> [Effect] {
     let effects = reduce(&state, event)
     lastSeq = event.seq
     lastAt = event.at
     if let key = event.idempotencyKey, idempotencyKeys[key] == nil { idempotencyKeys[key] = event.seq }
-    if let cause = event.cause { _ = correlation.resolve(cause) }
-    correlation.expect(event.seq, id: event.id, effects: effects)
+    if let cause = event.cause { _ = ledger.settle(cause) }
+    ledger.expect(event.seq, id: event.id, effects: effects)
+    return effects
   }
 }

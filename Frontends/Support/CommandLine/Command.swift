@@ -55,6 +55,16 @@ public struct CommandLineApp: Sendable {
       commandIndex = i
       break
     }
+    if commandIndex == nil {
+      if words.contains("--help") || words.contains("-h") {
+        StandardStream.output.write(HelpText.overview(commands: commands.map(\.spec), common: common, version: version))
+        return ExitCode.success
+      }
+      if words.contains("--version") {
+        StandardStream.output.line("susi \(version)")
+        return ExitCode.success
+      }
+    }
     var rest = words
     var name = defaultCommand
     if let commandIndex {

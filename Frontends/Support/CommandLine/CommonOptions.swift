@@ -26,6 +26,14 @@ public struct CommonOptions: Sendable, Equatable {
 
   public static let fsyncModes = ["always", "batch", "never"]
 
+  public init(server: String? = nil, log: String, websearchURL: String? = nil, stateDirectory: String, fsync: String = "batch") {
+    self.server = server
+    self.log = log
+    self.websearchURL = websearchURL
+    self.stateDirectory = stateDirectory
+    self.fsync = fsync
+  }
+
   /// Resolves the options from the command line, then the environment, then the defaults.
   public static func resolve(_ parsed: ParsedCommandLine, environment: [String: String]) throws(UsageError) -> CommonOptions {
     func pick(_ name: String, _ variable: String) -> String? {

@@ -1,0 +1,276 @@
+import Foundation
+import SusiCore
+import SusiCrypto
+import SusiFrontendSupport
+import SusiJSON
+import SusiStore
+
+/// `susi replay LOG`: rebuilds the state from an event log, for debugging.
+public enum ReplayCommand {
+  public static let spec = CommandSpec(
+    name: "replay", summary: "rebuild the state from an event log, step through it, verify it",
+    usage: "replay [LOG] [--json] [--until SEQ] [--step [--from SEQ]] [--stats] [--verify]",
+    discussion: """
+      Reads the log from the start and folds every event through the reducer, as susi did when
+      the events happened, and prints the final state. LOG defaults to the log susi uses
+      (--log, SUSI_LOG, or STATE-DIR/events.jsonl). The log is streamed: memory does not grow
+      with its length. Nothing is sent anywhere; effects are not performed again.
+
+      --step prints every event and what it changed in the state. --verify replays the log
+      twice — once here, once in a fresh process with its own hashing seed — and compares the
+      state digests; if they differ it names the first event after which they do. A damaged
+      log is reported with its line number and replay stops there (exit 65).
+      """,
+    examples: [
+      "susi replay                                 the state of your own log",
+      "susi replay Events/session.jsonl --step     every event and what it changed",
+      "susi replay LOG --until 40 --json | jq .session",
+      "susi replay LOG --verify",
+    ],
+    options: [
+      OptionSpec("--json", help: "print JSON for programs (with --step: one JSON object per event)"),
+      OptionSpec("--until", value: "SEQ", help: "stop after the event with this seq"),
+      OptionSpec("--step", help: "print each event and what it changed"),
+      OptionSpec("--from", value: "SEQ", help: "with --step: start printing at this seq"),
+      OptionSpec("--stats", help: "print counts per type and the time span instead of the state"),
+      OptionSpec("--verify", help: "replay twice (here and in a fresh process) and compare digests"),
+      OptionSpec("--digest", help: "print only the SHA-256 digest of the final state"),
+    ],
+    arguments: 0...1)
+
+  public static let command = Command(spec) { invocation in await run(invocation) }
+
+  static func run(_ invocation: Invocation) async -> Int32 {
+    let path = invocation.arguments.first ?? invocation.common.log
+    let options = invocation.parsed
+    var until: Int?
+    var from: Int?
+    for (name, value) in [("--until", options.value("--until")), ("--from", options.value("--from"))] {
+      guard let value else { continue }
+      guard let n = Int(value), n >= 0 else {
+        return usage("\(name) takes a seq number, not '\(value)'")
+      }
+      if name == "--until" { until = n } else { from = n }
+    }
+    guard FileManager.default.fileExists(atPath: path) else {
+      StandardStream.error.line("susi replay: no log at \(path)")
+      return ExitCode.noInput
+    }
+    let json = options.has("--json")
+    do {
+      if options.has("--verify") { return try verify(path: path, until: until) }
+      if options.has("--digest") {
+        var recovered = Recovered()
+        try LogReplay.run(path: path, into: &recovered, until: until)
+        StandardStream.output.line(digest(recovered.state))
+        return ExitCode.success
+      }
+      if options.has("--stats") { return try stats(path: path, until: until, json: json) }
+      if options.has("--step") { return try step(path: path, from: from ?? 0, until: until, json: json) }
+      var recovered = Recovered()
+      let torn = try LogReplay.run(path: path, into: &recovered, until: until)
+      if let torn { StandardStream.error.line("susi replay: warning: \(torn) (not applied)") }
+      if json {
+        StandardStream.output.write(recovered.state.canonicalJSON() + [0x0a])
+      } else {
+        StandardStream.output.write(StateReport.render(recovered, path: path))
+      }
+      return ExitCode.success
+    } catch let failure as LogReplay.Failure {
+      StandardStream.error.line("susi replay: \(failure)")
+      if failure.isCorruption {
+        StandardStream.error.line("susi replay: the log is damaged at that line; nothing after it was applied")
+        return ExitCode.dataError
+      }
+      return ExitCode.ioError
+    } catch {
+      StandardStream.error.line("susi replay: \(error)")
+      return ExitCode.software
+    }
+  }
+
+  private static func usage(_ message: String) -> Int32 {
+    StandardStream.error.write("susi replay: \(message)\n\(HelpText.usageLine(spec))\n")
+    return ExitCode.usage
+  }
+
+  /// The SHA-256 of the state's canonical JSON, in hex.
+  public static func digest(_ state: State) -> String {
+    ByteEncoding.hex(Digest.sha256(state.canonicalJSON()))
+  }
+
+  // MARK: --step
+
+  private static func step(path: String, from: Int, until: Int?, json: Bool) throws -> Int32 {
+    var recovered = Recovered()
+    var before = recovered.state
+    try LogReplay.run(path: path, into: &recovered, until: until) { event, effects, after in
+      // Keeping a copy costs a copy of the state on the next change, so only keep one when the
+      // next event is to be shown.
+      defer { if event.seq + 1 >= from { before = after } }
+      guard event.seq >= from else { return }
+      let changes = before.changes(to: after)
+      if json {
+        var w = JSONWriter()
+        w.object { o in
+          o.field("seq", event.seq)
+          o.field("at", event.at.rfc3339)
+          o.field("origin", event.origin)
+          o.field("cause", event.cause)
+          o.field("type", event.action.typeName)
+          o.field("changes") { w in
+            w.array(changes) { w, change in
+              w.object { o in
+                switch change {
+                case .added(let path, let value):
+                  o.field("op", "add")
+                  o.field("path", path)
+                  o.field("value", value)
+                case .removed(let path, let value):
+                  o.field("op", "remove")
+                  o.field("path", path)
+                  o.field("value", value)
+                case .changed(let path, let old, let new):
+                  o.field("op", "change")
+                  o.field("path", path)
+                  o.field("from", old)
+                  o.field("to", new)
+                }
+              }
+            }
+          }
+          o.field("effects") { w in w.array(effects) { w, effect in w.string(describe(effect)) } }
+        }
+        StandardStream.output.write(w.bytes + [0x0a])
+      } else {
+        var text = "#\(event.seq) \(event.at.rfc3339) \(event.origin)"
+        if let cause = event.cause { text += " ←#\(cause)" }
+        text += " \(event.action.typeName) \(event.action.payloadJSON.compactText)\n"
+        for change in changes { text += "    \(change)\n" }
+        for effect in effects { text += "    ⇒ \(describe(effect))\n" }
+        if changes.isEmpty && effects.isEmpty { text += "    (no change)\n" }
+        StandardStream.output.write(text)
+      }
+    }
+    return ExitCode.success
+  }
+
+  /// An effect in one line (secrets show as `[redacted]`).
+  static func describe(_ effect: Effect) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(effect), let text = String(data: data, encoding: .utf8) else {
+      return "\(effect)"
+    }
+    return text
+  }
+
+  // MARK: --stats
+
+  private static func stats(path: String, until: Int?, json: Bool) throws -> Int32 {
+    var recovered = Recovered()
+    var counts: [String: Int] = [:]
+    var origins: [String: Int] = [:]
+    var first: Timestamp?
+    var last: Timestamp?
+    var total = 0
+    let started = ContinuousClock.now
+    let torn = try LogReplay.run(path: path, into: &recovered, until: until) { event, _, _ in
+      counts[event.action.typeName, default: 0] += 1
+      origins[event.origin, default: 0] += 1
+      if first == nil { first = event.at }
+      last = event.at
+      total += 1
+    }
+    let elapsed = ContinuousClock.now - started
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    if json {
+      var o = ObjectBuilder()
+      o.set("events", total)
+      o.set("lastSeq", recovered.lastSeq)
+      o.set("first", first?.rfc3339)
+      o.set("last", last?.rfc3339)
+      o.set("bytes", bytes)
+      o.set("types", JSON.object(JSONObject(counts.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })))
+      o.set("origins", JSON.object(JSONObject(origins.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })))
+      StandardStream.output.line(o.json.compactText)
+      return ExitCode.success
+    }
+    var text = "\(path): \(total) events, \(bytes) bytes"
+    if let first, let last {
+      text += "\nfrom \(first.rfc3339) to \(last.rfc3339) (\(describeSpan(last.milliseconds - first.milliseconds)))"
+    }
+    if let torn { text += "\nwarning: \(torn) (not applied)" }
+    text += "\n\nevents by type:\n"
+    let width = counts.keys.map(\.count).max() ?? 0
+    for (type, count) in counts.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
+      text += "  \(type.padding(toLength: width, withPad: " ", startingAt: 0))  \(count)\n"
+    }
+    text += "\nevents by origin:\n"
+    for (origin, count) in origins.sorted(by: { $0.key < $1.key }) { text += "  \(origin): \(count)\n" }
+    if seconds > 0 {
+      text += String(format: "\nreplayed in %.3f s (%.0f events/s)\n", seconds, Double(total) / seconds)
+    }
+    StandardStream.output.write(text)
+    return ExitCode.success
+  }
+
+  static func describeSpan(_ milliseconds: Int64) -> String {
+    let seconds = milliseconds / 1000
+    if seconds < 120 { return "\(seconds) s" }
+    if seconds < 7200 { return "\(seconds / 60) min" }
+    if seconds < 172_800 { return "\(seconds / 3600) h" }
+    return "\(seconds / 86400) days"
+  }
+
+  // MARK: --verify
+
+  private static func verify(path: String, until: Int?) throws -> Int32 {
+    var recovered = Recovered()
+    try LogReplay.run(path: path, into: &recovered, until: until)
+    let here = digest(recovered.state)
+    let last = recovered.lastSeq
+    guard let there = childDigest(path: path, until: until) else {
+      StandardStream.error.line("susi replay: could not run a second replay in a fresh process")
+      return ExitCode.software
+    }
+    // A second replay in this process must agree too (catches state kept outside the reducer).
+    var again = Recovered()
+    try LogReplay.run(path: path, into: &again, until: until)
+    let hereAgain = digest(again.state)
+    if here == there && here == hereAgain {
+      StandardStream.output.line("verified: \(last) events replay to the same state in two processes (sha256 \(here))")
+      return ExitCode.success
+    }
+    // Bisect for the first seq after which the replays disagree.
+    var good = 0
+    var bad = until ?? last
+    while bad - good > 1 {
+      let middle = (good + bad) / 2
+      var probe = Recovered()
+      try LogReplay.run(path: path, into: &probe, until: middle)
+      if digest(probe.state) == childDigest(path: path, until: middle) { good = middle } else { bad = middle }
+    }
+    StandardStream.error.line(
+      "susi replay: NOT deterministic: replays first disagree after event \(bad) (digests \(here) here, \(there) in a fresh process)")
+    return ExitCode.dataError
+  }
+
+  /// The final-state digest computed by a fresh `susi replay --digest` process.
+  private static func childDigest(path: String, until: Int?) -> String? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var arguments = ["replay", path, "--digest"]
+    if let until { arguments += ["--until", String(until)] }
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return String(decoding: data, as: UTF8.self).trimmed
+  }
+}

@@ -1,0 +1,104 @@
+import SusiCore
+import SusiJSON
+import SusiStore
+
+/// The final state of a replay, for a person: what a client would show, section by section.
+enum StateReport {
+  /// How many chat lines to show before summarising the rest.
+  static let transcriptTail = 20
+
+  static func render(_ recovered: Recovered, path: String) -> String {
+    let state = recovered.state
+    var out = "Log \(path): \(recovered.lastSeq) events"
+    if let last = recovered.lastAt { out += ", the last at \(last.rfc3339)" }
+    out += "\n\n"
+    out += "Server       \(state.server == State.embeddedServer ? "the built-in server" : state.server)\n"
+    if let session = state.session {
+      var line = "Logged in    \(session.email) since \(session.since.rfc3339)"
+      if let expiry = session.expiresAt { line += ", token valid until \(expiry.rfc3339)" }
+      out += line + "\n"
+    } else {
+      out += "Logged in    nobody\n"
+    }
+    if state.settings.isEmpty {
+      out += "Settings     none synced\n"
+    } else {
+      out += "Settings     " + state.settings.keys.sorted().map { "\($0)=\(state.settings[$0]!)" }.joined(separator: ", ") + "\n"
+    }
+    let skillCount = state.skills.values.reduce(0) { $0 + $1.count }
+    out += "Groups       \(state.groups.count)"
+    if !state.groups.isEmpty { out += ": " + state.groups.joined(separator: ", ") }
+    out += "\nSkills       \(skillCount) loaded in \(state.skills.count) groups\n"
+    for group in state.skills.keys.sorted() {
+      let skills = state.skills[group]!.values.sorted { $0.displayName < $1.displayName }
+      out += "  \(group): " + skills.map { skill in
+        guard let rating = skill.rating, rating.total > 0 else { return skill.displayName }
+        return "\(skill.displayName) (\(formatAverage(rating.average))★ × \(rating.total))"
+      }.joined(separator: ", ") + "\n"
+    }
+    if !state.userRatings.isEmpty {
+      out += "Your ratings " + state.userRatings.keys.sorted().map { id in
+        "\(id.skill) " + (state.userRatings[id]!.stars.map { "\($0)★" } ?? "not rated")
+      }.joined(separator: ", ") + "\n"
+    }
+    out += "\nChat         \(state.transcript.count) lines"
+    if state.transcript.count > transcriptTail { out += " (the last \(transcriptTail) below)" }
+    out += "\n"
+    for entry in state.transcript.suffix(transcriptTail) {
+      let time = String(entry.at.rfc3339.dropFirst(11).prefix(8))
+      if entry.speaker == .user {
+        out += "  \(time) you:  \(entry.query)\n"
+      } else {
+        out += "  \(time) susi: " + entry.answers.map(summary).joined(separator: " · ") + "\n"
+      }
+    }
+    if !state.history.isEmpty || state.historyRemaining != nil {
+      out += "History      \(state.history.count) remembered exchanges"
+      if let remaining = state.historyRemaining, remaining > 0 { out += ", \(remaining) older on the server" }
+      out += "\n"
+    }
+    if !state.searches.isEmpty {
+      out += "Searches     " + state.searches.keys.sorted().map { "\"\($0)\" (\(state.searches[$0]!.count))" }.joined(separator: ", ") + "\n"
+    }
+    if !state.linkPreviews.isEmpty {
+      out += "Previews     " + state.linkPreviews.keys.sorted().joined(separator: ", ") + "\n"
+    }
+    if !state.images.isEmpty {
+      let bytes = state.images.values.reduce(0) { $0 + $1.bytes }
+      out += "Images       \(state.images.count) cached, \(bytes) bytes\n"
+    }
+    if !state.inFlight.isEmpty {
+      out += "In flight    " + state.inFlight.keys.sorted().map { "#\($0) \(state.inFlight[$0]!.type)" }.joined(separator: ", ") + "\n"
+    }
+    if !state.lastErrors.isEmpty {
+      out += "Last errors\n"
+      for type in state.lastErrors.keys.sorted() { out += "  \(type): \(state.lastErrors[type]!)\n" }
+    }
+    return out
+  }
+
+  static func formatAverage(_ value: Double) -> String {
+    let rounded = (value * 100).rounded() / 100
+    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+  }
+
+  /// One answer action in a few words.
+  static func summary(_ action: AnswerAction) -> String {
+    switch action {
+    case .answer(let expression, _, _): expression
+    case .table(let columns, let rows): "[table \(rows.count)×\(columns.count)]"
+    case .rss(let items): "[\(items.count) feed items]"
+    case .websearch(let query, _): "[web search: \(query)]"
+    case .anchor(let link, let text): "\(text) <\(link)>"
+    case .map(let latitude, let longitude, _): "[map \(latitude), \(longitude)]"
+    case .piechart(let slices, _): "[pie chart, \(slices.count) slices]"
+    case .videoPlay(let identifier, _): "[video \(identifier)]"
+    case .audioPlay(let identifier, _): "[audio \(identifier)]"
+    case .audioVolume(let volume): "[volume \(volume)]"
+    case .imageShow(let url): "[image \(url)]"
+    case .timerSet(let time): "[timer \(time)]"
+    case .control(let control): "[\(control.rawValue)]"
+    case .unknown(let type, _): "[\(type)]"
+    }
+  }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import SusiCore
+import SusiEventLog
+import SusiJSON
+import SusiRunner
+import SusiServer
+import SusiStore
+
+/// A running susi: the log opened and replayed, the runner, the store, and the built-in server
+/// when no other server is configured. Every frontend starts one of these and talks only to
+/// `store`.
+public final class SusiApp: Sendable {
+  public let store: Store
+  public let options: CommonOptions
+  /// The built-in server, when it is the one in use.
+  public let embedded: EmbeddedServer?
+  /// What start-up noticed and the user should hear about (a torn log tail that was cut, …).
+  public let warnings: [String]
+  /// How many events the log held before this run.
+  public let resumedEvents: Int
+
+  private init(store: Store, options: CommonOptions, embedded: EmbeddedServer?, warnings: [String], resumedEvents: Int) {
+    self.store = store
+    self.options = options
+    self.embedded = embedded
+    self.warnings = warnings
+    self.resumedEvents = resumedEvents
+  }
+
+  /// Opens the log (taking its lock and cutting a torn tail), rebuilds the state from it, starts
+  /// the built-in server if needed, and makes the state's server the one the options ask for.
+  ///
+  /// - Parameters:
+  ///   - origin: the `origin` of events this start-up sends (`cli`, `jsonl`, `webhook`).
+  ///   - startEmbedded: set false for tools that never talk to a server.
+  public static func start(
+    _ options: CommonOptions, origin: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+    clock: (any RunnerClock)? = nil, startEmbedded: Bool = true
+  ) async throws(StartupError) -> SusiApp {
+    var warnings: [String] = []
+    try makeDirectory(options.stateDirectory)
+    try makeDirectory((options.log as NSString).deletingLastPathComponent)
+
+    let writer: EventLogWriter
+    do {
+      let policy = EventLogFsyncPolicy(rawValue: options.fsync) ?? .batch
+      writer = try EventLogWriter(path: options.log, options: .init(fsync: policy, firstSeq: nil))
+    } catch {
+      throw StartupError(logError: error)
+    }
+    if let torn = writer.recovery.tornTail {
+      warnings.append("the log ended in a partly written record (\(torn)); it was cut back to the last complete one")
+    }
+
+    var recovered = Recovered()
+    do {
+      try LogReplay.run(path: options.log, into: &recovered)
+    } catch {
+      try? writer.close()
+      throw StartupError(
+        message: "cannot rebuild the state from \(error); run 'susi replay \(options.log)' to inspect it",
+        exitCode: error.isCorruption ? ExitCode.dataError : ExitCode.ioError)
+    }
+
+    var embedded: EmbeddedServer?
+    if options.server == nil && startEmbedded {
+      do {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.stateDirectory = URL(fileURLWithPath: options.stateDirectory).appendingPathComponent("server")
+        embedded = try await EmbeddedServer.start(configuration)
+      } catch {
+        try? writer.close()
+        throw StartupError(message: "cannot start the built-in SUSI server: \(error)", exitCode: ExitCode.unavailable)
+      }
+    }
+
+    var configuration = RunnerConfiguration(
+      stateDirectory: options.stateDirectory, embeddedServerURL: embedded?.baseURLString,
+      websearchURL: options.websearchURL ?? embedded?.websearchURL.absoluteString ?? RunnerConfiguration.defaultWebsearchURL)
+    if let clock { configuration.clock = clock }
+    let runner = SusiRunner(configuration: configuration)
+    let store = Store(sink: FileEventSink(writer: writer), runner: runner, clock: clock ?? SystemClock(), recovered: recovered)
+    let app = SusiApp(
+      store: store, options: options, embedded: embedded, warnings: warnings, resumedEvents: recovered.lastSeq)
+    do {
+      try await store.closeInterruptedRequests()
+      let wanted = options.server ?? State.embeddedServer
+      if await store.state.server != wanted {
+        _ = try await app.sendAndWait(.setServer(Action.SetServer(url: wanted)), origin: origin, timeout: 10)
+      }
+    } catch {
+      await app.stop()
+      throw StartupError(message: "\(error)", exitCode: ExitCode.ioError)
+    }
+    return app
+  }
+
+  /// Sends an intent and waits until every result it caused has arrived (or `timeout` seconds
+  /// pass). Returns the intent's event followed by its results, in log order.
+  public func sendAndWait(
+    _ action: Action, origin: String, id: JSON? = nil, timeout: Double = 60
+  ) async throws(StoreError) -> [PublishedEvent] {
+    let events = await store.subscribe()
+    let sent = try await store.send(action, origin: origin, id: id)
+    var collected = [sent]
+    guard await store.hasPendingResults(for: sent.seq) else { return collected }
+    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+    let waiter = Task {
+      var gathered: [PublishedEvent] = []
+      var causes: Set<Int> = [sent.seq]
+      for await event in events {
+        guard let cause = event.event.cause, causes.contains(cause) else { continue }
+        gathered.append(event)
+        causes.insert(event.seq)
+        let pending = await self.store.hasPendingResults(for: causes)
+        if !pending { break }
+      }
+      return gathered
+    }
+    let timer = Task {
+      try? await Task.sleep(until: deadline)
+      waiter.cancel()
+    }
+    collected += await waiter.value
+    timer.cancel()
+    return collected
+  }
+
+  /// Stops the runner, closes the log and stops the built-in server.
+  public func stop() async {
+    await store.close()
+    await embedded?.stop()
+  }
+
+  private static func makeDirectory(_ path: String) throws(StartupError) {
+    guard !path.isEmpty else { return }
+    do {
+      try FileManager.default.createDirectory(
+        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw StartupError(message: "cannot create the folder \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+    }
+  }
+}
+
+/// Why susi could not start, with the exit code to use.
+public struct StartupError: Error, Sendable, CustomStringConvertible {
+  public var message: String
+  public var exitCode: Int32
+
+  public init(message: String, exitCode: Int32) {
+    self.message = message
+    self.exitCode = exitCode
+  }
+
+  init(logError error: EventLogError) {
+    switch error.code {
+    case .inUse:
+      self.init(message: "\(error)", exitCode: ExitCode.cannotCreate)
+    case _ where error.isCorruption:
+      self.init(
+        message: "\(error); nothing after that line was applied. Inspect it with 'susi replay \(error.path)'",
+        exitCode: ExitCode.dataError)
+    default:
+      self.init(message: "\(error)", exitCode: ExitCode.ioError)
+    }
+  }
+
+  public var description: String { message }
+}

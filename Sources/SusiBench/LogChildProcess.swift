@@ -1,0 +1,133 @@
+// Hidden modes of susi-bench that run as a child process of a test or a benchmark:
+//
+//     susi-bench log-append-child --log PATH --fsync always|batch|never
+//                                 [--count N] [--hold] [--file-size-limit BYTES]
+//     susi-bench log-read-child --log PATH
+//
+// log-append-child opens the log and appends benchmark events, reporting on stdout, one line
+// each: "opened NEXT_SEQ TORN_BYTES", "appended SEQ" after every append returns, "done" after
+// --count records, and "failed CODE SEQ MESSAGE" when an append fails. Without --count it appends
+// until killed. --hold keeps the log open after "done" until stdin closes. --file-size-limit sets
+// RLIMIT_FSIZE so that a write fails part-way, then tries one more append before exiting.
+//
+// log-read-child reads the whole log and prints "records N bytes B hwm-before KB hwm-after KB",
+// the process's peak resident memory before and after reading.
+
+import Foundation
+import SusiEventLog
+
+/// Runs a child mode when the arguments ask for one; returns its exit status, or nil.
+func runLogChildIfRequested(_ arguments: [String]) -> Int32? {
+  switch arguments.first {
+  case "log-append-child": return LogAppendChild(arguments: Array(arguments.dropFirst())).run()
+  case "log-read-child": return logReadChild(Array(arguments.dropFirst()))
+  default: return nil
+  }
+}
+
+/// Writes a line to stdout at once: the parent waits on these lines, so no buffering.
+func report(_ line: String) {
+  let bytes = Array((line + "\n").utf8)
+  var done = 0
+  while done < bytes.count {
+    let n = bytes[done...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    if n <= 0 { return }
+    done += n
+  }
+}
+
+/// The value of `flag` in `arguments`: `--flag=value`, or `--flag value`.
+func option(_ flag: String, in arguments: [String]) -> String? {
+  if let joined = arguments.first(where: { $0.hasPrefix(flag + "=") }) {
+    return String(joined.dropFirst(flag.count + 1))
+  }
+  guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
+  return arguments[index + 1]
+}
+
+private struct LogAppendChild {
+  let arguments: [String]
+
+  func run() -> Int32 {
+    guard let path = option("--log", in: arguments),
+      let policy = EventLogFsyncPolicy(rawValue: option("--fsync", in: arguments) ?? "batch")
+    else {
+      report("failed usage 0 log-append-child --log PATH --fsync always|batch|never")
+      return 64
+    }
+    let count = option("--count", in: arguments).flatMap { Int($0) }
+    let writer: EventLogWriter
+    do {
+      writer = try EventLogWriter(path: path, options: .init(fsync: policy))
+    } catch {
+      report("failed \(error.code.rawValue) 0 \(error)")
+      return 1
+    }
+    report("opened \(writer.nextSeq) \(writer.recovery.tornTail?.byteCount ?? 0)")
+    if let limit = option("--file-size-limit", in: arguments).flatMap({ rlim_t($0) }) {
+      signal(SIGXFSZ, SIG_IGN)
+      var bound = rlimit(rlim_cur: limit, rlim_max: limit)
+      setrlimit(Int32(RLIMIT_FSIZE.rawValue), &bound)
+    }
+    var appended = 0
+    while count.map({ appended < $0 }) ?? true {
+      let seq = writer.nextSeq
+      do {
+        try writer.append(BenchmarkEvents.object(seq: seq))
+      } catch {
+        report("failed \(error.code.rawValue) \(seq) \(error)")
+        let retry = (try? writer.append(BenchmarkEvents.object(seq: seq))) != nil
+        report(retry ? "retry-succeeded" : "retry-failed")
+        return 3
+      }
+      appended += 1
+      report("appended \(seq)")
+    }
+    report("done")
+    if arguments.contains("--hold") {
+      var byte: UInt8 = 0
+      while read(0, &byte, 1) > 0 {}
+    }
+    do {
+      try writer.close()
+    } catch {
+      report("failed \(error.code.rawValue) 0 \(error)")
+      return 1
+    }
+    return 0
+  }
+}
+
+private func logReadChild(_ arguments: [String]) -> Int32 {
+  guard let path = option("--log", in: arguments) else {
+    report("usage: log-read-child --log PATH")
+    return 64
+  }
+  let before = peakResidentKilobytes()
+  var records = 0
+  var bytes = 0
+  do {
+    let reader = try EventLogReader(path: path)
+    try reader.forEachRecord { record in
+      records += 1
+      bytes += record.object.count
+    }
+  } catch {
+    report("failed \(error)")
+    return 1
+  }
+  report(
+    "records \(records) bytes \(bytes) hwm-before \(before) hwm-after \(peakResidentKilobytes())")
+  return 0
+}
+
+/// VmHWM from /proc/self/status: the most resident memory this process has had, in KiB.
+func peakResidentKilobytes() -> Int {
+  guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+    return -1
+  }
+  for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+  }
+  return -1
+}

@@ -1,0 +1,229 @@
+import Glibc
+import SusiJSON
+
+/// The framing of one log line: how a record's object becomes a line, and how a line is checked
+/// and turned back into the record's object.
+///
+/// Version 2 (written): `{"v":2,"seq":N,…,"crc":"xxxxxxxx"}\n`. The crc member is always last;
+/// it is the CRC-32C, as 8 lower-case hex digits, of the line's bytes before `,"crc":"`.
+/// Version 1 (read only): a JSON object with an integer `seq` and neither `v` nor `crc`.
+enum EventLogLine {
+  /// What every version 2 line starts with.
+  static let versionTwoPrefix: StaticString = #"{"v":2,"seq":"#
+  /// What precedes the checksum digits.
+  static let checksumOpening: StaticString = #","crc":""#
+  /// `,"crc":"` + 8 hex digits + `"}`: the fixed-size end of every version 2 line.
+  static let trailerLength = 18
+
+  /// A line that does not hold a valid record, and why.
+  struct Problem: Error {
+    var code: EventLogError.Code
+    var message: String
+  }
+
+  /// A valid line's record. For version 2 the line's bytes were rewritten in place so that its
+  /// first `objectLength` bytes are the object without the crc member.
+  struct Decoded {
+    var version: Int
+    var seq: Int
+    var objectLength: Int
+  }
+
+  // MARK: Writing
+
+  /// Checks that `object` can be written as a version 2 line, and returns its seq.
+  static func seqOfObject(_ object: UnsafeRawBufferPointer, maximumLineLength: Int) throws(Problem)
+    -> Int
+  {
+    let prefix = versionTwoPrefix.utf8CodeUnitCount
+    guard object.count > prefix + 1, startsWithVersionTwoPrefix(object) else {
+      throw Problem(
+        code: .invalidRecord,
+        message: #"the record must be a compact JSON object beginning with {"v":2,"seq":"#)
+    }
+    guard object[object.count - 1] == UInt8(ascii: "}") else {
+      throw Problem(code: .invalidRecord, message: "the record must end with }")
+    }
+    guard object.count - 1 + trailerLength <= maximumLineLength else {
+      throw Problem(
+        code: .invalidRecord,
+        message:
+          "the record is \(object.count) bytes; with its checksum it would exceed the "
+          + "\(maximumLineLength)-byte line limit")
+    }
+    guard let (seq, end) = parseSeq(object, from: prefix),
+      object[end] == UInt8(ascii: ",") || end == object.count - 1
+    else {
+      throw Problem(code: .invalidRecord, message: "the record's seq must be a positive integer")
+    }
+    let base = object.baseAddress.unsafelyUnwrapped
+    guard memchr(base, 0x0A, object.count) == nil, memchr(base, 0, object.count) == nil else {
+      throw Problem(
+        code: .invalidRecord,
+        message: "the record contains a raw newline or NUL byte; encode it as compact JSON")
+    }
+    return seq
+  }
+
+  /// Appends the version 2 line for `object` (already checked by `seqOfObject`) to `line`.
+  static func encode(_ object: UnsafeRawBufferPointer, into line: inout [UInt8]) {
+    let body = UnsafeRawBufferPointer(rebasing: object[0..<(object.count - 1)])
+    line.append(contentsOf: body.assumingMemoryBound(to: UInt8.self))
+    line.append(
+      contentsOf: UnsafeBufferPointer(
+        start: checksumOpening.utf8Start, count: checksumOpening.utf8CodeUnitCount))
+    appendHex(CRC32C.checksum(body), to: &line)
+    line.append(UInt8(ascii: "\""))
+    line.append(UInt8(ascii: "}"))
+    line.append(0x0A)
+  }
+
+  // MARK: Reading
+
+  /// Checks one line (without its newline) and returns its record.
+  static func decode(_ line: UnsafeMutableRawBufferPointer) throws(Problem) -> Decoded {
+    if startsWithVersionTwoPrefix(UnsafeRawBufferPointer(line)) {
+      return try decodeVersionTwo(line)
+    }
+    return try decodeVersionOne(UnsafeRawBufferPointer(line))
+  }
+
+  private static func decodeVersionTwo(_ line: UnsafeMutableRawBufferPointer) throws(Problem)
+    -> Decoded
+  {
+    let count = line.count
+    let trailerStart = count - trailerLength
+    guard trailerStart > versionTwoPrefix.utf8CodeUnitCount, hasTrailerShape(line, at: trailerStart)
+    else {
+      throw Problem(
+        code: .malformedLine,
+        message: #"a version 2 line must end with ,"crc":"xxxxxxxx"}; this one does not"#)
+    }
+    guard
+      let (seq, end) = parseSeq(
+        UnsafeRawBufferPointer(line), from: versionTwoPrefix.utf8CodeUnitCount),
+      end <= trailerStart, line[end] == UInt8(ascii: ",")
+    else {
+      throw Problem(code: .malformedLine, message: "the seq is not a positive integer")
+    }
+    guard let stored = parseHex(line, at: trailerStart + checksumOpening.utf8CodeUnitCount) else {
+      throw Problem(
+        code: .malformedLine, message: "the crc member is not 8 lower-case hex digits")
+    }
+    let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: line[0..<trailerStart]))
+    guard computed == stored else {
+      var expected: [UInt8] = []
+      appendHex(computed, to: &expected)
+      throw Problem(
+        code: .checksumMismatch,
+        message:
+          "checksum mismatch: the line says \(hexText(stored)) but its bytes give "
+          + "\(String(decoding: expected, as: UTF8.self)); the line was changed after it was "
+          + "written")
+    }
+    line[trailerStart] = UInt8(ascii: "}")
+    return Decoded(version: 2, seq: seq, objectLength: trailerStart + 1)
+  }
+
+  private static func decodeVersionOne(_ line: UnsafeRawBufferPointer) throws(Problem) -> Decoded {
+    guard !line.isEmpty else { throw Problem(code: .malformedLine, message: "the line is empty") }
+    let value: JSON
+    do {
+      value = try JSONParser.parse(line)
+    } catch {
+      throw Problem(code: .malformedLine, message: "the line is not JSON: \(error)")
+    }
+    guard let object = value.object else {
+      throw Problem(
+        code: .malformedLine, message: "the line is a JSON \(value.kindName), not an object")
+    }
+    if let version = object["v"] {
+      if let number = version.int, number != 2 {
+        throw Problem(
+          code: .unsupportedVersion,
+          message:
+            "the record has format version \(number); this program reads versions 1 and 2. "
+            + "Use a newer susi to read this log")
+      }
+      throw Problem(
+        code: .malformedLine,
+        message: #"a version 2 record must begin with {"v":2,"seq": exactly; this one does not"#)
+    }
+    guard object["crc"] == nil else {
+      throw Problem(
+        code: .malformedLine,
+        message: "the line has a crc member but no version marker; its start was damaged")
+    }
+    guard let seq = object["seq"]?.int, seq > 0 else {
+      throw Problem(code: .malformedLine, message: "the record has no positive integer seq")
+    }
+    return Decoded(version: 1, seq: seq, objectLength: line.count)
+  }
+
+  // MARK: Pieces
+
+  /// Whether `bytes` holds `text` at `start`.
+  private static func has(_ text: StaticString, in bytes: UnsafeRawBufferPointer, at start: Int)
+    -> Bool
+  {
+    guard start >= 0, bytes.count - start >= text.utf8CodeUnitCount else { return false }
+    return memcmp(
+      bytes.baseAddress.unsafelyUnwrapped + start, text.utf8Start, text.utf8CodeUnitCount)
+      == 0
+  }
+
+  private static func startsWithVersionTwoPrefix(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    has(versionTwoPrefix, in: bytes, at: 0)
+  }
+
+  /// Whether `line` has `,"crc":"` at `start` and `"}` as its last two bytes.
+  private static func hasTrailerShape(_ line: UnsafeMutableRawBufferPointer, at start: Int) -> Bool
+  {
+    has(checksumOpening, in: UnsafeRawBufferPointer(line), at: start)
+      && has(#""}"#, in: UnsafeRawBufferPointer(line), at: line.count - 2)
+  }
+
+  /// Reads the decimal seq starting at `start`: 1 to 18 digits, no leading zero. Returns it and
+  /// the index of the first byte after the digits.
+  private static func parseSeq(_ bytes: UnsafeRawBufferPointer, from start: Int) -> (Int, Int)? {
+    var index = start
+    var value = 0
+    while index < bytes.count, index - start < 18 {
+      let digit = bytes[index] &- UInt8(ascii: "0")
+      guard digit < 10 else { break }
+      value = value &* 10 &+ Int(digit)
+      index += 1
+    }
+    guard index > start, index < bytes.count, bytes[start] != UInt8(ascii: "0") else { return nil }
+    return (value, index)
+  }
+
+  private static func parseHex(_ line: UnsafeMutableRawBufferPointer, at start: Int) -> UInt32? {
+    var value: UInt32 = 0
+    for index in start..<(start + 8) {
+      let byte = line[index]
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+      default: return nil
+      }
+      value = value << 4 | UInt32(digit)
+    }
+    return value
+  }
+
+  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+  private static func appendHex(_ value: UInt32, to bytes: inout [UInt8]) {
+    for shift in stride(from: 28, through: 0, by: -4) {
+      bytes.append(hexDigits[Int((value >> UInt32(shift)) & 0xF)])
+    }
+  }
+
+  private static func hexText(_ value: UInt32) -> String {
+    var bytes: [UInt8] = []
+    appendHex(value, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}

@@ -1,0 +1,263 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Appends records to an event log, one `write()` per line, after checking and repairing the
+/// file on open.
+///
+/// - Opening creates the file with mode 0600 if needed, takes the single-writer lock (a second
+///   writer fails at once with `.inUse`), and scans the log once: an incomplete final record is
+///   cut off and reported in `recovery.tornTail`; any other damage (see `EventLogReader`) makes
+///   the open fail with the line number, and nothing is changed.
+/// - `append` takes a compact JSON object beginning `{"v":2,"seq":N,` whose seq is `nextSeq`,
+///   adds the checksum member and the newline, and writes the line. If the write fails the file
+///   is cut back to the previous record and the append throws `.writeFailed`.
+/// - An `fdatasync` failure is final: the writer throws `.writerBroken` from then on.
+///
+/// Thread-safe: appends from several threads are serialized. Every call blocks its thread for
+/// the system calls it makes (`write()`, and `fdatasync` under `always`, in `sync()` and in
+/// `close()`), so call it from one owner (the store's actor), not from many tasks at once.
+public final class EventLogWriter: Sendable {
+  /// How a writer behaves.
+  public struct Options: Sendable, Equatable {
+    public var fsync: EventLogFsyncPolicy
+    /// The flush window of the `batch` policy.
+    public var groupCommit: EventLogGroupCommit
+    /// The seq the first record must carry (and an empty log starts at): 1 for a log holding the
+    /// whole history; nil accepts whatever an existing log starts with (an empty one starts at 1).
+    public var firstSeq: Int?
+    /// The longest line written or read, not counting its newline.
+    public var maximumLineLength: Int
+
+    public init(
+      fsync: EventLogFsyncPolicy = .batch, groupCommit: EventLogGroupCommit = .init(),
+      firstSeq: Int? = 1, maximumLineLength: Int = EventLogReader.defaultMaximumLineLength
+    ) {
+      self.fsync = fsync
+      self.groupCommit = groupCommit
+      self.firstSeq = firstSeq
+      self.maximumLineLength = maximumLineLength
+    }
+  }
+
+  public let path: String
+  public let options: Options
+  /// What opening found: the record count, the last seq, and any torn tail that was cut off.
+  public let recovery: EventLogRecovery
+
+  let state: Mutex<WriterState>
+  /// Where every `fdatasync` of the `batch` policy, `sync()` and `close()` run, one at a time.
+  let flushQueue = DispatchQueue(label: "susi.eventlog.flush")
+
+  /// Opens (creating if needed) the log at `path` for appending. See the type's documentation.
+  public init(path: String, options: Options = Options()) throws(EventLogError) {
+    self.path = path
+    self.options = options
+    let (fd, created) = try Self.openForAppending(path)
+    do {
+      try WriterLock.acquire(fd, path: path)
+      if created && options.fsync != .never { try Self.syncDirectory(of: path) }
+      recovery = try Self.recover(fd: fd, path: path, created: created, options: options)
+    } catch {
+      Glibc.close(fd)
+      throw error
+    }
+    let nextSeq = recovery.lastSeq.map { $0 + 1 } ?? max(options.firstSeq ?? 1, 1)
+    state = Mutex(WriterState(fd: fd, nextSeq: nextSeq, length: recovery.byteLength))
+  }
+
+  deinit {
+    // Nothing else can reach the writer now, so no flush is running: sync and close directly.
+    state.withLock { state in
+      guard state.fd >= 0 else { return }
+      if options.fsync != .never, state.syncedLength < state.writtenLength {
+        try? SystemCalls.dataSync(state.fd)
+      }
+      Glibc.close(state.fd)
+      state.fd = -1
+    }
+  }
+
+  /// The seq the next appended record must carry.
+  public var nextSeq: Int { state.withLock { $0.nextSeq } }
+
+  /// Appends one record: `object` is a compact JSON object beginning `{"v":2,"seq":N,` with
+  /// N == `nextSeq`, without a crc member. Returns N.
+  @discardableResult
+  public func append(_ object: [UInt8]) throws(EventLogError) -> Int {
+    let result: Result<Int, EventLogError> = object.withUnsafeBytes { bytes in
+      Result { () throws(EventLogError) in try append(bytes) }
+    }
+    return try result.get()
+  }
+
+  /// Appends one record from borrowed bytes; see `append(_: [UInt8])`.
+  @discardableResult
+  public func append(_ object: UnsafeRawBufferPointer) throws(EventLogError) -> Int {
+    let seq: Int
+    do {
+      seq = try EventLogLine.seqOfObject(object, maximumLineLength: options.maximumLineLength)
+    } catch {
+      throw EventLogError(code: error.code, path: path, message: error.message)
+    }
+    let flush = try state.withLock { state throws(EventLogError) in
+      try writeLine(of: object, seq: seq, state: &state)
+    }
+    requestFlush(flush)
+    return seq
+  }
+
+  /// Forces every record written so far to stable storage (whatever the policy).
+  public func sync() throws(EventLogError) {
+    try onFlushQueue { () throws(EventLogError) in try flushNow() }
+  }
+
+  /// Flushes (unless the policy is `never`), releases the lock and closes the file. Appending
+  /// afterwards throws `.closed`; closing twice does nothing.
+  public func close() throws(EventLogError) {
+    try onFlushQueue { () throws(EventLogError) in try closeNow() }
+  }
+
+  /// Marks the writer closed, syncs what is unsynced and closes the descriptor. Call only on
+  /// `flushQueue`.
+  private func closeNow() throws(EventLogError) {
+    let (fd, needsSync) = state.withLock { state in
+      let fd = state.fd
+      state.fd = -1
+      return (fd, state.broken == nil && state.syncedLength < state.writtenLength)
+    }
+    guard fd >= 0 else { return }
+    defer { Glibc.close(fd) }
+    guard needsSync && options.fsync != .never else { return }
+    do {
+      try SystemCalls.dataSync(fd)
+    } catch {
+      throw EventLogError(
+        code: .writerBroken, path: path, errno: error.errno,
+        message: "\(error.text) while closing; the last records may not be on disk")
+    }
+  }
+
+  /// Writes one encoded line under the lock, undoing a failed write, and syncs for `always`.
+  private func writeLine(
+    of object: UnsafeRawBufferPointer, seq: Int, state: inout WriterState
+  ) throws(EventLogError) -> FlushRequest {
+    guard state.fd >= 0 else {
+      throw EventLogError(code: .closed, path: path, message: "the writer is closed")
+    }
+    if let broken = state.broken { throw broken }
+    guard seq == state.nextSeq else {
+      throw EventLogError(
+        code: .invalidRecord, path: path,
+        message: "the record has seq \(seq) but the log's next seq is \(state.nextSeq)")
+    }
+    state.line.removeAll(keepingCapacity: state.line.capacity <= 1 << 20)
+    EventLogLine.encode(object, into: &state.line)
+    let fd = state.fd
+    do {
+      try SystemCalls.writeAll(fd, state.line)
+    } catch {
+      try undoFailedWrite(error, seq: seq, state: &state)
+    }
+    state.writtenLength += state.line.count
+    state.nextSeq += 1
+    switch options.fsync {
+    case .always:
+      do {
+        try SystemCalls.dataSync(fd)
+      } catch {
+        throw breakWriter(state: &state, error, "after writing seq \(seq)")
+      }
+      state.syncedLength = state.writtenLength
+      return .none
+    case .batch:
+      return state.recordWritten(groupCommit: options.groupCommit)
+    case .never:
+      return .none
+    }
+  }
+
+  /// Cuts the file back to the last good record after a failed or short write, then throws.
+  private func undoFailedWrite(
+    _ failure: SystemCalls.Failure, seq: Int, state: inout WriterState
+  ) throws(EventLogError) -> Never {
+    do {
+      try SystemCalls.truncate(state.fd, to: state.writtenLength)
+    } catch {
+      throw breakWriter(
+        state: &state, error,
+        "while cutting back a failed write of seq \(seq) (\(failure.text)); "
+          + "the file may end with a partial record, which the next open will remove")
+    }
+    throw EventLogError(
+      code: .writeFailed, path: path, errno: failure.errno,
+      message:
+        "could not write seq \(seq) (\(failure.text)); the file was cut back to the previous "
+        + "record, so the log is unchanged")
+  }
+
+  /// Records a fatal failure: every later call throws the returned error.
+  func breakWriter(state: inout WriterState, _ failure: SystemCalls.Failure, _ context: String)
+    -> EventLogError
+  {
+    let error = EventLogError(
+      code: .writerBroken, path: path, errno: failure.errno,
+      message:
+        "\(failure.text) \(context). The writer accepts no more records; whether the last ones "
+        + "reached the disk is unknown: stop, then reopen the log")
+    state.broken = error
+    return error
+  }
+
+  /// Runs `body` on the flush queue, so it never overlaps a background flush.
+  private func onFlushQueue(_ body: () throws(EventLogError) -> Void) throws(EventLogError) {
+    let result: Result<Void, EventLogError> = flushQueue.sync {
+      do throws(EventLogError) {
+        try body()
+        return .success(())
+      } catch {
+        return .failure(error)
+      }
+    }
+    try result.get()
+  }
+}
+
+/// The writer's mutable state, guarded by its mutex.
+struct WriterState {
+  /// The log's descriptor; -1 once closed.
+  var fd: Int32
+  var nextSeq: Int
+  /// The file's length: the end of the last record written.
+  var writtenLength: Int
+  /// How much of the file is known to be on stable storage.
+  var syncedLength: Int
+  /// Records written since the last flush started.
+  var unsyncedRecords = 0
+  var timedFlushPending = false
+  var immediateFlushPending = false
+  /// Set by a fatal failure; thrown by every later call.
+  var broken: EventLogError?
+  /// The line being written, kept to reuse its storage.
+  var line: [UInt8] = []
+
+  init(fd: Int32, nextSeq: Int, length: Int) {
+    self.fd = fd
+    self.nextSeq = nextSeq
+    writtenLength = length
+    syncedLength = length
+    line.reserveCapacity(4096)
+  }
+}
+
+extension EventLogWriter {
+  /// The exact line (without its newline) that appending `object` writes: the object with its
+  /// checksum member added. Frontends that print events send these bytes.
+  public static func line(for object: [UInt8]) -> [UInt8] {
+    var line: [UInt8] = []
+    line.reserveCapacity(object.count + EventLogLine.trailerLength)
+    object.withUnsafeBytes { EventLogLine.encode($0, into: &line) }
+    line.removeLast()
+    return line
+  }
+}

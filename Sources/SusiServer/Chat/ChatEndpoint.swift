@@ -1,0 +1,70 @@
+import Foundation
+import SusiJSON
+
+/// `/susi/chat.json`: answers a query in the current (since 2019-11) envelope and remembers
+/// the reply in the caller's memory.
+///
+/// Not read here: `persona`, `dream`, `focus`, `instant`, private bots, `excludeDefaultSkills`.
+/// `debug=true` keeps duplicate-expression actions (no `uniqueActions`).
+enum ChatEndpoint {
+  static func handle(_ request: EndpointRequest) throws(APIError) -> JSONReply {
+    let parameters = request.parameters
+    let query = (parameters["q"] ?? "").trimmed
+    let timezoneOffset = try parameters.int("timezoneOffset", 0)
+    let latitude = try parameters.double("latitude", .nan)
+    let longitude = try parameters.double("longitude", .nan)
+    let language = parameters.nonEmpty("language") ?? "en"
+    let debug = parameters["debug"] == "true"
+
+    var observations: [(String, JSON)] = [
+      ("timezoneOffset", .string(String(timezoneOffset))), ("language", .string(language)),
+      ("client_host", .string(IdentityResolver.clientHost(request.http))),
+    ]
+    if !latitude.isNaN && !longitude.isNaN {
+      observations += [
+        ("latitude", .string(String(latitude))), ("longitude", .string(String(longitude))),
+      ]
+    }
+    if let code = parameters.nonEmpty("country_code"),
+      let name = parameters.nonEmpty("country_name")
+    {
+      observations += [("country_code", .string(code)), ("country_name", .string(name))]
+    }
+
+    let context = request.context
+    let engine = AnswerEngine(library: context.library)
+    let queryDate = request.now
+    return context.state.withLock { state in
+      var envelope = JSONObject()
+      envelope["query"] = .string(query)
+      if !query.isEmpty {
+        let thought = engine.think(
+          query: query, language: language, observations: observations,
+          serverURL: request.baseURL, now: queryDate, debug: debug, random: &state.random)
+        if let skill = thought.skill { state.usage[skill.serverPath, default: 0] += 1 }
+        envelope["answers"] = .array([
+          .object([
+            "data": .array(thought.data), "metadata": ["count": .int(thought.data.count)],
+            "actions": .array(thought.actions.map(JSON.object)),
+            "skills": .array([.string(thought.skillPath)]),
+          ])
+        ])
+      }
+      let answerDate = max(context.clock.now, queryDate)
+      envelope["query_date"] = .string(SusiDateFormat.millis(queryDate))
+      envelope["query_language"] = .string(language)
+      envelope["answer_date"] = .string(SusiDateFormat.millis(answerDate))
+      envelope["answer_time"] = .int(
+        Int((answerDate.timeIntervalSince(queryDate) * 1000).rounded()))
+      envelope["client_id"] = .string(request.identity.clientID)
+      state.memory.remember(
+        ConversationMemory.Cognition(date: queryDate, envelope: envelope),
+        for: memoryKey(request.identity))
+      return JSONReply(envelope)
+    }
+  }
+
+  static func memoryKey(_ identity: Identity) -> String {
+    "\(identity.kind.rawValue)_\(identity.name)"
+  }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// How to run the embedded server.
+public struct ServerConfiguration: Sendable {
+  /// Address to bind; loopback unless told otherwise.
+  public var host: String
+  /// Port to bind; 0 picks any free port.
+  public var port: Int
+  /// The data directory: `models/<model>/<group>/<language>/<skill>.txt`, plus optional
+  /// `websearch/`, `pages/` and `images/default.jpg`. nil = the bundled default skills.
+  public var dataDirectory: URL?
+  /// Where accounts, tokens and ratings are saved. nil = keep them in memory only.
+  public var stateDirectory: URL?
+  /// Seed for answer alternatives; nil = a random seed.
+  public var seed: UInt64?
+  public var clock: ServerClock
+  /// `users.public.signup`: true lets anyone sign up (the embedded default); false answers
+  /// 403 `Public signup disabled`.
+  public var publicSignup: Bool
+  /// Whether signup demands `g-recaptcha-response` (any non-empty value passes; nothing is
+  /// sent to Google). Off by default, unlike the real server.
+  public var signupCaptcha: Bool
+  /// Whether a login after recent failures demands `g-recaptcha-response`. Off by default.
+  public var loginCaptcha: Bool
+
+  /// A configuration; every argument has the documented default.
+  public init(
+    host: String = "127.0.0.1", port: Int = 0, dataDirectory: URL? = nil,
+    stateDirectory: URL? = nil, seed: UInt64? = nil, clock: ServerClock = .system,
+    publicSignup: Bool = true, signupCaptcha: Bool = false, loginCaptcha: Bool = false
+  ) {
+    self.host = host
+    self.port = port
+    self.dataDirectory = dataDirectory
+    self.stateDirectory = stateDirectory
+    self.seed = seed
+    self.clock = clock
+    self.publicSignup = publicSignup
+    self.signupCaptcha = signupCaptcha
+    self.loginCaptcha = loginCaptcha
+  }
+
+  /// The skills, web-search corpus and pages shipped with `susi`.
+  public static var bundledDataDirectory: URL {
+    Bundle.module.resourceURL?.appendingPathComponent("DefaultSkills")
+      ?? Bundle.module.bundleURL.appendingPathComponent("DefaultSkills")
+  }
+
+  /// `$XDG_STATE_HOME/susi/server`, or `~/.local/state/susi/server` when XDG_STATE_HOME is unset
+  /// or not absolute (as the XDG spec says to ignore relative paths).
+  public static func defaultStateDirectory(
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> URL {
+    if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+      return URL(fileURLWithPath: state).appendingPathComponent("susi/server")
+    }
+    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    return URL(fileURLWithPath: home).appendingPathComponent(".local/state/susi/server")
+  }
+}

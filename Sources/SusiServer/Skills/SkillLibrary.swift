@@ -1,0 +1,165 @@
+import Foundation
+import Glibc
+
+/// One loaded skill: where it lives in the `models/<model>/<group>/<language>/` tree and what
+/// its file says.
+public struct Skill: Sendable {
+  public var model: String
+  public var group: String
+  public var language: String
+  /// The file name without `.txt`: the key clients use (`Flip a coin`).
+  public var tag: String
+  public var file: SkillFile
+  public var modified: Date
+  public var accessed: Date?
+
+  /// The path the real server reports in `answers[].skills`.
+  public var serverPath: String {
+    "/susi_skill_data/models/\(model)/\(group)/\(language)/\(tag).txt"
+  }
+}
+
+/// Every skill under a data directory's `models/` folder, loaded once at start.
+///
+/// Layout: `models/<model>/<group>/<language>/<skill>.txt`, images next to the skills under
+/// their language folder. Files that cannot be read are skipped and reported in `warnings`.
+public struct SkillLibrary: Sendable {
+  public let dataDirectory: URL
+  public let skills: [Skill]
+  /// Group folder names per model, sorted (empty groups included).
+  public let groupsByModel: [String: [String]]
+  /// Files skipped and problems stepped around, one line each, naming the file.
+  public let warnings: [String]
+  /// The languages each skill tag exists in, per model and group, sorted.
+  private let languagesByTag: [String: [String]]
+
+  /// Loads every skill under `dataDirectory/models`.
+  public static func load(from dataDirectory: URL) -> SkillLibrary {
+    let models = dataDirectory.appendingPathComponent("models")
+    var skills: [Skill] = []
+    var groupsByModel: [String: [String]] = [:]
+    var warnings: [String] = []
+    for model in subdirectories(of: models) {
+      let modelURL = models.appendingPathComponent(model)
+      let groups = subdirectories(of: modelURL)
+      groupsByModel[model] = groups
+      for group in groups {
+        let groupURL = modelURL.appendingPathComponent(group)
+        for language in subdirectories(of: groupURL) {
+          let languageURL = groupURL.appendingPathComponent(language)
+          for name in files(in: languageURL) where name.hasSuffix(".txt") {
+            let url = languageURL.appendingPathComponent(name)
+            let relative = "models/\(model)/\(group)/\(language)/\(name)"
+            do {
+              guard let bytes = try AtomicFile.read(url, limit: SkillParser.maximumFileSize) else {
+                continue
+              }
+              let file = try SkillParser.parse(bytes)
+              warnings += file.warnings.map { "\(relative): \($0)" }
+              let times = fileTimes(url)
+              skills.append(
+                Skill(
+                  model: model, group: group, language: language,
+                  tag: String(name.dropLast(4)), file: file, modified: times.modified,
+                  accessed: times.accessed))
+            } catch {
+              warnings.append("\(relative): skipped: \(error)")
+            }
+          }
+        }
+      }
+    }
+    var languages: [String: [String]] = [:]
+    for skill in skills {
+      languages[languageKey(skill.model, skill.group, skill.tag), default: []].append(
+        skill.language)
+    }
+    return SkillLibrary(
+      dataDirectory: dataDirectory, skills: skills, groupsByModel: groupsByModel,
+      warnings: warnings, languagesByTag: languages.mapValues { $0.sorted() })
+  }
+
+  private static func languageKey(_ model: String, _ group: String, _ tag: String) -> String {
+    "\(model)\u{0}\(group)\u{0}\(tag)"
+  }
+
+  /// The languages a skill tag of a group exists in (its `supported_languages`).
+  public func languages(model: String, group: String, tag: String) -> [String] {
+    languagesByTag[SkillLibrary.languageKey(model, group, tag)] ?? []
+  }
+
+  /// The groups of `model`, or nil when the model does not exist.
+  public func groups(model: String) -> [String]? { groupsByModel[model] }
+
+  /// The skill with exactly this tag, or nil.
+  public func skill(model: String, group: String, language: String, tag: String) -> Skill? {
+    skills.first {
+      $0.model == model && $0.group == group && $0.language == language && $0.tag == tag
+    }
+  }
+
+  /// The skill a rating call means: the tag compared case-insensitively, then the `::name`
+  /// with `_` read as a space (as the real server matches `skill=`).
+  public func skillForRating(model: String, group: String, language: String, name: String)
+    -> Skill?
+  {
+    let candidates = skills.filter {
+      $0.model == model && $0.group == group && $0.language == language
+    }
+    let wanted = name.lowercased()
+    if let byTag = candidates.first(where: { $0.tag.lowercased() == wanted }) { return byTag }
+    let spaced = wanted.replacingOccurrences(of: "_", with: " ")
+    return candidates.first {
+      ($0.file.header("name")?.lowercased()).map { $0 == wanted || $0 == spaced } ?? false
+    }
+  }
+
+  /// The file for an image named relative to a skill's language folder, if it exists inside
+  /// the `models` tree (paths that climb out with `..` are refused).
+  public func imageFile(model: String, group: String, language: String, image: String) -> URL? {
+    let parts = [model, group, language] + image.split(separator: "/").map(String.init)
+    guard
+      parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") })
+    else { return nil }
+    var url = dataDirectory.appendingPathComponent("models")
+    for part in parts { url.appendPathComponent(part) }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
+      !isDirectory.boolValue
+    else { return nil }
+    return url
+  }
+
+  private static func subdirectories(of url: URL) -> [String] {
+    entries(of: url).filter { name in
+      var isDirectory: ObjCBool = false
+      return FileManager.default.fileExists(
+        atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
+        && isDirectory.boolValue
+    }
+  }
+
+  private static func files(in url: URL) -> [String] {
+    entries(of: url).filter { name in
+      var isDirectory: ObjCBool = false
+      return FileManager.default.fileExists(
+        atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
+        && !isDirectory.boolValue
+    }
+  }
+
+  /// Visible entries of a folder, sorted so that every run sees the same order.
+  private static func entries(of url: URL) -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+    return names.filter { !$0.hasPrefix(".") }.sorted()
+  }
+
+  private static func fileTimes(_ url: URL) -> (modified: Date, accessed: Date?) {
+    var info = stat()
+    guard stat(url.path, &info) == 0 else { return (Date(timeIntervalSince1970: 0), nil) }
+    func date(_ time: timespec) -> Date {
+      Date(timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9)
+    }
+    return (date(info.st_mtim), date(info.st_atim))
+  }
+}

@@ -1,0 +1,13 @@
+import Foundation
+
+/// Everything the server changes while it runs, guarded by one lock in `ServerContext`.
+struct ServerState: Sendable {
+  var accounts = AccountBook()
+  var tokens = TokenBook()
+  var ratings = RatingBook()
+  var loginFailures = LoginFailures()
+  var memory = ConversationMemory()
+  /// How often each skill answered (`usage_count`), by `Skill.serverPath`.
+  var usage: [String: Int] = [:]
+  var random: SeededRandom
+}

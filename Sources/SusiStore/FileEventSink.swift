@@ -1,0 +1,17 @@
+import SusiEventLog
+
+/// The store's sink on the durable log file.
+public final class FileEventSink: EventSink {
+  public let writer: EventLogWriter
+
+  public init(writer: EventLogWriter) { self.writer = writer }
+
+  public func append(_ record: [UInt8]) throws -> [UInt8] {
+    try writer.append(record)
+    return EventLogWriter.line(for: record)
+  }
+
+  public func sync() throws { try writer.sync() }
+
+  public func close() { try? writer.close() }
+}

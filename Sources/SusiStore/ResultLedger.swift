@@ -1,0 +1,32 @@
+import SusiCore
+import SusiJSON
+
+/// Which events still owe results, and the caller's correlation id to stamp on each result.
+///
+/// Every effect yields exactly one result, except `.cancel`, which reports nothing of its own.
+/// An id travels through chains: a planned answer is caused by the answer that carried it, which
+/// was caused by the query that had the id.
+public struct ResultLedger: Sendable {
+  private var owed: [Int: (id: JSON?, results: Int)] = [:]
+
+  public init() {}
+
+  /// Notes that the event `seq` (correlation id `id`) asked for `effects`.
+  mutating func expect(_ seq: Int, id: JSON?, effects: [Effect]) {
+    let results = effects.count { if case .cancel = $0 { false } else { true } }
+    if results > 0 { owed[seq] = (id, results) }
+  }
+
+  /// Records a result of `cause`; returns the id to stamp on it.
+  mutating func settle(_ cause: Int) -> JSON? {
+    guard let entry = owed[cause] else { return nil }
+    if entry.results <= 1 { owed[cause] = nil } else { owed[cause] = (entry.id, entry.results - 1) }
+    return entry.id
+  }
+
+  /// True while the event `seq` still owes a result.
+  public func owes(_ seq: Int) -> Bool { owed[seq] != nil }
+
+  /// How many events still owe results.
+  public var count: Int { owed.count }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import SusiCore
+import SusiFrontendSupport
+import SusiStore
+import Testing
+
+/// The bootstrap every frontend uses: log, replay, built-in server, runner, store.
+@Suite struct AppBootstrapTests {
+  private func options(in folder: String) -> CommonOptions {
+    CommonOptions(server: nil, log: folder + "/events.jsonl", websearchURL: nil, stateDirectory: folder, fsync: "never")
+  }
+
+  private func freshFolder() throws -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("susi-app-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+  }
+
+  @Test func talksToTheBuiltInServerAndResumesFromTheLog() async throws {
+    let folder = try freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+
+    let app = try await SusiApp.start(options(in: folder), origin: "test")
+    let groups = try await app.sendAndWait(.loadGroups(.init()), origin: "test")
+    guard case .groupsLoaded(let loaded)? = groups.last?.event.action else {
+      Issue.record("expected groupsLoaded, got \(groups.map(\.event.action.typeName))")
+      await app.stop()
+      return
+    }
+    #expect(loaded.groups.contains("Games, Trivia and Accessories"))
+    let skills = try await app.sendAndWait(.loadSkills(.init()), origin: "test")
+    #expect(skills.last?.event.action.typeName == "skillsLoaded")
+    let chat = try await app.sendAndWait(.sendMessage(.init(query: "flip a coin")), origin: "test")
+    #expect(chat.last?.event.action.typeName == "messageReceived")
+    let before = await app.store.state
+    let lastSeq = await app.store.lastSeq
+    await app.stop()
+
+    // A second start replays the log to the same state and carries on from the next seq.
+    let again = try await SusiApp.start(options(in: folder), origin: "test")
+    #expect(again.resumedEvents == lastSeq)
+    #expect(await again.store.state == before)
+    let next = try await again.store.send(.loadGroups(.init()), origin: "test")
+    #expect(next.seq == lastSeq + 1)
+    await again.stop()
+  }
+
+  @Test func aSecondWriterOnTheSameLogFailsFast() async throws {
+    let folder = try freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let first = try await SusiApp.start(options(in: folder), origin: "test", startEmbedded: false)
+    do {
+      _ = try await SusiApp.start(options(in: folder), origin: "test", startEmbedded: false)
+      Issue.record("a second writer started")
+    } catch {
+      #expect(error.exitCode == ExitCode.cannotCreate)
+      #expect(error.message.contains("events.jsonl"))
+    }
+    await first.stop()
+  }
+}

@@ -1,0 +1,36 @@
+import SusiHTTP
+
+/// A handler made of a closure.
+struct ClosureHandler: HTTPHandler {
+  let respond: @Sendable (HTTPRequest) async -> HTTPResponse
+
+  init(_ respond: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+    self.respond = respond
+  }
+
+  func handle(_ request: HTTPRequest) async -> HTTPResponse { await respond(request) }
+}
+
+/// Answers `METHOD TARGET BODY` as text, so a test can see what reached the handler.
+let echoHandler = ClosureHandler { request in
+  HTTPResponse(
+    status: 200, contentType: "text/plain",
+    body: "\(request.method) \(request.target) \(String(decoding: request.body, as: UTF8.self))")
+}
+
+/// Runs `body` against a started server on 127.0.0.1 and shuts the server down afterwards.
+func withServer(
+  _ configuration: HTTPServer.Configuration = HTTPServer.Configuration(),
+  handler: any HTTPHandler = echoHandler,
+  _ body: (HTTPServer, Int) async throws -> Void
+) async throws {
+  let server = HTTPServer(configuration: configuration, handler: handler)
+  let port = try server.start()
+  do {
+    try await body(server, port)
+  } catch {
+    await server.shutdown()
+    throw error
+  }
+  await server.shutdown()
+}
