@@ -5,6 +5,7 @@
 import Foundation
 import SusiFrontendSupport
 import SusiReplay
+import SusiWebhook
 
 StandardStream.ignoreBrokenPipes()
 
@@ -12,6 +13,7 @@ let app = CommandLineApp(
   commands: [
     ReplayCommand.command,
     ServerCommandSpec.command,
+    ServeCommand.command,
   ],
   defaultCommand: "chat", version: SusiVersion.current)
 

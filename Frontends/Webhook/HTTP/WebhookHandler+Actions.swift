@@ -19,8 +19,7 @@ extension WebhookHandler {
     let sent: SentAction
     do {
       sent = try await store.sendChecked(
-        decoded.action, origin: "webhook", id: decoded.id, idempotencyKey: scopedKey,
-        countResults: wait)
+        decoded.action, origin: "webhook", id: decoded.id, idempotencyKey: scopedKey)
     } catch {
       switch error {
       case .store(.duplicate(let first)):
@@ -31,7 +30,7 @@ extension WebhookHandler {
     }
     let seq = sent.published.seq
     guard wait else { return Self.json(202) { $0.field("seq", seq) } }
-    let (events, settled) = await results(of: seq, owed: sent.owedResults)
+    let (events, settled) = await results(of: seq)
     return Self.eventsResponse(settled ? 200 : 202, seq: seq, events: events)
   }
 
@@ -69,15 +68,15 @@ extension WebhookHandler {
     return out
   }
 
-  /// Waits (at most `waitLimit`) until the `owed` direct results of `seq` are logged; returns
-  /// the events caused so far and whether all owed results arrived.
-  func results(of seq: Int, owed: Int) async -> ([FeedEvent], Bool) {
-    guard owed > 0 else { return ([], true) }
+  /// Waits (at most `waitLimit`) until nothing `seq` caused, directly or through a chain,
+  /// still owes a result; returns the events caused so far and whether everything settled.
+  func results(of seq: Int) async -> ([FeedEvent], Bool) {
     let feed = self.feed
+    let store = self.store
     let clock = self.clock
     let limit = options.waitLimit
     return await withTaskGroup(of: ([FeedEvent], Bool)?.self) { group in
-      group.addTask { await Self.collect(feed, seq: seq, owed: owed) }
+      group.addTask { await Self.collect(feed, store, seq: seq) }
       group.addTask {
         try? await clock.sleep(milliseconds: limit)
         return nil
@@ -91,28 +90,37 @@ extension WebhookHandler {
     }
   }
 
-  /// Follows the feed from `seq` collecting what it causes, until `owed` direct results are in
-  /// or the task is cancelled.
-  private static func collect(_ feed: EventFeed, seq: Int, owed: Int) async -> ([FeedEvent], Bool) {
+  /// Follows the feed from `seq`, collecting what it causes, until the store owes no result
+  /// to any of them and every result logged has been read, or until the task is cancelled.
+  private static func collect(_ feed: EventFeed, _ store: Store, seq: Int) async -> (
+    [FeedEvent], Bool
+  ) {
     var cursor = seq
     var chain: Set<Int> = [seq]
-    var direct = 0
     var out: [FeedEvent] = []
     while !Task.isCancelled {
-      guard let batch = try? feed.events(after: cursor, limit: 256) else { return (out, false) }
-      if batch.isEmpty {
+      let checked = chain
+      let (pending, loggedUpTo) = await store.settlement(of: checked)
+      // Read everything logged up to the check, so no result that settled it is missed.
+      while cursor < loggedUpTo && !Task.isCancelled {
+        guard let batch = try? feed.events(after: cursor, limit: 256) else { return (out, false) }
+        if batch.isEmpty {
+          if feed.isClosed { return (out, false) }
+          await feed.waitForEvents(after: cursor)
+          continue
+        }
+        for event in batch {
+          cursor = event.seq
+          guard let cause = event.cause, chain.contains(cause) else { continue }
+          out.append(event)
+          chain.insert(event.seq)
+        }
+      }
+      if !pending && chain == checked { return (out, true) }
+      if pending && chain == checked {
         if feed.isClosed { return (out, false) }
         await feed.waitForEvents(after: cursor)
-        continue
       }
-      for event in batch {
-        cursor = event.seq
-        guard let cause = event.cause, chain.contains(cause) else { continue }
-        out.append(event)
-        chain.insert(event.seq)
-        if cause == seq { direct += 1 }
-      }
-      if direct >= owed { return (out, true) }
     }
     return (out, false)
   }

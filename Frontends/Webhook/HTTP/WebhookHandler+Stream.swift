@@ -3,9 +3,15 @@ import SusiHTTP
 // GET /events/stream: server-sent events.
 
 extension WebhookHandler {
+  /// A streamed `text/event-stream` response that runs an `EventStreamSession` until the client
+  /// goes away, its key loses the privilege, or the server stops.
   func eventStream(_ request: HTTPRequest, _ caller: Caller) throws(WebhookError) -> HTTPResponse {
-    _ = try eventStreamSession(request, caller)
-    throw WebhookError(
-      501, "not_implemented", "streaming responses need the HTTP server's streaming support")
+    let session = try eventStreamSession(request, caller)
+    let headers: HTTPHeaders = [
+      "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+    ]
+    return HTTPResponse(status: 200, headers: headers) { body in
+      try await session.run { try await body.write($0) }
+    }
   }
 }

@@ -5,8 +5,6 @@ import SusiStore
 /// What sending an action through the webhook frontend produced.
 struct SentAction: Sendable {
   var published: PublishedEvent
-  /// How many results the action's effects will report (its `.cancel` effects report none).
-  var owedResults: Int
   /// The access state right after the action was applied.
   var access: AccessControl
 }
@@ -28,26 +26,20 @@ extension Store {
   /// can slip between the decision and the append: what is refused here appends nothing, and
   /// what is appended the reducer accepts.
   func sendChecked(
-    _ action: Action, origin: String, id: JSON? = nil, idempotencyKey: String? = nil,
-    countResults: Bool = false
+    _ action: Action, origin: String, id: JSON? = nil, idempotencyKey: String? = nil
   ) throws(SendRefusal) -> SentAction {
     if let problem = state.access.problem(action) { throw .access(problem) }
-    // Holding a copy makes the store's next change copy what it touches, so take one only
-    // when the results are to be counted.
-    let before = countResults ? state : nil
-    let published: PublishedEvent
     do {
-      published = try send(action, origin: origin, id: id, idempotencyKey: idempotencyKey)
+      let published = try send(action, origin: origin, id: id, idempotencyKey: idempotencyKey)
+      return SentAction(published: published, access: state.access)
     } catch {
       throw .store(error)
     }
-    var owed = 0
-    if var replica = before {
-      // The reducer is pure, so applying the event to the state before it gives the same effects.
-      owed = reduce(&replica, published.event).count {
-        if case .cancel = $0 { false } else { true }
-      }
-    }
-    return SentAction(published: published, owedResults: owed, access: state.access)
+  }
+
+  /// Whether any of `seqs` still owes a result, and the seq of the last event logged at that
+  /// moment (every result logged so far has a seq up to it).
+  func settlement(of seqs: Set<Int>) -> (pending: Bool, lastSeq: Int) {
+    (hasPendingResults(for: seqs), lastSeq)
   }
 }
