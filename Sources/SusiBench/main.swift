@@ -21,6 +21,7 @@ let benchmarks: [Benchmark] = [
   httpBenchmark,
   susiServerBenchmark,
   runnerBenchmark,
+  webhookBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
