@@ -3,6 +3,7 @@
 
 /// Why an access change is refused.
 public struct AccessProblem: Error, Equatable, Sendable, CustomStringConvertible {
+  /// What kind of refusal, so a frontend can choose its answer (403, 404, 409, …).
   public enum Kind: String, Sendable {
     /// The acting key is unknown or revoked.
     case unauthorized
@@ -16,9 +17,12 @@ public struct AccessProblem: Error, Equatable, Sendable, CustomStringConvertible
     case invalid
   }
 
+  /// The kind of refusal.
   public var kind: Kind
+  /// Why, for a person.
   public var message: String
 
+  /// A refusal of `kind` saying `message`.
   public init(_ kind: Kind, _ message: String) {
     self.kind = kind
     self.message = message

@@ -33,6 +33,7 @@ public struct AccessControl: Equatable, Sendable {
     keys = [:]
   }
 
+  /// Access with exactly these groups and keys.
   public init(groups: [String: AccessGroup], keys: [String: AccessKey]) {
     self.groups = groups
     self.keys = keys
@@ -60,7 +61,9 @@ public struct AccessControl: Equatable, Sendable {
 
 /// A named set of privileges.
 public struct AccessGroup: Equatable, Sendable {
+  /// The privilege names the group grants.
   public var privileges: Set<String>
+  /// A group granting `privileges`.
   public init(privileges: Set<String>) { self.privileges = privileges }
 }
 
@@ -72,11 +75,14 @@ public struct AccessKey: Equatable, Sendable {
   public var label: String?
   /// The actor that issued it.
   public var issuedBy: String
+  /// When it was issued.
   public var issuedAt: Timestamp
   /// When it stopped working; nil while it works.
   public var revokedAt: Timestamp?
+  /// The actor that revoked it.
   public var revokedBy: String?
 
+  /// A key record; see the properties.
   public init(
     groups: [String], label: String? = nil, issuedBy: String, issuedAt: Timestamp,
     revokedAt: Timestamp? = nil, revokedBy: String? = nil
