@@ -10,10 +10,15 @@ import SusiStore
 /// let server = HTTPServer(configuration: configuration, handler: service.handler)
 /// ```
 public final class WebhookService: Sendable {
+  /// The HTTP handler to serve.
   public let handler: WebhookHandler
+  /// The events of the log, for readers.
   public let feed: EventFeed
+  /// Checks callers' keys and privileges.
   public let gate: AccessGate
+  /// The outbound subscribers' workers.
   public let deliveries: DeliveryService
+  /// The counters `/metrics` shows.
   public let metrics: WebhookMetrics
   private let pump: Task<Void, Never>
 

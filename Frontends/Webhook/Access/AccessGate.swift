@@ -9,6 +9,7 @@ public struct Caller: Sendable, Equatable {
   /// The union of the privileges of the key's groups.
   public var privileges: Set<String>
 
+  /// A caller with the key `keyID` and its privileges.
   public init(keyID: String, privileges: Set<String>) {
     self.keyID = keyID
     self.privileges = privileges
@@ -47,6 +48,7 @@ public final class AccessGate: Sendable {
     }
   }
 
+  /// A gate checking tokens against `keys` and deciding by `access`.
   public init(keys: KeyFile, access: AccessControl) {
     self.keys = keys
     self.snapshot = Mutex(Snapshot(access))

@@ -10,6 +10,7 @@ import Synchronization
 /// {"format":"susi-keys","version":1,"keys":[{"id":"key_1f…","sha256":"9c…"}]}
 /// ```
 public final class KeyFile: Sendable {
+  /// Where the file is.
   public let path: String
   private let hashes: Mutex<[String: [UInt8]]>
 

@@ -12,6 +12,7 @@ public struct ServeAdministration: Sendable {
   let subscribers: SubscriberFile
   let cursors: DeliveryCursors
 
+  /// Administration of the store's access and of the subscribers in these files.
   public init(store: Store, keys: KeyFile, subscribers: SubscriberFile, cursors: DeliveryCursors) {
     self.store = store
     self.keys = keys
@@ -25,6 +26,7 @@ public struct ServeAdministration: Sendable {
     public var output: String
     /// For stderr: notes for the person.
     public var notes: String
+    /// The process exit code.
     public var exitCode: Int32
 
     static func success(_ output: String, notes: String = "") -> Outcome {

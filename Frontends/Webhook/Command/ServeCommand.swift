@@ -5,6 +5,7 @@ import SusiHTTP
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.
 public enum ServeCommand {
+  /// The command's words, options and help.
   public static let spec = CommandSpec(
     name: "serve",
     summary: "serve an HTTP API for other services (actions in, events out, signed webhooks)",
@@ -55,6 +56,7 @@ public enum ServeCommand {
     ],
     arguments: 0...4)
 
+  /// The command for the `susi` command table.
   public static let command = Command(spec) { invocation in
     invocation.arguments.isEmpty ? await serve(invocation) : await administer(invocation)
   }

@@ -19,6 +19,7 @@ public final class DeliveryCursors: Sendable {
     /// When they stopped, in Unix seconds.
     public var disabledAt: Int64?
 
+    /// A cursor at `delivered`, disabled when `disabled` gives a reason.
     public init(delivered: Int, disabled: String? = nil, disabledAt: Int64? = nil) {
       self.delivered = delivered
       self.disabled = disabled
@@ -30,6 +31,7 @@ public final class DeliveryCursors: Sendable {
   public let path: String?
   private let cursors: Mutex<[String: Cursor]>
 
+  /// Loads the cursors file at `path` (a missing file means no cursors yet).
   public init(path: String?) throws(PrivateFile.Failure) {
     self.path = path
     var loaded: [String: Cursor] = [:]
@@ -61,8 +63,10 @@ public final class DeliveryCursors: Sendable {
     cursors = Mutex([:])
   }
 
+  /// The cursor of subscriber `id`, if it has one.
   public func cursor(_ id: String) -> Cursor? { cursors.withLock { $0[id] } }
 
+  /// Every cursor, by subscriber id.
   public var all: [String: Cursor] { cursors.withLock { $0 } }
 
   /// Records that everything up to `seq` is done for `id`, and writes the file.
@@ -92,6 +96,7 @@ public final class DeliveryCursors: Sendable {
     }
   }
 
+  /// Forgets the cursor of `id`, and writes the file.
   public func remove(_ id: String) throws(PrivateFile.Failure) {
     try update { $0[id] = nil }
   }

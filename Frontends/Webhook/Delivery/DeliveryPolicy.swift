@@ -16,6 +16,7 @@ public struct DeliveryPolicy: Sendable, Equatable {
   /// caught up, and at least once a second while it has not).
   public var cursorSaveInterval: Int
 
+  /// A policy; every argument has the documented default.
   public init(
     retryDelays: [Int64] = [
       5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000,

@@ -22,25 +22,38 @@ public final class DeliveryService: Sendable {
 
   /// One subscriber as listings show it (never its secret).
   public struct SubscriberStatus: Sendable, Equatable {
+    /// The subscriber's id.
     public var id: String
+    /// Where deliveries go.
     public var url: String
+    /// The event types it gets (`*` = all).
     public var events: [String]
+    /// Every event up to this seq is done.
     public var delivered: Int
+    /// Log events after `delivered`.
     public var backlog: Int
+    /// Why deliveries stopped (`410 Gone`), if they did.
     public var disabled: String?
+    /// Failed attempts at the current event.
     public var failures: Int
+    /// The last failure.
     public var lastError: String?
+    /// `idle`, `delivering`, `backingOff`, `disabled` or `stopped`.
     public var phase: String
   }
 
   /// Why a subscriber change was refused.
   public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What kind of refusal: bad input, a clash, an unknown id, or a file that could not be written.
     public enum Kind: Sendable { case invalid, conflict, notFound, storage }
+    /// The kind of refusal.
     public var kind: Kind
+    /// What went wrong.
     public var message: String
     public var description: String { message }
   }
 
+  /// A service delivering `feed`'s events to the subscribers in `registry`.
   public init(
     feed: EventFeed, registry: SubscriberFile, cursors: DeliveryCursors,
     transport makeTransport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in

@@ -11,11 +11,13 @@ public struct Subscriber: Sendable, Equatable {
   public var url: String
   /// The event types it gets (`messageReceived`, …); empty means every event.
   public var events: Set<String>
+  /// The key deliveries are signed with.
   public var secret: WebhookSecret
   /// Where its deliveries start the first time it is seen: after this seq (0 = the whole
   /// log); nil = after the last event at that moment.
   public var after: Int?
 
+  /// A subscriber; see the properties.
   public init(
     id: String, url: String, events: Set<String> = [], secret: WebhookSecret, after: Int? = nil
   ) {

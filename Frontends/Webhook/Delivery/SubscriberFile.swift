@@ -32,6 +32,7 @@ public final class SubscriberFile: Sendable {
   /// Every subscriber, in file order.
   public var subscribers: [Subscriber] { entries.withLock { $0 } }
 
+  /// The subscriber called `id`, if any.
   public func subscriber(_ id: String) -> Subscriber? {
     entries.withLock { $0.first { $0.id == id } }
   }

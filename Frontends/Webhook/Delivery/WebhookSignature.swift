@@ -12,6 +12,7 @@ public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
   /// How many key bytes a secret may have (Standard Webhooks: 24 to 64).
   public static let allowedLength = 24...64
 
+  /// A secret of these key bytes; nil unless there are 24 to 64.
   public init?(bytes: [UInt8]) {
     guard Self.allowedLength.contains(bytes.count) else { return nil }
     self.bytes = bytes

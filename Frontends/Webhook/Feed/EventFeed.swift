@@ -81,6 +81,7 @@ public final class EventFeed: Sendable {
     for continuation in woken { continuation.resume() }
   }
 
+  /// True once the store has closed: no more events come.
   public var isClosed: Bool { state.withLock { $0.closed } }
 
   /// The events after `seq`, oldest first, at most `limit`.
@@ -126,8 +127,10 @@ public final class EventFeed: Sendable {
 public final class MemoryEventHistory: EventHistory {
   private let sink: MemoryEventSink
 
+  /// Reads the lines `sink` holds.
   public init(_ sink: MemoryEventSink) { self.sink = sink }
 
+  /// The lines after `seq`, at most `limit`.
   public func events(after seq: Int, limit: Int) throws(HistoryError) -> [FeedEvent] {
     var out: [FeedEvent] = []
     for line in sink.lines {

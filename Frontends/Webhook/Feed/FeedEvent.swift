@@ -4,12 +4,16 @@ import SusiStore
 /// One event as the webhook frontend passes it on: the exact log line, plus the few envelope
 /// fields it needs to route it (seq, type, cause).
 public struct FeedEvent: Sendable, Equatable {
+  /// The event's place in the log.
   public var seq: Int
+  /// The action's type name.
   public var type: String
+  /// For results: the seq of the event that asked for it.
   public var cause: Int?
   /// The log line without its newline; what `/events`, the event stream and deliveries send.
   public var line: [UInt8]
 
+  /// An event from its parts.
   public init(seq: Int, type: String, cause: Int?, line: [UInt8]) {
     self.seq = seq
     self.type = type
@@ -39,7 +43,9 @@ public struct FeedEvent: Sendable, Equatable {
 
 /// Why past events could not be read.
 public struct HistoryError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// What went wrong.
   public var message: String
+  /// An error saying `message`.
   public init(_ message: String) { self.message = message }
   public var description: String { message }
 }

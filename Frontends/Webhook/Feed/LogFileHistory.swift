@@ -10,6 +10,7 @@ import Synchronization
 /// seq without rereading the whole file, it remembers the offset of every 128th seq it has
 /// passed, so memory stays small however long the log grows.
 public final class LogFileHistory: EventHistory {
+  /// The log file.
   public let path: String
   private let descriptor: Int32
   /// Offsets of lines whose seq is a multiple of `stride`, by seq / stride.
@@ -30,6 +31,7 @@ public final class LogFileHistory: EventHistory {
 
   deinit { close(descriptor) }
 
+  /// The complete lines after `seq`, at most `limit`, read from the file.
   public func events(after seq: Int, limit: Int) throws(HistoryError) -> [FeedEvent] {
     guard limit > 0 else { return [] }
     var offset = startOffset(for: seq + 1)

@@ -4,6 +4,7 @@ import SusiJSON
 /// A refused request: its status and a `{"error":{"code","message"}}` body. Codes match the
 /// JSON-lines frontend where the two overlap (`invalid_json`, `unknown_type`, …).
 public struct WebhookError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The HTTP status.
   public var status: Int
   /// A stable, machine-readable word (`invalid_payload`).
   public var code: String
@@ -12,6 +13,7 @@ public struct WebhookError: Error, Equatable, Sendable, CustomStringConvertible 
   /// Extra headers (`Allow`, `WWW-Authenticate`, `Retry-After`).
   public var headers: HTTPHeaders
 
+  /// An error answered with `status`, `code` and `message`.
   public init(_ status: Int, _ code: String, _ message: String, headers: HTTPHeaders = [:]) {
     self.status = status
     self.code = code

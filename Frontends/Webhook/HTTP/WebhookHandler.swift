@@ -27,6 +27,7 @@ public final class WebhookHandler: HTTPHandler {
     /// How often an idle event stream sends a comment, so dead clients are noticed (ms).
     public var heartbeatInterval: Int64
 
+    /// Options; every argument has the documented default.
     public init(
       waitLimit: Int64 = 10_000, maximumEventsPerPage: Int = 1000, heartbeatInterval: Int64 = 15_000
     ) {
@@ -36,6 +37,7 @@ public final class WebhookHandler: HTTPHandler {
     }
   }
 
+  /// A handler in front of `store`; usually made by `WebhookService.start`.
   public init(
     store: Store, feed: EventFeed, gate: AccessGate, deliveries: DeliveryService?,
     metrics: WebhookMetrics,
@@ -50,6 +52,7 @@ public final class WebhookHandler: HTTPHandler {
     self.options = options
   }
 
+  /// Answers one request; every answer is counted in the metrics by route and status.
   public func handle(_ request: HTTPRequest) async -> HTTPResponse {
     guard let route = WebhookRoute(target: request.target) ?? WebhookRoute(path: request.path)
     else {

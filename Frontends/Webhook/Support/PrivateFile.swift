@@ -11,8 +11,11 @@
 public enum PrivateFile {
   /// Why a file could not be read or written.
   public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file concerned.
     public var path: String
+    /// What went wrong, and what to do about it.
     public var message: String
+    /// A failure concerning `path`.
     public init(path: String, message: String) {
       self.path = path
       self.message = message

@@ -37,11 +37,16 @@ public final class WebhookMetrics: Sendable {
 
   /// Figures that are read at the moment of the scrape rather than counted.
   public struct Gauges: Sendable {
+    /// Events appended since the server started.
     public var eventsAppended: Int
+    /// The newest seq in the log.
     public var lastSeq: Int
+    /// Requests the runner is working on.
     public var effectsInFlight: Int
+    /// Each subscriber's backlog and state.
     public var subscribers: [SubscriberGauge]
 
+    /// The figures of one scrape.
     public init(
       eventsAppended: Int, lastSeq: Int, effectsInFlight: Int, subscribers: [SubscriberGauge]
     ) {
@@ -52,10 +57,15 @@ public final class WebhookMetrics: Sendable {
     }
   }
 
+  /// One subscriber's figures.
   public struct SubscriberGauge: Sendable {
+    /// The subscriber's id.
     public var id: String
+    /// Log events it has not been sent yet.
     public var backlog: Int
+    /// Whether deliveries to it have stopped.
     public var disabled: Bool
+    /// A subscriber's figures.
     public init(id: String, backlog: Int, disabled: Bool) {
       self.id = id
       self.backlog = backlog
