@@ -29,6 +29,24 @@ import Testing
     #expect(try feed.events(after: 19, limit: 3).map(\.line) == [line(20)])
   }
 
+  @Test func ringKeepsWithinItsByteBoundAndFallsBackToHistory() throws {
+    let sink = MemoryEventSink()
+    let feed = EventFeed(
+      history: MemoryEventHistory(sink), lastSeq: 0, capacity: 100,
+      maximumBytes: line(1).count * 2 + 10)
+    for seq in 1...10 {
+      _ = try sink.append(line(seq))
+      feed.publish(try FeedEvent(line: line(seq)))
+    }
+    // Only the newest two fit, but every event is still readable.
+    #expect(try feed.events(after: 0, limit: 100).map(\.seq) == Array(1...10))
+    #expect(try feed.events(after: 8, limit: 100).map(\.seq) == [9, 10])
+    let huge = FeedEvent(
+      seq: 11, type: "setServer", cause: nil, line: Array(repeating: 0x20, count: 10_000))
+    feed.publish(huge)
+    #expect(try feed.events(after: 10, limit: 5) == [huge])
+  }
+
   @Test func waitingReaderWakesOnTheNextEventAndOnCancel() async throws {
     let feed = EventFeed(history: MemoryEventHistory(MemoryEventSink()), lastSeq: 0)
     async let woke: Void = feed.waitForEvents(after: 0)

@@ -12,10 +12,13 @@ public final class EventFeed: Sendable {
   private let state: Mutex<State>
 
   struct State {
-    var ring: [FeedEvent] = []
-    /// Index in `ring` of the oldest event kept.
+    /// The recent events, a circular buffer: `count` of them from `head` on.
+    var slots: [FeedEvent?]
     var head = 0
-    let capacity: Int
+    var count = 0
+    /// Bytes of log lines in the ring, kept under `maximumBytes` (one event always fits).
+    var bytes = 0
+    let maximumBytes: Int
     var lastSeq: Int
     var published = 0
     var closed = false
@@ -23,7 +26,25 @@ public final class EventFeed: Sendable {
     var nextWaiter = 0
 
     /// The seq of the oldest event in the ring (lastSeq + 1 when it is empty).
-    var oldestSeq: Int { lastSeq - ring.count + 1 }
+    var oldestSeq: Int { lastSeq - count + 1 }
+
+    mutating func append(_ event: FeedEvent) {
+      if count == slots.count { dropOldest() }
+      slots[(head + count) % slots.count] = event
+      count += 1
+      bytes += event.line.count
+      while bytes > maximumBytes && count > 1 { dropOldest() }
+    }
+
+    mutating func dropOldest() {
+      bytes -= slots[head]?.line.count ?? 0
+      slots[head] = nil
+      head = (head + 1) % slots.count
+      count -= 1
+    }
+
+    /// The `index`-th oldest event in the ring.
+    func event(_ index: Int) -> FeedEvent? { slots[(head + index) % slots.count] }
   }
 
   struct Waiter {
@@ -32,9 +53,18 @@ public final class EventFeed: Sendable {
   }
 
   /// A feed whose log so far ends at `lastSeq`; `history` reads what the ring no longer holds.
-  public init(history: any EventHistory, lastSeq: Int, capacity: Int = 4096) {
+  ///
+  /// - Parameters:
+  ///   - capacity: the most events the ring keeps.
+  ///   - maximumBytes: the most bytes of log lines it keeps.
+  public init(
+    history: any EventHistory, lastSeq: Int, capacity: Int = 4096, maximumBytes: Int = 8 << 20
+  ) {
     self.history = history
-    self.state = Mutex(State(capacity: max(1, capacity), lastSeq: lastSeq))
+    self.state = Mutex(
+      State(
+        slots: Array(repeating: nil, count: max(1, capacity)), maximumBytes: maximumBytes,
+        lastSeq: lastSeq))
   }
 
   /// The seq of the newest event.
@@ -46,13 +76,8 @@ public final class EventFeed: Sendable {
   /// Adds the next logged event and wakes the readers waiting for it.
   public func publish(_ event: FeedEvent) {
     let woken: [CheckedContinuation<Void, Never>] = state.withLock { s in
-      if s.ring.count < s.capacity {
-        s.ring.append(event)
-      } else {
-        s.ring[s.head] = event
-        s.head = (s.head + 1) % s.capacity
-      }
       s.lastSeq = event.seq
+      s.append(event)
       s.published += 1
       var woken: [CheckedContinuation<Void, Never>] = []
       for (id, waiter) in s.waiters where waiter.after < event.seq {
@@ -91,10 +116,10 @@ public final class EventFeed: Sendable {
       guard seq >= s.oldestSeq - 1 else { return nil }
       guard seq < s.lastSeq else { return [] }
       let skip = seq - s.oldestSeq + 1
-      let count = min(limit, s.ring.count - skip)
+      let count = min(limit, s.count - skip)
       var out: [FeedEvent] = []
       out.reserveCapacity(count)
-      for i in 0..<count { out.append(s.ring[(s.head + skip + i) % s.ring.count]) }
+      for i in 0..<count { if let event = s.event(skip + i) { out.append(event) } }
       return out
     }
     if let fromRing { return fromRing }
