@@ -115,9 +115,10 @@ public enum ServeCommand {
       await app.stop()
       return fail("cannot listen on \(host):\(port): \(error)", ExitCode.unavailable)
     }
+    let signals = ShutdownSignal()
     let shownHost = host.contains(":") ? "[\(host)]" : host
     StandardStream.output.line("http://\(shownHost):\(bound)")
-    _ = await ShutdownSignal.wait()
+    _ = await signals.wait()
     StandardStream.error.line("susi serve: stopping")
     await server.shutdown()
     await service.shutdown()
