@@ -65,7 +65,7 @@ let package = Package(
     .executableTarget(
       name: "SusiBench",
       dependencies: [
-        "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
+        "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer", "SusiTesting",
         "SusiFrontendSupport", "SusiJSONL", "SusiWebhook", "SusiRunner",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
@@ -85,7 +85,8 @@ let package = Package(
       dependencies: ["SusiEventLog", "SusiCore", "SusiStore", "SusiTesting"],
       swiftSettings: strict),
     .testTarget(
-      name: "SusiStoreTests", dependencies: ["SusiStore", "SusiCore", "SusiTesting"],
+      name: "SusiStoreTests",
+      dependencies: ["SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiRunnerTests",

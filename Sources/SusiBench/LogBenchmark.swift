@@ -8,6 +8,7 @@
 
 import Foundation
 import SusiEventLog
+import SusiTesting
 import SusiJSON
 
 let logBenchmark = Benchmark(
@@ -17,77 +18,11 @@ let logBenchmark = Benchmark(
 
 /// Event-shaped JSON objects for benchmarks and crash tests: chat messages, answers, skill
 /// lists and ratings, deterministic for a given seq.
+/// The records the log benchmark and the crash-test child append: real events, encoded as the
+/// store encodes them (see `RealisticEvents`).
 enum BenchmarkEvents {
-  private static let words = [
-    "weather", "berlin", "tomorrow", "rain", "what", "is", "the", "capital", "of", "france",
-    "tell", "me", "a", "joke", "about", "cats", "how", "far", "moon", "play", "some", "music",
-    "synonym", "for", "happy", "translate", "good", "morning", "into", "german", "news", "today",
-  ]
-  private static let skills = [
-    "Synonyms", "Weather", "Jokes", "Wikipedia", "Translate", "News", "Music", "Calculator",
-    "Dictionary", "Quotes", "Trivia", "Timer",
-  ]
-
   /// The version 2 object (without crc) of record `seq`.
-  static func object(seq: Int) -> [UInt8] {
-    var random = seq &* 0x9E37_79B9 &+ 0x7F4A_7C15
-    func next(_ bound: Int) -> Int {
-      random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return Int((UInt64(bitPattern: Int64(random)) >> 33) % UInt64(bound))
-    }
-    func sentence(_ count: Int) -> String {
-      (0..<count).map { _ in words[next(words.count)] }.joined(separator: " ")
-    }
-    var out = JSONWriter(capacity: 512)
-    out.raw(#"{"v":2,"seq":"#)
-    out.int(seq)
-    out.raw(#","at":"#)
-    out.string(timestamp(seq))
-    switch seq % 4 {
-    case 0:
-      out.raw(#","origin":"jsonl","type":"sendMessage","payload":{"text":"#)
-      out.string(sentence(5 + next(25)))
-      out.raw(#","language":"en","timezoneOffset":-60}}"#)
-    case 1:
-      out.raw(#","origin":"runner","cause":"#)
-      out.int(seq - 1)
-      out.raw(#","type":"answerReceived","payload":{"query":"#)
-      out.string(sentence(3 + next(8)))
-      out.raw(#","answer":"#)
-      out.string(sentence(4 + next(20)))
-      out.raw(#","skill":"#)
-      out.string(skills[next(skills.count)])
-      out.raw("}}")
-    case 2:
-      out.raw(#","origin":"runner","cause":"#)
-      out.int(seq - 1)
-      out.raw(#","type":"skillsLoaded","payload":{"group":"Knowledge","skills":["#)
-      for index in 0..<(3 + next(10)) {
-        if index > 0 { out.raw(",") }
-        out.string(skills[next(skills.count)])
-      }
-      out.raw("]}}")
-    default:
-      out.raw(#","origin":"cli","type":"submitRating","payload":{"group":"Knowledge","skill":"#)
-      out.string(skills[next(skills.count)])
-      out.raw(#","language":"en","stars":"#)
-      out.int(1 + next(5))
-      out.raw(#","comment":"#)
-      out.string(sentence(next(12)))
-      out.raw("}}")
-    }
-    return out.bytes
-  }
-
-  private static func timestamp(_ seq: Int) -> String {
-    let millis = seq * 37
-    let seconds = millis / 1000
-    func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    let fraction = String(1000 + millis % 1000).dropFirst()
-    return
-      "2026-11-\(two(1 + seconds / 86_400 % 28))T\(two(seconds / 3600 % 24)):"
-      + "\(two(seconds / 60 % 60)):\(two(seconds % 60)).\(fraction)Z"
-  }
+  static func object(seq: Int) -> [UInt8] { RealisticEvents.event(seq: seq).encoded() }
 }
 
 private struct LogBenchmark {
@@ -185,6 +120,7 @@ private struct LogBenchmark {
 
     try measureReader(neverPath, fileSize: fileSize)
     measurePeakMemory(neverPath)
+    try ReplayFigures.measure(path: neverPath, fileSize: fileSize, records: records)
     measurePython(neverPath, fileSize: fileSize)
   }
 

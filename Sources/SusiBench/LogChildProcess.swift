@@ -21,6 +21,7 @@ func runLogChildIfRequested(_ arguments: [String]) -> Int32? {
   switch arguments.first {
   case "log-append-child": return LogAppendChild(arguments: Array(arguments.dropFirst())).run()
   case "log-read-child": return logReadChild(Array(arguments.dropFirst()))
+  case "log-replay-child": return ReplayFigures.child(Array(arguments.dropFirst()))
   default: return nil
   }
 }

@@ -55,7 +55,12 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
   /// any length (kept to the millisecond), and `Z` or a `±HH:MM`/`±HHMM` offset. Also accepts a
   /// space instead of `T` (as `java.sql.Timestamp` prints) and a missing zone (taken as UTC).
   public init?(rfc3339 text: String) {
-    let b = Array(text.utf8)
+    var text = text
+    guard let parsed = text.withUTF8({ Self.parse($0) }) else { return nil }
+    self.milliseconds = parsed
+  }
+
+  private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
     var i = 0
     func number(_ count: Int) -> Int? {
       guard i + count <= b.count else { return nil }
@@ -74,7 +79,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
     guard let year = number(4), expect(UInt8(ascii: "-")), let month = number(2),
       expect(UInt8(ascii: "-")), let day = number(2), (1...12).contains(month),
-      (1...Self.daysIn(month: month, year: year)).contains(day)
+      (1...daysIn(month: month, year: year)).contains(day)
     else { return nil }
     guard i < b.count, b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t") || b[i] == 0x20 else {
       return nil
@@ -116,7 +121,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     // A leap second (60) is folded into the second before it.
     let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
       - Int64(offsetMinutes * 60)
-    self.milliseconds = seconds * 1000 + Int64(millis)
+    return seconds * 1000 + Int64(millis)
   }
 
   private static func isLeap(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }

@@ -46,7 +46,9 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
   /// The value for `key`, or nil when absent. Setting nil removes the member.
   public subscript(key: String) -> JSON? {
     get {
-      for member in members where member.key == key { return member.value }
+      // Comparing lengths first keeps most mismatches off the slower full string comparison.
+      let length = key.utf8.count
+      for member in members where member.key.utf8.count == length && member.key == key { return member.value }
       return nil
     }
     set {

@@ -100,6 +100,7 @@ public struct JSONParser: ~Copyable {
     guard depth <= Self.maximumDepth else { throw error("nesting too deep") }
     index += 1  // {
     var members: [JSONObject.Member] = []
+    members.reserveCapacity(8)
     skipWhitespace()
     if index < end, byte(index) == UInt8(ascii: "}") {
       index += 1

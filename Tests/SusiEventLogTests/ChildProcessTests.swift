@@ -1,5 +1,7 @@
 import Foundation
 import SusiEventLog
+import SusiStore
+import SusiTesting
 import Testing
 
 /// Tests that need a second process: the `log-append-child` mode of the `susi-bench` executable,
@@ -36,6 +38,12 @@ struct ChildProcessTests {
         (lastReported...(lastReported + 1)).contains(reader.lastSeq ?? 0),
         "round \(round): the log ends at \(reader.lastSeq ?? 0), reported \(lastReported)")
       lastReported = max(lastReported, reader.lastSeq ?? 0)
+
+      // The state replayed from what survived equals the state of the events the child wrote.
+      var recovered = Recovered()
+      try LogReplay.run(path: path, into: &recovered)
+      #expect(recovered.lastSeq == lastReported, "round \(round)")
+      #expect(recovered.state == RealisticEvents.state(through: lastReported), "round \(round)")
     }
     let writer = try EventLogWriter(path: path)
     #expect(writer.nextSeq == lastReported + 1)

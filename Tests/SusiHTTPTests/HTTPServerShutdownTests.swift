@@ -10,7 +10,7 @@ import Testing
       if request.target == "/slow" { await gate.wait() }
       return HTTPResponse(status: 200, contentType: "text/plain", body: "done \(request.target)")
     }
-    let server = HTTPServer(configuration: .init(eventLoopCount: 1), handler: handler)
+    let server = HTTPServer(configuration: .init(eventLoopCount: 1, clock: HTTPManualClock()), handler: handler)
     let port = try server.start()
     let idle = try RawClient(port: port)
     try idle.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -45,7 +45,7 @@ import Testing
         }
       }
     }
-    let server = HTTPServer(configuration: .init(), handler: handler)
+    let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: handler)
     let port = try server.start()
     let client = try RawClient(port: port)
     try client.send("GET /events/stream HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -73,7 +73,7 @@ import Testing
   }
 
   @Test func refusesNewConnectionsAfterShutdown() async throws {
-    let server = HTTPServer(configuration: .init(), handler: echoHandler)
+    let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: echoHandler)
     let port = try server.start()
     await server.shutdown()
     #expect(throws: RawClientError.self) { try RawClient(port: port) }
@@ -81,7 +81,7 @@ import Testing
   }
 
   @Test func startsOnlyOnce() async throws {
-    let server = HTTPServer(configuration: .init(), handler: echoHandler)
+    let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: echoHandler)
     try server.start()
     #expect(throws: HTTPServerError.self) { try server.start() }
     await server.shutdown()
@@ -98,7 +98,7 @@ import Testing
   }
 
   @Test func reportsAPortInUse() async throws {
-    let first = HTTPServer(configuration: .init(), handler: echoHandler)
+    let first = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: echoHandler)
     let port = try first.start()
     let second = HTTPServer(configuration: .init(port: port), handler: echoHandler)
     #expect(throws: HTTPServerError.self) { try second.start() }

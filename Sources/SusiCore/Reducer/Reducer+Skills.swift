@@ -96,7 +96,14 @@ extension State {
 
   mutating func ratingSubmitted(_ p: Action.RatingSubmitted, _ event: Event) -> [Effect] {
     finish(event, completing: "submitRating")
-    skills[p.group]?[p.skill]?.rating = p.ratings
+    // The reply carries only the star counts; thumbs and feedback counts stay as they were.
+    let before = skills[p.group]?[p.skill]?.rating
+    var ratings = p.ratings
+    ratings.positive = ratings.positive ?? before?.positive
+    ratings.negative = ratings.negative ?? before?.negative
+    ratings.feedbackCount = ratings.feedbackCount ?? before?.feedbackCount
+    ratings.bookmarkCount = ratings.bookmarkCount ?? before?.bookmarkCount
+    skills[p.group]?[p.skill]?.rating = ratings
     userRatings[SkillID(group: p.group, skill: p.skill)] = UserRating(stars: p.stars)
     return []
   }

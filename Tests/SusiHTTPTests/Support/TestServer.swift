@@ -20,7 +20,9 @@ let echoHandler = ClosureHandler { request in
 
 /// Runs `body` against a started server on 127.0.0.1 and shuts the server down afterwards.
 func withServer(
-  _ configuration: HTTPServer.Configuration = HTTPServer.Configuration(),
+  // A manual clock: no timeout fires unless the test advances time, so a test starved of CPU by
+  // others running in parallel cannot be cut off by the server's real-time deadlines.
+  _ configuration: HTTPServer.Configuration = HTTPServer.Configuration(clock: HTTPManualClock()),
   handler: any HTTPHandler = echoHandler,
   _ body: (HTTPServer, Int) async throws -> Void
 ) async throws {
