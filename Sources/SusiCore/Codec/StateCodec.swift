@@ -16,7 +16,10 @@ extension State {
 
   func write(to w: inout JSONWriter) {
     w.object { o in
-      for field in State.fields { o.field(dynamic: field.name) { field.write(self, &$0) } }
+      // `access` is left out while untouched, so logs that never used it keep their digests.
+      for field in State.fields where field.name != "access" || access != AccessControl.initial {
+        o.field(dynamic: field.name) { field.write(self, &$0) }
+      }
     }
   }
 

@@ -39,6 +39,9 @@ public struct AccessControl: Equatable, Sendable {
     self.keys = keys
   }
 
+  /// Access as every log starts: the two built-in groups, no keys.
+  public static let initial = AccessControl()
+
   /// The privileges of an actor (a key id or `local`); nil when the key is unknown or revoked.
   public func privileges(of actor: String) -> Set<String>? {
     if actor == Self.localOperator { return Set(Privilege.all) }
