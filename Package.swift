@@ -45,7 +45,7 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "SusiJSONL", dependencies: ["SusiFrontendSupport"], path: "Frontends/JSONLines",
-      swiftSettings: strict),
+      exclude: ["README-section.md"], swiftSettings: strict),
     .target(
       name: "SusiWebhook", dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto"],
       path: "Frontends/Webhook", exclude: ["README-section.md"], swiftSettings: strict),

@@ -4,6 +4,7 @@
 
 import Foundation
 import SusiFrontendSupport
+import SusiJSONL
 import SusiReplay
 import SusiWebhook
 
@@ -11,6 +12,7 @@ StandardStream.ignoreBrokenPipes()
 
 let app = CommandLineApp(
   commands: [
+    JSONLinesCommand.command,
     ReplayCommand.command,
     ServerCommandSpec.command,
     ServeCommand.command,

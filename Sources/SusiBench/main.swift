@@ -21,6 +21,7 @@ let benchmarks: [Benchmark] = [
   httpBenchmark,
   susiServerBenchmark,
   runnerBenchmark,
+  jsonlBenchmark,
   webhookBenchmark,
 ]
 
