@@ -91,12 +91,12 @@ import Testing
     let f = try await WebhookFixture.make()
     let cases: [(String, String)] = [
       ("{", "invalid_json"),
-      ("[1]", "invalid_action"),
-      (#"{"payload":{}}"#, "invalid_action"),
-      (#"{"type":5}"#, "invalid_action"),
-      (#"{"type":"sendMessage","payload":{"query":"hi"},"extra":1}"#, "invalid_action"),
+      ("[1]", "not_an_object"),
+      (#"{"payload":{}}"#, "invalid_request"),
+      (#"{"type":5}"#, "invalid_request"),
+      (#"{"type":"sendMessage","payload":{"query":"hi"},"extra":1}"#, "invalid_request"),
       (#"{"type":"fly","payload":{}}"#, "unknown_type"),
-      (#"{"type":"messageReceived","payload":{}}"#, "not_an_intent"),
+      (#"{"type":"messageReceived","payload":{}}"#, "result_type"),
       (#"{"type":"issueKey","payload":{}}"#, "admin_only"),
       (#"{"type":"sendMessage","payload":{"query":5}}"#, "invalid_payload"),
       (#"{"type":"sendMessage","payload":{"query":"hi","qeury":"typo"}}"#, "invalid_payload"),

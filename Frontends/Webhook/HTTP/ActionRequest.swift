@@ -21,18 +21,18 @@ struct ActionRequest: Sendable {
     }
     guard case .object(let object) = json else {
       throw .badRequest(
-        "invalid_action",
+        "not_an_object",
         "an action is a JSON object with \"type\", \"payload\" and \"id\", not \(json.kindName)")
     }
     for key in object.keys where !fields.contains(key) {
       throw .badRequest(
-        "invalid_action", "unknown field '\(key)'; an action has \"type\", \"payload\" and \"id\"")
+        "invalid_request", "unknown field '\(key)'; an action has \"type\", \"payload\" and \"id\"")
     }
     guard let typeValue = object["type"] else {
-      throw .badRequest("invalid_action", "the action has no \"type\"")
+      throw .badRequest("invalid_request", "the action has no \"type\"")
     }
     guard case .string(let type) = typeValue else {
-      throw .badRequest("invalid_action", "\"type\" must be a string, not \(typeValue.kindName)")
+      throw .badRequest("invalid_request", "\"type\" must be a string, not \(typeValue.kindName)")
     }
     if Privilege.accessIntents.contains(type) {
       throw .badRequest(
@@ -45,7 +45,7 @@ struct ActionRequest: Sendable {
     }
     if Action.resultTypes.contains(type) {
       throw .badRequest(
-        "not_an_intent", "\(type) is a result; only the effects runner reports results")
+        "result_type", "\(type) is a result; only the effects runner reports results")
     }
     let action: Action
     do {

@@ -167,7 +167,7 @@ public final class WebhookHandler: HTTPHandler {
 
   /// The store refused to record anything more.
   static func unavailable(_ error: StoreError) -> WebhookError {
-    WebhookError(503, "unavailable", "the event log accepts nothing more: \(error)")
+    WebhookError(503, "log_failed", "the event log accepts nothing more: \(error)")
   }
 }
 
