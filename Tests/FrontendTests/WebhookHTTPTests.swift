@@ -135,7 +135,9 @@ import Testing
     let subscribers = try SubscriberFile(path: directory + "/log.subscribers")
     try subscribers.add(Subscriber(id: "hook", url: receiver.url, secret: Self.secret, after: 1))
     let f = try await WebhookFixture.make(
-      directory: directory, transport: { _ in URLSessionTransport() }, subscribers: subscribers,
+      directory: directory,
+      transport: { _ in URLSessionTransport(idleTimeout: 60, resourceTimeout: 120) },
+      subscribers: subscribers,
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     for _ in 0..<2 { _ = await f.request("POST", "/actions", key: f.adminKey, body: Self.rating) }
     await f.waitForEvents(5)
@@ -145,7 +147,7 @@ import Testing
 
     let g = try await WebhookFixture.make(
       replaying: f.sink.lines, directory: directory, issueAdmin: false,
-      transport: { _ in URLSessionTransport() },
+      transport: { _ in URLSessionTransport(idleTimeout: 60, resourceTimeout: 120) },
       subscribers: try SubscriberFile(path: directory + "/log.subscribers"),
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     await g.clock.waitForSleepers(count: 1)  // the second attempt failed too
@@ -179,7 +181,9 @@ import Testing
     try subscribers.add(
       Subscriber(id: "moved", url: redirecting.url, secret: Self.secret, after: 1))
     let f = try await WebhookFixture.make(
-      directory: directory, transport: { _ in URLSessionTransport() }, subscribers: subscribers,
+      directory: directory,
+      transport: { _ in URLSessionTransport(idleTimeout: 60, resourceTimeout: 120) },
+      subscribers: subscribers,
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     _ = await f.request("POST", "/actions", key: f.adminKey, body: Self.rating)
     await gone.waitFor(count: 1)
@@ -205,7 +209,9 @@ import Testing
     try subscribers.add(Subscriber(id: "slow", url: hanging.url, secret: Self.secret, after: 1))
     try subscribers.add(Subscriber(id: "fast", url: fast.url, secret: Self.secret, after: 1))
     let f = try await WebhookFixture.make(
-      directory: directory, transport: { _ in URLSessionTransport() }, subscribers: subscribers,
+      directory: directory,
+      transport: { _ in URLSessionTransport(idleTimeout: 60, resourceTimeout: 120) },
+      subscribers: subscribers,
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     for _ in 0..<3 { _ = await f.request("POST", "/actions", key: f.adminKey, body: Self.rating) }
     await fast.waitFor(count: 6)

@@ -141,7 +141,7 @@ struct WebhookFixture {
     let service = await WebhookService.start(
       store: store, history: MemoryEventHistory(sink), keys: keys, subscribers: subscribers,
       cursors: cursors,
-      transport: transport, clock: clock, policy: DeliveryPolicy(jitter: 0),
+      transport: transport, clock: clock, policy: DeliveryPolicy(jitter: 0, timeout: 60),
       options: WebhookHandler.Options(waitLimit: waitLimit))
     return WebhookFixture(
       sink: sink, store: store, service: service, keys: keys, directory: directory,
