@@ -20,19 +20,16 @@ public final class WebhookService: Sendable {
   public let deliveries: DeliveryService
   /// The counters `/metrics` shows.
   public let metrics: WebhookMetrics
-  private let pump: Task<Void, Never>
 
   private init(
     handler: WebhookHandler, feed: EventFeed, gate: AccessGate, deliveries: DeliveryService,
-    metrics: WebhookMetrics,
-    pump: Task<Void, Never>
+    metrics: WebhookMetrics
   ) {
     self.handler = handler
     self.feed = feed
     self.gate = gate
     self.deliveries = deliveries
     self.metrics = metrics
-    self.pump = pump
   }
 
   /// Wires the frontend to `store` and starts following its log and delivering to the
@@ -52,9 +49,10 @@ public final class WebhookService: Sendable {
     clock: any RunnerClock = SystemClock(), policy: DeliveryPolicy = DeliveryPolicy(),
     options: WebhookHandler.Options = WebhookHandler.Options(), feedCapacity: Int = 4096
   ) async -> WebhookService {
-    let (lastSeq, events) = await store.followFromNow()
-    let feed = EventFeed(history: history, lastSeq: lastSeq, capacity: feedCapacity)
-    let pump = Task { await feed.follow(events) }
+    let startSeq = await store.lastSeq
+    let feed = EventFeed(
+      history: history, lastSeq: startSeq, source: { await store.followFromNow() },
+      capacity: feedCapacity)
     let gate = AccessGate(keys: keys, access: await store.state.access)
     let metrics = WebhookMetrics()
     let registry = subscribers ?? SubscriberFile(memory: [])
@@ -66,10 +64,9 @@ public final class WebhookService: Sendable {
     deliveries.start()
     let handler = WebhookHandler(
       store: store, feed: feed, gate: gate, deliveries: deliveries, metrics: metrics, clock: clock,
-      options: options)
+      options: options, startSeq: startSeq)
     return WebhookService(
-      handler: handler, feed: feed, gate: gate, deliveries: deliveries, metrics: metrics, pump: pump
-    )
+      handler: handler, feed: feed, gate: gate, deliveries: deliveries, metrics: metrics)
   }
 
   /// Stops deliveries (letting them drain for up to `grace` ms and saving cursors) and ends
@@ -78,6 +75,5 @@ public final class WebhookService: Sendable {
   public func shutdown(grace: Int64 = 5000) async {
     await deliveries.shutdown(grace: grace)
     feed.close()
-    pump.cancel()
   }
 }

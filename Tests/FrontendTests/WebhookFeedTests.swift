@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiJSON
 import SusiStore
 import SusiWebhook
 import Synchronization
@@ -45,6 +46,27 @@ import Testing
       seq: 11, type: "setServer", cause: nil, line: Array(repeating: 0x20, count: 10_000))
     feed.publish(huge)
     #expect(try feed.events(after: 10, limit: 5) == [huge])
+  }
+
+  @Test func feedFollowsTheStoreOnlyOnceAReaderWaitsAndMissesNothing() async throws {
+    let sink = MemoryEventSink()
+    let store = Store(sink: sink, runner: SilentRunner(), clock: FixedWallClock())
+    let feed = EventFeed(
+      history: MemoryEventHistory(sink), lastSeq: 0, source: { await store.followFromNow() })
+    for _ in 0..<3 { try await store.send(.setServer(.init(url: "embedded")), origin: "test") }
+    // Not following yet: nothing published, reads come from the log.
+    #expect(feed.publishedCount == 0)
+    #expect(try feed.events(after: 0, limit: 10).map(\.seq) == [1, 2, 3])
+    let reader = Task { () -> [Int] in
+      await feed.waitForEvents(after: 3)
+      return try feed.events(after: 0, limit: 10).map(\.seq)
+    }
+    await feed.follow()
+    try await store.send(.setServer(.init(url: "embedded")), origin: "test")
+    #expect(try await reader.value == [1, 2, 3, 4])
+    #expect(feed.publishedCount == 1)
+    #expect(feed.lastSeq == 4)
+    await store.close()
   }
 
   @Test func waitingReaderWakesOnTheNextEventAndOnCancel() async throws {

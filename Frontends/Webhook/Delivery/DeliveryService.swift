@@ -90,11 +90,11 @@ public final class DeliveryService: Sendable {
   }
 
   /// Registers a subscriber (written to the subscribers file) and starts delivering to it.
-  /// With no `after`, it gets the events that follow the current last one.
-  public func add(_ subscriber: Subscriber) throws(Refusal) {
+  /// With no `after`, it gets the events that follow `lastSeq` (the log's last event now).
+  public func add(_ subscriber: Subscriber, lastSeq: Int) throws(Refusal) {
     if let problem = subscriber.problem { throw Refusal(kind: .invalid, message: problem) }
     var subscriber = subscriber
-    if subscriber.after == nil { subscriber.after = feed.lastSeq }
+    if subscriber.after == nil { subscriber.after = lastSeq }
     guard registry.subscriber(subscriber.id) == nil else {
       throw Refusal(kind: .conflict, message: "a subscriber \(subscriber.id) exists already")
     }
@@ -141,10 +141,9 @@ public final class DeliveryService: Sendable {
     await entry.task.value
   }
 
-  /// Every subscriber with its progress, sorted by id.
-  public var statuses: [SubscriberStatus] {
+  /// Every subscriber with its progress against the log's `lastSeq`, sorted by id.
+  public func statuses(lastSeq: Int) -> [SubscriberStatus] {
     let workers = running.withLock { $0.mapValues(\.worker) }
-    let lastSeq = feed.lastSeq
     return registry.subscribers.sorted { $0.id < $1.id }.map { subscriber in
       let cursor = cursors.cursor(subscriber.id)
       let worker = workers[subscriber.id]?.snapshot

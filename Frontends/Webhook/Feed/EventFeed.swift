@@ -7,9 +7,19 @@ import Synchronization
 /// Readers keep their own position (a seq) and ask for what follows it, so none of them can
 /// hold up the store or another reader, and none can miss an event. Recent events are served
 /// from a bounded ring; older ones are read back from the log.
+///
+/// The feed follows the store (a subscription that costs the store work for every event) only
+/// from the first time a reader waits for new events; until then every read goes to the log.
 public final class EventFeed: Sendable {
+  /// Where a feed gets its events: the last seq so far and a subscription to every later event,
+  /// taken in one step.
+  public typealias Source =
+    @Sendable () async -> (lastSeq: Int, events: AsyncStream<PublishedEvent>)
+
   private let history: any EventHistory
+  private let source: Source?
   private let state: Mutex<State>
+  private let pump = Mutex<Task<Void, Never>?>(nil)
 
   struct State {
     /// The recent events, a circular buffer: `count` of them from `head` on.
@@ -22,6 +32,10 @@ public final class EventFeed: Sendable {
     var lastSeq: Int
     var published = 0
     var closed = false
+    /// Whether events arrive (through `publish`); until then the ring is empty and unused.
+    var following: Bool
+    /// Readers waiting for the subscription that is being set up.
+    var starting: [CheckedContinuation<Void, Never>]?
     var waiters: [Int: Waiter] = [:]
     var nextWaiter = 0
 
@@ -55,23 +69,72 @@ public final class EventFeed: Sendable {
   /// A feed whose log so far ends at `lastSeq`; `history` reads what the ring no longer holds.
   ///
   /// - Parameters:
+  ///   - source: where to subscribe once a reader waits for new events. Without one the feed
+  ///     takes events only through `publish`.
   ///   - capacity: the most events the ring keeps.
   ///   - maximumBytes: the most bytes of log lines it keeps.
   public init(
-    history: any EventHistory, lastSeq: Int, capacity: Int = 4096, maximumBytes: Int = 8 << 20
+    history: any EventHistory, lastSeq: Int, source: Source? = nil, capacity: Int = 4096,
+    maximumBytes: Int = 8 << 20
   ) {
     self.history = history
+    self.source = source
     self.state = Mutex(
       State(
         slots: Array(repeating: nil, count: max(1, capacity)), maximumBytes: maximumBytes,
-        lastSeq: lastSeq))
+        lastSeq: lastSeq, following: source == nil))
   }
 
-  /// The seq of the newest event.
+  /// The seq of the newest event the feed has seen (the store's may be newer while the feed
+  /// does not follow it yet).
   public var lastSeq: Int { state.withLock { $0.lastSeq } }
 
-  /// How many events were published since the feed started.
+  /// How many events were published since the feed started following.
   public var publishedCount: Int { state.withLock { $0.published } }
+
+  /// Subscribes to the source, if that has not happened yet; returns once events flow.
+  public func follow() async {
+    guard let source else { return }
+    enum Step { case done, wait, subscribe }
+    let step: Step = state.withLock { s in
+      if s.following || s.closed { return .done }
+      if s.starting != nil { return .wait }
+      s.starting = []
+      return .subscribe
+    }
+    switch step {
+    case .done: return
+    case .wait:
+      // Another reader is subscribing: wait until it has.
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let now = state.withLock { s in
+          guard !s.following, !s.closed, s.starting != nil else { return true }
+          s.starting?.append(continuation)
+          return false
+        }
+        if now { continuation.resume() }
+      }
+      return
+    case .subscribe: break
+    }
+    let (lastSeq, events) = await source()
+    let waiting = state.withLock { s in
+      // Everything up to `lastSeq` is in the log; the ring starts empty after it.
+      while s.count > 0 { s.dropOldest() }
+      s.lastSeq = lastSeq
+      s.following = true
+      let waiting = s.starting ?? []
+      s.starting = nil
+      return waiting
+    }
+    pump.withLock { $0 = Task { await self.pumpEvents(events) } }
+    for continuation in waiting { continuation.resume() }
+  }
+
+  private func pumpEvents(_ events: AsyncStream<PublishedEvent>) async {
+    for await published in events { publish(FeedEvent(published)) }
+    close()
+  }
 
   /// Adds the next logged event and wakes the readers waiting for it.
   public func publish(_ event: FeedEvent) {
@@ -89,21 +152,19 @@ public final class EventFeed: Sendable {
     for continuation in woken { continuation.resume() }
   }
 
-  /// Publishes everything `events` yields until it ends, then closes the feed.
-  public func follow(_ events: AsyncStream<PublishedEvent>) async {
-    for await published in events { publish(FeedEvent(published)) }
-    close()
-  }
-
   /// Wakes every reader for good: they see no more events.
   public func close() {
-    let woken = state.withLock { s in
+    let (woken, starting) = state.withLock { s in
       s.closed = true
       let all = s.waiters.values.map(\.continuation)
       s.waiters = [:]
-      return all
+      let starting = s.starting ?? []
+      s.starting = nil
+      return (all, starting)
     }
     for continuation in woken { continuation.resume() }
+    for continuation in starting { continuation.resume() }
+    pump.withLock { $0?.cancel() }
   }
 
   /// True once the store has closed: no more events come.
@@ -113,7 +174,7 @@ public final class EventFeed: Sendable {
   public func events(after seq: Int, limit: Int) throws(HistoryError) -> [FeedEvent] {
     guard limit > 0 else { return [] }
     let fromRing: [FeedEvent]? = state.withLock { s in
-      guard seq >= s.oldestSeq - 1 else { return nil }
+      guard s.following, seq >= s.oldestSeq - 1 else { return nil }
       guard seq < s.lastSeq else { return [] }
       let skip = seq - s.oldestSeq + 1
       let count = min(limit, s.count - skip)
@@ -128,6 +189,7 @@ public final class EventFeed: Sendable {
 
   /// Returns once an event after `seq` exists, the feed closes, or the task is cancelled.
   public func waitForEvents(after seq: Int) async {
+    await follow()
     let id = state.withLock { s in
       s.nextWaiter += 1
       return s.nextWaiter

@@ -9,8 +9,8 @@ import SusiRunner
 public struct EventStreamSession: Sendable {
   let feed: EventFeed
   let clock: any RunnerClock
-  /// The seq after which the stream starts.
-  public let after: Int
+  /// The seq after which the stream starts; nil = with the next event logged.
+  public let after: Int?
   /// Event types to send; empty = all.
   public let types: Set<String>
   /// How long an idle stream waits before sending a comment line (ms).
@@ -19,9 +19,10 @@ public struct EventStreamSession: Sendable {
   /// after its key is revoked.
   let authorized: @Sendable () -> Bool
 
-  /// A session over `feed` starting after `after`; with `types`, only events of those types.
+  /// A session over `feed` starting after `after` (nil: with the next event); with `types`,
+  /// only events of those types.
   public init(
-    feed: EventFeed, clock: any RunnerClock = SystemClock(), after: Int,
+    feed: EventFeed, clock: any RunnerClock = SystemClock(), after: Int?,
     types: Set<String> = [],
     heartbeatInterval: Int64 = 15_000, authorized: @escaping @Sendable () -> Bool = { true }
   ) {
@@ -36,7 +37,13 @@ public struct EventStreamSession: Sendable {
   /// Sends events through `write` until the feed closes, the task is cancelled, or `write`
   /// throws (the client went away).
   public func run(_ write: @Sendable ([UInt8]) async throws -> Void) async throws {
-    var cursor = after
+    var cursor: Int
+    if let after {
+      cursor = after
+    } else {
+      await feed.follow()
+      cursor = feed.lastSeq
+    }
     try await write(Array("retry: 2000\n\n".utf8))
     while !Task.isCancelled && authorized() {
       let batch = try feed.events(after: cursor, limit: 256)

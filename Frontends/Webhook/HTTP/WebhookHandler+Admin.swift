@@ -149,12 +149,13 @@ extension WebhookHandler {
 
   // MARK: Subscribers
 
-  func listSubscribers(_ caller: Caller) throws(WebhookError) -> HTTPResponse {
+  func listSubscribers(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.subscribersManage)
     let deliveries = try requireDeliveries()
+    let lastSeq = await store.lastSeq
     return Self.json(200) { o in
       o.field("subscribers") { w in
-        w.array(deliveries.statuses) { w, s in
+        w.array(deliveries.statuses(lastSeq: lastSeq)) { w, s in
           w.object {
             $0.field("id", s.id)
             $0.field("url", s.url)
@@ -172,7 +173,8 @@ extension WebhookHandler {
   }
 
   /// Registers a subscriber; a secret is generated when none is given and shown only here.
-  func addSubscriber(_ request: HTTPRequest, _ caller: Caller) throws(WebhookError) -> HTTPResponse
+  func addSubscriber(_ request: HTTPRequest, _ caller: Caller) async throws(WebhookError)
+    -> HTTPResponse
   {
     try caller.require(Privilege.subscribersManage)
     let deliveries = try requireDeliveries()
@@ -184,7 +186,7 @@ extension WebhookHandler {
       try Subscriber(reading: FieldReader(object), id: Subscriber.generateID())
     }
     do {
-      try deliveries.add(subscriber)
+      try deliveries.add(subscriber, lastSeq: await store.lastSeq)
     } catch {
       throw error.webhookError
     }

@@ -26,7 +26,9 @@ extension WebhookHandler {
     return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
   }
 
-  func getEvents(_ request: HTTPRequest, _ caller: Caller) throws(WebhookError) -> HTTPResponse {
+  func getEvents(_ request: HTTPRequest, _ caller: Caller) async throws(WebhookError)
+    -> HTTPResponse
+  {
     try caller.require(Privilege.eventsRead)
     let after = try Self.integerQuery(request, "after", default: 0)
     let limit = try Self.integerQuery(request, "limit", default: 100)
@@ -45,7 +47,7 @@ extension WebhookHandler {
     }
     return HTTPResponse(
       status: 200,
-      headers: ["Content-Type": "application/x-ndjson", "X-Last-Seq": String(feed.lastSeq)],
+      headers: ["Content-Type": "application/x-ndjson", "X-Last-Seq": String(await store.lastSeq)],
       body: body)
   }
 
@@ -54,7 +56,7 @@ extension WebhookHandler {
     -> EventStreamSession
   {
     try caller.require(Privilege.eventsRead)
-    var start = feed.lastSeq
+    var start: Int?
     if let lastID = request.headers["Last-Event-ID"] {
       guard let seq = Int(lastID), seq >= 0 else {
         throw .badRequest(
@@ -62,7 +64,7 @@ extension WebhookHandler {
       }
       start = seq
     } else if Self.query(request, "after") != nil {
-      start = try Self.integerQuery(request, "after", default: start)
+      start = try Self.integerQuery(request, "after", default: 0)
     }
     var types = Set<String>()
     if let list = Self.query(request, "types") {
@@ -80,23 +82,25 @@ extension WebhookHandler {
       authorized: { gate.allows(keyID, Privilege.eventsRead) })
   }
 
-  func healthz() -> HTTPResponse {
+  func healthz() async -> HTTPResponse {
     let closed = feed.isClosed
+    let lastSeq = await store.lastSeq
     return Self.json(closed ? 503 : 200) {
       $0.field("status", closed ? "stopping" : "ok")
-      $0.field("lastSeq", feed.lastSeq)
+      $0.field("lastSeq", lastSeq)
     }
   }
 
   func getMetrics(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.metricsRead)
     let inFlight = await store.state.inFlight.count
-    let subscribers = (deliveries?.statuses ?? []).map {
+    let lastSeq = await store.lastSeq
+    let subscribers = (deliveries?.statuses(lastSeq: lastSeq) ?? []).map {
       WebhookMetrics.SubscriberGauge(id: $0.id, backlog: $0.backlog, disabled: $0.disabled != nil)
     }
     let text = metrics.render(
       WebhookMetrics.Gauges(
-        eventsAppended: feed.publishedCount, lastSeq: feed.lastSeq, effectsInFlight: inFlight,
+        eventsAppended: lastSeq - startSeq, lastSeq: lastSeq, effectsInFlight: inFlight,
         subscribers: subscribers))
     return HTTPResponse(
       status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)

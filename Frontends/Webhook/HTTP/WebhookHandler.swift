@@ -17,6 +17,8 @@ public final class WebhookHandler: HTTPHandler {
   let metrics: WebhookMetrics
   let clock: any RunnerClock
   let options: Options
+  /// The store's last seq when the handler started (for `susi_events_appended_total`).
+  let startSeq: Int
 
   /// Tunables of the handler.
   public struct Options: Sendable {
@@ -41,7 +43,7 @@ public final class WebhookHandler: HTTPHandler {
   public init(
     store: Store, feed: EventFeed, gate: AccessGate, deliveries: DeliveryService?,
     metrics: WebhookMetrics,
-    clock: any RunnerClock = SystemClock(), options: Options = Options()
+    clock: any RunnerClock = SystemClock(), options: Options = Options(), startSeq: Int = 0
   ) {
     self.store = store
     self.feed = feed
@@ -50,6 +52,7 @@ public final class WebhookHandler: HTTPHandler {
     self.metrics = metrics
     self.clock = clock
     self.options = options
+    self.startSeq = startSeq
   }
 
   /// Answers one request; every answer is counted in the metrics by route and status.
@@ -81,14 +84,14 @@ public final class WebhookHandler: HTTPHandler {
         "\(route.pattern) answers \(route.methods.joined(separator: ", "))",
         headers: ["Allow": route.methods.joined(separator: ", ")])
     }
-    if route == .healthz { return healthz() }
+    if route == .healthz { return await healthz() }
     let caller = try gate.authenticate(request.headers)
     switch route {
     case .actions: return try await postAction(request, caller)
     case .state: return try await getState(caller)
-    case .events: return try getEvents(request, caller)
+    case .events: return try await getEvents(request, caller)
     case .eventStream: return try eventStream(request, caller)
-    case .healthz: return healthz()
+    case .healthz: return await healthz()
     case .metrics: return try await getMetrics(caller)
     case .adminAccess: return try await getAccess(caller)
     case .adminGroups: return try await createGroup(request, caller)
@@ -101,7 +104,7 @@ public final class WebhookHandler: HTTPHandler {
     case .adminKey(let id): return try await revokeKey(caller, id: id)
     case .adminSubscribers:
       return request.method == "GET"
-        ? try listSubscribers(caller) : try addSubscriber(request, caller)
+        ? try await listSubscribers(caller) : try await addSubscriber(request, caller)
     case .adminSubscriber(let id): return try await removeSubscriber(caller, id: id)
     case .adminSubscriberEnable(let id): return try await enableSubscriber(caller, id: id)
     }

@@ -18,7 +18,7 @@ enum SendRefusal: Error {
 extension Store {
   /// The seq of the last event and a subscription to every later one, taken in one step so
   /// that no event falls between them.
-  func followFromNow() -> (lastSeq: Int, events: AsyncStream<PublishedEvent>) {
+  public func followFromNow() -> (lastSeq: Int, events: AsyncStream<PublishedEvent>) {
     (lastSeq, subscribe())
   }
 
