@@ -58,7 +58,7 @@ enum WebhookBenchmark {
       ("POST /actions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token.text)\r\n"
         + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         .utf8)
-    let before = service.feed.lastSeq
+    let before = await app.store.lastSeq
     print(
       "log: \(log) (fsync batch); server: \(HTTPServer.Configuration.defaultEventLoopCount) event loop(s)"
     )
@@ -74,7 +74,7 @@ enum WebhookBenchmark {
           + "\(String(format: "%8.2f", result.percentile(0.99)))   \(statuses)")
     }
     runWrk(port: port, token: token.text, seconds: Int(seconds), directory: directory)
-    let appended = service.feed.lastSeq - before
+    let appended = await app.store.lastSeq - before
     await server.shutdown()
     await service.shutdown()
     await app.stop()
