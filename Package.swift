@@ -48,7 +48,7 @@ let package = Package(
       exclude: ["README-section.md"], swiftSettings: strict),
     .target(
       name: "SusiWebhook", dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto"],
-      path: "Frontends/Webhook", swiftSettings: strict),
+      path: "Frontends/Webhook", exclude: ["README-section.md"], swiftSettings: strict),
     .target(
       name: "SusiReplay",
       dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto"],

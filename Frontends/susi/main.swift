@@ -7,6 +7,7 @@ import SusiFrontendSupport
 import SusiJSONL
 import SusiReplay
 import SusiText
+import SusiWebhook
 
 StandardStream.ignoreBrokenPipes()
 
@@ -15,6 +16,7 @@ let app = CommandLineApp(
     JSONLinesCommand.command,
     ReplayCommand.command,
     ServerCommandSpec.command,
+    ServeCommand.command,
   ],
   defaultCommand: "chat", version: SusiVersion.current)
 

@@ -22,6 +22,7 @@ let benchmarks: [Benchmark] = [
   susiServerBenchmark,
   runnerBenchmark,
   jsonlBenchmark,
+  webhookBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

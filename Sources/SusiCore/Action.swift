@@ -23,6 +23,11 @@ public enum Action: Equatable, Sendable {
   case loadLinkPreview(LoadLinkPreview)
   case cacheImage(CacheImage)
   case cancelRequest(CancelRequest)
+  case createAccessGroup(CreateAccessGroup)
+  case grantPrivilege(GrantPrivilege)
+  case revokePrivilege(RevokePrivilege)
+  case issueKey(IssueKey)
+  case revokeKey(RevokeKey)
 
   // MARK: Results
   case serverChanged(ServerChanged)
@@ -55,6 +60,7 @@ extension Action {
     "setServer", "signup", "login", "logout", "loadGroups", "loadSkills", "loadSkill",
     "submitRating", "loadUserRating", "changeSettings", "syncSettings", "sendMessage",
     "loadHistory", "search", "loadLinkPreview", "cacheImage", "cancelRequest",
+    "createAccessGroup", "grantPrivilege", "revokePrivilege", "issueKey", "revokeKey",
   ]
 
   /// Result type names, in the order of DESIGN.md §3.
@@ -69,7 +75,8 @@ extension Action {
     switch self {
     case .setServer, .signup, .login, .logout, .loadGroups, .loadSkills, .loadSkill,
       .submitRating, .loadUserRating, .changeSettings, .syncSettings, .sendMessage, .loadHistory,
-      .search, .loadLinkPreview, .cacheImage, .cancelRequest:
+      .search, .loadLinkPreview, .cacheImage, .cancelRequest, .createAccessGroup, .grantPrivilege,
+      .revokePrivilege, .issueKey, .revokeKey:
       .intent
     default:
       .result
@@ -96,6 +103,11 @@ extension Action {
     case .loadLinkPreview: "loadLinkPreview"
     case .cacheImage: "cacheImage"
     case .cancelRequest: "cancelRequest"
+    case .createAccessGroup: "createAccessGroup"
+    case .grantPrivilege: "grantPrivilege"
+    case .revokePrivilege: "revokePrivilege"
+    case .issueKey: "issueKey"
+    case .revokeKey: "revokeKey"
     case .serverChanged: "serverChanged"
     case .signedUp: "signedUp"
     case .loggedIn: "loggedIn"

@@ -31,6 +31,8 @@ public struct State: Equatable, Sendable {
   public var inFlight: [Int: InFlightRequest] = [:]
   /// The last error of each kind of request (by intent type), cleared by its next success.
   public var lastErrors: [String: RequestError] = [:]
+  /// Who may do what through the webhook frontend: groups, privileges and keys.
+  public var access = AccessControl()
 
   /// The `server` value that means the built-in server.
   public static let embeddedServer = "embedded"

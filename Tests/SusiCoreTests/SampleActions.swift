@@ -75,6 +75,12 @@ enum SampleActions {
     .loadLinkPreview(.init(url: "https://swift.org/?a=1&b=2")),
     .cacheImage(.init(url: "https://swift.org/logo.png")),
     .cancelRequest(.init(seq: 12)),
+    .createAccessGroup(.init(by: "key_00000000000000a1", group: "raters")),
+    .grantPrivilege(.init(by: "key_00000000000000a1", group: "raters", privilege: "submitRating")),
+    .revokePrivilege(.init(by: "local", group: "raters", privilege: "search")),
+    .issueKey(.init(by: "local", key: "key_00000000000000a1", groups: ["admin"], label: "ci")),
+    .issueKey(.init(by: "key_00000000000000a1", key: "key_00000000000000b2", groups: ["default", "raters"])),
+    .revokeKey(.init(by: "local", key: "key_00000000000000b2")),
 
     .serverChanged(.init(url: "embedded")),
     .signedUp(.init(email: Fixture.email, message: "You successfully signed-up! Check your mail.")),

@@ -55,6 +55,11 @@ extension Action {
       case .loadLinkPreview(let p): o.field("url", p.url)
       case .cacheImage(let p): o.field("url", p.url)
       case .cancelRequest(let p): o.field("seq", p.seq)
+      case .createAccessGroup(let p): p.write(to: &o)
+      case .grantPrivilege(let p): p.write(to: &o)
+      case .revokePrivilege(let p): p.write(to: &o)
+      case .issueKey(let p): p.write(to: &o)
+      case .revokeKey(let p): p.write(to: &o)
 
       case .serverChanged(let p): o.field("url", p.url)
       case .signedUp(let p):
@@ -157,6 +162,9 @@ extension Action {
     "syncSettings": [], "sendMessage": ["query", "language"], "loadHistory": [],
     "search": ["query"], "loadLinkPreview": ["url"], "cacheImage": ["url"],
     "cancelRequest": ["seq"],
+    "createAccessGroup": ["by", "group"], "grantPrivilege": ["by", "group", "privilege"],
+    "revokePrivilege": ["by", "group", "privilege"], "issueKey": ["by", "key", "groups", "label"],
+    "revokeKey": ["by", "key"],
   ]
 
   private static func decodeFields(type: String, _ r: FieldReader) throws -> Action {
@@ -193,6 +201,11 @@ extension Action {
     case "loadLinkPreview": return .loadLinkPreview(LoadLinkPreview(url: try r.string("url")))
     case "cacheImage": return .cacheImage(CacheImage(url: try r.string("url")))
     case "cancelRequest": return .cancelRequest(CancelRequest(seq: try r.int("seq")))
+    case "createAccessGroup": return .createAccessGroup(try CreateAccessGroup(reading: r))
+    case "grantPrivilege": return .grantPrivilege(try GrantPrivilege(reading: r))
+    case "revokePrivilege": return .revokePrivilege(try RevokePrivilege(reading: r))
+    case "issueKey": return .issueKey(try IssueKey(reading: r))
+    case "revokeKey": return .revokeKey(try RevokeKey(reading: r))
 
     case "serverChanged": return .serverChanged(ServerChanged(url: try r.string("url")))
     case "signedUp": return .signedUp(SignedUp(email: try r.string("email"), message: try r.string("message")))

@@ -16,7 +16,10 @@ extension State {
 
   func write(to w: inout JSONWriter) {
     w.object { o in
-      for field in State.fields { o.field(dynamic: field.name) { field.write(self, &$0) } }
+      // `access` is left out while untouched, so logs that never used it keep their digests.
+      for field in State.fields where field.name != "access" || access != AccessControl.initial {
+        o.field(dynamic: field.name) { field.write(self, &$0) }
+      }
     }
   }
 
@@ -40,6 +43,7 @@ extension State {
 
   /// The fields in canonical (sorted) order.
   public static let fields: [Field] = [
+    Field(name: "access", write: { s, w in s.access.write(to: &w) }, differs: { $0.access != $1.access }),
     Field(name: "groups", write: { s, w in w.array(s.groups) { $0.string($1) } }, differs: { $0.groups != $1.groups }),
     Field(name: "history", write: { s, w in w.array(s.history) { w, e in e.write(to: &w) } }, differs: { $0.history != $1.history }),
     Field(

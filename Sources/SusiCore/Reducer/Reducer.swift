@@ -22,6 +22,11 @@ public func reduce(_ state: inout State, _ event: Event) -> [Effect] {
   case .loadLinkPreview(let p): return state.loadLinkPreview(p, event)
   case .cacheImage(let p): return state.cacheImage(p, event)
   case .cancelRequest(let p): return state.cancelRequest(p, event)
+  case .createAccessGroup(let p): return state.createAccessGroup(p, event)
+  case .grantPrivilege(let p): return state.grantPrivilege(p, event)
+  case .revokePrivilege(let p): return state.revokePrivilege(p, event)
+  case .issueKey(let p): return state.issueKey(p, event)
+  case .revokeKey(let p): return state.revokeKey(p, event)
 
   case .serverChanged(let p): return state.serverChanged(p, event)
   case .signedUp: return state.finished(event, completing: "signup")

@@ -1,0 +1,100 @@
+import SusiCore
+import SusiHTTP
+import Synchronization
+
+/// Who is calling, once their key checked out.
+public struct Caller: Sendable, Equatable {
+  /// The key id; it goes into access intents as `by`.
+  public var keyID: String
+  /// The union of the privileges of the key's groups.
+  public var privileges: Set<String>
+
+  /// A caller with the key `keyID` and its privileges.
+  public init(keyID: String, privileges: Set<String>) {
+    self.keyID = keyID
+    self.privileges = privileges
+  }
+
+  /// Refuses the request unless the caller holds `privilege`.
+  func require(_ privilege: String) throws(WebhookError) {
+    guard privileges.contains(privilege) else {
+      throw .forbidden("key \(keyID) lacks the \(privilege) privilege")
+    }
+  }
+}
+
+/// Checks callers' keys: the token's hash against the keys file, the key's groups and
+/// privileges against the access state the log has built.
+///
+/// It keeps a snapshot of that access state, with each key's privileges worked out, so a
+/// request is checked without waiting for the store. The snapshot is replaced whenever an
+/// access change is applied (see `update`).
+public final class AccessGate: Sendable {
+  private let keys: KeyFile
+  private let snapshot: Mutex<Snapshot>
+
+  struct Snapshot {
+    var access: AccessControl
+    /// Privileges of every active key.
+    var privileges: [String: Set<String>]
+
+    init(_ access: AccessControl) {
+      self.access = access
+      var privileges: [String: Set<String>] = [:]
+      for id in access.keys.keys {
+        if let held = access.privileges(of: id) { privileges[id] = held }
+      }
+      self.privileges = privileges
+    }
+  }
+
+  /// A gate checking tokens against `keys` and deciding by `access`.
+  public init(keys: KeyFile, access: AccessControl) {
+    self.keys = keys
+    self.snapshot = Mutex(Snapshot(access))
+  }
+
+  /// The key file the gate checks against.
+  public var keyFile: KeyFile { keys }
+
+  /// The access state the gate decides by.
+  public var access: AccessControl { snapshot.withLock { $0.access } }
+
+  /// Replaces the access state (after a change was applied to the store).
+  public func update(_ access: AccessControl) {
+    let next = Snapshot(access)
+    snapshot.withLock { $0 = next }
+  }
+
+  /// Whether the key is active and holds `privilege` now.
+  public func allows(_ keyID: String, _ privilege: String) -> Bool {
+    snapshot.withLock { $0.privileges[keyID]?.contains(privilege) ?? false }
+  }
+
+  /// The caller behind the request's `Authorization: Bearer …`, or 401 when there is no such
+  /// header, the token is malformed, unknown, does not match, or its key is revoked. The
+  /// message does not say which, so probing learns nothing.
+  public func authenticate(_ headers: HTTPHeaders) throws(WebhookError) -> Caller {
+    guard let value = headers["Authorization"] else {
+      throw .unauthorized("send a key as Authorization: Bearer <key>")
+    }
+    let bytes = Array(value.utf8)
+    let scheme = Array("bearer ".utf8)
+    guard bytes.count > scheme.count,
+      zip(bytes, scheme).allSatisfy({ $1 == 0x20 ? $0 == 0x20 : $0 | 0x20 == $1 })
+    else {
+      throw .unauthorized("send a key as Authorization: Bearer <key>")
+    }
+    var start = scheme.count
+    var end = bytes.count
+    while start < end && bytes[start] == 0x20 { start += 1 }
+    while end > start && bytes[end - 1] == 0x20 { end -= 1 }
+    let tokenText = String(decoding: bytes[start..<end], as: UTF8.self)
+    guard let token = KeyToken(tokenText), keys.matches(token),
+      let privileges = snapshot.withLock({ $0.privileges[token.keyID] })
+    else {
+      throw .unauthorized("the key is unknown or revoked")
+    }
+    return Caller(keyID: token.keyID, privileges: privileges)
+  }
+}

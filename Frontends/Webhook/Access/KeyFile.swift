@@ -1,0 +1,91 @@
+import SusiCrypto
+import SusiJSON
+import Synchronization
+
+/// The hashes of key secrets, by key id, in a file beside the log (mode 0600, replaced
+/// atomically). The log records which keys exist and their groups; this file is what lets a
+/// presented token be checked, without the token ever being stored.
+///
+/// ```
+/// {"format":"susi-keys","version":1,"keys":[{"id":"key_1f…","sha256":"9c…"}]}
+/// ```
+public final class KeyFile: Sendable {
+  /// Where the file is.
+  public let path: String
+  private let hashes: Mutex<[String: [UInt8]]>
+
+  /// Loads the file, or starts empty when it does not exist yet. Refuses a file others can
+  /// read, or one that is not a keys file.
+  public init(path: String) throws(PrivateFile.Failure) {
+    self.path = path
+    var loaded: [String: [UInt8]] = [:]
+    if let bytes = try PrivateFile.read(path, ownerOnly: true) {
+      do {
+        let r = try FieldReader(try JSONParser.parse(bytes))
+        guard try r.string("format") == "susi-keys", try r.int("version") == 1 else {
+          throw PrivateFile.Failure(path: path, message: "is not a version 1 susi keys file")
+        }
+        for entry in try r.objects("keys") {
+          let id = try entry.string("id")
+          guard let hash = ByteEncoding.hexDecode(try entry.string("sha256")), hash.count == 32
+          else {
+            throw PrivateFile.Failure(path: path, message: "key \(id) has no valid sha256")
+          }
+          loaded[id] = hash
+        }
+      } catch let failure as PrivateFile.Failure {
+        throw failure
+      } catch {
+        throw PrivateFile.Failure(path: path, message: "is not a valid keys file: \(error)")
+      }
+    }
+    hashes = Mutex(loaded)
+  }
+
+  /// Whether `token` is the secret of its key: its hash matches the stored one (compared in
+  /// constant time).
+  public func matches(_ token: KeyToken) -> Bool {
+    guard let stored = hashes.withLock({ $0[token.keyID] }) else { return false }
+    return Digest.constantTimeEqual(stored, token.hash)
+  }
+
+  /// Stores the hash of a new key's secret and writes the file.
+  public func add(_ token: KeyToken) throws(PrivateFile.Failure) {
+    try update { $0[token.keyID] = token.hash }
+  }
+
+  /// Forgets a key's hash (after it was revoked, or when its issue was refused).
+  public func remove(_ keyID: String) throws(PrivateFile.Failure) {
+    try update { $0[keyID] = nil }
+  }
+
+  /// The ids of every stored key, sorted.
+  public var keyIDs: [String] { hashes.withLock { $0.keys.sorted() } }
+
+  private func update(_ change: (inout [String: [UInt8]]) -> Void) throws(PrivateFile.Failure) {
+    try hashes.withLock { (hashes) throws(PrivateFile.Failure) in
+      var next = hashes
+      change(&next)
+      try PrivateFile.write(path, Self.encode(next))
+      hashes = next
+    }
+  }
+
+  static func encode(_ hashes: [String: [UInt8]]) -> [UInt8] {
+    var w = JSONWriter()
+    w.object { o in
+      o.field("format", "susi-keys")
+      o.field("version", 1)
+      o.field("keys") { w in
+        w.array(hashes.keys.sorted()) { w, id in
+          w.object {
+            $0.field("id", id)
+            $0.field("sha256", ByteEncoding.hex(hashes[id]!))
+          }
+        }
+      }
+    }
+    w.byte(0x0A)
+    return w.bytes
+  }
+}

@@ -1,0 +1,52 @@
+import SusiCore
+import SusiCrypto
+
+/// The secret a caller presents: `susi_<16 hex digits of the key id>_<43 characters>`.
+///
+/// The id part lets us find the stored hash without a search, and lets a person tell keys
+/// apart; the rest is 32 random bytes, base64url without padding. Only the SHA-256 of the whole
+/// token is stored.
+public struct KeyToken: Sendable, Equatable, CustomStringConvertible {
+  /// The key id, `key_` and 16 hex digits.
+  public let keyID: String
+  /// The full token text. Show it once, to the person who asked for it.
+  public let text: String
+
+  /// A fresh key: a random id and a random secret.
+  public static func generate() -> KeyToken {
+    let id = "key_" + ByteEncoding.hex(Digest.randomBytes(8))
+    let secret = base64URL(Digest.randomBytes(32))
+    return KeyToken(keyID: id, text: "susi_\(id.dropFirst(4))_\(secret)")
+  }
+
+  /// Reads a presented token; nil when it does not have the shape of one.
+  public init?(_ text: String) {
+    let bytes = Array(text.utf8)
+    // "susi_" + 16 hex + "_" + 43 base64url characters.
+    guard bytes.count == 65, text.hasPrefix("susi_"), bytes[21] == UInt8(ascii: "_") else {
+      return nil
+    }
+    let id = "key_" + String(decoding: bytes[5..<21], as: UTF8.self)
+    guard AccessControl.isKeyID(id) else { return nil }
+    self.keyID = id
+    self.text = text
+  }
+
+  private init(keyID: String, text: String) {
+    self.keyID = keyID
+    self.text = text
+  }
+
+  /// The SHA-256 of the token's text: what the keys file stores.
+  public var hash: [UInt8] { Digest.sha256(text.utf8) }
+
+  /// Never the secret itself.
+  public var description: String { "susi_\(keyID.dropFirst(4))_[redacted]" }
+
+  private static func base64URL(_ bytes: [UInt8]) -> String {
+    var text = ByteEncoding.base64(bytes)
+    text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+    while text.hasSuffix("=") { text.removeLast() }
+    return text
+  }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import SusiFrontendSupport
+import SusiHTTP
+
+/// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
+/// administer it from the command line.
+public enum ServeCommand {
+  /// The command's words, options and help.
+  public static let spec = CommandSpec(
+    name: "serve",
+    summary: "serve an HTTP API for other services (actions in, events out, signed webhooks)",
+    usage:
+      "serve [--port N] [--host ADDR] [--keys FILE] [--subscribers FILE] | serve keys|groups|subscribers …",
+    discussion: """
+      Serves POST /actions, GET /state, GET /events, GET /events/stream (server-sent events),
+      GET /healthz, GET /metrics and the /admin routes on the event log, and POSTs every event
+      to the registered subscribers, signed per Standard Webhooks. Prints its base URL on stdout
+      once listening; Ctrl-C or SIGTERM stops it after answering the requests in progress.
+      It binds 127.0.0.1 unless --host says otherwise.
+
+      Callers send a key (Authorization: Bearer KEY). Keys belong to groups, groups hold
+      privileges; the first admin key comes from 'susi serve keys init'. The same tasks as the
+      /admin routes work from the command line, on the same log (stop the server first):
+        serve keys init | issue [--groups G,…] [--label L] | revoke KEY-ID | list
+        serve groups list | create NAME | grant NAME PRIVILEGE | revoke NAME PRIVILEGE
+        serve subscribers list | add URL [--events T,…] [--secret whsec_…] [--id ID] [--after SEQ]
+                          | remove ID
+      Key hashes live in LOG.keys, subscribers in LOG.subscribers (both 0600), delivery
+      progress in LOG.cursors.
+      """,
+    examples: [
+      "KEY=$(susi serve keys init)",
+      "susi serve --port 8080",
+      "curl -H \"Authorization: Bearer $KEY\" -d '{\"type\":\"sendMessage\",\"payload\":{\"query\":\"hi\"}}' \\",
+      "     -H 'Content-Type: application/json' 'http://127.0.0.1:8080/actions?wait=1'",
+      "susi serve subscribers add https://example.org/hook --events messageReceived",
+    ],
+    options: [
+      OptionSpec(
+        "--port", short: "-p", value: "N",
+        help: "port to listen on; 0 = any free port (default 8080)"),
+      OptionSpec("--host", value: "ADDR", help: "address to bind (default 127.0.0.1)"),
+      OptionSpec("--keys", value: "FILE", help: "hashes of the keys (default: LOG.keys)"),
+      OptionSpec(
+        "--subscribers", value: "FILE", help: "outbound subscribers (default: LOG.subscribers)"),
+      OptionSpec(
+        "--groups", value: "G,…", help: "keys issue: the new key's groups (default: default)"),
+      OptionSpec("--label", value: "TEXT", help: "keys issue/init: a note on the key"),
+      OptionSpec(
+        "--events", value: "T,…", help: "subscribers add: event types to send (default: all)"),
+      OptionSpec(
+        "--secret", value: "whsec_…", help: "subscribers add: signing secret (default: generated)"),
+      OptionSpec("--id", value: "ID", help: "subscribers add: the subscriber's id"),
+      OptionSpec(
+        "--after", value: "SEQ", help: "subscribers add: first deliver the events after SEQ"),
+    ],
+    arguments: 0...4)
+
+  /// The command for the `susi` command table.
+  public static let command = Command(spec) { invocation in
+    invocation.arguments.isEmpty ? await serve(invocation) : await administer(invocation)
+  }
+
+  /// Where the files beside the log are.
+  struct Paths {
+    var keys: String
+    var subscribers: String
+    var cursors: String
+
+    init(_ invocation: Invocation) {
+      let log = invocation.common.log
+      keys = invocation.parsed.value("--keys") ?? log + ".keys"
+      subscribers = invocation.parsed.value("--subscribers") ?? log + ".subscribers"
+      cursors = log + ".cursors"
+    }
+  }
+
+  static func serve(_ invocation: Invocation) async -> Int32 {
+    let host = invocation.parsed.value("--host") ?? "127.0.0.1"
+    let portText = invocation.parsed.value("--port") ?? "8080"
+    guard let port = Int(portText), (0...65535).contains(port) else {
+      return fail("--port takes a number from 0 to 65535, not '\(portText)'", ExitCode.usage)
+    }
+    let paths = Paths(invocation)
+    let app: SusiApp
+    do {
+      app = try await SusiApp.start(invocation.common, origin: "webhook")
+    } catch {
+      return fail(error.message, error.exitCode)
+    }
+    for warning in app.warnings { StandardStream.error.line("susi serve: warning: \(warning)") }
+    let service: WebhookService
+    do {
+      let keys = try KeyFile(path: paths.keys)
+      let subscribers = try SubscriberFile(path: paths.subscribers)
+      let cursors = try DeliveryCursors(path: paths.cursors)
+      let history = try LogFileHistory(path: invocation.common.log)
+      service = await WebhookService.start(
+        store: app.store, history: history, keys: keys, subscribers: subscribers, cursors: cursors)
+    } catch {
+      await app.stop()
+      return fail("\(error)", ExitCode.cannotCreate)
+    }
+    if !service.gate.access.hasActiveAdminKey {
+      StandardStream.error.line(
+        "susi serve: no admin key yet; stop the server and run 'susi serve keys init' to create one"
+      )
+    }
+    let server = HTTPServer(configuration: .init(host: host, port: port), handler: service.handler)
+    let bound: Int
+    do {
+      bound = try server.start()
+    } catch {
+      await service.shutdown()
+      await app.stop()
+      return fail("cannot listen on \(host):\(port): \(error)", ExitCode.unavailable)
+    }
+    let signals = ShutdownSignal()
+    let shownHost = host.contains(":") ? "[\(host)]" : host
+    StandardStream.output.line("http://\(shownHost):\(bound)")
+    _ = await signals.wait()
+    StandardStream.error.line("susi serve: stopping")
+    await server.shutdown()
+    await service.shutdown()
+    await app.stop()
+    return ExitCode.success
+  }
+
+  static func administer(_ invocation: Invocation) async -> Int32 {
+    let paths = Paths(invocation)
+    let app: SusiApp
+    do {
+      app = try await SusiApp.start(invocation.common, origin: "cli", startEmbedded: false)
+    } catch {
+      return fail(error.message, error.exitCode)
+    }
+    for warning in app.warnings { StandardStream.error.line("susi serve: warning: \(warning)") }
+    let outcome: ServeAdministration.Outcome
+    do {
+      let administration = ServeAdministration(
+        store: app.store, keys: try KeyFile(path: paths.keys),
+        subscribers: try SubscriberFile(path: paths.subscribers),
+        cursors: try DeliveryCursors(path: paths.cursors))
+      outcome = await administration.run(invocation.arguments, options: invocation.parsed.options)
+    } catch {
+      await app.stop()
+      return fail("\(error)", ExitCode.cannotCreate)
+    }
+    await app.stop()
+    StandardStream.output.write(outcome.output)
+    StandardStream.error.write(outcome.notes)
+    return outcome.exitCode
+  }
+
+  private static func fail(_ message: String, _ code: Int32) -> Int32 {
+    StandardStream.error.line("susi serve: \(message)")
+    return code
+  }
+}

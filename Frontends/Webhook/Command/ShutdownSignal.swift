@@ -1,0 +1,55 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Catches SIGINT and SIGTERM, so `susi serve` can stop cleanly instead of being killed.
+///
+/// Install it before announcing that the server is up: a signal that arrives at any moment
+/// afterwards is kept until `wait` asks for it.
+final class ShutdownSignal: @unchecked Sendable {
+  private let state = Mutex<(signal: Int32?, waiter: CheckedContinuation<Int32, Never>?)>(
+    (nil, nil))
+  private let queue = DispatchQueue(label: "susi.serve.signals")
+  private var sources: [any DispatchSourceSignal] = []
+
+  /// From now on SIGINT and SIGTERM no longer end the process by themselves.
+  init() {
+    for number in [SIGINT, SIGTERM] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+      source.setEventHandler { [weak self] in self?.received(number) }
+      source.resume()
+      sources.append(source)
+    }
+  }
+
+  deinit {
+    for source in sources { source.cancel() }
+  }
+
+  private func received(_ number: Int32) {
+    let waiter = state.withLock { s -> CheckedContinuation<Int32, Never>? in
+      guard s.signal == nil else { return nil }
+      s.signal = number
+      let waiter = s.waiter
+      s.waiter = nil
+      return waiter
+    }
+    waiter?.resume(returning: number)
+  }
+
+  /// Returns the first signal that arrived, waiting for one if none has yet.
+  func wait() async -> Int32 {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+      let arrived = state.withLock { s -> Int32? in
+        if let signal = s.signal { return signal }
+        s.waiter = continuation
+        return nil
+      }
+      if let arrived { continuation.resume(returning: arrived) }
+    }
+  }
+}

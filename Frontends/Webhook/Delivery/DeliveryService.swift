@@ -1,0 +1,189 @@
+import SusiCrypto
+import SusiRunner
+import Synchronization
+
+/// Runs one delivery worker per subscriber and lets the admin API add, remove and re-enable
+/// subscribers while the server runs.
+public final class DeliveryService: Sendable {
+  private let feed: EventFeed
+  private let registry: SubscriberFile
+  private let cursors: DeliveryCursors
+  private let makeTransport: @Sendable (Subscriber) -> any HTTPTransport
+  private let clock: any RunnerClock
+  private let metrics: WebhookMetrics
+  private let policy: DeliveryPolicy
+  private let random: @Sendable () -> Double
+  private let running = Mutex<[String: Running]>([:])
+
+  struct Running: Sendable {
+    var worker: DeliveryWorker
+    var task: Task<Void, Never>
+  }
+
+  /// One subscriber as listings show it (never its secret).
+  public struct SubscriberStatus: Sendable, Equatable {
+    /// The subscriber's id.
+    public var id: String
+    /// Where deliveries go.
+    public var url: String
+    /// The event types it gets (`*` = all).
+    public var events: [String]
+    /// Every event up to this seq is done.
+    public var delivered: Int
+    /// Log events after `delivered`.
+    public var backlog: Int
+    /// Why deliveries stopped (`410 Gone`), if they did.
+    public var disabled: String?
+    /// Failed attempts at the current event.
+    public var failures: Int
+    /// The last failure.
+    public var lastError: String?
+    /// `idle`, `delivering`, `backingOff`, `disabled` or `stopped`.
+    public var phase: String
+  }
+
+  /// Why a subscriber change was refused.
+  public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What kind of refusal: bad input, a clash, an unknown id, or a file that could not be written.
+    public enum Kind: Sendable { case invalid, conflict, notFound, storage }
+    /// The kind of refusal.
+    public var kind: Kind
+    /// What went wrong.
+    public var message: String
+    public var description: String { message }
+  }
+
+  /// A service delivering `feed`'s events to the subscribers in `registry`.
+  public init(
+    feed: EventFeed, registry: SubscriberFile, cursors: DeliveryCursors,
+    transport makeTransport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
+      URLSessionTransport()
+    },
+    clock: any RunnerClock = SystemClock(), metrics: WebhookMetrics = WebhookMetrics(),
+    policy: DeliveryPolicy = DeliveryPolicy(),
+    random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+  ) {
+    self.feed = feed
+    self.registry = registry
+    self.cursors = cursors
+    self.makeTransport = makeTransport
+    self.clock = clock
+    self.metrics = metrics
+    self.policy = policy
+    self.random = random
+  }
+
+  /// Starts a worker for every subscriber in the registry that is not disabled.
+  public func start() {
+    for subscriber in registry.subscribers { startWorker(subscriber) }
+  }
+
+  private func startWorker(_ subscriber: Subscriber) {
+    let worker = DeliveryWorker(
+      subscriber: subscriber, feed: feed, transport: makeTransport(subscriber), clock: clock,
+      cursors: cursors,
+      metrics: metrics, policy: policy, random: random)
+    running.withLock { all in
+      guard all[subscriber.id] == nil else { return }
+      all[subscriber.id] = Running(worker: worker, task: Task { await worker.run() })
+    }
+  }
+
+  /// Registers a subscriber (written to the subscribers file) and starts delivering to it.
+  /// With no `after`, it gets the events that follow `lastSeq` (the log's last event now).
+  public func add(_ subscriber: Subscriber, lastSeq: Int) throws(Refusal) {
+    if let problem = subscriber.problem { throw Refusal(kind: .invalid, message: problem) }
+    var subscriber = subscriber
+    if subscriber.after == nil { subscriber.after = lastSeq }
+    guard registry.subscriber(subscriber.id) == nil else {
+      throw Refusal(kind: .conflict, message: "a subscriber \(subscriber.id) exists already")
+    }
+    do {
+      try cursors.remove(subscriber.id)
+      try registry.add(subscriber)
+    } catch {
+      throw Refusal(kind: .storage, message: "\(error)")
+    }
+    startWorker(subscriber)
+  }
+
+  /// Stops delivering to a subscriber and forgets it and its cursor.
+  public func remove(_ id: String) async throws(Refusal) {
+    guard registry.subscriber(id) != nil else {
+      throw Refusal(kind: .notFound, message: "no subscriber is called '\(id)'")
+    }
+    await stopWorker(id)
+    do {
+      try registry.remove(id)
+      try cursors.remove(id)
+    } catch {
+      throw Refusal(kind: .storage, message: "\(error)")
+    }
+  }
+
+  /// Lets deliveries to a disabled subscriber go on, starting with the event it refused.
+  public func enable(_ id: String) async throws(Refusal) {
+    guard let subscriber = registry.subscriber(id) else {
+      throw Refusal(kind: .notFound, message: "no subscriber is called '\(id)'")
+    }
+    await stopWorker(id)
+    do {
+      try cursors.enable(id)
+    } catch {
+      throw Refusal(kind: .storage, message: "\(error)")
+    }
+    startWorker(subscriber)
+  }
+
+  private func stopWorker(_ id: String) async {
+    guard let entry = running.withLock({ $0.removeValue(forKey: id) }) else { return }
+    entry.task.cancel()
+    await entry.task.value
+  }
+
+  /// Every subscriber with its progress against the log's `lastSeq`, sorted by id.
+  public func statuses(lastSeq: Int) -> [SubscriberStatus] {
+    let workers = running.withLock { $0.mapValues(\.worker) }
+    return registry.subscribers.sorted { $0.id < $1.id }.map { subscriber in
+      let cursor = cursors.cursor(subscriber.id)
+      let worker = workers[subscriber.id]?.snapshot
+      let delivered = worker?.cursor ?? cursor?.delivered ?? subscriber.after ?? lastSeq
+      return SubscriberStatus(
+        id: subscriber.id, url: subscriber.url,
+        events: subscriber.events.isEmpty ? ["*"] : subscriber.events.sorted(),
+        delivered: delivered, backlog: max(0, lastSeq - delivered), disabled: cursor?.disabled,
+        failures: worker?.failures ?? 0, lastError: worker?.lastError,
+        phase: worker?.phase.rawValue ?? "stopped")
+    }
+  }
+
+  /// Stops every worker: each finishes the attempt it is in, keeps delivering while the
+  /// subscriber takes events, and stops at the first failure or once caught up. After
+  /// `grace` milliseconds the rest are cancelled. Cursors are saved.
+  public func shutdown(grace: Int64 = 5000) async {
+    let all = running.withLock { all in
+      let list = Array(all.values)
+      all = [:]
+      return list
+    }
+    for entry in all where entry.worker.beginDrain() { entry.task.cancel() }
+    let clock = self.clock
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for entry in all { await entry.task.value }
+      }
+      group.addTask {
+        try? await clock.sleep(milliseconds: grace)
+      }
+      await group.next()
+      for entry in all { entry.task.cancel() }
+      group.cancelAll()
+      await group.waitForAll()
+    }
+  }
+}
+
+extension Subscriber {
+  /// A fresh id for a subscriber registered without one: `sub_` and 12 hex digits.
+  public static func generateID() -> String { "sub_" + ByteEncoding.hex(Digest.randomBytes(6)) }
+}

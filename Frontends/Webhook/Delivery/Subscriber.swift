@@ -1,0 +1,88 @@
+import SusiCore
+import SusiJSON
+
+/// A receiver of outbound deliveries: where to POST, which event types, and the secret the
+/// deliveries are signed with.
+public struct Subscriber: Sendable, Equatable {
+  /// A short name: lower-case letters, digits, `.`, `_`, `-` (generated ids look like
+  /// `sub_3f9a…`).
+  public var id: String
+  /// An absolute `http` or `https` URL. Redirects are not followed.
+  public var url: String
+  /// The event types it gets (`messageReceived`, …); empty means every event.
+  public var events: Set<String>
+  /// The key deliveries are signed with.
+  public var secret: WebhookSecret
+  /// Where its deliveries start the first time it is seen: after this seq (0 = the whole
+  /// log); nil = after the last event at that moment.
+  public var after: Int?
+
+  /// A subscriber; see the properties.
+  public init(
+    id: String, url: String, events: Set<String> = [], secret: WebhookSecret, after: Int? = nil
+  ) {
+    self.id = id
+    self.url = url
+    self.events = events
+    self.secret = secret
+    self.after = after
+  }
+
+  /// Whether events of `type` go to this subscriber.
+  public func wants(_ type: String) -> Bool { events.isEmpty || events.contains(type) }
+
+  /// Why this subscriber cannot be used, or nil.
+  public var problem: String? {
+    if let problem = Self.idProblem(id) { return problem }
+    guard Validation.webURL(url) else { return "subscriber \(id): '\(url)' is not an http(s) URL" }
+    for type in events
+    where !Action.intentTypes.contains(type) && !Action.resultTypes.contains(type) {
+      return "subscriber \(id): there is no event type '\(type)'"
+    }
+    if let after, after < 0 { return "subscriber \(id): after must be 0 or more" }
+    return nil
+  }
+
+  static func idProblem(_ id: String) -> String? {
+    let bytes = Array(id.utf8)
+    let valid =
+      (1...64).contains(bytes.count)
+      && bytes.allSatisfy { b in
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b)
+          || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+          || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "-")
+      }
+    return valid
+      ? nil
+      : "'\(id)' is not a subscriber id: use 1 to 64 lower-case letters, digits, '.', '_' or '-'"
+  }
+
+  /// Reads one entry of the subscribers file or of a `POST /admin/subscribers` body.
+  init(reading r: FieldReader, id defaultID: String? = nil) throws(JSONShapeError) {
+    try r.rejectUnknownKeys(["id", "url", "events", "secret", "after"])
+    guard let id = try r.optionalString("id") ?? defaultID else {
+      throw JSONShapeError(path: r.fieldPath("id"), reason: "missing")
+    }
+    let secretText = try r.string("secret")
+    guard let secret = WebhookSecret(secretText) else {
+      throw JSONShapeError(
+        path: r.fieldPath("secret"), reason: "expected whsec_ and base64 of 24 to 64 bytes")
+    }
+    var events = Set(r.has("events") ? try r.strings("events") : [])
+    events.remove("*")
+    self.init(
+      id: id, url: try r.string("url"), events: events, secret: secret,
+      after: try r.optionalInt("after"))
+  }
+
+  /// Writes the entry (secret included: only for the subscribers file).
+  func write(to w: inout JSONWriter, includingSecret: Bool) {
+    w.object { o in
+      o.field("id", id)
+      o.field("url", url)
+      o.field("events", events.isEmpty ? ["*"] : events.sorted())
+      if includingSecret { o.field("secret", secret.text) }
+      o.field("after", after)
+    }
+  }
+}

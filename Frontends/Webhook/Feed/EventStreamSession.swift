@@ -1,0 +1,92 @@
+import SusiRunner
+
+/// One `GET /events/stream` client: the events after `after` as server-sent events
+/// (`id: SEQ` and `data: <log line>`), first those already logged, then each new one as it is
+/// logged.
+///
+/// It reads from the feed by position, so the replayed part and the live part meet without a
+/// gap or a repeat, and a client that reconnects with `Last-Event-ID` resumes exactly.
+public struct EventStreamSession: Sendable {
+  let feed: EventFeed
+  let clock: any RunnerClock
+  /// The seq after which the stream starts; nil = with the next event logged.
+  public let after: Int?
+  /// Event types to send; empty = all.
+  public let types: Set<String>
+  /// How long an idle stream waits before sending a comment line (ms).
+  let heartbeatInterval: Int64
+  /// Whether the client may still read; checked before each write, so a stream ends soon
+  /// after its key is revoked.
+  let authorized: @Sendable () -> Bool
+
+  /// A session over `feed` starting after `after` (nil: with the next event); with `types`,
+  /// only events of those types.
+  public init(
+    feed: EventFeed, clock: any RunnerClock = SystemClock(), after: Int?,
+    types: Set<String> = [],
+    heartbeatInterval: Int64 = 15_000, authorized: @escaping @Sendable () -> Bool = { true }
+  ) {
+    self.feed = feed
+    self.clock = clock
+    self.after = after
+    self.types = types
+    self.heartbeatInterval = heartbeatInterval
+    self.authorized = authorized
+  }
+
+  /// Sends events through `write` until the feed closes, the task is cancelled, or `write`
+  /// throws (the client went away).
+  public func run(_ write: @Sendable ([UInt8]) async throws -> Void) async throws {
+    var cursor: Int
+    if let after {
+      cursor = after
+    } else {
+      await feed.follow()
+      cursor = feed.lastSeq
+    }
+    try await write(Array("retry: 2000\n\n".utf8))
+    while !Task.isCancelled && authorized() {
+      let batch = try feed.events(after: cursor, limit: 256)
+      if batch.isEmpty {
+        if feed.isClosed { return }
+        if await !waitForEvents(after: cursor), authorized() {
+          try await write(Array(": keep-alive\n\n".utf8))
+        }
+        continue
+      }
+      var chunk: [UInt8] = []
+      for event in batch {
+        cursor = event.seq
+        guard types.isEmpty || types.contains(event.type) else { continue }
+        chunk.append(contentsOf: "id: \(event.seq)\ndata: ".utf8)
+        chunk.append(contentsOf: event.line)
+        chunk.append(contentsOf: [0x0A, 0x0A])
+      }
+      if !chunk.isEmpty, authorized() { try await write(chunk) }
+    }
+  }
+
+  /// True when events arrived, false when the heartbeat interval passed first.
+  private func waitForEvents(after cursor: Int) async -> Bool {
+    let feed = self.feed
+    let clock = self.clock
+    let interval = heartbeatInterval
+    return await withTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        await feed.waitForEvents(after: cursor)
+        return true
+      }
+      group.addTask {
+        do {
+          try await clock.sleep(milliseconds: interval)
+          return false
+        } catch {
+          return true
+        }
+      }
+      let first = await group.next() ?? true
+      group.cancelAll()
+      return first
+    }
+  }
+}

@@ -1,0 +1,17 @@
+import SusiHTTP
+
+// GET /events/stream: server-sent events.
+
+extension WebhookHandler {
+  /// A streamed `text/event-stream` response that runs an `EventStreamSession` until the client
+  /// goes away, its key loses the privilege, or the server stops.
+  func eventStream(_ request: HTTPRequest, _ caller: Caller) throws(WebhookError) -> HTTPResponse {
+    let session = try eventStreamSession(request, caller)
+    let headers: HTTPHeaders = [
+      "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+    ]
+    return HTTPResponse(status: 200, headers: headers) { body in
+      try await session.run { try await body.write($0) }
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import SusiCore
+import SusiJSON
+import SusiStore
+
+/// What sending an action through the webhook frontend produced.
+struct SentAction: Sendable {
+  var published: PublishedEvent
+  /// The access state right after the action was applied.
+  var access: AccessControl
+}
+
+/// Why an action was not appended.
+enum SendRefusal: Error {
+  case store(StoreError)
+  case access(AccessProblem)
+}
+
+extension Store {
+  /// The seq of the last event and a subscription to every later one, taken in one step so
+  /// that no event falls between them.
+  public func followFromNow() -> (lastSeq: Int, events: AsyncStream<PublishedEvent>) {
+    (lastSeq, subscribe())
+  }
+
+  /// Checks `action` against the access rules and sends it, in one step, so no other change
+  /// can slip between the decision and the append: what is refused here appends nothing, and
+  /// what is appended the reducer accepts.
+  func sendChecked(
+    _ action: Action, origin: String, id: JSON? = nil, idempotencyKey: String? = nil
+  ) throws(SendRefusal) -> SentAction {
+    if let problem = state.access.problem(action) { throw .access(problem) }
+    do {
+      let published = try send(action, origin: origin, id: id, idempotencyKey: idempotencyKey)
+      return SentAction(published: published, access: state.access)
+    } catch {
+      throw .store(error)
+    }
+  }
+
+  /// Whether any of `seqs` still owes a result, and the seq of the last event logged at that
+  /// moment (every result logged so far has a seq up to it).
+  func settlement(of seqs: Set<Int>) -> (pending: Bool, lastSeq: Int) {
+    (hasPendingResults(for: seqs), lastSeq)
+  }
+}

@@ -1,0 +1,140 @@
+import Synchronization
+
+/// Counters of the webhook frontend, rendered in the Prometheus text format (version 0.0.4).
+public final class WebhookMetrics: Sendable {
+  struct RequestKey: Hashable {
+    var route: String
+    var status: Int
+  }
+
+  struct DeliveryKey: Hashable {
+    var subscriber: String
+    var outcome: String
+  }
+
+  private let requests = Mutex<[RequestKey: Int]>([:])
+  private let deliveries = Mutex<[DeliveryKey: Int]>([:])
+
+  public init() {}
+
+  /// Counts one answered request. `route` is the route's pattern (`/admin/keys/{id}`), never
+  /// the raw path, so the number of series stays bounded.
+  public func recordRequest(route: String, status: Int) {
+    requests.withLock { $0[RequestKey(route: route, status: status), default: 0] += 1 }
+  }
+
+  /// Counts one delivery attempt: `delivered`, `failed` or `gone`.
+  public func recordDelivery(_ subscriber: String, outcome: String) {
+    deliveries.withLock {
+      $0[DeliveryKey(subscriber: subscriber, outcome: outcome), default: 0] += 1
+    }
+  }
+
+  /// How many requests were answered on `route` with `status` (for tests).
+  public func requestCount(route: String, status: Int) -> Int {
+    requests.withLock { $0[RequestKey(route: route, status: status)] ?? 0 }
+  }
+
+  /// Figures that are read at the moment of the scrape rather than counted.
+  public struct Gauges: Sendable {
+    /// Events appended since the server started.
+    public var eventsAppended: Int
+    /// The newest seq in the log.
+    public var lastSeq: Int
+    /// Requests the runner is working on.
+    public var effectsInFlight: Int
+    /// Each subscriber's backlog and state.
+    public var subscribers: [SubscriberGauge]
+
+    /// The figures of one scrape.
+    public init(
+      eventsAppended: Int, lastSeq: Int, effectsInFlight: Int, subscribers: [SubscriberGauge]
+    ) {
+      self.eventsAppended = eventsAppended
+      self.lastSeq = lastSeq
+      self.effectsInFlight = effectsInFlight
+      self.subscribers = subscribers
+    }
+  }
+
+  /// One subscriber's figures.
+  public struct SubscriberGauge: Sendable {
+    /// The subscriber's id.
+    public var id: String
+    /// Log events it has not been sent yet.
+    public var backlog: Int
+    /// Whether deliveries to it have stopped.
+    public var disabled: Bool
+    /// A subscriber's figures.
+    public init(id: String, backlog: Int, disabled: Bool) {
+      self.id = id
+      self.backlog = backlog
+      self.disabled = disabled
+    }
+  }
+
+  /// The exposition text: `# HELP`/`# TYPE` lines, then samples, every line ending in `\n`.
+  public func render(_ gauges: Gauges) -> String {
+    var out = ""
+    func family(_ name: String, _ type: String, _ help: String) {
+      out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    }
+    family(
+      "susi_http_requests_total", "counter", "HTTP requests answered, by route and status code.")
+    let requestCounts = requests.withLock { $0 }
+    for (key, count) in requestCounts.sorted(by: {
+      ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status)
+    }) {
+      out +=
+        "susi_http_requests_total{route=\"\(Self.escape(key.route))\",code=\"\(key.status)\"} \(count)\n"
+    }
+    family(
+      "susi_events_appended_total", "counter",
+      "Events appended to the log since this server started.")
+    out += "susi_events_appended_total \(gauges.eventsAppended)\n"
+    family("susi_log_last_seq", "gauge", "The seq of the newest event in the log.")
+    out += "susi_log_last_seq \(gauges.lastSeq)\n"
+    family(
+      "susi_effects_in_flight", "gauge",
+      "Requests the effects runner has been asked for and not yet answered.")
+    out += "susi_effects_in_flight \(gauges.effectsInFlight)\n"
+    family(
+      "susi_webhook_delivery_backlog", "gauge",
+      "Log events a subscriber has not been sent yet (or that were not yet checked against its event types)."
+    )
+    for s in gauges.subscribers.sorted(by: { $0.id < $1.id }) {
+      out += "susi_webhook_delivery_backlog{subscriber=\"\(Self.escape(s.id))\"} \(s.backlog)\n"
+    }
+    family(
+      "susi_webhook_subscriber_disabled", "gauge",
+      "1 when deliveries to a subscriber have stopped (410 Gone).")
+    for s in gauges.subscribers.sorted(by: { $0.id < $1.id }) {
+      out +=
+        "susi_webhook_subscriber_disabled{subscriber=\"\(Self.escape(s.id))\"} \(s.disabled ? 1 : 0)\n"
+    }
+    family(
+      "susi_webhook_deliveries_total", "counter", "Delivery attempts, by subscriber and outcome.")
+    let deliveryCounts = deliveries.withLock { $0 }
+    for (key, count) in deliveryCounts.sorted(by: {
+      ($0.key.subscriber, $0.key.outcome) < ($1.key.subscriber, $1.key.outcome)
+    }) {
+      out +=
+        "susi_webhook_deliveries_total{subscriber=\"\(Self.escape(key.subscriber))\",outcome=\"\(key.outcome)\"} \(count)\n"
+    }
+    return out
+  }
+
+  /// A label value with `\`, `"` and newlines escaped.
+  static func escape(_ value: String) -> String {
+    var out = ""
+    for c in value {
+      switch c {
+      case "\\": out += "\\\\"
+      case "\"": out += "\\\""
+      case "\n": out += "\\n"
+      default: out.append(c)
+      }
+    }
+    return out
+  }
+}

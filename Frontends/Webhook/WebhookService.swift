@@ -1,0 +1,79 @@
+import SusiRunner
+import SusiStore
+
+/// The webhook frontend around one store: the event feed that follows the log, the access gate,
+/// the outbound deliveries and the HTTP handler. Serve `handler` with an HTTP server.
+///
+/// ```swift
+/// let service = await WebhookService.start(store: store, history: try LogFileHistory(path: log),
+///                                          keys: try KeyFile(path: log + ".keys"))
+/// let server = HTTPServer(configuration: configuration, handler: service.handler)
+/// ```
+public final class WebhookService: Sendable {
+  /// The HTTP handler to serve.
+  public let handler: WebhookHandler
+  /// The events of the log, for readers.
+  public let feed: EventFeed
+  /// Checks callers' keys and privileges.
+  public let gate: AccessGate
+  /// The outbound subscribers' workers.
+  public let deliveries: DeliveryService
+  /// The counters `/metrics` shows.
+  public let metrics: WebhookMetrics
+
+  private init(
+    handler: WebhookHandler, feed: EventFeed, gate: AccessGate, deliveries: DeliveryService,
+    metrics: WebhookMetrics
+  ) {
+    self.handler = handler
+    self.feed = feed
+    self.gate = gate
+    self.deliveries = deliveries
+    self.metrics = metrics
+  }
+
+  /// Wires the frontend to `store` and starts following its log and delivering to the
+  /// registered subscribers.
+  ///
+  /// - Parameters:
+  ///   - history: reads past events back from the log.
+  ///   - keys: the hashes of the keys' secrets.
+  ///   - subscribers: the outbound subscribers (their file, or in memory).
+  ///   - cursors: how far each subscriber has got.
+  public static func start(
+    store: Store, history: any EventHistory, keys: KeyFile,
+    subscribers: SubscriberFile? = nil, cursors: DeliveryCursors? = nil,
+    transport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
+      URLSessionTransport()
+    },
+    clock: any RunnerClock = SystemClock(), policy: DeliveryPolicy = DeliveryPolicy(),
+    options: WebhookHandler.Options = WebhookHandler.Options(), feedCapacity: Int = 4096
+  ) async -> WebhookService {
+    let startSeq = await store.lastSeq
+    let feed = EventFeed(
+      history: history, lastSeq: startSeq, source: { await store.followFromNow() },
+      capacity: feedCapacity)
+    let gate = AccessGate(keys: keys, access: await store.state.access)
+    let metrics = WebhookMetrics()
+    let registry = subscribers ?? SubscriberFile(memory: [])
+    let progress = cursors ?? DeliveryCursors()
+    let deliveries = DeliveryService(
+      feed: feed, registry: registry, cursors: progress, transport: transport, clock: clock,
+      metrics: metrics,
+      policy: policy)
+    deliveries.start()
+    let handler = WebhookHandler(
+      store: store, feed: feed, gate: gate, deliveries: deliveries, metrics: metrics, clock: clock,
+      options: options, startSeq: startSeq)
+    return WebhookService(
+      handler: handler, feed: feed, gate: gate, deliveries: deliveries, metrics: metrics)
+  }
+
+  /// Stops deliveries (letting them drain for up to `grace` ms and saving cursors) and ends
+  /// every event stream. Stop the HTTP server first, so no request is cut short; close the
+  /// store afterwards.
+  public func shutdown(grace: Int64 = 5000) async {
+    await deliveries.shutdown(grace: grace)
+    feed.close()
+  }
+}
