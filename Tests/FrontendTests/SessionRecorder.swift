@@ -74,6 +74,15 @@ struct SessionRecorder {
     _ = try await run(.cacheImage(.init(url: server + "/i/susi.png")))
     _ = try await run(.logout)
     _ = try await run(.logout)
+    // Access control, as the webhook frontend and `susi serve keys` record it.
+    let admin = "key_5e55105e55105e55"
+    let bot = "key_7a7e57a7e57a7e57"
+    _ = try await run(.issueKey(.init(by: "local", key: admin, groups: ["admin"], label: "session admin")))
+    _ = try await run(.createAccessGroup(.init(by: admin, group: "raters")), origin: "webhook")
+    _ = try await run(.grantPrivilege(.init(by: admin, group: "raters", privilege: "submitRating")), origin: "webhook")
+    _ = try await run(.revokePrivilege(.init(by: admin, group: "raters", privilege: "search")), origin: "webhook")
+    _ = try await run(.issueKey(.init(by: admin, key: bot, groups: ["raters"], label: "rating bot")), origin: "webhook")
+    _ = try await run(.revokeKey(.init(by: admin, key: bot)), origin: "webhook")
     await app.stop()
     try? FileManager.default.removeItem(atPath: state)
 
