@@ -42,13 +42,13 @@ let package = Package(
       path: "Frontends/Support", swiftSettings: strict),
     .target(
       name: "SusiText", dependencies: ["SusiFrontendSupport"], path: "Frontends/Text",
-      exclude: ["README-section.md"], swiftSettings: strict),
+      swiftSettings: strict),
     .target(
       name: "SusiJSONL", dependencies: ["SusiFrontendSupport"], path: "Frontends/JSONLines",
-      exclude: ["README-section.md"], swiftSettings: strict),
+      swiftSettings: strict),
     .target(
       name: "SusiWebhook", dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto"],
-      path: "Frontends/Webhook", exclude: ["README-section.md"], swiftSettings: strict),
+      path: "Frontends/Webhook", swiftSettings: strict),
     .target(
       name: "SusiReplay",
       dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto"],

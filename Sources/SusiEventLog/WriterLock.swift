@@ -6,8 +6,15 @@ import Glibc
 /// whether it comes from another process or from this one, and the lock vanishes with the process
 /// (no stale lock files after a crash).
 enum WriterLock {
+  /// How long a busy lock is retried before the log counts as in use. A writer that has just
+  /// closed the log can leave a copy of its descriptor, and so its lock, in a child process
+  /// between fork and exec for a moment; a real second writer is still refused well within a
+  /// second.
+  static let patience: Duration = .milliseconds(200)
+
   /// Takes the lock on `fd`, or throws `.inUse` naming the holder's pid when it can be found.
   static func acquire(_ fd: Int32, path: String) throws(EventLogError) {
+    let deadline = ContinuousClock.now + patience
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       let code = errno
       if code == EINTR { continue }
@@ -16,7 +23,8 @@ enum WriterLock {
           code: .fileError, path: path, errno: code,
           message: SystemCalls.Failure(errno: code, call: "flock").text)
       }
-      throw inUseError(fd, path: path)
+      guard ContinuousClock.now < deadline else { throw inUseError(fd, path: path) }
+      usleep(10_000)
     }
   }
 
