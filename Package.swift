@@ -38,7 +38,9 @@ let package = Package(
     // Frontends: thin layers that turn input into intents and events into output.
     .target(
       name: "SusiFrontendSupport",
-      dependencies: ["SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
+      ],
       path: "Frontends/Support", swiftSettings: strict),
     .target(
       name: "SusiText", dependencies: ["SusiFrontendSupport"], path: "Frontends/Text",
@@ -65,7 +67,8 @@ let package = Package(
     .executableTarget(
       name: "SusiBench",
       dependencies: [
-        "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer", "SusiTesting",
+        "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
+        "SusiTesting",
         "SusiFrontendSupport", "SusiJSONL", "SusiWebhook", "SusiRunner",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),

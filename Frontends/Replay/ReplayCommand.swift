@@ -30,12 +30,14 @@ public enum ReplayCommand {
       "susi replay LOG --verify",
     ],
     options: [
-      OptionSpec("--json", help: "print JSON for programs (with --step: one JSON object per event)"),
+      OptionSpec(
+        "--json", help: "print JSON for programs (with --step: one JSON object per event)"),
       OptionSpec("--until", value: "SEQ", help: "stop after the event with this seq"),
       OptionSpec("--step", help: "print each event and what it changed"),
       OptionSpec("--from", value: "SEQ", help: "with --step: start printing at this seq"),
       OptionSpec("--stats", help: "print counts per type and the time span instead of the state"),
-      OptionSpec("--verify", help: "replay twice (here and in a fresh process) and compare digests"),
+      OptionSpec(
+        "--verify", help: "replay twice (here and in a fresh process) and compare digests"),
       OptionSpec("--digest", help: "print only the SHA-256 digest of the final state"),
     ],
     arguments: 0...1)
@@ -47,7 +49,9 @@ public enum ReplayCommand {
     let options = invocation.parsed
     var until: Int?
     var from: Int?
-    for (name, value) in [("--until", options.value("--until")), ("--from", options.value("--from"))] {
+    for (name, value) in [
+      ("--until", options.value("--until")), ("--from", options.value("--from")),
+    ] {
       guard let value else { continue }
       guard let n = Int(value), n >= 0 else {
         return usage("\(name) takes a seq number, not '\(value)'")
@@ -68,7 +72,9 @@ public enum ReplayCommand {
         return ExitCode.success
       }
       if options.has("--stats") { return try stats(path: path, until: until, json: json) }
-      if options.has("--step") { return try step(path: path, from: from ?? 0, until: until, json: json) }
+      if options.has("--step") {
+        return try step(path: path, from: from ?? 0, until: until, json: json)
+      }
       var recovered = Recovered()
       let torn = try LogReplay.run(path: path, into: &recovered, until: until)
       if let torn { StandardStream.error.line("susi replay: warning: \(torn) (not applied)") }
@@ -81,7 +87,8 @@ public enum ReplayCommand {
     } catch let failure as LogReplay.Failure {
       StandardStream.error.line("susi replay: \(failure)")
       if failure.isCorruption {
-        StandardStream.error.line("susi replay: the log is damaged at that line; nothing after it was applied")
+        StandardStream.error.line(
+          "susi replay: the log is damaged at that line; nothing after it was applied")
         return ExitCode.dataError
       }
       return ExitCode.ioError
@@ -161,7 +168,8 @@ public enum ReplayCommand {
   static func describe(_ effect: Effect) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(effect), let text = String(data: data, encoding: .utf8) else {
+    guard let data = try? encoder.encode(effect), let text = String(data: data, encoding: .utf8)
+    else {
       return "\(effect)"
     }
     return text
@@ -194,14 +202,21 @@ public enum ReplayCommand {
       o.set("first", first?.rfc3339)
       o.set("last", last?.rfc3339)
       o.set("bytes", bytes)
-      o.set("types", JSON.object(JSONObject(counts.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })))
-      o.set("origins", JSON.object(JSONObject(origins.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })))
+      o.set(
+        "types",
+        JSON.object(
+          JSONObject(counts.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })))
+      o.set(
+        "origins",
+        JSON.object(
+          JSONObject(origins.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })))
       StandardStream.output.line(o.json.compactText)
       return ExitCode.success
     }
     var text = "\(path): \(total) events, \(bytes) bytes"
     if let first, let last {
-      text += "\nfrom \(first.rfc3339) to \(last.rfc3339) (\(describeSpan(last.milliseconds - first.milliseconds)))"
+      text +=
+        "\nfrom \(first.rfc3339) to \(last.rfc3339) (\(describeSpan(last.milliseconds - first.milliseconds)))"
     }
     if let torn { text += "\nwarning: \(torn) (not applied)" }
     text += "\n\nevents by type:\n"
@@ -210,9 +225,12 @@ public enum ReplayCommand {
       text += "  \(type.padding(toLength: width, withPad: " ", startingAt: 0))  \(count)\n"
     }
     text += "\nevents by origin:\n"
-    for (origin, count) in origins.sorted(by: { $0.key < $1.key }) { text += "  \(origin): \(count)\n" }
+    for (origin, count) in origins.sorted(by: { $0.key < $1.key }) {
+      text += "  \(origin): \(count)\n"
+    }
     if seconds > 0 {
-      text += String(format: "\nreplayed in %.3f s (%.0f events/s)\n", seconds, Double(total) / seconds)
+      text += String(
+        format: "\nreplayed in %.3f s (%.0f events/s)\n", seconds, Double(total) / seconds)
     }
     StandardStream.output.write(text)
     return ExitCode.success
@@ -243,7 +261,8 @@ public enum ReplayCommand {
     let hereAgain = digest(again.state)
     if here == there && here == hereAgain {
       // A recorded state beside the log (NAME.state.json, as Events/ keeps them) must match too.
-      let recordedPath = path.hasSuffix(".jsonl") ? String(path.dropLast(6)) + ".state.json" : path + ".state.json"
+      let recordedPath =
+        path.hasSuffix(".jsonl") ? String(path.dropLast(6)) + ".state.json" : path + ".state.json"
       if until == nil, let recorded = FileManager.default.contents(atPath: recordedPath) {
         guard let expected = try? JSONParser.parse(Array(recorded)) else {
           StandardStream.error.line("susi replay: \(recordedPath) is not JSON")
@@ -251,15 +270,18 @@ public enum ReplayCommand {
         }
         let changes = JSONDiff.changes(from: expected, to: recovered.state.json, path: "")
         guard changes.isEmpty else {
-          StandardStream.error.line("susi replay: the log no longer replays to the state recorded in \(recordedPath):")
+          StandardStream.error.line(
+            "susi replay: the log no longer replays to the state recorded in \(recordedPath):")
           for change in changes.prefix(20) { StandardStream.error.line("  \(change)") }
           return ExitCode.dataError
         }
         StandardStream.output.line(
-          "verified: \(last) events replay to the same state in two processes and to \(recordedPath) (sha256 \(here))")
+          "verified: \(last) events replay to the same state in two processes and to \(recordedPath) (sha256 \(here))"
+        )
         return ExitCode.success
       }
-      StandardStream.output.line("verified: \(last) events replay to the same state in two processes (sha256 \(here))")
+      StandardStream.output.line(
+        "verified: \(last) events replay to the same state in two processes (sha256 \(here))")
       return ExitCode.success
     }
     // Bisect for the first seq after which the replays disagree.
@@ -269,10 +291,15 @@ public enum ReplayCommand {
       let middle = (good + bad) / 2
       var probe = Recovered()
       try LogReplay.run(path: path, into: &probe, until: middle)
-      if digest(probe.state) == childDigest(path: path, until: middle) { good = middle } else { bad = middle }
+      if digest(probe.state) == childDigest(path: path, until: middle) {
+        good = middle
+      } else {
+        bad = middle
+      }
     }
     StandardStream.error.line(
-      "susi replay: NOT deterministic: replays first disagree after event \(bad) (digests \(here) here, \(there) in a fresh process)")
+      "susi replay: NOT deterministic: replays first disagree after event \(bad) (digests \(here) here, \(there) in a fresh process)"
+    )
     return ExitCode.dataError
   }
 

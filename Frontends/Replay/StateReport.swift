@@ -12,7 +12,8 @@ enum StateReport {
     var out = "Log \(path): \(recovered.lastSeq) events"
     if let last = recovered.lastAt { out += ", the last at \(last.rfc3339)" }
     out += "\n\n"
-    out += "Server       \(state.server == State.embeddedServer ? "the built-in server" : state.server)\n"
+    out +=
+      "Server       \(state.server == State.embeddedServer ? "the built-in server" : state.server)\n"
     if let session = state.session {
       var line = "Logged in    \(session.email) since \(session.since.rfc3339)"
       if let expiry = session.expiresAt { line += ", token valid until \(expiry.rfc3339)" }
@@ -23,7 +24,10 @@ enum StateReport {
     if state.settings.isEmpty {
       out += "Settings     none synced\n"
     } else {
-      out += "Settings     " + state.settings.keys.sorted().map { "\($0)=\(state.settings[$0]!)" }.joined(separator: ", ") + "\n"
+      out +=
+        "Settings     "
+        + state.settings.keys.sorted().map { "\($0)=\(state.settings[$0]!)" }.joined(
+          separator: ", ") + "\n"
     }
     let skillCount = state.skills.values.reduce(0) { $0 + $1.count }
     out += "Groups       \(state.groups.count)"
@@ -31,15 +35,19 @@ enum StateReport {
     out += "\nSkills       \(skillCount) loaded in \(state.skills.count) groups\n"
     for group in state.skills.keys.sorted() {
       let skills = state.skills[group]!.values.sorted { $0.displayName < $1.displayName }
-      out += "  \(group): " + skills.map { skill in
-        guard let rating = skill.rating, rating.total > 0 else { return skill.displayName }
-        return "\(skill.displayName) (\(formatAverage(rating.average))★ × \(rating.total))"
-      }.joined(separator: ", ") + "\n"
+      out +=
+        "  \(group): "
+        + skills.map { skill in
+          guard let rating = skill.rating, rating.total > 0 else { return skill.displayName }
+          return "\(skill.displayName) (\(formatAverage(rating.average))★ × \(rating.total))"
+        }.joined(separator: ", ") + "\n"
     }
     if !state.userRatings.isEmpty {
-      out += "Your ratings " + state.userRatings.keys.sorted().map { id in
-        "\(id.skill) " + (state.userRatings[id]!.stars.map { "\($0)★" } ?? "not rated")
-      }.joined(separator: ", ") + "\n"
+      out +=
+        "Your ratings "
+        + state.userRatings.keys.sorted().map { id in
+          "\(id.skill) " + (state.userRatings[id]!.stars.map { "\($0)★" } ?? "not rated")
+        }.joined(separator: ", ") + "\n"
     }
     out += "\nChat         \(state.transcript.count) lines"
     if state.transcript.count > transcriptTail { out += " (the last \(transcriptTail) below)" }
@@ -54,11 +62,16 @@ enum StateReport {
     }
     if !state.history.isEmpty || state.historyRemaining != nil {
       out += "History      \(state.history.count) remembered exchanges"
-      if let remaining = state.historyRemaining, remaining > 0 { out += ", \(remaining) older on the server" }
+      if let remaining = state.historyRemaining, remaining > 0 {
+        out += ", \(remaining) older on the server"
+      }
       out += "\n"
     }
     if !state.searches.isEmpty {
-      out += "Searches     " + state.searches.keys.sorted().map { "\"\($0)\" (\(state.searches[$0]!.count))" }.joined(separator: ", ") + "\n"
+      out +=
+        "Searches     "
+        + state.searches.keys.sorted().map { "\"\($0)\" (\(state.searches[$0]!.count))" }.joined(
+          separator: ", ") + "\n"
     }
     if !state.linkPreviews.isEmpty {
       out += "Previews     " + state.linkPreviews.keys.sorted().joined(separator: ", ") + "\n"
@@ -68,11 +81,16 @@ enum StateReport {
       out += "Images       \(state.images.count) cached, \(bytes) bytes\n"
     }
     if !state.inFlight.isEmpty {
-      out += "In flight    " + state.inFlight.keys.sorted().map { "#\($0) \(state.inFlight[$0]!.type)" }.joined(separator: ", ") + "\n"
+      out +=
+        "In flight    "
+        + state.inFlight.keys.sorted().map { "#\($0) \(state.inFlight[$0]!.type)" }.joined(
+          separator: ", ") + "\n"
     }
     if !state.lastErrors.isEmpty {
       out += "Last errors\n"
-      for type in state.lastErrors.keys.sorted() { out += "  \(type): \(state.lastErrors[type]!)\n" }
+      for type in state.lastErrors.keys.sorted() {
+        out += "  \(type): \(state.lastErrors[type]!)\n"
+      }
     }
     return out
   }

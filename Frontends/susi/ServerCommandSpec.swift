@@ -20,7 +20,8 @@ enum ServerCommandSpec {
       "susi --server http://127.0.0.1:4000 ask hello    (from another terminal)",
     ],
     options: [
-      OptionSpec("--port", short: "-p", value: "N", help: "port to listen on; 0 = any free port (default 0)"),
+      OptionSpec(
+        "--port", short: "-p", value: "N", help: "port to listen on; 0 = any free port (default 0)"),
       OptionSpec("--host", value: "ADDR", help: "address to bind (default 127.0.0.1)"),
       OptionSpec("--data", value: "DIR", help: "skill data folder (default: the bundled skills)"),
       OptionSpec("--seed", value: "N", help: "seed for answer choices, for reproducible answers"),

@@ -20,4 +20,6 @@ let app = CommandLineApp(
   ],
   defaultCommand: "chat", version: SusiVersion.current)
 
-exit(await app.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+exit(
+  await app.run(
+    Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -8,8 +8,8 @@
 
 import Foundation
 import SusiEventLog
-import SusiTesting
 import SusiJSON
+import SusiTesting
 
 let logBenchmark = Benchmark(
   name: "log",

@@ -33,13 +33,16 @@ enum ReplayFigures {
     line("reduce only (events already decoded)", records, nil, reducing)
     line("encode only (Event.encoded, the append path)", records, encodedBytes, encoding)
     line("replay: read + decode + reduce, streaming", records, fileSize, replaying)
-    print("  final state digest input: \(recovered.state.canonicalJSON().count / 1_000_000) MB of canonical JSON")
+    print(
+      "  final state digest input: \(recovered.state.canonicalJSON().count / 1_000_000) MB of canonical JSON"
+    )
     replayMemory(path)
   }
 
   private static func line(_ label: String, _ count: Int, _ bytes: Int?, _ time: Duration) {
     let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
-    var text = "  \(label.padding(toLength: 46, withPad: " ", startingAt: 0)) \(Int(Double(count) / seconds)) events/s"
+    var text =
+      "  \(label.padding(toLength: 46, withPad: " ", startingAt: 0)) \(Int(Double(count) / seconds)) events/s"
     if let bytes { text += String(format: "  %.0f MB/s", Double(bytes) / 1e6 / seconds) }
     text += String(format: "  %.3f s", seconds)
     print(text)
@@ -59,7 +62,9 @@ enum ReplayFigures {
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     let fields = output.split(whereSeparator: { $0 == " " || $0 == "\n" })
-    guard fields.count >= 8, let before = Int(fields[3]), let peak = Int(fields[5]), let after = Int(fields[7]) else {
+    guard fields.count >= 8, let before = Int(fields[3]), let peak = Int(fields[5]),
+      let after = Int(fields[7])
+    else {
       print("  replay memory: unexpected child output: \(output)")
       return
     }
@@ -84,13 +89,17 @@ enum ReplayFigures {
       report("failed \(error)")
       return 1
     }
-    report("events \(recovered.lastSeq) rss-before \(before) peak \(peakResidentKilobytes()) rss-after \(residentKilobytes())")
+    report(
+      "events \(recovered.lastSeq) rss-before \(before) peak \(peakResidentKilobytes()) rss-after \(residentKilobytes())"
+    )
     return 0
   }
 
   /// VmRSS from /proc/self/status, in KiB.
   static func residentKilobytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+      return -1
+    }
     for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
       return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
     }

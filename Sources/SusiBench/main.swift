@@ -28,17 +28,22 @@ let benchmarks: [Benchmark] = [
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
   print("usage: susi-bench [NAME...]\n\nbenchmarks:")
-  for benchmark in benchmarks { print("  \(benchmark.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(benchmark.summary)") }
+  for benchmark in benchmarks {
+    print(
+      "  \(benchmark.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(benchmark.summary)")
+  }
   exit(0)
 }
 let selected = arguments.filter { !$0.hasPrefix("-") }
 let unknown = selected.filter { name in !benchmarks.contains { $0.name == name } }
 if !unknown.isEmpty {
-  FileHandle.standardError.write(Data("susi-bench: unknown benchmark \(unknown.joined(separator: ", ")); see --help\n".utf8))
+  FileHandle.standardError.write(
+    Data("susi-bench: unknown benchmark \(unknown.joined(separator: ", ")); see --help\n".utf8))
   exit(64)
 }
 #if DEBUG
-  FileHandle.standardError.write(Data("susi-bench: this is a debug build; figures mean little. Use -c release.\n".utf8))
+  FileHandle.standardError.write(
+    Data("susi-bench: this is a debug build; figures mean little. Use -c release.\n".utf8))
 #endif
 for benchmark in benchmarks where selected.isEmpty || selected.contains(benchmark.name) {
   print("== \(benchmark.name): \(benchmark.summary)")

@@ -402,7 +402,8 @@ extension Action {
     public var title: String?
     public var description: String?
     public var image: String?
-    public init(url: String, title: String? = nil, description: String? = nil, image: String? = nil) {
+    public init(url: String, title: String? = nil, description: String? = nil, image: String? = nil)
+    {
       self.url = url
       self.title = title
       self.description = description

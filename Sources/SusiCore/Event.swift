@@ -85,7 +85,9 @@ extension Event {
 
   public static func decode(_ bytes: [UInt8]) throws(EventDecodingError) -> Event {
     do {
-      return try bytes.withUnsafeBytes { (raw) throws(EventDecodingError) -> Event in try decode(raw) }
+      return try bytes.withUnsafeBytes { (raw) throws(EventDecodingError) -> Event in
+        try decode(raw)
+      }
     } catch let error as EventDecodingError {
       throw error
     } catch {
@@ -94,7 +96,9 @@ extension Event {
   }
 
   public static func decode(_ json: JSON) throws(EventDecodingError) -> Event {
-    guard case .object(let object) = json else { throw EventDecodingError("a record must be a JSON object") }
+    guard case .object(let object) = json else {
+      throw EventDecodingError("a record must be a JSON object")
+    }
     // One pass over the members: replay decodes millions of these.
     var version = 1
     var seq: Int?
@@ -117,13 +121,17 @@ extension Event {
         guard let n = member.value.int else { throw mismatch("seq", "an integer", member.value) }
         seq = n
       case "at":
-        guard case .string(let text) = member.value else { throw mismatch("at", "a string", member.value) }
+        guard case .string(let text) = member.value else {
+          throw mismatch("at", "a string", member.value)
+        }
         guard let t = Timestamp(rfc3339: text) else {
           throw EventDecodingError("at: '\(text)' is not an RFC 3339 date-time")
         }
         at = t
       case "origin":
-        guard case .string(let text) = member.value else { throw mismatch("origin", "a string", member.value) }
+        guard case .string(let text) = member.value else {
+          throw mismatch("origin", "a string", member.value)
+        }
         origin = text
       case "cause":
         if member.value.isNull { break }
@@ -138,7 +146,9 @@ extension Event {
         }
         idempotencyKey = text
       case "type":
-        guard case .string(let text) = member.value else { throw mismatch("type", "a string", member.value) }
+        guard case .string(let text) = member.value else {
+          throw mismatch("type", "a string", member.value)
+        }
         type = text
       case "payload":
         payload = member.value
@@ -149,7 +159,8 @@ extension Event {
     guard version >= 1 else { throw EventDecodingError("unknown log format version \(version)") }
     guard version <= formatVersion else {
       throw EventDecodingError(
-        "this record is in log format \(version), newer than this susi understands (\(formatVersion)); use a newer susi")
+        "this record is in log format \(version), newer than this susi understands (\(formatVersion)); use a newer susi"
+      )
     }
     guard let seq else { throw EventDecodingError("seq: missing") }
     guard let at else { throw EventDecodingError("at: missing") }
@@ -164,6 +175,7 @@ extension Event {
     // Versions 1 and 2 share the envelope; version 1 merely lacks `v` and the checksum, which the
     // log layer handles. Later upgrades go here.
     return Event(
-      seq: seq, at: at, origin: origin, cause: cause, id: id, idempotencyKey: idempotencyKey, action: action)
+      seq: seq, at: at, origin: origin, cause: cause, id: id, idempotencyKey: idempotencyKey,
+      action: action)
   }
 }

@@ -3,7 +3,9 @@
 /// `Secret`, this keeps every secret out of the event log; the event codec is the one place that
 /// applies both.
 public enum Redaction {
-  static let secretParameters = ["access_token", "password", "token", "secret", "api_key", "apikey"]
+  static let secretParameters = [
+    "access_token", "password", "token", "secret", "api_key", "apikey",
+  ]
 
   /// `text` with secret values replaced by `[redacted]`.
   public static func scrub(_ text: String) -> String {
@@ -49,7 +51,10 @@ public enum Redaction {
         i += pattern.count
         var end = i
         while end < bytes.count && !stops.contains(bytes[end]) { end += 1 }
-        if end > i { out.append(contentsOf: bytes[i..<end].elementsEqual(redacted) ? Array(bytes[i..<end]) : redacted) }
+        if end > i {
+          out.append(
+            contentsOf: bytes[i..<end].elementsEqual(redacted) ? Array(bytes[i..<end]) : redacted)
+        }
         i = end
       } else {
         out.append(bytes[i])

@@ -12,7 +12,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
   public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 
   /// This moment plus `milliseconds`.
-  public func adding(milliseconds delta: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds + delta) }
+  public func adding(milliseconds delta: Int64) -> Timestamp {
+    Timestamp(milliseconds: milliseconds + delta)
+  }
 
   public var description: String { rfc3339 }
 
@@ -125,7 +127,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     guard i == b.count else { return nil }
     let days = Self.days(fromCivil: year, month, day)
     // A leap second (60) is folded into the second before it.
-    let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
+    let seconds =
+      Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
       - Int64(offsetMinutes * 60)
     return seconds * 1000 + Int64(millis)
   }

@@ -48,10 +48,14 @@ struct WebURL {
     func lower(_ c: UInt8) -> UInt8 { c >= 0x41 && c <= 0x5a ? c | 0x20 : c }
     func hasPrefix(_ prefix: StaticString) -> Bool {
       guard b.count >= prefix.utf8CodeUnitCount else { return false }
-      for i in 0..<prefix.utf8CodeUnitCount where lower(b[i]) != prefix.utf8Start[i] { return false }
+      for i in 0..<prefix.utf8CodeUnitCount where lower(b[i]) != prefix.utf8Start[i] {
+        return false
+      }
       return true
     }
-    func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self) }
+    func text(_ range: Range<Int>) -> String {
+      String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self)
+    }
     let scheme: String
     let start: Int
     if hasPrefix("http://") {
@@ -64,17 +68,23 @@ struct WebURL {
       return nil
     }
     var authorityEnd = start
-    while authorityEnd < b.count, b[authorityEnd] != 0x2f, b[authorityEnd] != 0x3f, b[authorityEnd] != 0x23 {
+    while authorityEnd < b.count, b[authorityEnd] != 0x2f, b[authorityEnd] != 0x3f,
+      b[authorityEnd] != 0x23
+    {
       authorityEnd += 1
     }
     // Credentials in a URL would end up in the log; refuse them.
     guard authorityEnd > start, !b[start..<authorityEnd].contains(0x40) else { return nil }
     var host = start..<authorityEnd
     if b[start] == UInt8(ascii: "[") {
-      guard let close = b[start..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else { return nil }
+      guard let close = b[start..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else {
+        return nil
+      }
       host = start..<(close + 1)
       if close + 1 < authorityEnd {
-        guard b[close + 1] == UInt8(ascii: ":"), validPort(b, (close + 2)..<authorityEnd) else { return nil }
+        guard b[close + 1] == UInt8(ascii: ":"), validPort(b, (close + 2)..<authorityEnd) else {
+          return nil
+        }
       }
     } else if let colon = b[start..<authorityEnd].lastIndex(of: UInt8(ascii: ":")) {
       host = start..<colon
@@ -93,7 +103,10 @@ struct WebURL {
       for c in b[host] {
         let letter = lower(c) >= 0x61 && lower(c) <= 0x7a
         let digit = c >= 0x30 && c <= 0x39
-        guard letter || digit || c == UInt8(ascii: "-") || c == UInt8(ascii: ".") || c == UInt8(ascii: "_") else {
+        guard
+          letter || digit || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
+            || c == UInt8(ascii: "_")
+        else {
           return nil
         }
       }
@@ -101,7 +114,8 @@ struct WebURL {
       // International names: letters of any script.
       guard
         text(host).unicodeScalars.allSatisfy({
-          $0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._".unicodeScalars.contains($0)
+          $0.properties.isAlphabetic || ("0"..."9").contains($0)
+            || "-._".unicodeScalars.contains($0)
         })
       else { return nil }
     }
@@ -117,11 +131,13 @@ struct WebURL {
       query = text((mark + 1)..<remainderEnd)
       pathEnd = mark
     }
-    let authority = b[start..<authorityEnd].allSatisfy({ $0 < 0x80 })
+    let authority =
+      b[start..<authorityEnd].allSatisfy({ $0 < 0x80 })
       ? String(decoding: b[start..<authorityEnd].map(lower), as: UTF8.self)
       : text(start..<authorityEnd).lowercased()
     return WebURL(
-      scheme: scheme, authority: authority, path: text(authorityEnd..<pathEnd), query: query, fragment: fragment)
+      scheme: scheme, authority: authority, path: text(authorityEnd..<pathEnd), query: query,
+      fragment: fragment)
   }
 
   private init(scheme: String, authority: String, path: String, query: String?, fragment: String?) {
@@ -147,7 +163,9 @@ extension String {
   /// The string without leading and trailing whitespace (spaces, tabs, newlines).
   public var trimmed: String {
     // Most text starts and ends with a visible ASCII character: nothing to trim.
-    if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x7f, last > 0x20, last < 0x7f {
+    if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x7f, last > 0x20,
+      last < 0x7f
+    {
       return self
     }
     let scalars = unicodeScalars

@@ -6,14 +6,16 @@ import COpenSSL
 /// OpenSSL's EVP interface.
 public enum Digest {
   /// The SHA-256 digest of `bytes` (32 bytes).
-  public static func sha256<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+  public static func sha256<Bytes: Collection>(_ bytes: Bytes) -> [UInt8]
+  where Bytes.Element == UInt8 {
     var hasher = SHA256Hasher()
     hasher.update(bytes)
     return hasher.finalize()
   }
 
   /// The MD5 digest of `bytes` (16 bytes). Only for interoperability (SUSI's account `uuid`).
-  public static func md5<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+  public static func md5<Bytes: Collection>(_ bytes: Bytes) -> [UInt8]
+  where Bytes.Element == UInt8 {
     oneShot(EVP_md5(), Array(bytes))
   }
 
@@ -50,7 +52,9 @@ public enum Digest {
   private static func oneShot(_ md: OpaquePointer?, _ bytes: [UInt8]) -> [UInt8] {
     var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
     var length: UInt32 = 0
-    let ok = bytes.withUnsafeBufferPointer { EVP_Digest($0.baseAddress, $0.count, &out, &length, md, nil) }
+    let ok = bytes.withUnsafeBufferPointer {
+      EVP_Digest($0.baseAddress, $0.count, &out, &length, md, nil)
+    }
     precondition(ok == 1, "libcrypto EVP_Digest failed")
     return Array(out.prefix(Int(length)))
   }

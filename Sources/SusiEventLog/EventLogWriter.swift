@@ -123,7 +123,8 @@ public final class EventLogWriter: Sendable {
     } catch {
       throw EventLogError(code: error.code, path: path, message: error.message)
     }
-    let (flush, line) = try state.withLock { state throws(EventLogError) -> (FlushRequest, [UInt8]) in
+    let (flush, line) = try state.withLock {
+      state throws(EventLogError) -> (FlushRequest, [UInt8]) in
       let flush = try writeLine(of: object, seq: seq, state: &state)
       return (flush, Array(state.line.dropLast()))
     }

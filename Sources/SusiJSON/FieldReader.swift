@@ -120,7 +120,8 @@ public struct FieldReader: Sendable {
     out.reserveCapacity(elements.count)
     for (i, element) in elements.enumerated() {
       guard case .string(let s) = element else {
-        throw JSONShapeError(path: "\(fieldPath(key))[\(i)]", reason: "expected a string, found \(element.kindName)")
+        throw JSONShapeError(
+          path: "\(fieldPath(key))[\(i)]", reason: "expected a string, found \(element.kindName)")
       }
       out.append(s)
     }
@@ -146,7 +147,8 @@ public struct FieldReader: Sendable {
     out.reserveCapacity(elements.count)
     for (i, element) in elements.enumerated() {
       guard case .object(let o) = element else {
-        throw JSONShapeError(path: "\(fieldPath(key))[\(i)]", reason: "expected an object, found \(element.kindName)")
+        throw JSONShapeError(
+          path: "\(fieldPath(key))[\(i)]", reason: "expected an object, found \(element.kindName)")
       }
       out.append(FieldReader(o, path: "\(fieldPath(key))[\(i)]"))
     }
@@ -170,7 +172,9 @@ public struct ObjectBuilder: Sendable {
   public mutating func set(_ key: String, _ value: Int) { object[key] = .int(value) }
   public mutating func set(_ key: String, _ value: Double) { object[key] = .double(value) }
   public mutating func set(_ key: String, _ value: Bool) { object[key] = .bool(value) }
-  public mutating func set(_ key: String, _ value: [String]) { object[key] = .array(value.map(JSON.string)) }
+  public mutating func set(_ key: String, _ value: [String]) {
+    object[key] = .array(value.map(JSON.string))
+  }
   public mutating func set(_ key: String, _ value: String?) { if let value { set(key, value) } }
   public mutating func set(_ key: String, _ value: Int?) { if let value { set(key, value) } }
   public mutating func set(_ key: String, _ value: Double?) { if let value { set(key, value) } }

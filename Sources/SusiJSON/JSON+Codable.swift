@@ -31,7 +31,8 @@ extension JSON: Codable {
     case .string(let s): try container.encode(s)
     case .array(let a): try container.encode(a)
     case .object(let o):
-      try container.encode(Dictionary(o.members.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }))
+      try container.encode(
+        Dictionary(o.members.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }))
     }
   }
 }

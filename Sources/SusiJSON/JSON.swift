@@ -48,7 +48,9 @@ public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryL
     get {
       // Comparing lengths first keeps most mismatches off the slower full string comparison.
       let length = key.utf8.count
-      for member in members where member.key.utf8.count == length && member.key == key { return member.value }
+      for member in members where member.key.utf8.count == length && member.key == key {
+        return member.value
+      }
       return nil
     }
     set {
@@ -119,7 +121,8 @@ extension JSON {
   }
 }
 
-extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+  ExpressibleByBooleanLiteral,
   ExpressibleByFloatLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral,
   ExpressibleByNilLiteral
 {
@@ -128,6 +131,8 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
   public init(booleanLiteral value: Bool) { self = .bool(value) }
   public init(floatLiteral value: Double) { self = .double(value) }
   public init(arrayLiteral elements: JSON...) { self = .array(elements) }
-  public init(dictionaryLiteral elements: (String, JSON)...) { self = .object(JSONObject(elements)) }
+  public init(dictionaryLiteral elements: (String, JSON)...) {
+    self = .object(JSONObject(elements))
+  }
   public init(nilLiteral: ()) { self = .null }
 }

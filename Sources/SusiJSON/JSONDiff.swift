@@ -10,7 +10,8 @@ public enum JSONDiff {
       switch self {
       case .added(let path, let value): "+ \(path): \(value.compactText)"
       case .removed(let path, let value): "- \(path): \(value.compactText)"
-      case .changed(let path, let from, let to): "~ \(path): \(from.compactText) → \(to.compactText)"
+      case .changed(let path, let from, let to):
+        "~ \(path): \(from.compactText) → \(to.compactText)"
       }
     }
   }
@@ -35,9 +36,15 @@ public enum JSONDiff {
       return out
     case (.array(let a), .array(let b)):
       var out: [Change] = []
-      for i in 0..<min(a.count, b.count) { out += changes(from: a[i], to: b[i], path: "\(path)[\(i)]") }
-      if b.count > a.count { for i in a.count..<b.count { out.append(.added(path: "\(path)[\(i)]", value: b[i])) } }
-      if a.count > b.count { for i in b.count..<a.count { out.append(.removed(path: "\(path)[\(i)]", value: a[i])) } }
+      for i in 0..<min(a.count, b.count) {
+        out += changes(from: a[i], to: b[i], path: "\(path)[\(i)]")
+      }
+      if b.count > a.count {
+        for i in a.count..<b.count { out.append(.added(path: "\(path)[\(i)]", value: b[i])) }
+      }
+      if a.count > b.count {
+        for i in b.count..<a.count { out.append(.removed(path: "\(path)[\(i)]", value: a[i])) }
+      }
       return out
     default:
       return [.changed(path: path, from: old, to: new)]
@@ -45,7 +52,11 @@ public enum JSONDiff {
   }
 
   private static func join(_ path: String, _ key: String) -> String {
-    let simple = !key.isEmpty && key.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" }
+    let simple =
+      !key.isEmpty
+      && key.unicodeScalars.allSatisfy {
+        $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_"
+      }
     let part = simple ? key : "[\(JSON.string(key).compactText)]"
     if path.isEmpty { return part }
     return simple ? "\(path).\(part)" : "\(path)\(part)"

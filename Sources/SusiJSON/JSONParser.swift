@@ -78,9 +78,15 @@ public struct JSONParser: ~Copyable {
     case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
     case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
     case UInt8(ascii: "\""): return .string(try parseString())
-    case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-    case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-    case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+    case UInt8(ascii: "t"):
+      try expectLiteral("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try expectLiteral("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try expectLiteral("null")
+      return .null
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
     default: throw error("unexpected character")
     }
@@ -121,7 +127,11 @@ public struct JSONParser: ~Copyable {
       // Repeated keys are rare; check cheaply for small objects and with a set for large ones.
       if members.count >= 16 && seen == nil { seen = Set(members.map(\.key)) }
       let repeated: Bool
-      if seen != nil { repeated = !seen!.insert(key).inserted } else { repeated = members.contains { $0.key == key } }
+      if seen != nil {
+        repeated = !seen!.insert(key).inserted
+      } else {
+        repeated = members.contains { $0.key == key }
+      }
       if repeated {
         let at = members.firstIndex { $0.key == key }!
         members[at].value = value
@@ -179,7 +189,9 @@ public struct JSONParser: ~Copyable {
       if c < 0x20 { throw error("control character in a string") }
       index += 1
     }
-    guard index < end else { throw JSONParseError(offset: start - 1, reason: "unterminated string") }
+    guard index < end else {
+      throw JSONParseError(offset: start - 1, reason: "unterminated string")
+    }
     // Slow path: copy with escapes resolved.
     scratch.removeAll(keepingCapacity: true)
     scratch.append(contentsOf: UnsafeBufferPointer(start: base! + start, count: index - start))
@@ -220,7 +232,9 @@ public struct JSONParser: ~Copyable {
     throw JSONParseError(offset: start - 1, reason: "unterminated string")
   }
 
-  private func validated(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONParseError) -> String {
+  private func validated(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONParseError)
+    -> String
+  {
     // ASCII needs no validation; anything else must be well-formed UTF-8.
     var ascii = true
     for b in bytes where b >= 0x80 {
@@ -255,7 +269,8 @@ public struct JSONParser: ~Copyable {
   private mutating func appendUnicodeEscape() throws(JSONParseError) {
     var scalar = try hex4()
     if (0xD800...0xDBFF).contains(scalar) {
-      guard end - index >= 6, byte(index) == UInt8(ascii: "\\"), byte(index + 1) == UInt8(ascii: "u")
+      guard end - index >= 6, byte(index) == UInt8(ascii: "\\"),
+        byte(index + 1) == UInt8(ascii: "u")
       else { throw error("lone surrogate in \\u escape") }
       index += 2
       let low = try hex4()
@@ -315,8 +330,11 @@ public struct JSONParser: ~Copyable {
       }
       if !negative, magnitude <= UInt64(Int64.max) { return .int(Int(magnitude)) }
     }
-    let text = String(decoding: UnsafeBufferPointer(start: base! + start, count: index - start), as: UTF8.self)
-    guard let value = Double(text) else { throw JSONParseError(offset: start, reason: "invalid number") }
+    let text = String(
+      decoding: UnsafeBufferPointer(start: base! + start, count: index - start), as: UTF8.self)
+    guard let value = Double(text) else {
+      throw JSONParseError(offset: start, reason: "invalid number")
+    }
     // JSON cannot carry infinity, so a value that would become one could not be written back.
     guard value.isFinite else { throw JSONParseError(offset: start, reason: "number out of range") }
     return .double(value)

@@ -41,12 +41,24 @@ extension JSONWriter {
       key(name)
       writer.array(value) { $0.string($1) }
     }
-    public mutating func field(_ name: StaticString, _ value: String?) { if let value { field(name, value) } }
-    public mutating func field(_ name: StaticString, _ value: Int?) { if let value { field(name, value) } }
-    public mutating func field(_ name: StaticString, _ value: Double?) { if let value { field(name, value) } }
-    public mutating func field(_ name: StaticString, _ value: Bool?) { if let value { field(name, value) } }
-    public mutating func field(_ name: StaticString, _ value: JSON?) { if let value { field(name, value) } }
-    public mutating func field(_ name: StaticString, _ value: [String]?) { if let value { field(name, value) } }
+    public mutating func field(_ name: StaticString, _ value: String?) {
+      if let value { field(name, value) }
+    }
+    public mutating func field(_ name: StaticString, _ value: Int?) {
+      if let value { field(name, value) }
+    }
+    public mutating func field(_ name: StaticString, _ value: Double?) {
+      if let value { field(name, value) }
+    }
+    public mutating func field(_ name: StaticString, _ value: Bool?) {
+      if let value { field(name, value) }
+    }
+    public mutating func field(_ name: StaticString, _ value: JSON?) {
+      if let value { field(name, value) }
+    }
+    public mutating func field(_ name: StaticString, _ value: [String]?) {
+      if let value { field(name, value) }
+    }
 
     /// A member whose value is written by `body` (nested objects and arrays).
     public mutating func field(_ name: StaticString, _ body: (inout JSONWriter) -> Void) {
@@ -78,7 +90,9 @@ extension JSONWriter {
   }
 
   /// Writes an array, each element written by `element`.
-  public mutating func array<C: Sequence>(_ elements: C, _ element: (inout JSONWriter, C.Element) -> Void) {
+  public mutating func array<C: Sequence>(
+    _ elements: C, _ element: (inout JSONWriter, C.Element) -> Void
+  ) {
     byte(UInt8(ascii: "["))
     var first = true
     for e in elements {

@@ -12,7 +12,8 @@ public struct JSONWriter: Sendable {
   }
 
   @inline(__always) public mutating func raw(_ text: StaticString) {
-    bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
   }
 
   @inline(__always) public mutating func byte(_ b: UInt8) { bytes.append(b) }
@@ -23,9 +24,12 @@ public struct JSONWriter: Sendable {
       return
     }
     var magnitude = value.magnitude
-    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-      (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var digits:
+      (
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+      ) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     var count = 0
     withUnsafeMutableBytes(of: &digits) { buffer in
       repeat {
@@ -58,7 +62,9 @@ public struct JSONWriter: Sendable {
       for i in 0..<utf8.count {
         let c = utf8[i]
         guard c < 0x20 || c == 0x22 || c == 0x5c else { continue }
-        if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+        if runStart < i {
+          bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+        }
         runStart = i + 1
         switch c {
         case 0x22: raw("\\\"")

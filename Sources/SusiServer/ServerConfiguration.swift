@@ -43,7 +43,9 @@ public struct ServerConfiguration: Sendable {
   /// The skills, web-search corpus and pages shipped with `susi`.
   public static var bundledDataDirectory: URL {
     get throws(BundledDataMissing) {
-      for candidate in bundledDataCandidates where FileManager.default.fileExists(atPath: candidate.appendingPathComponent("models").path) {
+      for candidate in bundledDataCandidates
+      where FileManager.default.fileExists(atPath: candidate.appendingPathComponent("models").path)
+      {
         return candidate
       }
       throw BundledDataMissing(searched: bundledDataCandidates.map(\.path))

@@ -30,7 +30,8 @@ public enum LogReplay {
     do {
       reader = try EventLogReader(path: path, firstSeq: nil)
     } catch {
-      throw Failure(path: path, line: error.line, message: error.message, isCorruption: error.isCorruption)
+      throw Failure(
+        path: path, line: error.line, message: error.message, isCorruption: error.isCorruption)
     }
     defer { reader.close() }
     do {
@@ -44,7 +45,8 @@ public enum LogReplay {
         }
         guard event.seq == record.seq else {
           throw Failure(
-            path: path, line: record.line, message: "the record's seq \(event.seq) does not match its frame (\(record.seq))",
+            path: path, line: record.line,
+            message: "the record's seq \(event.seq) does not match its frame (\(record.seq))",
             isCorruption: true)
         }
         let effects = recovered.apply(event)
@@ -55,7 +57,8 @@ public enum LogReplay {
     } catch let failure as Failure {
       throw failure
     } catch let error as EventLogError {
-      throw Failure(path: path, line: error.line, message: error.message, isCorruption: error.isCorruption)
+      throw Failure(
+        path: path, line: error.line, message: error.message, isCorruption: error.isCorruption)
     } catch {
       throw Failure(path: path, line: nil, message: "\(error)", isCorruption: false)
     }

@@ -26,7 +26,10 @@ public actor Store {
   private var failure: StoreError?
 
   /// A store continuing from `recovered` (what replaying the log produced), writing to `sink`.
-  public init(sink: any EventSink, runner: any EffectsRunner, clock: any WallClock, recovered: Recovered = Recovered()) {
+  public init(
+    sink: any EventSink, runner: any EffectsRunner, clock: any WallClock,
+    recovered: Recovered = Recovered()
+  ) {
     self.sink = sink
     self.runner = runner
     self.clock = clock
@@ -48,7 +51,9 @@ public actor Store {
   public func send(
     _ action: Action, origin: String, id: JSON? = nil, idempotencyKey: String? = nil
   ) throws(StoreError) -> PublishedEvent {
-    if let idempotencyKey, let first = idempotencyKeys[idempotencyKey] { throw .duplicate(seq: first) }
+    if let idempotencyKey, let first = idempotencyKeys[idempotencyKey] {
+      throw .duplicate(seq: first)
+    }
     return try apply(action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
   }
 
@@ -64,7 +69,8 @@ public actor Store {
   /// Receives a result from the runner.
   func receive(_ result: Action, cause: Int) {
     do {
-      _ = try apply(result, origin: "runner", cause: cause, id: ledger.settle(cause), idempotencyKey: nil)
+      _ = try apply(
+        result, origin: "runner", cause: cause, id: ledger.settle(cause), idempotencyKey: nil)
     } catch {
       // The log refused the result; the store is already failed and says so on the next send.
     }
@@ -77,7 +83,8 @@ public actor Store {
     var at = clock.now()
     if let lastAt, at < lastAt { at = lastAt }  // time in the log never runs backwards
     let event = Event(
-      seq: lastSeq + 1, at: at, origin: origin, cause: cause, id: id, idempotencyKey: idempotencyKey,
+      seq: lastSeq + 1, at: at, origin: origin, cause: cause, id: id,
+      idempotencyKey: idempotencyKey,
       action: action)
     let line: [UInt8]
     do {
@@ -107,7 +114,9 @@ public actor Store {
     }
     // Results the runner gave at once follow their cause directly, in this same turn.
     for result in immediate {
-      _ = try apply(result, origin: "runner", cause: event.seq, id: ledger.settle(event.seq), idempotencyKey: nil)
+      _ = try apply(
+        result, origin: "runner", cause: event.seq, id: ledger.settle(event.seq),
+        idempotencyKey: nil)
     }
     return published
   }
@@ -121,10 +130,13 @@ public actor Store {
     for (seq, request) in state.inFlight.sorted(by: { $0.key < $1.key }) {
       let error = RequestError(
         kind: "interrupted",
-        message: "susi stopped before the answer to \(request.type) arrived; nothing was re-sent, ask again if needed")
+        message:
+          "susi stopped before the answer to \(request.type) arrived; nothing was re-sent, ask again if needed"
+      )
       closed.append(
         try apply(
-          .requestFailed(Action.RequestFailed(cause: seq, error: error)), origin: "store", cause: seq,
+          .requestFailed(Action.RequestFailed(cause: seq, error: error)), origin: "store",
+          cause: seq,
           id: ledger.settle(seq), idempotencyKey: nil))
     }
     return closed
@@ -191,7 +203,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .duplicate(let seq): "this idempotency key was already used by event \(seq)"
-    case .logFailed(let message): "the event log failed, so nothing more can be recorded: \(message)"
+    case .logFailed(let message):
+      "the event log failed, so nothing more can be recorded: \(message)"
     case .closed: "the store is closed"
     }
   }
@@ -206,7 +219,8 @@ public struct Recovered: Sendable {
   public var idempotencyKeys: [String: Int]
 
   public init(
-    state: State = State(), lastSeq: Int = 0, lastAt: Timestamp? = nil, ledger: ResultLedger = ResultLedger(),
+    state: State = State(), lastSeq: Int = 0, lastAt: Timestamp? = nil,
+    ledger: ResultLedger = ResultLedger(),
     idempotencyKeys: [String: Int] = [:]
   ) {
     self.state = state
@@ -223,7 +237,9 @@ public struct Recovered: Sendable {
     let effects = reduce(&state, event)
     lastSeq = event.seq
     lastAt = event.at
-    if let key = event.idempotencyKey, idempotencyKeys[key] == nil { idempotencyKeys[key] = event.seq }
+    if let key = event.idempotencyKey, idempotencyKeys[key] == nil {
+      idempotencyKeys[key] = event.seq
+    }
     if let cause = event.cause { _ = ledger.settle(cause) }
     ledger.expect(event.seq, id: event.id, effects: effects)
     return effects

@@ -18,7 +18,9 @@ public final class ManualRunner: EffectsRunner {
   public init(answersRejections: Bool = true) { self.answersRejections = answersRejections }
 
   public func answerAtOnce(_ effect: Effect) -> Action? {
-    if answersRejections, case .reject(let reason) = effect { return .actionRejected(.init(reason: reason)) }
+    if answersRejections, case .reject(let reason) = effect {
+      return .actionRejected(.init(reason: reason))
+    }
     return nil
   }
 

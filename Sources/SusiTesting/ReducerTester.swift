@@ -21,7 +21,9 @@ public struct ReducerTester {
   /// 2026-11-22T10:00:00.000Z, the default time of the first event.
   public static let epoch = Timestamp(milliseconds: 1_795_341_600_000)
 
-  public mutating func advance(by milliseconds: Int64) { now = now.adding(milliseconds: milliseconds) }
+  public mutating func advance(by milliseconds: Int64) {
+    now = now.adding(milliseconds: milliseconds)
+  }
 
   /// Sends an intent and checks the resulting state and effects. Returns the event's seq.
   @discardableResult
@@ -31,7 +33,9 @@ public struct ReducerTester {
     _ update: (inout State) -> Void = { _ in },
     effects expected: [Effect]
   ) -> Int {
-    step(Event(seq: nextSeq, at: now, origin: origin, action: action), sourceLocation, update, expected)
+    step(
+      Event(seq: nextSeq, at: now, origin: origin, action: action), sourceLocation, update, expected
+    )
   }
 
   /// Feeds a result caused by the event `cause` and checks the state and effects.
@@ -42,22 +46,29 @@ public struct ReducerTester {
     _ update: (inout State) -> Void = { _ in },
     effects expected: [Effect] = []
   ) -> Int {
-    step(Event(seq: nextSeq, at: now, origin: "runner", cause: cause, action: action), sourceLocation, update, expected)
+    step(
+      Event(seq: nextSeq, at: now, origin: "runner", cause: cause, action: action), sourceLocation,
+      update, expected)
   }
 
   /// Sets the state up without checking (a known starting point for a test).
   public mutating func prepare(_ update: (inout State) -> Void) { update(&state) }
 
   private mutating func step(
-    _ event: Event, _ sourceLocation: SourceLocation, _ update: (inout State) -> Void, _ expected: [Effect]
+    _ event: Event, _ sourceLocation: SourceLocation, _ update: (inout State) -> Void,
+    _ expected: [Effect]
   ) -> Int {
     var expectedState = state
     update(&expectedState)
     let effects = reduce(&state, event)
-    #expect(effects == expected, "effects of \(event.action.typeName) #\(event.seq)", sourceLocation: sourceLocation)
+    #expect(
+      effects == expected, "effects of \(event.action.typeName) #\(event.seq)",
+      sourceLocation: sourceLocation)
     if state != expectedState {
       Issue.record(
-        Comment(rawValue: "state after \(event.action.typeName) #\(event.seq) differs:\n" + Self.difference(expectedState, state)),
+        Comment(
+          rawValue: "state after \(event.action.typeName) #\(event.seq) differs:\n"
+            + Self.difference(expectedState, state)),
         sourceLocation: sourceLocation)
     }
     nextSeq += 1
@@ -66,13 +77,18 @@ public struct ReducerTester {
 
   /// A readable difference between two states: the top-level fields that differ.
   public static func difference(_ expected: State, _ actual: State) -> String {
-    guard case .object(let e)? = Optional(expected.json), case .object(let a)? = Optional(actual.json) else {
+    guard case .object(let e)? = Optional(expected.json),
+      case .object(let a)? = Optional(actual.json)
+    else {
       return "(unreadable)"
     }
     var lines: [String] = []
     for key in Set(e.keys).union(a.keys).sorted() where e[key] != a[key] {
-      lines.append("  \(key):\n    expected \(e[key]?.compactText ?? "nothing")\n    actual   \(a[key]?.compactText ?? "nothing")")
+      lines.append(
+        "  \(key):\n    expected \(e[key]?.compactText ?? "nothing")\n    actual   \(a[key]?.compactText ?? "nothing")"
+      )
     }
-    return lines.isEmpty ? "  (only in fields the JSON form does not show)" : lines.joined(separator: "\n")
+    return lines.isEmpty
+      ? "  (only in fields the JSON form does not show)" : lines.joined(separator: "\n")
   }
 }

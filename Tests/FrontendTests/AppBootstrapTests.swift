@@ -7,11 +7,15 @@ import Testing
 /// The bootstrap every frontend uses: log, replay, built-in server, runner, store.
 @Suite struct AppBootstrapTests {
   private func options(in folder: String) -> CommonOptions {
-    CommonOptions(server: nil, log: folder + "/events.jsonl", websearchURL: nil, stateDirectory: folder, fsync: "never")
+    CommonOptions(
+      server: nil, log: folder + "/events.jsonl", websearchURL: nil, stateDirectory: folder,
+      fsync: "never")
   }
 
   private func freshFolder() throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("susi-app-\(UUID().uuidString)").path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "susi-app-\(UUID().uuidString)"
+    ).path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     return folder
   }

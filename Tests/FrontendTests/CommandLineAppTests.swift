@@ -7,7 +7,9 @@ struct CommandLineAppTests {
   let susi = TextBinary.find()!
 
   private func folder() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("susi-cli-\(UUID().uuidString)").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "susi-cli-\(UUID().uuidString)"
+    ).path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
   }
@@ -15,7 +17,8 @@ struct CommandLineAppTests {
   @Test func helpFindsItsTopicPastCommonOptions() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let run = try await susi.runOffPool(["--state-dir", dir, "help", "rate"], environment: TextBinary.environment(dir))
+    let run = try await susi.runOffPool(
+      ["--state-dir", dir, "help", "rate"], environment: TextBinary.environment(dir))
     #expect(run.status == 0)
     #expect(run.stdout.hasPrefix("Usage: susi rate NAME STARS"))
   }
@@ -59,7 +62,8 @@ struct CommandLineAppTests {
     let topic = try await susi.runOffPool(["help", "ratee"], environment: environment)
     #expect(topic.status == 64)
     #expect(topic.stderr.contains("did you mean 'rate'?"))
-    let fsync = try await susi.runOffPool(["--fsync", "sometimes", "replay"], environment: environment)
+    let fsync = try await susi.runOffPool(
+      ["--fsync", "sometimes", "replay"], environment: environment)
     #expect(fsync.status == 64)
     #expect(command.stdout.isEmpty && option.stdout.isEmpty && fsync.stdout.isEmpty)
   }
@@ -73,7 +77,8 @@ struct CommandLineAppTests {
     first.send("{\"type\":\"loadGroups\",\"id\":1}")
     _ = try await first.next()
     let started = Date()
-    let second = try await susi.runOffPool(["ask", "hi", "--state-dir", dir], environment: environment, timeout: 30)
+    let second = try await susi.runOffPool(
+      ["ask", "hi", "--state-dir", dir], environment: environment, timeout: 30)
     #expect(second.status == 73)
     #expect(second.stderr.contains("events.jsonl"))
     #expect(second.stderr.contains("in use by another susi process"))

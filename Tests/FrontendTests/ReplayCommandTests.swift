@@ -14,7 +14,9 @@ struct ReplayCommandTests {
   }
 
   private func folder() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("susi-replay-\(UUID().uuidString)").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "susi-replay-\(UUID().uuidString)"
+    ).path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
   }
@@ -32,7 +34,8 @@ struct ReplayCommandTests {
     #expect(text.stdout.contains("Settings     enterAsSend=true, speechRate=0.8, theme=dark"))
     let json = try await replay([session, "--json"], in: dir)
     #expect(json.status == 0)
-    let golden = try String(contentsOf: Self.events.appendingPathComponent("session.state.json"), encoding: .utf8)
+    let golden = try String(
+      contentsOf: Self.events.appendingPathComponent("session.state.json"), encoding: .utf8)
     let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? NSDictionary
     let expected = try JSONSerialization.jsonObject(with: Data(golden.utf8)) as? NSDictionary
     #expect(parsed != nil && parsed == expected)
@@ -60,16 +63,20 @@ struct ReplayCommandTests {
     #expect(lines.contains { $0.contains("~ skills.Knowledge.Synonyms.rating.fourStar: 0 → 1") })
     #expect(!lines.contains { $0.hasPrefix("#18 ") || $0.hasPrefix("#21 ") })
     let json = try await replay([session, "--step", "--json", "--until", "3"], in: dir)
-    let objects = json.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    let objects = json.stdout.split(separator: "\n").map {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
     #expect(objects.count == 3)
-    #expect(objects.allSatisfy { $0?["seq"] != nil && $0?["changes"] != nil && $0?["effects"] != nil })
+    #expect(
+      objects.allSatisfy { $0?["seq"] != nil && $0?["changes"] != nil && $0?["effects"] != nil })
   }
 
   @Test func countsEventsByTypeAndOrigin() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let stats = try await replay([session, "--stats", "--json"], in: dir)
-    let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
     #expect(object["events"] as? Int == sessionEvents)
     #expect((object["types"] as? [String: Int])?["messageReceived"] == 15)
     #expect((object["origins"] as? [String: Int])?["runner"] != nil)
@@ -84,7 +91,8 @@ struct ReplayCommandTests {
     #expect(ok.stdout.contains("session.state.json"))
     // A recorded state that the log does not give is a failure, with the difference.
     try FileManager.default.copyItem(atPath: session, toPath: dir + "/copy.jsonl")
-    let golden = try String(contentsOf: Self.events.appendingPathComponent("session.state.json"), encoding: .utf8)
+    let golden = try String(
+      contentsOf: Self.events.appendingPathComponent("session.state.json"), encoding: .utf8)
     try golden.replacingOccurrences(of: "\"theme\": \"dark\"", with: "\"theme\": \"light\"")
       .write(toFile: dir + "/copy.state.json", atomically: true, encoding: .utf8)
     let bad = try await replay([dir + "/copy.jsonl", "--verify"], in: dir)

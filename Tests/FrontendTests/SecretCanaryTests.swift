@@ -9,7 +9,9 @@ struct SecretCanaryTests {
   let susi = TextBinary.find()!
 
   @Test func thePasswordAndTheTokenStayOutOfEverything() async throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("susi-canary-\(UUID().uuidString)").path
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "susi-canary-\(UUID().uuidString)"
+    ).path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let environment = TextBinary.environment(dir)
@@ -27,13 +29,15 @@ struct SecretCanaryTests {
       #"{"type":"loadHistory"}"#,
     ]
     let jsonl = try await susi.runOffPool(
-      ["jsonl", "--state-dir", dir], input: lines.joined(separator: "\n") + "\n", environment: environment)
+      ["jsonl", "--state-dir", dir], input: lines.joined(separator: "\n") + "\n",
+      environment: environment)
     #expect(jsonl.status == 0, "\(jsonl.stderr)")
     // The text frontend too: a one-shot that reads the password from a file.
     let passwordFile = dir + "/password.txt"
     try password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
     let text = try await susi.runOffPool(
-      ["login", "canary@example.org", "--password-file", passwordFile, "--state-dir", dir], environment: environment)
+      ["login", "canary@example.org", "--password-file", passwordFile, "--state-dir", dir],
+      environment: environment)
     #expect(text.status == 0, "\(text.stderr)")
     try FileManager.default.removeItem(atPath: passwordFile)
 
@@ -43,10 +47,14 @@ struct SecretCanaryTests {
     let credentialsPath = dir + "/credentials/" + credentials[0]
     let stored = try String(contentsOfFile: credentialsPath, encoding: .utf8)
     let token = try #require(
-      stored.split(separator: "\"").drop { $0 != "access_token" }.dropFirst(2).first.map(String.init))
+      stored.split(separator: "\"").drop { $0 != "access_token" }.dropFirst(2).first.map(
+        String.init))
     #expect(token.count >= 20)
 
-    for (name, output) in [("jsonl stdout", jsonl.stdout), ("jsonl stderr", jsonl.stderr), ("text stdout", text.stdout), ("text stderr", text.stderr)] {
+    for (name, output) in [
+      ("jsonl stdout", jsonl.stdout), ("jsonl stderr", jsonl.stderr), ("text stdout", text.stdout),
+      ("text stderr", text.stderr),
+    ] {
       #expect(!output.contains(password), "\(name) holds the password")
       #expect(!output.contains(token), "\(name) holds the token")
     }
@@ -54,7 +62,9 @@ struct SecretCanaryTests {
     var scanned = 0
     for file in files where dir + "/" + file != credentialsPath {
       var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: dir + "/" + file, isDirectory: &isDirectory), !isDirectory.boolValue else {
+      guard FileManager.default.fileExists(atPath: dir + "/" + file, isDirectory: &isDirectory),
+        !isDirectory.boolValue
+      else {
         continue
       }
       let bytes = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + file))

@@ -26,7 +26,9 @@ struct SessionRecorder {
     let server = try #require(app.embedded?.baseURLString)
     var seen = Set<String>()
 
-    func run(_ action: Action, origin: String = "cli", id: JSON? = nil) async throws -> [PublishedEvent] {
+    func run(_ action: Action, origin: String = "cli", id: JSON? = nil) async throws
+      -> [PublishedEvent]
+    {
       let events = try await app.sendAndWait(action, origin: origin, id: id, timeout: 20)
       for event in events { seen.insert(event.event.action.typeName) }
       return events
@@ -42,14 +44,20 @@ struct SessionRecorder {
     _ = try await run(.loadSkills(.init(group: "Knowledge")), origin: "jsonl", id: "skills-1")
     _ = try await run(.loadSkill(.init(group: "Knowledge", skill: "Synonyms")))
     _ = try await run(.submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 4)))
-    _ = try await run(.submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 7)), origin: "jsonl", id: 7)
-    _ = try await run(.loadUserRating(.init(group: "Knowledge", skill: "Synonyms")))
-    _ = try await run(.loadUserRating(.init(group: "Games, Trivia and Accessories", skill: "Flip a coin")))
     _ = try await run(
-      .changeSettings(.init(settings: ["theme": .string("dark"), "speechRate": .number(0.8), "enterAsSend": .bool(true)])))
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 7)), origin: "jsonl", id: 7)
+    _ = try await run(.loadUserRating(.init(group: "Knowledge", skill: "Synonyms")))
+    _ = try await run(
+      .loadUserRating(.init(group: "Games, Trivia and Accessories", skill: "Flip a coin")))
+    _ = try await run(
+      .changeSettings(
+        .init(settings: [
+          "theme": .string("dark"), "speechRate": .number(0.8), "enterAsSend": .bool(true),
+        ])))
     _ = try await run(.syncSettings)
     for query in [
-      "hi", "show me the noble gases", "show me the news", "where is Berlin", "world population by continent",
+      "hi", "show me the noble gases", "show me the news", "where is Berlin",
+      "world population by continent",
       "play a video", "play some music", "set volume to 40", "stop the music", "show me a painting",
       "search for susi", "what is the airspeed of an unladen swallow", "set a timer for 1 seconds",
     ] {
@@ -57,7 +65,8 @@ struct SessionRecorder {
     }
     // A planned answer that is cancelled before it is due.
     let events = await app.store.subscribe()
-    let timer = try await app.store.send(.sendMessage(.init(query: "set a timer for 60 seconds")), origin: "cli")
+    let timer = try await app.store.send(
+      .sendMessage(.init(query: "set a timer for 60 seconds")), origin: "cli")
     var answer: PublishedEvent?
     for await event in events where event.event.cause == timer.seq {
       answer = event
@@ -77,11 +86,17 @@ struct SessionRecorder {
     // Access control, as the webhook frontend and `susi serve keys` record it.
     let admin = "key_5e55105e55105e55"
     let bot = "key_7a7e57a7e57a7e57"
-    _ = try await run(.issueKey(.init(by: "local", key: admin, groups: ["admin"], label: "session admin")))
+    _ = try await run(
+      .issueKey(.init(by: "local", key: admin, groups: ["admin"], label: "session admin")))
     _ = try await run(.createAccessGroup(.init(by: admin, group: "raters")), origin: "webhook")
-    _ = try await run(.grantPrivilege(.init(by: admin, group: "raters", privilege: "submitRating")), origin: "webhook")
-    _ = try await run(.revokePrivilege(.init(by: admin, group: "raters", privilege: "search")), origin: "webhook")
-    _ = try await run(.issueKey(.init(by: admin, key: bot, groups: ["raters"], label: "rating bot")), origin: "webhook")
+    _ = try await run(
+      .grantPrivilege(.init(by: admin, group: "raters", privilege: "submitRating")),
+      origin: "webhook")
+    _ = try await run(
+      .revokePrivilege(.init(by: admin, group: "raters", privilege: "search")), origin: "webhook")
+    _ = try await run(
+      .issueKey(.init(by: admin, key: bot, groups: ["raters"], label: "rating bot")),
+      origin: "webhook")
     _ = try await run(.revokeKey(.init(by: admin, key: bot)), origin: "webhook")
     await app.stop()
     try? FileManager.default.removeItem(atPath: state)

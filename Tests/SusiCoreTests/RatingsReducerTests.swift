@@ -132,13 +132,18 @@ import Testing
     var t = ReducerTester.loggedIn()
     t.prepare {
       $0.skills["Knowledge"]?["Synonyms"]?.rating = RatingAggregate(
-        fiveStar: 1, average: 5, total: 1, positive: 7, negative: 2, feedbackCount: 3, bookmarkCount: 1)
+        fiveStar: 1, average: 5, total: 1, positive: 7, negative: 2, feedbackCount: 3,
+        bookmarkCount: 1)
       $0.inFlight[1] = InFlightRequest(type: "submitRating", since: Fixture.t0)
     }
     let reply = RatingAggregate(fourStar: 1, fiveStar: 1, average: 4.5, total: 2)
-    t.receive(.ratingSubmitted(.init(group: "Knowledge", skill: "Synonyms", stars: 4, ratings: reply)), cause: 1) {
+    t.receive(
+      .ratingSubmitted(.init(group: "Knowledge", skill: "Synonyms", stars: 4, ratings: reply)),
+      cause: 1
+    ) {
       $0.skills["Knowledge"]?["Synonyms"]?.rating = RatingAggregate(
-        fourStar: 1, fiveStar: 1, average: 4.5, total: 2, positive: 7, negative: 2, feedbackCount: 3, bookmarkCount: 1)
+        fourStar: 1, fiveStar: 1, average: 4.5, total: 2, positive: 7, negative: 2,
+        feedbackCount: 3, bookmarkCount: 1)
       $0.userRatings[Fixture.synonyms.id] = UserRating(stars: 4)
       $0.inFlight = [:]
     }

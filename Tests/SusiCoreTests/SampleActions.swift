@@ -79,7 +79,8 @@ enum SampleActions {
     .grantPrivilege(.init(by: "key_00000000000000a1", group: "raters", privilege: "submitRating")),
     .revokePrivilege(.init(by: "local", group: "raters", privilege: "search")),
     .issueKey(.init(by: "local", key: "key_00000000000000a1", groups: ["admin"], label: "ci")),
-    .issueKey(.init(by: "key_00000000000000a1", key: "key_00000000000000b2", groups: ["default", "raters"])),
+    .issueKey(
+      .init(by: "key_00000000000000a1", key: "key_00000000000000b2", groups: ["default", "raters"])),
     .revokeKey(.init(by: "local", key: "key_00000000000000b2")),
 
     .serverChanged(.init(url: "embedded")),

@@ -63,7 +63,9 @@ import Testing
       },
       effects: [
         .cancel(seq: 90),
-        .logout(server: "http://old.example:4000", reason: "switched to another server; \(Fixture.email) was logged out"),
+        .logout(
+          server: "http://old.example:4000",
+          reason: "switched to another server; \(Fixture.email) was logged out"),
       ])
   }
 
@@ -84,7 +86,9 @@ import Testing
       },
       effects: [
         .cancel(seq: 90),
-        .logout(server: "http://old.example:4000", reason: "switched to another server; \(Fixture.email) was logged out"),
+        .logout(
+          server: "http://old.example:4000",
+          reason: "switched to another server; \(Fixture.email) was logged out"),
       ])
   }
 

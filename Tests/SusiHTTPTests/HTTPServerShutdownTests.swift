@@ -10,7 +10,8 @@ import Testing
       if request.target == "/slow" { await gate.wait() }
       return HTTPResponse(status: 200, contentType: "text/plain", body: "done \(request.target)")
     }
-    let server = HTTPServer(configuration: .init(eventLoopCount: 1, clock: HTTPManualClock()), handler: handler)
+    let server = HTTPServer(
+      configuration: .init(eventLoopCount: 1, clock: HTTPManualClock()), handler: handler)
     let port = try server.start()
     let idle = try RawClient(port: port)
     try idle.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -31,13 +31,17 @@ import Testing
     let torn = try LogReplay.run(path: path, into: &recovered)
     #expect(torn == nil, "\(log) must end with a complete record")
     let text = recovered.state.json.prettyText() + "\n"
-    let golden = Self.folder.appendingPathComponent(log.replacingOccurrences(of: ".jsonl", with: ".state.json"))
+    let golden = Self.folder.appendingPathComponent(
+      log.replacingOccurrences(of: ".jsonl", with: ".state.json"))
     if Self.recording {
       try text.write(to: golden, atomically: true, encoding: .utf8)
       return
     }
     let recorded = try String(contentsOf: golden, encoding: .utf8)
-    #expect(text == recorded, "\(log) no longer replays to \(golden.lastPathComponent); if intended, re-record with SUSI_RECORD_GOLDEN=1")
+    #expect(
+      text == recorded,
+      "\(log) no longer replays to \(golden.lastPathComponent); if intended, re-record with SUSI_RECORD_GOLDEN=1"
+    )
   }
 
   @Test(arguments: logs)
@@ -54,7 +58,8 @@ import Testing
   @Test(arguments: logs)
   func everyLineDecodesAndEncodesToTheSameBytes(log: String) throws {
     let path = Self.folder.appendingPathComponent(log).path
-    let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+    let lines = try String(contentsOfFile: path, encoding: .utf8).split(
+      separator: "\n", omittingEmptySubsequences: false)
     let reader = try EventLogReader(path: path, firstSeq: nil)
     var checked = 0
     try reader.forEachRecord { record in
@@ -76,7 +81,9 @@ import Testing
     let path = Self.folder.appendingPathComponent("session.jsonl").path
     var seen = Set<String>()
     var recovered = Recovered()
-    try LogReplay.run(path: path, into: &recovered) { event, _, _ in seen.insert(event.action.typeName) }
+    try LogReplay.run(path: path, into: &recovered) { event, _, _ in
+      seen.insert(event.action.typeName)
+    }
     let missing = Set(Action.intentTypes + Action.resultTypes).subtracting(seen)
     #expect(missing.isEmpty, "session.jsonl lacks \(missing.sorted())")
   }

@@ -45,15 +45,23 @@ import Testing
     let sink = MemoryEventSink()
     let runner = ManualRunner()
     let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
-    let asked = try await store.send(.sendMessage(.init(query: "set a timer")), origin: "jsonl", id: "r1")
+    let asked = try await store.send(
+      .sendMessage(.init(query: "set a timer")), origin: "jsonl", id: "r1")
     #expect(asked.event.id == "r1")
     let planned = Action.MessageReceived(
       query: "set a timer", answers: [.answer(expression: "Timer set.", language: nil, mood: nil)],
-      planned: [PlannedAnswer(delayMilliseconds: 1000, answers: [.answer(expression: "Time is up.", language: nil, mood: nil)])])
+      planned: [
+        PlannedAnswer(
+          delayMilliseconds: 1000,
+          answers: [.answer(expression: "Time is up.", language: nil, mood: nil)])
+      ])
     await runner.deliver(.messageReceived(planned), for: 1)
     #expect(await store.hasPendingResults(for: 2))
     await runner.deliver(
-      .messageReceived(.init(query: "set a timer", answers: [.answer(expression: "Time is up.", language: nil, mood: nil)])),
+      .messageReceived(
+        .init(
+          query: "set a timer",
+          answers: [.answer(expression: "Time is up.", language: nil, mood: nil)])),
       for: 2)
     let lines = try sink.lines.map(decode)
     #expect(lines.map(\.id) == ["r1", "r1", "r1"])
@@ -67,7 +75,8 @@ import Testing
     let before = await store.state
     let events = await store.subscribe()
     let asked = try await store.send(
-      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 9)), origin: "jsonl", id: 42)
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 9)), origin: "jsonl", id: 42
+    )
     // The runner answers rejections on its own task; wait for the result to be published.
     var published: PublishedEvent?
     for await event in events where event.seq == asked.seq + 1 {
@@ -95,7 +104,8 @@ import Testing
     // The key survives a restart: recovery rebuilds it from the log.
     var recovered = Recovered()
     for line in sink.lines { recovered.apply(try decode(line)) }
-    let restarted = Store(sink: sink, runner: ManualRunner(), clock: ManualWallClock(), recovered: recovered)
+    let restarted = Store(
+      sink: sink, runner: ManualRunner(), clock: ManualWallClock(), recovered: recovered)
     await #expect(throws: StoreError.duplicate(seq: first.seq)) {
       try await restarted.send(.loadGroups(.init()), origin: "webhook", idempotencyKey: "k-1")
     }
@@ -104,7 +114,9 @@ import Testing
   @Test func whenTheLogFailsNothingChangesAndNothingMoreIsAccepted() async throws {
     let runner = ManualRunner()
     let store = Store(sink: FailingSink(), runner: runner, clock: ManualWallClock())
-    await #expect(throws: StoreError.self) { try await store.send(.loadGroups(.init()), origin: "test") }
+    await #expect(throws: StoreError.self) {
+      try await store.send(.loadGroups(.init()), origin: "test")
+    }
     #expect(await store.state == State())
     #expect(await store.lastSeq == 0)
     #expect(runner.effects.isEmpty)
@@ -122,7 +134,8 @@ import Testing
 
   @Test func requestsInFlightWhenTheLastRunStoppedAreClosedAsInterrupted() async throws {
     var recovered = Recovered()
-    recovered.apply(Event(seq: 1, at: ReducerTester.epoch, origin: "cli", id: "x", action: .loadGroups(.init())))
+    recovered.apply(
+      Event(seq: 1, at: ReducerTester.epoch, origin: "cli", id: "x", action: .loadGroups(.init())))
     let sink = MemoryEventSink()
     let runner = ManualRunner()
     let store = Store(sink: sink, runner: runner, clock: ManualWallClock(), recovered: recovered)
@@ -148,7 +161,8 @@ import Testing
     let runner = ManualRunner()
     let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
     let sent = try await store.send(
-      .login(.init(email: "ada@example.org", password: Secret("Canary-Password-8472!"))), origin: "test")
+      .login(.init(email: "ada@example.org", password: Secret("Canary-Password-8472!"))),
+      origin: "test")
     let text = String(decoding: sent.line, as: UTF8.self)
     #expect(!text.contains("Canary-Password-8472!"))
     #expect(text.contains(Secret.redactedText))

@@ -19,7 +19,10 @@ public final class SusiApp: Sendable {
   /// How many events the log held before this run.
   public let resumedEvents: Int
 
-  private init(store: Store, options: CommonOptions, embedded: EmbeddedServer?, warnings: [String], resumedEvents: Int) {
+  private init(
+    store: Store, options: CommonOptions, embedded: EmbeddedServer?, warnings: [String],
+    resumedEvents: Int
+  ) {
     self.store = store
     self.options = options
     self.embedded = embedded
@@ -34,7 +37,8 @@ public final class SusiApp: Sendable {
   ///   - origin: the `origin` of events this start-up sends (`cli`, `jsonl`, `webhook`).
   ///   - startEmbedded: set false for tools that never talk to a server.
   public static func start(
-    _ options: CommonOptions, origin: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+    _ options: CommonOptions, origin: String,
+    environment: [String: String] = ProcessInfo.processInfo.environment,
     clock: (any RunnerClock)? = nil, startEmbedded: Bool = true
   ) async throws(StartupError) -> SusiApp {
     var warnings: [String] = []
@@ -49,7 +53,9 @@ public final class SusiApp: Sendable {
       throw StartupError(logError: error)
     }
     if let torn = writer.recovery.tornTail {
-      warnings.append("the log ended in a partly written record (\(torn)); it was cut back to the last complete one")
+      warnings.append(
+        "the log ended in a partly written record (\(torn)); it was cut back to the last complete one"
+      )
     }
 
     var recovered = Recovered()
@@ -58,7 +64,8 @@ public final class SusiApp: Sendable {
     } catch {
       try? writer.close()
       throw StartupError(
-        message: "cannot rebuild the state from \(error); run 'susi replay \(options.log)' to inspect it",
+        message:
+          "cannot rebuild the state from \(error); run 'susi replay \(options.log)' to inspect it",
         exitCode: error.isCorruption ? ExitCode.dataError : ExitCode.ioError)
     }
 
@@ -68,27 +75,35 @@ public final class SusiApp: Sendable {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        configuration.stateDirectory = URL(fileURLWithPath: options.stateDirectory).appendingPathComponent("server")
+        configuration.stateDirectory = URL(fileURLWithPath: options.stateDirectory)
+          .appendingPathComponent("server")
         embedded = try await EmbeddedServer.start(configuration)
       } catch {
         try? writer.close()
-        throw StartupError(message: "cannot start the built-in SUSI server: \(error)", exitCode: ExitCode.unavailable)
+        throw StartupError(
+          message: "cannot start the built-in SUSI server: \(error)", exitCode: ExitCode.unavailable
+        )
       }
     }
 
     var configuration = RunnerConfiguration(
       stateDirectory: options.stateDirectory, embeddedServerURL: embedded?.baseURLString,
-      websearchURL: options.websearchURL ?? embedded?.websearchURL.absoluteString ?? RunnerConfiguration.defaultWebsearchURL)
+      websearchURL: options.websearchURL ?? embedded?.websearchURL.absoluteString
+        ?? RunnerConfiguration.defaultWebsearchURL)
     if let clock { configuration.clock = clock }
     let runner = SusiRunner(configuration: configuration)
-    let store = Store(sink: FileEventSink(writer: writer), runner: runner, clock: clock ?? SystemClock(), recovered: recovered)
+    let store = Store(
+      sink: FileEventSink(writer: writer), runner: runner, clock: clock ?? SystemClock(),
+      recovered: recovered)
     let app = SusiApp(
-      store: store, options: options, embedded: embedded, warnings: warnings, resumedEvents: recovered.lastSeq)
+      store: store, options: options, embedded: embedded, warnings: warnings,
+      resumedEvents: recovered.lastSeq)
     do {
       try await store.closeInterruptedRequests()
       let wanted = options.server ?? State.embeddedServer
       if await store.state.server != wanted {
-        _ = try await app.sendAndWait(.setServer(Action.SetServer(url: wanted)), origin: origin, timeout: 10)
+        _ = try await app.sendAndWait(
+          .setServer(Action.SetServer(url: wanted)), origin: origin, timeout: 10)
       }
     } catch {
       await app.stop()
@@ -147,7 +162,9 @@ public final class SusiApp: Sendable {
       try FileManager.default.createDirectory(
         atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     } catch {
-      throw StartupError(message: "cannot create the folder \(path): \(error.localizedDescription)", exitCode: ExitCode.cannotCreate)
+      throw StartupError(
+        message: "cannot create the folder \(path): \(error.localizedDescription)",
+        exitCode: ExitCode.cannotCreate)
     }
   }
 }
@@ -168,7 +185,8 @@ public struct StartupError: Error, Sendable, CustomStringConvertible {
       self.init(message: "\(error)", exitCode: ExitCode.cannotCreate)
     case _ where error.isCorruption:
       self.init(
-        message: "\(error); nothing after that line was applied. Inspect it with 'susi replay \(error.path)'",
+        message:
+          "\(error); nothing after that line was applied. Inspect it with 'susi replay \(error.path)'",
         exitCode: ExitCode.dataError)
     default:
       self.init(message: "\(error)", exitCode: ExitCode.ioError)

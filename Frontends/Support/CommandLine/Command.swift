@@ -48,7 +48,10 @@ public struct CommandLineApp: Sendable {
       let word = words[i]
       if word == "--" { break }
       if word.hasPrefix("-") && word != "-" {
-        if let spec = common.first(where: { $0.name == word || $0.short == word }), spec.takesValue { i += 1 }
+        if let spec = common.first(where: { $0.name == word || $0.short == word }), spec.takesValue
+        {
+          i += 1
+        }
         i += 1
         continue
       }
@@ -57,7 +60,8 @@ public struct CommandLineApp: Sendable {
     }
     if commandIndex == nil {
       if words.contains("--help") || words.contains("-h") {
-        StandardStream.output.write(HelpText.overview(commands: commands.map(\.spec), common: common, version: version))
+        StandardStream.output.write(
+          HelpText.overview(commands: commands.map(\.spec), common: common, version: version))
         return ExitCode.success
       }
       if words.contains("--version") {
@@ -72,7 +76,8 @@ public struct CommandLineApp: Sendable {
       rest.remove(at: commandIndex)
     }
     if name == "help" {
-      let helpSpec = CommandSpec(name: "help", summary: "", usage: "help [COMMAND]", arguments: 0...1)
+      let helpSpec = CommandSpec(
+        name: "help", summary: "", usage: "help [COMMAND]", arguments: 0...1)
       let topic: String?
       do {
         topic = try ParsedCommandLine.parse(rest, for: helpSpec, common: common).arguments.first
@@ -80,17 +85,20 @@ public struct CommandLineApp: Sendable {
         return usageError(error, helpSpec)
       }
       guard let topic else {
-        StandardStream.output.write(HelpText.overview(commands: commands.map(\.spec), common: common, version: version))
+        StandardStream.output.write(
+          HelpText.overview(commands: commands.map(\.spec), common: common, version: version))
         return ExitCode.success
       }
       guard let command = commands.first(where: { $0.spec.name == topic }) else {
-        return usageError(UsageError("no command '\(topic)'", suggestion: closestCommand(topic)), nil)
+        return usageError(
+          UsageError("no command '\(topic)'", suggestion: closestCommand(topic)), nil)
       }
       StandardStream.output.write(HelpText.command(command.spec, common: common))
       return ExitCode.success
     }
     guard let command = commands.first(where: { $0.spec.name == name }) else {
-      return usageError(UsageError("unknown command '\(name)'", suggestion: closestCommand(name)), nil)
+      return usageError(
+        UsageError("unknown command '\(name)'", suggestion: closestCommand(name)), nil)
     }
     let parsed: ParsedCommandLine
     do {
@@ -120,7 +128,8 @@ public struct CommandLineApp: Sendable {
   }
 
   private func closestCommand(_ word: String) -> String? {
-    ParsedCommandLine.closest(to: word, in: commands.filter { !$0.spec.hidden }.map(\.spec.name) + ["help"])
+    ParsedCommandLine.closest(
+      to: word, in: commands.filter { !$0.spec.hidden }.map(\.spec.name) + ["help"])
   }
 
   /// Prints a usage error the same way for every command; exit 64.

@@ -10,7 +10,10 @@ public struct OptionSpec: Sendable {
   /// The environment variable that supplies a default.
   public var environment: String?
 
-  public init(_ name: String, short: String? = nil, value valueName: String? = nil, env environment: String? = nil, help: String) {
+  public init(
+    _ name: String, short: String? = nil, value valueName: String? = nil,
+    env environment: String? = nil, help: String
+  ) {
     self.name = name
     self.short = short
     self.valueName = valueName

@@ -15,18 +15,31 @@ public struct CommonOptions: Sendable, Equatable {
   public var fsync: String
 
   public static let specs: [OptionSpec] = [
-    OptionSpec("--server", value: "URL", env: "SUSI_SERVER", help: "SUSI server to use (default: the built-in server)"),
-    OptionSpec("--log", value: "FILE", env: "SUSI_LOG", help: "event log to resume and append to (default: STATE-DIR/events.jsonl)"),
-    OptionSpec("--websearch-url", value: "URL", env: "SUSI_WEBSEARCH_URL", help: "DuckDuckGo-format web search endpoint"),
-    OptionSpec("--state-dir", value: "DIR", env: "SUSI_STATE_DIR", help: "credentials, image cache, built-in server data (default: $XDG_STATE_HOME/susi)"),
-    OptionSpec("--fsync", value: "MODE", env: "SUSI_FSYNC", help: "log durability: always, batch or never (default: batch)"),
+    OptionSpec(
+      "--server", value: "URL", env: "SUSI_SERVER",
+      help: "SUSI server to use (default: the built-in server)"),
+    OptionSpec(
+      "--log", value: "FILE", env: "SUSI_LOG",
+      help: "event log to resume and append to (default: STATE-DIR/events.jsonl)"),
+    OptionSpec(
+      "--websearch-url", value: "URL", env: "SUSI_WEBSEARCH_URL",
+      help: "DuckDuckGo-format web search endpoint"),
+    OptionSpec(
+      "--state-dir", value: "DIR", env: "SUSI_STATE_DIR",
+      help: "credentials, image cache, built-in server data (default: $XDG_STATE_HOME/susi)"),
+    OptionSpec(
+      "--fsync", value: "MODE", env: "SUSI_FSYNC",
+      help: "log durability: always, batch or never (default: batch)"),
     OptionSpec("--help", short: "-h", help: "show help"),
     OptionSpec("--version", help: "print the version"),
   ]
 
   public static let fsyncModes = ["always", "batch", "never"]
 
-  public init(server: String? = nil, log: String, websearchURL: String? = nil, stateDirectory: String, fsync: String = "batch") {
+  public init(
+    server: String? = nil, log: String, websearchURL: String? = nil, stateDirectory: String,
+    fsync: String = "batch"
+  ) {
     self.server = server
     self.log = log
     self.websearchURL = websearchURL
@@ -35,7 +48,9 @@ public struct CommonOptions: Sendable, Equatable {
   }
 
   /// Resolves the options from the command line, then the environment, then the defaults.
-  public static func resolve(_ parsed: ParsedCommandLine, environment: [String: String]) throws(UsageError) -> CommonOptions {
+  public static func resolve(_ parsed: ParsedCommandLine, environment: [String: String])
+    throws(UsageError) -> CommonOptions
+  {
     func pick(_ name: String, _ variable: String) -> String? {
       if let value = parsed.value(name) { return value }
       if let value = environment[variable], !value.isEmpty { return value }
@@ -44,22 +59,29 @@ public struct CommonOptions: Sendable, Equatable {
     var server: String?
     if let text = pick("--server", "SUSI_SERVER") {
       guard let url = Validation.serverURL(text) else {
-        throw UsageError("'\(text)' is not a server URL; use http(s)://host[:port][/path] or 'embedded'")
+        throw UsageError(
+          "'\(text)' is not a server URL; use http(s)://host[:port][/path] or 'embedded'")
       }
       server = url == State.embeddedServer ? nil : url
     }
     var websearch: String?
     if let text = pick("--websearch-url", "SUSI_WEBSEARCH_URL") {
-      guard Validation.webURL(text) else { throw UsageError("'\(text)' is not an http(s) URL for --websearch-url") }
+      guard Validation.webURL(text) else {
+        throw UsageError("'\(text)' is not an http(s) URL for --websearch-url")
+      }
       websearch = text
     }
     let stateDirectory = pick("--state-dir", "SUSI_STATE_DIR") ?? defaultStateDirectory(environment)
     let log = pick("--log", "SUSI_LOG") ?? stateDirectory + "/events.jsonl"
     let fsync = pick("--fsync", "SUSI_FSYNC") ?? "batch"
     guard fsyncModes.contains(fsync) else {
-      throw UsageError("--fsync takes always, batch or never, not '\(fsync)'", suggestion: ParsedCommandLine.closest(to: fsync, in: fsyncModes))
+      throw UsageError(
+        "--fsync takes always, batch or never, not '\(fsync)'",
+        suggestion: ParsedCommandLine.closest(to: fsync, in: fsyncModes))
     }
-    return CommonOptions(server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory, fsync: fsync)
+    return CommonOptions(
+      server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory,
+      fsync: fsync)
   }
 
   /// `$XDG_STATE_HOME/susi`, or `~/.local/state/susi` (a relative XDG value is ignored, as the

@@ -1,7 +1,9 @@
 /// Renders help for the command table.
 public enum HelpText {
   /// `susi --help`: what susi is, the commands, the common options, where to read more.
-  public static func overview(commands: [CommandSpec], common: [OptionSpec], version: String) -> String {
+  public static func overview(commands: [CommandSpec], common: [OptionSpec], version: String)
+    -> String
+  {
     var out = """
       susi \(version) — a SUSI.AI client for the terminal, for programs and for services.
 
@@ -50,7 +52,9 @@ public enum HelpText {
 
   /// The one-line reminder printed after a usage error.
   public static func usageLine(_ command: CommandSpec?) -> String {
-    if let command { "Usage: susi \(command.usage)\nSee 'susi help \(command.name)'." } else {
+    if let command {
+      "Usage: susi \(command.usage)\nSee 'susi help \(command.name)'."
+    } else {
       "Usage: susi [COMMAND] [OPTIONS] [ARGUMENTS]\nSee 'susi --help'."
     }
   }

@@ -30,7 +30,9 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 extension ParsedCommandLine {
   /// Parses `words` (after the command name) for `command`, accepting its options and `common`.
   /// Options may come before, between or after arguments; `--` ends options.
-  public static func parse(_ words: [String], for command: CommandSpec, common: [OptionSpec]) throws(UsageError) -> ParsedCommandLine {
+  public static func parse(_ words: [String], for command: CommandSpec, common: [OptionSpec])
+    throws(UsageError) -> ParsedCommandLine
+  {
     let specs = command.options + common
     var result = ParsedCommandLine()
     var index = 0
@@ -54,13 +56,17 @@ extension ParsedCommandLine {
       }
       guard let spec = specs.first(where: { $0.name == name || $0.short == name }) else {
         let candidates = specs.map(\.name) + specs.compactMap(\.short)
-        throw UsageError("unknown option '\(name)' for 'susi \(command.name)'", suggestion: closest(to: name, in: candidates))
+        throw UsageError(
+          "unknown option '\(name)' for 'susi \(command.name)'",
+          suggestion: closest(to: name, in: candidates))
       }
       if spec.takesValue {
         if let inlineValue {
           result.options[spec.name] = inlineValue
         } else {
-          guard index < words.count else { throw UsageError("option '\(spec.name)' needs a value (\(spec.valueName!))") }
+          guard index < words.count else {
+            throw UsageError("option '\(spec.name)' needs a value (\(spec.valueName!))")
+          }
           result.options[spec.name] = words[index]
           index += 1
         }
@@ -85,7 +91,9 @@ extension ParsedCommandLine {
     var best: (String, Int)?
     for candidate in candidates {
       let distance = editDistance(word.lowercased(), candidate.lowercased())
-      if distance <= max(2, word.count / 3), distance < (best?.1 ?? .max) { best = (candidate, distance) }
+      if distance <= max(2, word.count / 3), distance < (best?.1 ?? .max) {
+        best = (candidate, distance)
+      }
     }
     return best?.0
   }
@@ -101,7 +109,8 @@ extension ParsedCommandLine {
     for i in 1...a.count {
       current[0] = i
       for j in 1...b.count {
-        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        current[j] = min(
+          previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
       }
       swap(&previous, &current)
     }

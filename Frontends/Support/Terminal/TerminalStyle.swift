@@ -10,7 +10,9 @@ public struct TerminalStyle: Sendable {
   public init(colors: Bool) { self.colors = colors }
 
   /// The style for `stream` under `environment`.
-  public static func detect(for stream: StandardStream, environment: [String: String]) -> TerminalStyle {
+  public static func detect(for stream: StandardStream, environment: [String: String])
+    -> TerminalStyle
+  {
     TerminalStyle(colors: colorsAllowed(isTerminal: stream.isTerminal, environment: environment))
   }
 
@@ -36,7 +38,9 @@ public struct TerminalStyle: Sendable {
   /// The width of the terminal on `stream`, else `$COLUMNS`, else 80.
   public static func columns(for stream: StandardStream, environment: [String: String]) -> Int {
     var size = winsize()
-    if ioctl(stream.descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+    if ioctl(stream.descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+      return Int(size.ws_col)
+    }
     if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
     return 80
   }

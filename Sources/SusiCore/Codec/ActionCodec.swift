@@ -92,7 +92,9 @@ extension Action {
         o.field("query", p.query)
         o.field("answers") { writeAnswers(p.answers, to: &$0) }
         o.field("skill", p.skill)
-        if !p.planned.isEmpty { o.field("planned") { $0.array(p.planned) { w, x in x.write(to: &w) } } }
+        if !p.planned.isEmpty {
+          o.field("planned") { $0.array(p.planned) { w, x in x.write(to: &w) } }
+        }
         o.field("anonymous", p.anonymous)
       case .historyLoaded(let p):
         o.field("entries") { $0.array(p.entries) { w, e in e.write(to: &w) } }
@@ -131,13 +133,16 @@ extension Action {
   ///   - payload: the payload; nil or absent means `{}`.
   ///   - strict: refuse unknown payload fields (for input from other programs, where an unknown
   ///     field is most likely a typo).
-  public static func decode(type: String, payload: JSON?, strict: Bool = false) throws(ActionDecodingError) -> Action {
+  public static func decode(type: String, payload: JSON?, strict: Bool = false)
+    throws(ActionDecodingError) -> Action
+  {
     let object: JSONObject
     switch payload {
     case nil, .null?: object = JSONObject()
     case .object(let o)?: object = o
     case let other?:
-      throw .invalidPayload(JSONShapeError(path: "payload", reason: "expected an object, found \(other.kindName)"))
+      throw .invalidPayload(
+        JSONShapeError(path: "payload", reason: "expected an object, found \(other.kindName)"))
     }
     let r = FieldReader(object, path: "payload")
     do {
@@ -170,7 +175,9 @@ extension Action {
   private static func decodeFields(type: String, _ r: FieldReader) throws -> Action {
     switch type {
     case "setServer": return .setServer(SetServer(url: try r.string("url")))
-    case "signup": return .signup(Signup(email: try r.string("email"), password: Secret(try r.string("password"))))
+    case "signup":
+      return .signup(
+        Signup(email: try r.string("email"), password: Secret(try r.string("password"))))
     case "login":
       return .login(
         Login(
@@ -179,10 +186,14 @@ extension Action {
     case "logout": return .logout
     case "loadGroups": return .loadGroups(LoadGroups(language: try r.optionalString("language")))
     case "loadSkills":
-      return .loadSkills(LoadSkills(group: try r.optionalString("group"), language: try r.optionalString("language")))
+      return .loadSkills(
+        LoadSkills(group: try r.optionalString("group"), language: try r.optionalString("language"))
+      )
     case "loadSkill":
       return .loadSkill(
-        LoadSkill(group: try r.string("group"), skill: try r.string("skill"), language: try r.optionalString("language")))
+        LoadSkill(
+          group: try r.string("group"), skill: try r.string("skill"),
+          language: try r.optionalString("language")))
     case "submitRating":
       return .submitRating(
         SubmitRating(
@@ -191,11 +202,14 @@ extension Action {
     case "loadUserRating":
       return .loadUserRating(
         LoadUserRating(
-          group: try r.string("group"), skill: try r.string("skill"), language: try r.optionalString("language")))
-    case "changeSettings": return .changeSettings(ChangeSettings(settings: try readSettings(r, "settings")))
+          group: try r.string("group"), skill: try r.string("skill"),
+          language: try r.optionalString("language")))
+    case "changeSettings":
+      return .changeSettings(ChangeSettings(settings: try readSettings(r, "settings")))
     case "syncSettings": return .syncSettings
     case "sendMessage":
-      return .sendMessage(SendMessage(query: try r.string("query"), language: try r.optionalString("language")))
+      return .sendMessage(
+        SendMessage(query: try r.string("query"), language: try r.optionalString("language")))
     case "loadHistory": return .loadHistory(LoadHistory())
     case "search": return .search(Search(query: try r.string("query")))
     case "loadLinkPreview": return .loadLinkPreview(LoadLinkPreview(url: try r.string("url")))
@@ -208,17 +222,23 @@ extension Action {
     case "revokeKey": return .revokeKey(try RevokeKey(reading: r))
 
     case "serverChanged": return .serverChanged(ServerChanged(url: try r.string("url")))
-    case "signedUp": return .signedUp(SignedUp(email: try r.string("email"), message: try r.string("message")))
-    case "loggedIn": return .loggedIn(LoggedIn(email: try r.string("email"), expiresAt: try readTimestamp(r, "expiresAt")))
+    case "signedUp":
+      return .signedUp(SignedUp(email: try r.string("email"), message: try r.string("message")))
+    case "loggedIn":
+      return .loggedIn(
+        LoggedIn(email: try r.string("email"), expiresAt: try readTimestamp(r, "expiresAt")))
     case "loginFailed":
-      return .loginFailed(LoginFailed(email: try r.string("email"), error: try RequestError(reading: try r.object("error"))))
+      return .loginFailed(
+        LoginFailed(
+          email: try r.string("email"), error: try RequestError(reading: try r.object("error"))))
     case "loggedOut": return .loggedOut(LoggedOut(reason: try r.optionalString("reason")))
     case "groupsLoaded": return .groupsLoaded(GroupsLoaded(groups: try r.strings("groups")))
     case "skillsLoaded":
       var skills: [Skill] = []
       for s in try r.objects("skills") { skills.append(try Skill(reading: s)) }
       return .skillsLoaded(SkillsLoaded(group: try r.optionalString("group"), skills: skills))
-    case "skillLoaded": return .skillLoaded(SkillLoaded(skill: try Skill(reading: try r.object("skill"))))
+    case "skillLoaded":
+      return .skillLoaded(SkillLoaded(skill: try Skill(reading: try r.object("skill"))))
     case "ratingSubmitted":
       return .ratingSubmitted(
         RatingSubmitted(
@@ -226,20 +246,28 @@ extension Action {
           ratings: try RatingAggregate(reading: try r.object("ratings"))))
     case "userRatingLoaded":
       return .userRatingLoaded(
-        UserRatingLoaded(group: try r.string("group"), skill: try r.string("skill"), stars: try r.optionalInt("stars")))
-    case "settingsChanged": return .settingsChanged(SettingsChanged(settings: try readSettings(r, "settings")))
-    case "settingsSynced": return .settingsSynced(SettingsSynced(settings: try readSettings(r, "settings")))
+        UserRatingLoaded(
+          group: try r.string("group"), skill: try r.string("skill"),
+          stars: try r.optionalInt("stars")))
+    case "settingsChanged":
+      return .settingsChanged(SettingsChanged(settings: try readSettings(r, "settings")))
+    case "settingsSynced":
+      return .settingsSynced(SettingsSynced(settings: try readSettings(r, "settings")))
     case "messageReceived":
       var planned: [PlannedAnswer] = []
-      if r.has("planned") { for p in try r.objects("planned") { planned.append(try PlannedAnswer(reading: p)) } }
+      if r.has("planned") {
+        for p in try r.objects("planned") { planned.append(try PlannedAnswer(reading: p)) }
+      }
       return .messageReceived(
         MessageReceived(
           query: try r.string("query"), answers: try readAnswers(r, "answers"),
-          skill: try r.optionalString("skill"), planned: planned, anonymous: try r.optionalBool("anonymous")))
+          skill: try r.optionalString("skill"), planned: planned,
+          anonymous: try r.optionalBool("anonymous")))
     case "historyLoaded":
       var entries: [HistoryEntry] = []
       for e in try r.objects("entries") { entries.append(try HistoryEntry(reading: e)) }
-      return .historyLoaded(HistoryLoaded(entries: entries, remaining: try r.optionalInt("remaining") ?? 0))
+      return .historyLoaded(
+        HistoryLoaded(entries: entries, remaining: try r.optionalInt("remaining") ?? 0))
     case "websearchLoaded":
       var results: [SearchResult] = []
       for x in try r.objects("results") { results.append(try SearchResult(reading: x)) }
@@ -250,9 +278,13 @@ extension Action {
           url: try r.string("url"), title: try r.optionalString("title"),
           description: try r.optionalString("description"), image: try r.optionalString("image")))
     case "imageCached":
-      return .imageCached(ImageCached(url: try r.string("url"), path: try r.string("path"), bytes: try r.int("bytes")))
+      return .imageCached(
+        ImageCached(url: try r.string("url"), path: try r.string("path"), bytes: try r.int("bytes"))
+      )
     case "requestFailed":
-      return .requestFailed(RequestFailed(cause: try r.int("cause"), error: try RequestError(reading: try r.object("error"))))
+      return .requestFailed(
+        RequestFailed(
+          cause: try r.int("cause"), error: try RequestError(reading: try r.object("error"))))
     case "actionRejected": return .actionRejected(ActionRejected(reason: try r.string("reason")))
     default:
       throw ActionDecodingError.unknownType(type)

@@ -42,8 +42,11 @@ extension Skill {
       dynamicContent: try r.optionalBool("dynamicContent") ?? false,
       termsOfUse: try r.optionalString("termsOfUse"),
       developerPrivacyPolicy: try r.optionalString("developerPrivacyPolicy"),
-      rating: try r.optionalObject("rating").map { (o) throws(JSONShapeError) in try RatingAggregate(reading: o) },
-      usageCount: try r.optionalInt("usageCount"), lastModified: try r.optionalString("lastModified"),
+      rating: try r.optionalObject("rating").map { (o) throws(JSONShapeError) in
+        try RatingAggregate(reading: o)
+      },
+      usageCount: try r.optionalInt("usageCount"),
+      lastModified: try r.optionalString("lastModified"),
       created: try r.optionalString("created"),
       languages: r.has("languages") ? try r.strings("languages") : nil)
   }
@@ -87,7 +90,9 @@ extension RequestError {
   }
 
   init(reading r: FieldReader) throws(JSONShapeError) {
-    self.init(kind: try r.string("kind"), status: try r.optionalInt("status"), message: try r.string("message"))
+    self.init(
+      kind: try r.string("kind"), status: try r.optionalInt("status"),
+      message: try r.string("message"))
   }
 }
 
@@ -108,7 +113,9 @@ extension SettingValue {
     case .int(let i): self = .number(Double(i))
     case .double(let d): self = .number(d)
     case .string(let s): self = .string(s)
-    default: throw JSONShapeError(path: path, reason: "expected a boolean, number or string, found \(json.kindName)")
+    default:
+      throw JSONShapeError(
+        path: path, reason: "expected a boolean, number or string, found \(json.kindName)")
     }
   }
 }
@@ -119,7 +126,8 @@ func writeSettings(_ settings: [String: SettingValue], to w: inout JSONWriter) {
   }
 }
 
-func readSettings(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> [String: SettingValue] {
+func readSettings(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> [String: SettingValue]
+{
   let object = try r.object(key)
   var out: [String: SettingValue] = [:]
   for member in object.object {
@@ -139,7 +147,12 @@ extension AnswerAction {
         o.field("mood", mood)
       case .table(let columns, let rows):
         o.field("columns") {
-          $0.array(columns) { w, c in w.object { $0.field("key", c.key); $0.field("header", c.header) } }
+          $0.array(columns) { w, c in
+            w.object {
+              $0.field("key", c.key)
+              $0.field("header", c.header)
+            }
+          }
         }
         o.field("rows") { $0.array(rows) { w, row in w.array(row) { $0.value($1) } } }
       case .rss(let items):
@@ -164,10 +177,16 @@ extension AnswerAction {
         o.field("zoom", zoom)
       case .piechart(let slices, let unit):
         o.field("slices") {
-          $0.array(slices) { w, s in w.object { $0.field("label", s.label); $0.field("value", s.value) } }
+          $0.array(slices) { w, s in
+            w.object {
+              $0.field("label", s.label)
+              $0.field("value", s.value)
+            }
+          }
         }
         o.field("unit", unit)
-      case .videoPlay(let identifier, let identifierType), .audioPlay(let identifier, let identifierType):
+      case .videoPlay(let identifier, let identifierType),
+        .audioPlay(let identifier, let identifierType):
         o.field("identifier", identifier)
         o.field("identifierType", identifierType)
       case .audioVolume(let volume):
@@ -199,7 +218,9 @@ extension AnswerAction {
       var rows: [[JSON]] = []
       for (i, row) in try r.array("rows").enumerated() {
         guard case .array(let cells) = row else {
-          throw JSONShapeError(path: "\(r.fieldPath("rows"))[\(i)]", reason: "expected an array, found \(row.kindName)")
+          throw JSONShapeError(
+            path: "\(r.fieldPath("rows"))[\(i)]", reason: "expected an array, found \(row.kindName)"
+          )
         }
         rows.append(cells)
       }
@@ -209,7 +230,8 @@ extension AnswerAction {
       for item in try r.objects("items") {
         items.append(
           FeedItem(
-            title: try item.optionalString("title"), description: try item.optionalString("description"),
+            title: try item.optionalString("title"),
+            description: try item.optionalString("description"),
             link: try item.optionalString("link")))
       }
       self = .rss(items: items)
@@ -219,15 +241,20 @@ extension AnswerAction {
       self = .anchor(link: try r.string("link"), text: try r.string("text"))
     case "map":
       self = .map(
-        latitude: try r.double("latitude"), longitude: try r.double("longitude"), zoom: try r.int("zoom"))
+        latitude: try r.double("latitude"), longitude: try r.double("longitude"),
+        zoom: try r.int("zoom"))
     case "piechart":
       var slices: [PieSlice] = []
-      for s in try r.objects("slices") { slices.append(PieSlice(label: try s.string("label"), value: try s.double("value"))) }
+      for s in try r.objects("slices") {
+        slices.append(PieSlice(label: try s.string("label"), value: try s.double("value")))
+      }
       self = .piechart(slices: slices, unit: try r.optionalString("unit"))
     case "video_play":
-      self = .videoPlay(identifier: try r.string("identifier"), identifierType: try r.string("identifierType"))
+      self = .videoPlay(
+        identifier: try r.string("identifier"), identifierType: try r.string("identifierType"))
     case "audio_play":
-      self = .audioPlay(identifier: try r.string("identifier"), identifierType: try r.string("identifierType"))
+      self = .audioPlay(
+        identifier: try r.string("identifier"), identifierType: try r.string("identifierType"))
     case "audio_volume":
       self = .audioVolume(volume: try r.int("volume"))
     case "image_show":

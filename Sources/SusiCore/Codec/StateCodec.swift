@@ -43,21 +43,36 @@ extension State {
 
   /// The fields in canonical (sorted) order.
   public static let fields: [Field] = [
-    Field(name: "access", write: { s, w in s.access.write(to: &w) }, differs: { $0.access != $1.access }),
-    Field(name: "groups", write: { s, w in w.array(s.groups) { $0.string($1) } }, differs: { $0.groups != $1.groups }),
-    Field(name: "history", write: { s, w in w.array(s.history) { w, e in e.write(to: &w) } }, differs: { $0.history != $1.history }),
     Field(
-      name: "historyRemaining", write: { s, w in if let n = s.historyRemaining { w.int(n) } else { w.raw("null") } },
+      name: "access", write: { s, w in s.access.write(to: &w) }, differs: { $0.access != $1.access }
+    ),
+    Field(
+      name: "groups", write: { s, w in w.array(s.groups) { $0.string($1) } },
+      differs: { $0.groups != $1.groups }),
+    Field(
+      name: "history", write: { s, w in w.array(s.history) { w, e in e.write(to: &w) } },
+      differs: { $0.history != $1.history }),
+    Field(
+      name: "historyRemaining",
+      write: { s, w in if let n = s.historyRemaining { w.int(n) } else { w.raw("null") } },
       differs: { $0.historyRemaining != $1.historyRemaining }),
     Field(
       name: "images",
       write: { s, w in
-        w.sortedObject(s.images) { w, image in w.object { $0.field("bytes", image.bytes); $0.field("path", image.path) } }
+        w.sortedObject(s.images) { w, image in
+          w.object {
+            $0.field("bytes", image.bytes)
+            $0.field("path", image.path)
+          }
+        }
       }, differs: { $0.images != $1.images }),
     Field(
       name: "inFlight",
       write: { s, w in
-        w.sortedObject(Dictionary(uniqueKeysWithValues: s.inFlight.map { (String($0.key), $0.value) }), numericKeys: true) {
+        w.sortedObject(
+          Dictionary(uniqueKeysWithValues: s.inFlight.map { (String($0.key), $0.value) }),
+          numericKeys: true
+        ) {
           w, request in
           w.object {
             $0.field("key", request.key)
@@ -67,7 +82,8 @@ extension State {
         }
       }, differs: { $0.inFlight != $1.inFlight }),
     Field(
-      name: "lastErrors", write: { s, w in w.sortedObject(s.lastErrors) { w, error in error.write(to: &w) } },
+      name: "lastErrors",
+      write: { s, w in w.sortedObject(s.lastErrors) { w, error in error.write(to: &w) } },
       differs: { $0.lastErrors != $1.lastErrors }),
     Field(
       name: "linkPreviews",
@@ -83,9 +99,12 @@ extension State {
       }, differs: { $0.linkPreviews != $1.linkPreviews }),
     Field(
       name: "searches",
-      write: { s, w in w.sortedObject(s.searches) { w, results in w.array(results) { w, r in r.write(to: &w) } } },
+      write: { s, w in
+        w.sortedObject(s.searches) { w, results in w.array(results) { w, r in r.write(to: &w) } }
+      },
       differs: { $0.searches != $1.searches }),
-    Field(name: "server", write: { s, w in w.string(s.server) }, differs: { $0.server != $1.server }),
+    Field(
+      name: "server", write: { s, w in w.string(s.server) }, differs: { $0.server != $1.server }),
     Field(
       name: "session",
       write: { s, w in
@@ -99,17 +118,25 @@ extension State {
           w.raw("null")
         }
       }, differs: { $0.session != $1.session }),
-    Field(name: "settings", write: { s, w in writeSettings(s.settings, to: &w) }, differs: { $0.settings != $1.settings }),
+    Field(
+      name: "settings", write: { s, w in writeSettings(s.settings, to: &w) },
+      differs: { $0.settings != $1.settings }),
     Field(
       name: "skills",
-      write: { s, w in w.sortedObject(s.skills) { w, group in w.sortedObject(group) { w, skill in skill.write(to: &w) } } },
+      write: { s, w in
+        w.sortedObject(s.skills) { w, group in
+          w.sortedObject(group) { w, skill in skill.write(to: &w) }
+        }
+      },
       differs: { $0.skills != $1.skills }),
     Field(
       name: "transcript",
       write: { s, w in
         w.array(s.transcript) { w, entry in
           w.object {
-            if entry.speaker == .susi { $0.field("answers") { writeAnswers(entry.answers, to: &$0) } }
+            if entry.speaker == .susi {
+              $0.field("answers") { writeAnswers(entry.answers, to: &$0) }
+            }
             $0.field("at", entry.at.rfc3339)
             $0.field("query", entry.query)
             $0.field("seq", entry.seq)
@@ -121,7 +148,12 @@ extension State {
     Field(
       name: "userRatings",
       write: { s, w in
-        w.sortedObject(Dictionary(uniqueKeysWithValues: s.userRatings.map { ("\($0.key.group)/\($0.key.skill)", $0.value) })) {
+        w.sortedObject(
+          Dictionary(
+            uniqueKeysWithValues: s.userRatings.map {
+              ("\($0.key.group)/\($0.key.skill)", $0.value)
+            })
+        ) {
           w, rating in
           if let stars = rating.stars { w.int(stars) } else { w.raw("null") }
         }
@@ -150,7 +182,8 @@ extension State {
   public func changes(to after: State) -> [JSONDiff.Change] {
     var out: [JSONDiff.Change] = []
     for field in State.fields where field.differs(self, after) {
-      out += JSONDiff.changes(from: field.json(in: self), to: field.json(in: after), path: field.name)
+      out += JSONDiff.changes(
+        from: field.json(in: self), to: field.json(in: after), path: field.name)
     }
     return out
   }

@@ -62,7 +62,8 @@ public enum SettingKey {
   /// Why `value` is not acceptable for `key`, or nil when it is.
   public static func problem(key: String, value: SettingValue) -> String? {
     guard let kind = kind(of: key) else {
-      return "unknown setting '\(key)'; the server accepts: \(allowed.map(\.key).joined(separator: ", "))"
+      return
+        "unknown setting '\(key)'; the server accepts: \(allowed.map(\.key).joined(separator: ", "))"
     }
     switch (kind, value) {
     case (.bool, .bool), (.number, .number), (.string, .string): break

@@ -11,28 +11,38 @@ extension State {
       return [.reject(reason: "the query is longer than \(Self.maximumQueryLength) characters")]
     }
     transcript.append(ChatEntry(seq: event.seq, at: event.at, speaker: .user, query: query))
-    return start("sendMessage", event, .chat(server: server, query: query, language: p.language ?? preferredLanguage))
+    return start(
+      "sendMessage", event,
+      .chat(server: server, query: query, language: p.language ?? preferredLanguage))
   }
 
   mutating func messageReceived(_ p: Action.MessageReceived, _ event: Event) -> [Effect] {
     finish(event, completing: "sendMessage", "plannedAnswer")
     transcript.append(
-      ChatEntry(seq: event.seq, at: event.at, speaker: .susi, query: p.query, answers: p.answers, skill: p.skill))
+      ChatEntry(
+        seq: event.seq, at: event.at, speaker: .susi, query: p.query, answers: p.answers,
+        skill: p.skill))
     var effects: [Effect] = []
     if p.anonymous == true, let session {
       effects.append(
         .logout(
-          server: server, reason: "the server answered as if nobody were logged in; the session of \(session.email) has ended"))
+          server: server,
+          reason:
+            "the server answered as if nobody were logged in; the session of \(session.email) has ended"
+        ))
     }
     if let next = p.planned.first {
       let later = p.planned.dropFirst().map {
-        PlannedAnswer(delayMilliseconds: max(0, $0.delayMilliseconds - next.delayMilliseconds), answers: $0.answers)
+        PlannedAnswer(
+          delayMilliseconds: max(0, $0.delayMilliseconds - next.delayMilliseconds),
+          answers: $0.answers)
       }
       inFlight[event.seq] = InFlightRequest(type: "plannedAnswer", since: event.at)
       effects.append(
         .deliverLater(
           delayMilliseconds: max(0, next.delayMilliseconds),
-          message: Action.MessageReceived(query: p.query, answers: next.answers, skill: p.skill, planned: later)))
+          message: Action.MessageReceived(
+            query: p.query, answers: next.answers, skill: p.skill, planned: later)))
     }
     return effects
   }
@@ -41,14 +51,18 @@ extension State {
     // Page backwards from the oldest exchange we hold; start again from the newest once the
     // server has nothing older. Undated exchanges sort last, so look for the oldest date.
     let before = historyRemaining == 0 ? nil : history.compactMap(\.queryDate).min()
-    return start("loadHistory", event, key: "loadHistory", .fetchHistory(server: server, before: before))
+    return start(
+      "loadHistory", event, key: "loadHistory", .fetchHistory(server: server, before: before))
   }
 
   mutating func historyLoaded(_ p: Action.HistoryLoaded, _ event: Event) -> [Effect] {
     finish(event, completing: "loadHistory")
     var known = Set(history.map { HistoryKey($0) })
     for entry in p.entries where known.insert(HistoryKey(entry)).inserted { history.append(entry) }
-    history.sort { ($0.queryDate ?? Timestamp(milliseconds: .min)) > ($1.queryDate ?? Timestamp(milliseconds: .min)) }
+    history.sort {
+      ($0.queryDate ?? Timestamp(milliseconds: .min))
+        > ($1.queryDate ?? Timestamp(milliseconds: .min))
+    }
     historyRemaining = p.remaining
     return []
   }

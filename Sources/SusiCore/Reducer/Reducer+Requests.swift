@@ -2,7 +2,9 @@
 
 extension State {
   /// Records that the event asked for a request, cancelling an older one with the same key.
-  mutating func start(_ type: String, _ event: Event, key: String? = nil, _ effect: Effect) -> [Effect] {
+  mutating func start(_ type: String, _ event: Event, key: String? = nil, _ effect: Effect)
+    -> [Effect]
+  {
     var effects: [Effect] = []
     if let key {
       for (seq, request) in inFlight.sorted(by: { $0.key < $1.key }) where request.key == key {
@@ -16,7 +18,8 @@ extension State {
 
   /// Ends the request that caused a successful result of `type`, clearing that type's error.
   mutating func finish(_ event: Event, completing types: String...) {
-    guard let cause = event.cause, let request = inFlight[cause], types.contains(request.type) else { return }
+    guard let cause = event.cause, let request = inFlight[cause], types.contains(request.type)
+    else { return }
     inFlight[cause] = nil
     lastErrors[request.type] = nil
   }
@@ -38,8 +41,14 @@ extension State {
     let request = inFlight.removeValue(forKey: p.cause)
     guard p.error.kind != "cancelled" else { return [] }
     lastErrors[request?.type ?? "unknown"] = p.error.scrubbed
-    if p.error.kind == "unauthorized", let session, request.map({ Self.needsLogin.contains($0.type) }) ?? false {
-      return [.logout(server: server, reason: "the server no longer accepts the session of \(session.email); log in again")]
+    if p.error.kind == "unauthorized", let session,
+      request.map({ Self.needsLogin.contains($0.type) }) ?? false
+    {
+      return [
+        .logout(
+          server: server,
+          reason: "the server no longer accepts the session of \(session.email); log in again")
+      ]
     }
     return []
   }

@@ -22,7 +22,9 @@ extension State {
     var effects = inFlight.keys.sorted().map { Effect.cancel(seq: $0) }
     // The old server's token must not travel on to the new one, nor stay on disk.
     if let session {
-      effects.append(.logout(server: server, reason: "switched to another server; \(session.email) was logged out"))
+      effects.append(
+        .logout(
+          server: server, reason: "switched to another server; \(session.email) was logged out"))
     }
     server = p.url
     session = nil
@@ -44,10 +46,14 @@ extension State {
   mutating func login(_ p: Action.Login, _ event: Event) -> [Effect] {
     if let problem = Validation.emailProblem(p.email) { return [.reject(reason: problem)] }
     if p.password.isEmpty { return [.reject(reason: "the password is empty")] }
-    if let seconds = p.validSeconds, seconds == 0 || seconds < -1 || seconds > Self.longestTokenLifetime {
+    if let seconds = p.validSeconds,
+      seconds == 0 || seconds < -1 || seconds > Self.longestTokenLifetime
+    {
       return [
         .reject(
-          reason: "validSeconds must be 1 to \(Self.longestTokenLifetime) (ten years), or -1 for a token that never expires")
+          reason:
+            "validSeconds must be 1 to \(Self.longestTokenLifetime) (ten years), or -1 for a token that never expires"
+        )
       ]
     }
     return start(

@@ -4,7 +4,9 @@ extension State {
   mutating func changeSettings(_ p: Action.ChangeSettings, _ event: Event) -> [Effect] {
     guard !p.settings.isEmpty else { return [.reject(reason: "no settings to change")] }
     for key in p.settings.keys.sorted() {
-      if let problem = SettingKey.problem(key: key, value: p.settings[key]!) { return [.reject(reason: problem)] }
+      if let problem = SettingKey.problem(key: key, value: p.settings[key]!) {
+        return [.reject(reason: problem)]
+      }
     }
     if let refusal = loginProblem(event, doing: "change settings") { return refusal }
     return start("changeSettings", event, .storeSettings(server: server, settings: p.settings))

@@ -24,7 +24,8 @@ extension State {
 
   mutating func loadGroups(_ p: Action.LoadGroups, _ event: Event) -> [Effect] {
     let language = skillListLanguage(p.language)
-    return start("loadGroups", event, key: "loadGroups", .fetchGroups(server: server, language: language))
+    return start(
+      "loadGroups", event, key: "loadGroups", .fetchGroups(server: server, language: language))
   }
 
   mutating func groupsLoaded(_ p: Action.GroupsLoaded, _ event: Event) -> [Effect] {
@@ -74,13 +75,17 @@ extension State {
   /// The skill a rating intent names, or the effects that refuse it.
   func knownSkill(group: String, skill: String) -> Result<Skill, RejectedIntent> {
     guard let known = skills[group]?[skill] else {
-      return .failure(RejectedIntent("unknown skill '\(skill)' in group '\(group)'; load the group's skills first"))
+      return .failure(
+        RejectedIntent(
+          "unknown skill '\(skill)' in group '\(group)'; load the group's skills first"))
     }
     return .success(known)
   }
 
   mutating func submitRating(_ p: Action.SubmitRating, _ event: Event) -> [Effect] {
-    guard (1...5).contains(p.stars) else { return [.reject(reason: "stars must be 1 to 5, not \(p.stars)")] }
+    guard (1...5).contains(p.stars) else {
+      return [.reject(reason: "stars must be 1 to 5, not \(p.stars)")]
+    }
     let skill: Skill
     switch knownSkill(group: p.group, skill: p.skill) {
     case .failure(let rejected): return [.reject(reason: rejected.reason)]
@@ -117,7 +122,8 @@ extension State {
     if let refusal = loginProblem(event, doing: "read your ratings") { return refusal }
     return start(
       "loadUserRating", event, key: "loadUserRating:\(p.group)/\(p.skill)",
-      .fetchUserRating(server: server, group: p.group, skill: p.skill, language: p.language ?? skill.language))
+      .fetchUserRating(
+        server: server, group: p.group, skill: p.skill, language: p.language ?? skill.language))
   }
 
   mutating func userRatingLoaded(_ p: Action.UserRatingLoaded, _ event: Event) -> [Effect] {

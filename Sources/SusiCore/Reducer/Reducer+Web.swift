@@ -8,7 +8,9 @@ extension State {
     let query = p.query.trimmed
     guard !query.isEmpty else { return [.reject(reason: "the search query is empty")] }
     guard query.count <= Self.maximumSearchLength else {
-      return [.reject(reason: "the search query is longer than \(Self.maximumSearchLength) characters")]
+      return [
+        .reject(reason: "the search query is longer than \(Self.maximumSearchLength) characters")
+      ]
     }
     return start("search", event, key: "search:\(query)", .webSearch(query: query))
   }
@@ -20,18 +22,24 @@ extension State {
   }
 
   mutating func loadLinkPreview(_ p: Action.LoadLinkPreview, _ event: Event) -> [Effect] {
-    guard Validation.webURL(p.url) else { return [.reject(reason: "'\(p.url)' is not an http(s) URL")] }
-    return start("loadLinkPreview", event, key: "loadLinkPreview:\(p.url)", .fetchLinkPreview(url: p.url))
+    guard Validation.webURL(p.url) else {
+      return [.reject(reason: "'\(p.url)' is not an http(s) URL")]
+    }
+    return start(
+      "loadLinkPreview", event, key: "loadLinkPreview:\(p.url)", .fetchLinkPreview(url: p.url))
   }
 
   mutating func linkPreviewLoaded(_ p: Action.LinkPreviewLoaded, _ event: Event) -> [Effect] {
     finish(event, completing: "loadLinkPreview")
-    linkPreviews[p.url] = LinkPreview(url: p.url, title: p.title, description: p.description, image: p.image)
+    linkPreviews[p.url] = LinkPreview(
+      url: p.url, title: p.title, description: p.description, image: p.image)
     return []
   }
 
   mutating func cacheImage(_ p: Action.CacheImage, _ event: Event) -> [Effect] {
-    guard Validation.webURL(p.url) else { return [.reject(reason: "'\(p.url)' is not an http(s) URL")] }
+    guard Validation.webURL(p.url) else {
+      return [.reject(reason: "'\(p.url)' is not an http(s) URL")]
+    }
     return start("cacheImage", event, .cacheImage(url: p.url))
   }
 
