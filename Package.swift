@@ -17,6 +17,7 @@ let package = Package(
     .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .target(name: "SusiCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
     .target(name: "SusiCore", dependencies: ["SusiJSON"], swiftSettings: strict),
+    .target(name: "SusiFiles", swiftSettings: strict),
 
     // Runtime: the event log, the store, the effects runner.
     .target(name: "SusiEventLog", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
@@ -25,14 +26,14 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "SusiRunner",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiHTTP"],
+      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiHTTP", "SusiFiles"],
       swiftSettings: strict),
 
     // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
     .systemLibrary(name: "CEpoll"),
     .target(name: "SusiHTTP", dependencies: ["CEpoll"], swiftSettings: strict),
     .target(
-      name: "SusiServer", dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto"],
+      name: "SusiServer", dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles"],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
     // Frontends: thin layers that turn input into intents and events into output.
@@ -49,7 +50,8 @@ let package = Package(
       name: "SusiJSONL", dependencies: ["SusiFrontendSupport"], path: "Frontends/JSONLines",
       swiftSettings: strict),
     .target(
-      name: "SusiWebhook", dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto"],
+      name: "SusiWebhook",
+      dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto", "SusiFiles"],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
       name: "SusiReplay",
@@ -80,6 +82,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "SusiJSONTests", dependencies: ["SusiJSON"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
+    .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
     .testTarget(
       name: "SusiCoreTests", dependencies: ["SusiCore", "SusiTesting", "SusiJSON"],
       swiftSettings: strict),
@@ -106,7 +109,7 @@ let package = Package(
       name: "FrontendTests",
       dependencies: [
         "SusiText", "SusiJSONL", "SusiWebhook", "SusiReplay", "SusiFrontendSupport", "SusiTesting",
-        "susi",
+        "SusiFiles", "susi",
       ],
       exclude: ["Text/Golden"], swiftSettings: strict),
   ]

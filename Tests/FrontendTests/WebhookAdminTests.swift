@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiCrypto
+import SusiFiles
 import SusiJSON
 import SusiStore
 import SusiWebhook

@@ -1,4 +1,5 @@
 import SusiCrypto
+import SusiFiles
 import SusiJSON
 import Synchronization
 
@@ -23,20 +24,20 @@ public final class KeyFile: Sendable {
       do {
         let r = try FieldReader(try JSONParser.parse(bytes))
         guard try r.string("format") == "susi-keys", try r.int("version") == 1 else {
-          throw PrivateFile.Failure(path: path, message: "is not a version 1 susi keys file")
+          throw PrivateFile.Failure(path: path, reason: "is not a version 1 susi keys file")
         }
         for entry in try r.objects("keys") {
           let id = try entry.string("id")
           guard let hash = ByteEncoding.hexDecode(try entry.string("sha256")), hash.count == 32
           else {
-            throw PrivateFile.Failure(path: path, message: "key \(id) has no valid sha256")
+            throw PrivateFile.Failure(path: path, reason: "key \(id) has no valid sha256")
           }
           loaded[id] = hash
         }
       } catch let failure as PrivateFile.Failure {
         throw failure
       } catch {
-        throw PrivateFile.Failure(path: path, message: "is not a valid keys file: \(error)")
+        throw PrivateFile.Failure(path: path, reason: "is not a valid keys file: \(error)")
       }
     }
     hashes = Mutex(loaded)
@@ -66,7 +67,7 @@ public final class KeyFile: Sendable {
     try hashes.withLock { (hashes) throws(PrivateFile.Failure) in
       var next = hashes
       change(&next)
-      try PrivateFile.write(path, Self.encode(next))
+      try PrivateFile.write(Self.encode(next), to: path)
       hashes = next
     }
   }

@@ -1,3 +1,4 @@
+import SusiFiles
 import SusiJSON
 import Synchronization
 
@@ -39,7 +40,7 @@ public final class DeliveryCursors: Sendable {
       do {
         let r = try FieldReader(try JSONParser.parse(bytes))
         guard try r.string("format") == "susi-cursors", try r.int("version") == 1 else {
-          throw PrivateFile.Failure(path: path, message: "is not a version 1 susi cursors file")
+          throw PrivateFile.Failure(path: path, reason: "is not a version 1 susi cursors file")
         }
         let all = try r.object("subscribers")
         for id in all.object.keys {
@@ -51,7 +52,7 @@ public final class DeliveryCursors: Sendable {
       } catch let failure as PrivateFile.Failure {
         throw failure
       } catch {
-        throw PrivateFile.Failure(path: path, message: "is not a valid cursors file: \(error)")
+        throw PrivateFile.Failure(path: path, reason: "is not a valid cursors file: \(error)")
       }
     }
     cursors = Mutex(loaded)
@@ -106,7 +107,7 @@ public final class DeliveryCursors: Sendable {
       var next = cursors
       change(&next)
       guard next != cursors else { return }
-      if let path { try PrivateFile.write(path, Self.encode(next)) }
+      if let path { try PrivateFile.write(Self.encode(next), to: path) }
       cursors = next
     }
   }

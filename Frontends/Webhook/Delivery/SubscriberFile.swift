@@ -1,3 +1,4 @@
+import SusiFiles
 import SusiJSON
 import Synchronization
 
@@ -42,7 +43,7 @@ public final class SubscriberFile: Sendable {
     try update { (list) throws(PrivateFile.Failure) in
       guard !list.contains(where: { $0.id == subscriber.id }) else {
         throw PrivateFile.Failure(
-          path: path ?? "subscribers", message: "a subscriber \(subscriber.id) exists already")
+          path: path ?? "subscribers", reason: "a subscriber \(subscriber.id) exists already")
       }
       list.append(subscriber)
     }
@@ -66,7 +67,7 @@ public final class SubscriberFile: Sendable {
     try entries.withLock { (list) throws(PrivateFile.Failure) in
       var next = list
       try change(&next)
-      if let path { try PrivateFile.write(path, Self.encode(next)) }
+      if let path { try PrivateFile.write(Self.encode(next), to: path) }
       list = next
     }
   }
@@ -78,11 +79,11 @@ public final class SubscriberFile: Sendable {
       for entry in try r.objects("subscribers") {
         let subscriber = try Subscriber(reading: entry)
         if let problem = subscriber.problem {
-          throw PrivateFile.Failure(path: path, message: problem)
+          throw PrivateFile.Failure(path: path, reason: problem)
         }
         guard !list.contains(where: { $0.id == subscriber.id }) else {
           throw PrivateFile.Failure(
-            path: path, message: "subscriber \(subscriber.id) is listed twice")
+            path: path, reason: "subscriber \(subscriber.id) is listed twice")
         }
         list.append(subscriber)
       }
@@ -90,7 +91,7 @@ public final class SubscriberFile: Sendable {
     } catch let failure as PrivateFile.Failure {
       throw failure
     } catch {
-      throw PrivateFile.Failure(path: path, message: "is not a valid subscribers file: \(error)")
+      throw PrivateFile.Failure(path: path, reason: "is not a valid subscribers file: \(error)")
     }
   }
 
