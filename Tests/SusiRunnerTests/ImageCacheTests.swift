@@ -36,7 +36,7 @@ struct ImageCacheTests {
     }
     await harness.transport.waitForHeld(count: 1)
     harness.transport.releaseAll()
-    #expect(await harness.runner.waitUntilIdle(timeout: 10))
+    #expect(await harness.runner.waitUntilIdle(timeout: 60))
     let cached = Action.imageCached(
       .init(url: "https://img.example/cat.png", path: Self.expectedPath(harness, bytes), bytes: 100)
     )

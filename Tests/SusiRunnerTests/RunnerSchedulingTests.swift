@@ -78,7 +78,7 @@ struct RunnerSchedulingTests {
       #expect(harness.transport.heldRequests.last?.parameters["skill"] == "s\(next)")
     }
     harness.transport.releaseAll()
-    #expect(await harness.runner.waitUntilIdle(timeout: 10))
+    #expect(await harness.runner.waitUntilIdle(timeout: 60))
     #expect(harness.transport.maximumInFlight == 3)
     #expect(harness.results.all.count == 10)
   }
@@ -93,7 +93,7 @@ struct RunnerSchedulingTests {
       result
         == .requestFailed(
           .init(cause: 7, error: .init(kind: "cancelled", message: "the request was cancelled"))))
-    #expect(await harness.runner.waitUntilIdle(timeout: 5))
+    #expect(await harness.runner.waitUntilIdle(timeout: 60))
     #expect(harness.results.actions(for: 7).count == 1)
     #expect(harness.results.actions(for: 8).isEmpty)
     #expect(harness.transport.requests.count == 1)
@@ -115,7 +115,7 @@ struct RunnerSchedulingTests {
           .init(cause: 2, error: .init(kind: "cancelled", message: "the request was cancelled"))))
     harness.transport.releaseAll()
     #expect(await harness.results.next(for: 1) == .groupsLoaded(.init(groups: ["Knowledge"])))
-    #expect(await harness.runner.waitUntilIdle(timeout: 5))
+    #expect(await harness.runner.waitUntilIdle(timeout: 60))
     #expect(harness.transport.requests.count == 1)
   }
 
@@ -130,7 +130,7 @@ struct RunnerSchedulingTests {
     #expect(harness.results.all.isEmpty)
     harness.clock.advance(by: 1)
     #expect(await harness.results.next(for: 9) == .messageReceived(message))
-    #expect(await harness.runner.waitUntilIdle(timeout: 5))
+    #expect(await harness.runner.waitUntilIdle(timeout: 60))
   }
 
   @Test func aCancelledPlannedAnswerReportsCancelled() async {
@@ -156,9 +156,9 @@ struct RunnerSchedulingTests {
     await harness.transport.waitForHeld(count: 2)
     await harness.runner.shutdown()
     #expect(harness.results.all.isEmpty)
-    #expect(await harness.runner.waitUntilIdle(timeout: 1))
+    #expect(await harness.runner.waitUntilIdle(timeout: 60))
     harness.start(.reject(reason: "late"), cause: 7)
-    #expect(await harness.runner.waitUntilIdle(timeout: 1))
+    #expect(await harness.runner.waitUntilIdle(timeout: 60))
     #expect(harness.results.all.isEmpty)
     #expect(harness.transport.requests.count == 2)
   }
@@ -168,6 +168,6 @@ struct RunnerSchedulingTests {
     harness.start(.fetchGroups(server: "embedded", language: "en"), cause: 1)
     #expect(await harness.runner.waitUntilIdle(timeout: 0.05) == false)
     harness.transport.releaseAll()
-    #expect(await harness.runner.waitUntilIdle(timeout: 5))
+    #expect(await harness.runner.waitUntilIdle(timeout: 60))
   }
 }

@@ -29,7 +29,7 @@ struct URLSessionTransportTests {
   )
     -> TransportRequest
   {
-    var request = TransportRequest(url: server.baseURL + path, idleTimeout: 5, totalTimeout: 5)
+    var request = TransportRequest(url: server.baseURL + path, idleTimeout: 60, totalTimeout: 60)
     change(&request)
     return request
   }
@@ -105,7 +105,7 @@ struct URLSessionTransportTests {
     server.stop()
     await #expect(throws: TransportError.cannotConnect("the connection was refused")) {
       try await URLSessionTransport().send(
-        TransportRequest(url: url + "/ok", idleTimeout: 5, totalTimeout: 5))
+        TransportRequest(url: url + "/ok", idleTimeout: 60, totalTimeout: 60))
     }
   }
 

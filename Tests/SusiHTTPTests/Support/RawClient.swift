@@ -23,13 +23,14 @@ struct RawClientError: Error, CustomStringConvertible {
 }
 
 /// A blocking TCP client that speaks bytes, for tests that need full control of the wire.
-/// Every read gives up after five seconds so a broken server fails a test instead of hanging it.
+/// Every read gives up after a minute, so a broken server fails a test instead of hanging it,
+/// while a server merely starved by tests running in parallel still gets to answer.
 final class RawClient: @unchecked Sendable {
   let fd: Int32
   private var buffer: [UInt8] = []
   private(set) var sawEndOfStream = false
 
-  init(port: Int, timeoutSeconds: Int = 5) throws {
+  init(port: Int, timeoutSeconds: Int = 60) throws {
     fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw RawClientError(description: "socket failed") }
     var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
