@@ -37,8 +37,9 @@ public enum Action: Equatable, Sendable {
   case loggedOut(LoggedOut)
   case groupsLoaded(GroupsLoaded)
   case skillsLoaded(SkillsLoaded)
-  case skillLoaded(SkillLoaded)
-  case ratingSubmitted(RatingSubmitted)
+  // Large payloads are boxed, so that every other action (and every event) stays small to copy.
+  indirect case skillLoaded(SkillLoaded)
+  indirect case ratingSubmitted(RatingSubmitted)
   case userRatingLoaded(UserRatingLoaded)
   case settingsChanged(SettingsChanged)
   case settingsSynced(SettingsSynced)
