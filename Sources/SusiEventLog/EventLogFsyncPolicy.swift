@@ -20,7 +20,10 @@ public struct EventLogGroupCommit: Sendable, Equatable {
   /// A flush starts at once when this many records are waiting.
   public var maxRecords: Int
 
-  public init(maxDelay: Duration = .milliseconds(50), maxRecords: Int = 1024) {
+  /// The defaults bound what a power loss can take to the last 100 ms (or 4096 records); a
+  /// crashed process loses nothing it wrote. Smaller groups cost append throughput: at 50 ms and
+  /// 1024 records, appending fell to about half the rate of plain writes.
+  public init(maxDelay: Duration = .milliseconds(100), maxRecords: Int = 4096) {
     self.maxDelay = maxDelay
     self.maxRecords = maxRecords
   }
