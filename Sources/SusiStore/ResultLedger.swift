@@ -17,12 +17,14 @@ public struct ResultLedger: Sendable {
     if results > 0 { owed[seq] = (id, results) }
   }
 
-  /// Records a result of `cause`; returns the id to stamp on it.
-  mutating func settle(_ cause: Int) -> JSON? {
-    guard let entry = owed[cause] else { return nil }
+  /// Records a result of `cause`, forgetting the cause once it is paid up.
+  mutating func settle(_ cause: Int) {
+    guard let entry = owed[cause] else { return }
     if entry.results <= 1 { owed[cause] = nil } else { owed[cause] = (entry.id, entry.results - 1) }
-    return entry.id
   }
+
+  /// The id to stamp on a result of `cause` (the ledger is settled when that result is folded in).
+  func id(owedBy cause: Int) -> JSON? { owed[cause]?.id }
 
   /// True while the event `seq` still owes a result.
   public func owes(_ seq: Int) -> Bool { owed[seq] != nil }

@@ -8,21 +8,18 @@ import SusiJSON
 /// Write-ahead: an action is in the log before it changes the state or starts any effect, so
 /// replaying the log rebuilds exactly this state.
 public actor Store {
+  /// Everything folded from the events so far — the same bookkeeping replay does.
+  private var book: Recovered
   /// The current state.
-  public private(set) var state: State
+  public var state: State { book.state }
   /// The seq of the last event (0 for an empty log).
-  public private(set) var lastSeq: Int
-  private var lastAt: Timestamp?
+  public var lastSeq: Int { book.lastSeq }
   private let sink: any EventSink
   private let runner: any EffectsRunner
   private let clock: any WallClock
   private var subscribers: [Int: AsyncStream<PublishedEvent>.Continuation] = [:]
   private var observers: [Int: @Sendable (PublishedEvent) -> Void] = [:]
   private var nextSubscriber = 0
-  /// Which events still owe results, with the correlation ids to stamp on them.
-  private var ledger: ResultLedger
-  /// seq of the first event sent with each idempotency key.
-  private var idempotencyKeys: [String: Int] = [:]
   private var failure: StoreError?
 
   /// A store continuing from `recovered` (what replaying the log produced), writing to `sink`.
@@ -33,11 +30,7 @@ public actor Store {
     self.sink = sink
     self.runner = runner
     self.clock = clock
-    self.state = recovered.state
-    self.lastSeq = recovered.lastSeq
-    self.lastAt = recovered.lastAt
-    self.ledger = recovered.ledger
-    self.idempotencyKeys = recovered.idempotencyKeys
+    self.book = recovered
   }
 
   /// Logs and applies an action. Returns the event as logged.
@@ -51,26 +44,29 @@ public actor Store {
   public func send(
     _ action: Action, origin: String, id: JSON? = nil, idempotencyKey: String? = nil
   ) throws(StoreError) -> PublishedEvent {
-    if let idempotencyKey, let first = idempotencyKeys[idempotencyKey] {
+    if let idempotencyKey, let first = book.idempotencyKeys[idempotencyKey] {
       throw .duplicate(seq: first)
     }
     return try apply(action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
   }
 
   /// True while any of the events `seqs` still owes a result.
-  public func hasPendingResults(for seqs: Set<Int>) -> Bool { seqs.contains { ledger.owes($0) } }
+  public func hasPendingResults(for seqs: Set<Int>) -> Bool {
+    seqs.contains { book.ledger.owes($0) }
+  }
 
   /// True while the event `seq` still owes a result.
-  public func hasPendingResults(for seq: Int) -> Bool { ledger.owes(seq) }
+  public func hasPendingResults(for seq: Int) -> Bool { book.ledger.owes(seq) }
 
   /// The seq of the event first sent with `key`, if any.
-  public func seq(forIdempotencyKey key: String) -> Int? { idempotencyKeys[key] }
+  public func seq(forIdempotencyKey key: String) -> Int? { book.idempotencyKeys[key] }
 
   /// Receives a result from the runner.
   func receive(_ result: Action, cause: Int) {
     do {
       _ = try apply(
-        result, origin: "runner", cause: cause, id: ledger.settle(cause), idempotencyKey: nil)
+        result, origin: "runner", cause: cause, id: book.ledger.id(owedBy: cause),
+        idempotencyKey: nil)
     } catch {
       // The log refused the result; the store is already failed and says so on the next send.
     }
@@ -81,9 +77,10 @@ public actor Store {
   ) throws(StoreError) -> PublishedEvent {
     if let failure { throw failure }
     var at = clock.now()
-    if let lastAt, at < lastAt { at = lastAt }  // time in the log never runs backwards
+    // Time in the log never runs backwards.
+    if let lastAt = book.lastAt, at < lastAt { at = lastAt }
     let event = Event(
-      seq: lastSeq + 1, at: at, origin: origin, cause: cause, id: id,
+      seq: book.lastSeq + 1, at: at, origin: origin, cause: cause, id: id,
       idempotencyKey: idempotencyKey,
       action: action)
     let line: [UInt8]
@@ -94,11 +91,7 @@ public actor Store {
       failure = failed
       throw failed
     }
-    lastSeq = event.seq
-    lastAt = at
-    if let idempotencyKey { idempotencyKeys[idempotencyKey] = event.seq }
-    let effects = reduce(&state, event)
-    ledger.expect(event.seq, id: id, effects: effects)
+    let effects = book.apply(event)
     let published = PublishedEvent(event: event, line: line)
     for observer in observers.values { observer(published) }
     for continuation in subscribers.values { continuation.yield(published) }
@@ -115,7 +108,7 @@ public actor Store {
     // Results the runner gave at once follow their cause directly, in this same turn.
     for result in immediate {
       _ = try apply(
-        result, origin: "runner", cause: event.seq, id: ledger.settle(event.seq),
+        result, origin: "runner", cause: event.seq, id: book.ledger.id(owedBy: event.seq),
         idempotencyKey: nil)
     }
     return published
@@ -137,7 +130,7 @@ public actor Store {
         try apply(
           .requestFailed(Action.RequestFailed(cause: seq, error: error)), origin: "store",
           cause: seq,
-          id: ledger.settle(seq), idempotencyKey: nil))
+          id: book.ledger.id(owedBy: seq), idempotencyKey: nil))
     }
     return closed
   }
@@ -230,8 +223,8 @@ public struct Recovered: Sendable {
     self.idempotencyKeys = idempotencyKeys
   }
 
-  /// Folds one replayed event in. Returns the effects it asked for, which replay drops: they
-  /// already happened.
+  /// Folds one event in — a replayed one, or (in the store) one just logged. Returns the effects
+  /// it asked for, which replay drops: they already happened.
   @discardableResult
   public mutating func apply(_ event: Event) -> [Effect] {
     let effects = reduce(&state, event)
@@ -240,7 +233,7 @@ public struct Recovered: Sendable {
     if let key = event.idempotencyKey, idempotencyKeys[key] == nil {
       idempotencyKeys[key] = event.seq
     }
-    if let cause = event.cause { _ = ledger.settle(cause) }
+    if let cause = event.cause { ledger.settle(cause) }
     ledger.expect(event.seq, id: event.id, effects: effects)
     return effects
   }

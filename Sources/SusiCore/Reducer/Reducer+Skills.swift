@@ -72,24 +72,17 @@ extension State {
     return []
   }
 
-  /// The skill a rating intent names, or the effects that refuse it.
-  func knownSkill(group: String, skill: String) -> Result<Skill, RejectedIntent> {
-    guard let known = skills[group]?[skill] else {
-      return .failure(
-        RejectedIntent(
-          "unknown skill '\(skill)' in group '\(group)'; load the group's skills first"))
-    }
-    return .success(known)
+  /// Why an intent naming this skill is refused when the skill is not loaded.
+  static func unknownSkill(group: String, skill: String) -> [Effect] {
+    [.reject(reason: "unknown skill '\(skill)' in group '\(group)'; load the group's skills first")]
   }
 
   mutating func submitRating(_ p: Action.SubmitRating, _ event: Event) -> [Effect] {
     guard (1...5).contains(p.stars) else {
       return [.reject(reason: "stars must be 1 to 5, not \(p.stars)")]
     }
-    let skill: Skill
-    switch knownSkill(group: p.group, skill: p.skill) {
-    case .failure(let rejected): return [.reject(reason: rejected.reason)]
-    case .success(let known): skill = known
+    guard let skill = skills[p.group]?[p.skill] else {
+      return Self.unknownSkill(group: p.group, skill: p.skill)
     }
     if let refusal = loginProblem(event, doing: "rate skills") { return refusal }
     return start(
@@ -114,10 +107,8 @@ extension State {
   }
 
   mutating func loadUserRating(_ p: Action.LoadUserRating, _ event: Event) -> [Effect] {
-    let skill: Skill
-    switch knownSkill(group: p.group, skill: p.skill) {
-    case .failure(let rejected): return [.reject(reason: rejected.reason)]
-    case .success(let known): skill = known
+    guard let skill = skills[p.group]?[p.skill] else {
+      return Self.unknownSkill(group: p.group, skill: p.skill)
     }
     if let refusal = loginProblem(event, doing: "read your ratings") { return refusal }
     return start(
@@ -131,10 +122,4 @@ extension State {
     userRatings[SkillID(group: p.group, skill: p.skill)] = UserRating(stars: p.stars)
     return []
   }
-}
-
-/// A reason to refuse an intent, carried through `Result`.
-struct RejectedIntent: Error {
-  let reason: String
-  init(_ reason: String) { self.reason = reason }
 }
