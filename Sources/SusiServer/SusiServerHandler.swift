@@ -91,8 +91,8 @@ public final class SusiServerHandler: HTTPHandler {
     } else if path.hasPrefix("/pages/") {
       let name = String(path.dropFirst("/pages/".count))
       route = .raw { StaticFileEndpoint.page($0, name: name) }
-    } else if path.hasPrefix("/i/") || path.hasPrefix("/duckduckgo/i/") {
-      let name = String(path.split(separator: "/").last ?? "")
+    } else if let prefix = ["/i/", "/duckduckgo/i/"].first(where: path.hasPrefix) {
+      let name = String(path.dropFirst(prefix.count))
       route = .raw { StaticFileEndpoint.icon($0, name: name) }
     } else {
       return ReplyWriter.errorPage(APIError(404, "Not Found"), path: path, accept: accept)

@@ -114,20 +114,12 @@ public struct SkillLibrary: Sendable {
     }
   }
 
-  /// The file for an image named relative to a skill's language folder, if it exists inside
-  /// the `models` tree (paths that climb out with `..` are refused).
+  /// The file for an image named relative to a skill's language folder (`images/coin.png`),
+  /// if it lies inside the `models` tree; every parameter goes through `ContainedFile`.
   public func imageFile(model: String, group: String, language: String, image: String) -> URL? {
-    let parts = [model, group, language] + image.split(separator: "/").map(String.init)
-    guard
-      parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") })
-    else { return nil }
-    var url = dataDirectory.appendingPathComponent("models")
-    for part in parts { url.appendPathComponent(part) }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-      !isDirectory.boolValue
-    else { return nil }
-    return url
+    ContainedFile.resolve(
+      [model, group, language] + ContainedFile.segments(image),
+      under: dataDirectory.appendingPathComponent("models"))
   }
 
   private static func subdirectories(of url: URL) -> [String] {

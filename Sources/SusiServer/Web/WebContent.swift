@@ -42,17 +42,9 @@ struct WebContent: Sendable {
     self.problem = problem
   }
 
-  /// A file inside `directory` named by one path segment (no folders, no `..`).
+  /// A file inside `directory` named by one path segment, through `ContainedFile`.
   static func file(named name: String, in directory: URL?) -> URL? {
-    guard let directory, !name.isEmpty, !name.hasPrefix("."), !name.contains("/"),
-      !name.contains("\0")
-    else { return nil }
-    let url = directory.appendingPathComponent(name)
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-      !isDirectory.boolValue
-    else { return nil }
-    return url
+    directory.flatMap { ContainedFile.resolve([name], under: $0) }
   }
 }
 
