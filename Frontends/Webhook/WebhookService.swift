@@ -5,7 +5,7 @@ import SusiStore
 /// the outbound deliveries and the HTTP handler. Serve `handler` with an HTTP server.
 ///
 /// ```swift
-/// let service = await WebhookService.start(store: store, history: try LogFileHistory(path: log),
+/// let service = await WebhookService.start(store: store,
 ///                                          keys: try KeyFile(path: log + ".keys"))
 /// let server = HTTPServer(configuration: configuration, handler: service.handler)
 /// ```
@@ -36,23 +36,20 @@ public final class WebhookService: Sendable {
   /// registered subscribers.
   ///
   /// - Parameters:
-  ///   - history: reads past events back from the log.
   ///   - keys: the hashes of the keys' secrets.
   ///   - subscribers: the outbound subscribers (their file, or in memory).
   ///   - cursors: how far each subscriber has got.
   public static func start(
-    store: Store, history: any EventHistory, keys: KeyFile,
+    store: Store, keys: KeyFile,
     subscribers: SubscriberFile? = nil, cursors: DeliveryCursors? = nil,
     transport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
       URLSessionTransport()
     },
     clock: any RunnerClock = SystemClock(), policy: DeliveryPolicy = DeliveryPolicy(),
-    options: WebhookHandler.Options = WebhookHandler.Options(), feedCapacity: Int = 4096
+    options: WebhookHandler.Options = WebhookHandler.Options()
   ) async -> WebhookService {
     let startSeq = await store.lastSeq
-    let feed = EventFeed(
-      history: history, lastSeq: startSeq, source: { await store.followFromNow() },
-      capacity: feedCapacity)
+    let feed = store.feed
     let gate = AccessGate(keys: keys, access: await store.state.access)
     let metrics = WebhookMetrics()
     let registry = subscribers ?? SubscriberFile(memory: [])

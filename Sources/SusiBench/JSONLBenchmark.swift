@@ -294,6 +294,7 @@ private final class DiscardingSink: EventSink {
   func append(_ record: [UInt8]) throws -> [UInt8] { record }
   func sync() throws {}
   func close() {}
+  var history: any EventHistory { MemoryEventHistory(MemoryEventSink()) }
 }
 
 private struct BenchClock: WallClock {

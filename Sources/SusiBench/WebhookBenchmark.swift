@@ -50,7 +50,7 @@ enum WebhookBenchmark {
     try await app.store.send(
       .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: "cli")
     let service = await WebhookService.start(
-      store: app.store, history: try LogFileHistory(path: log), keys: keys)
+      store: app.store, keys: keys)
     let server = HTTPServer(
       configuration: .init(host: "127.0.0.1", port: 0), handler: service.handler)
     let port = try server.start()

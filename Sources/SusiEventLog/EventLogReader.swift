@@ -32,7 +32,7 @@ public final class EventLogReader {
   private var fd: Int32
   private let splitter: LineSplitter
   private let firstSeq: Int?
-  private var lineNumber = 0
+  var lineNumber = 0
   private var ended = false
   private var failure: EventLogError?
 
@@ -60,11 +60,16 @@ public final class EventLogReader {
   }
 
   /// Reads from `fd`, which the reader now owns and closes.
-  init(fd: Int32, path: String, firstSeq: Int?, maximumLineLength: Int, bufferSize: Int) {
+  init(
+    fd: Int32, path: String, firstSeq: Int?, maximumLineLength: Int, bufferSize: Int,
+    startOffset: Int = 0
+  ) {
     self.fd = fd
     self.path = path
     self.firstSeq = firstSeq
-    splitter = LineSplitter(fd: fd, bufferSize: bufferSize, maximumLineLength: maximumLineLength)
+    splitter = LineSplitter(
+      fd: fd, bufferSize: bufferSize, maximumLineLength: maximumLineLength,
+      startOffset: startOffset)
   }
 
   deinit { close() }
@@ -142,7 +147,8 @@ public final class EventLogReader {
     validLength = offset + line.count + 1
     return EventLogRecordView(
       line: lineNumber, version: decoded.version, seq: decoded.seq, offset: offset,
-      object: UnsafeRawBufferPointer(rebasing: line[0..<decoded.objectLength]))
+      object: UnsafeRawBufferPointer(rebasing: line[0..<decoded.objectLength]),
+      text: UnsafeRawBufferPointer(line))
   }
 
   /// When the damaged line just read is the last complete one, the byte count from its start to

@@ -31,6 +31,16 @@ public struct EventLogRecordView {
   public let offset: Int
   /// The record's JSON object, without the crc member.
   public let object: UnsafeRawBufferPointer
+  /// The whole line's buffer; its object part was rewritten in place to end at `object`.
+  let text: UnsafeRawBufferPointer
+
+  /// A copy of the line exactly as the log holds it (checksum included, newline not).
+  public var logLine: [UInt8] {
+    var bytes = Array(text)
+    // Reading a version 2 line closes its object where the checksum member began.
+    if version == 2 { bytes[object.count - 1] = UInt8(ascii: ",") }
+    return bytes
+  }
 
   /// An owned copy.
   public var record: EventLogRecord {

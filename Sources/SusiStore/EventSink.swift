@@ -10,6 +10,8 @@ public protocol EventSink: Sendable {
   func sync() throws
   /// Flushes and releases the log (and its lock).
   func close()
+  /// Where the events appended so far can be read back.
+  var history: any EventHistory { get }
 }
 
 /// Keeps lines in memory: for tests and for runs that must not touch the disk.
@@ -25,6 +27,7 @@ public final class MemoryEventSink: EventSink {
 
   public func sync() throws {}
   public func close() {}
+  public var history: any EventHistory { MemoryEventHistory(self) }
 
   /// Every line appended so far.
   public var lines: [[UInt8]] { storage.withLock { $0 } }

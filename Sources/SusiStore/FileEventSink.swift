@@ -13,4 +13,6 @@ public final class FileEventSink: EventSink {
   public func sync() throws { try writer.sync() }
 
   public func close() { try? writer.close() }
+
+  public var history: any EventHistory { LogHistory(path: writer.path) }
 }

@@ -17,6 +17,8 @@ public actor Store {
   private let sink: any EventSink
   private let runner: any EffectsRunner
   private let clock: any WallClock
+  /// What readers follow: every event is published here as it is logged.
+  public nonisolated let feed: EventFeed
   private var subscribers: [Int: AsyncStream<PublishedEvent>.Continuation] = [:]
   private var observers: [Int: @Sendable (PublishedEvent) -> Void] = [:]
   private var nextSubscriber = 0
@@ -31,6 +33,7 @@ public actor Store {
     self.runner = runner
     self.clock = clock
     self.book = recovered
+    feed = EventFeed(history: sink.history, lastSeq: recovered.lastSeq)
   }
 
   /// Logs and applies an action. Returns the event as logged.
@@ -93,6 +96,7 @@ public actor Store {
     }
     let effects = book.apply(event)
     let published = PublishedEvent(event: event, line: line)
+    feed.publish(published)
     for observer in observers.values { observer(published) }
     for continuation in subscribers.values { continuation.yield(published) }
     var immediate: [Action] = []
@@ -179,6 +183,7 @@ public actor Store {
     for continuation in subscribers.values { continuation.finish() }
     subscribers = [:]
     observers = [:]
+    feed.close()
     sink.close()
     if failure == nil { failure = .closed }
   }

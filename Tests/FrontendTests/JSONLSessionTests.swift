@@ -264,6 +264,7 @@ import Testing
       }
       func sync() throws {}
       func close() {}
+      var history: any EventHistory { MemoryEventHistory(MemoryEventSink()) }
     }
     let store = Store(sink: BrokenSink(), runner: JSONLScriptedRunner(), clock: JSONLClock())
     let output = JSONLCollector()

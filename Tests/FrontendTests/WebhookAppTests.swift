@@ -16,7 +16,7 @@ import Testing
       CommonOptions(log: log, stateDirectory: directory + "/state"), origin: "webhook",
       startEmbedded: false)
     let service = await WebhookService.start(
-      store: app.store, history: try LogFileHistory(path: log),
+      store: app.store,
       keys: try KeyFile(path: log + ".keys"))
     return (app, service)
   }

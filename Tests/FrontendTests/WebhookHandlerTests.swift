@@ -40,7 +40,7 @@ import Testing
     let f = try await WebhookFixture.make(waitLimit: 10_000)
     let silent = Store(sink: MemoryEventSink(), runner: SilentRunner(), clock: FixedWallClock())
     let service = await WebhookService.start(
-      store: silent, history: MemoryEventHistory(MemoryEventSink()), keys: f.keys, clock: f.clock,
+      store: silent, keys: f.keys, clock: f.clock,
       options: .init(waitLimit: 10_000))
     let token = KeyToken.generate()
     try f.keys.add(token)

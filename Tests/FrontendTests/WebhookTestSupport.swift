@@ -139,7 +139,7 @@ struct WebhookFixture {
     }
     let clock = TestClock()
     let service = await WebhookService.start(
-      store: store, history: MemoryEventHistory(sink), keys: keys, subscribers: subscribers,
+      store: store, keys: keys, subscribers: subscribers,
       cursors: cursors,
       transport: transport, clock: clock, policy: DeliveryPolicy(jitter: 0, timeout: 60),
       options: WebhookHandler.Options(waitLimit: waitLimit))

@@ -181,4 +181,5 @@ private struct FailingSink: EventSink {
   func append(_ record: [UInt8]) throws -> [UInt8] { throw Full() }
   func sync() throws {}
   func close() {}
+  var history: any EventHistory { MemoryEventHistory(MemoryEventSink()) }
 }

@@ -118,36 +118,11 @@ public final class SusiApp: Sendable {
   public func sendAndWait(
     _ action: Action, origin: String, id: JSON? = nil, timeout: Double = 60
   ) async throws(StoreError) -> [PublishedEvent] {
-    // Subscribe first, so no result can be logged before we listen.
-    let events = await store.subscribe()
     let sent = try await store.send(action, origin: origin, id: id)
-    let store = self.store
-    let waiter = Task { () -> [PublishedEvent] in
-      var collected = [sent]
-      var causes: Set<Int> = [sent.seq]
-      var readThrough = 0
-      var iterator = events.makeAsyncIterator()
-      // Done when nothing is owed and every event logged so far has been looked at.
-      while true {
-        let pending = await store.hasPendingResults(for: causes)
-        let last = await store.lastSeq
-        if !pending && readThrough >= last { break }
-        guard let event = await iterator.next() else { break }
-        readThrough = event.seq
-        if let cause = event.event.cause, causes.contains(cause) {
-          collected.append(event)
-          causes.insert(event.seq)
-        }
-      }
-      return collected
-    }
-    let timer = Task {
+    let (results, _) = await store.collectResults(of: sent.seq) {
       try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-      waiter.cancel()
     }
-    let collected = await waiter.value
-    timer.cancel()
-    return collected
+    return [sent] + results
   }
 
   /// Stops the runner, closes the log and stops the built-in server.

@@ -94,9 +94,8 @@ public enum ServeCommand {
       let keys = try KeyFile(path: paths.keys)
       let subscribers = try SubscriberFile(path: paths.subscribers)
       let cursors = try DeliveryCursors(path: paths.cursors)
-      let history = try LogFileHistory(path: invocation.common.log)
       service = await WebhookService.start(
-        store: app.store, history: history, keys: keys, subscribers: subscribers, cursors: cursors)
+        store: app.store, keys: keys, subscribers: subscribers, cursors: cursors)
     } catch {
       await app.stop()
       return fail("\(error)", ExitCode.cannotCreate)

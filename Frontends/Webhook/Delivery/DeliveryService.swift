@@ -1,5 +1,6 @@
 import SusiCrypto
 import SusiRunner
+import SusiStore
 import Synchronization
 
 /// Runs one delivery worker per subscriber and lets the admin API add, remove and re-enable

@@ -1,5 +1,6 @@
 import SusiHTTP
 import SusiRunner
+import SusiStore
 import Synchronization
 
 /// Delivers the log to one subscriber: each matching event in order, retried until the
@@ -88,7 +89,7 @@ final class DeliveryWorker: Sendable {
       status.withLock { if $0.phase != .disabled { $0.phase = .stopped } }
     }
     while !Task.isCancelled {
-      let batch: [FeedEvent]
+      let batch: [PublishedEvent]
       do {
         batch = try feed.events(after: cursor, limit: policy.batchSize)
       } catch {
@@ -108,7 +109,7 @@ final class DeliveryWorker: Sendable {
         continue
       }
       for event in batch {
-        if subscriber.wants(event.type) {
+        if subscriber.wants(event.event.action.typeName) {
           switch await deliver(event) {
           case .delivered: break
           case .disabled: return
@@ -129,7 +130,7 @@ final class DeliveryWorker: Sendable {
 
   /// Sends one event until the subscriber takes it (2xx), says it is gone (410), or the
   /// worker is stopped.
-  func deliver(_ event: FeedEvent) async -> Outcome {
+  func deliver(_ event: PublishedEvent) async -> Outcome {
     var failures = 0
     while true {
       let isDraining = status.withLock { s in
@@ -177,7 +178,7 @@ final class DeliveryWorker: Sendable {
   }
 
   /// The POST for `event`, signed for this attempt.
-  func signedRequest(for event: FeedEvent) -> TransportRequest {
+  func signedRequest(for event: PublishedEvent) -> TransportRequest {
     let id = "evt_\(event.seq)"
     let timestamp = clock.unixSeconds
     var headers = HTTPHeaders()

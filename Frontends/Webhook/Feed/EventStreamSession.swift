@@ -1,4 +1,5 @@
 import SusiRunner
+import SusiStore
 
 /// One `GET /events/stream` client: the events after `after` as server-sent events
 /// (`id: SEQ` and `data: <log line>`), first those already logged, then each new one as it is
@@ -37,13 +38,7 @@ public struct EventStreamSession: Sendable {
   /// Sends events through `write` until the feed closes, the task is cancelled, or `write`
   /// throws (the client went away).
   public func run(_ write: @Sendable ([UInt8]) async throws -> Void) async throws {
-    var cursor: Int
-    if let after {
-      cursor = after
-    } else {
-      await feed.follow()
-      cursor = feed.lastSeq
-    }
+    var cursor = after ?? feed.lastSeq
     try await write(Array("retry: 2000\n\n".utf8))
     while !Task.isCancelled && authorized() {
       let batch = try feed.events(after: cursor, limit: 256)
@@ -57,7 +52,7 @@ public struct EventStreamSession: Sendable {
       var chunk: [UInt8] = []
       for event in batch {
         cursor = event.seq
-        guard types.isEmpty || types.contains(event.type) else { continue }
+        guard types.isEmpty || types.contains(event.event.action.typeName) else { continue }
         chunk.append(contentsOf: "id: \(event.seq)\ndata: ".utf8)
         chunk.append(contentsOf: event.line)
         chunk.append(contentsOf: [0x0A, 0x0A])

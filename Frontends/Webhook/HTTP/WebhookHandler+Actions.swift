@@ -40,9 +40,8 @@ extension WebhookHandler {
     -> HTTPResponse
   {
     if let original = try? feed.events(after: first - 1, limit: 1).first, original.seq == first,
-      let event = try? Event.decode(original.line),
-      event.action.typeName != decoded.action.typeName
-        || event.action.payloadJSON != decoded.action.payloadJSON
+      original.event.action.typeName != decoded.action.typeName
+        || original.event.action.payloadJSON != decoded.action.payloadJSON
     {
       throw WebhookError(
         422, "idempotency_key_reused",
@@ -51,83 +50,21 @@ extension WebhookHandler {
     }
     let headers: HTTPHeaders = ["Idempotent-Replayed": "true"]
     guard wait else { return Self.json(202, headers: headers) { $0.field("seq", first) } }
-    let events = (try? causedEvents(of: first)) ?? []
+    let (events, _) = await results(of: first)
     return Self.eventsResponse(200, headers: headers, seq: first, events: events)
   }
 
-  /// Events that `seq` caused, directly or through a chain, among the 1000 that follow it.
-  private func causedEvents(of seq: Int) throws(HistoryError) -> [FeedEvent] {
-    var chain: Set<Int> = [seq]
-    var out: [FeedEvent] = []
-    for event in try feed.events(after: seq, limit: 1000) {
-      if let cause = event.cause, chain.contains(cause) {
-        out.append(event)
-        chain.insert(event.seq)
-      }
-    }
-    return out
-  }
-
-  /// Waits (at most `waitLimit`) until nothing `seq` caused, directly or through a chain,
-  /// still owes a result; returns the events caused so far and whether everything settled.
-  func results(of seq: Int) async -> ([FeedEvent], Bool) {
-    let feed = self.feed
-    let store = self.store
+  /// The events `seq` caused, directly or through a chain, once nothing in the chain owes a
+  /// result or `waitLimit` has passed; and whether everything settled.
+  func results(of seq: Int) async -> ([PublishedEvent], Bool) {
     let clock = self.clock
     let limit = options.waitLimit
-    return await withTaskGroup(of: ([FeedEvent], Bool)?.self) { group in
-      group.addTask { await Self.collect(feed, store, seq: seq) }
-      group.addTask {
-        try? await clock.sleep(milliseconds: limit)
-        return nil
-      }
-      let first = await group.next() ?? nil
-      group.cancelAll()
-      if let first { return first }
-      // Time is up: the collector stops and reports what it has.
-      while let next = await group.next() { if let next { return next } }
-      return ([], false)
-    }
-  }
-
-  /// Follows the feed from `seq`, collecting what it causes, until the store owes no result
-  /// to any of them and every result logged has been read, or until the task is cancelled.
-  private static func collect(_ feed: EventFeed, _ store: Store, seq: Int) async -> (
-    [FeedEvent], Bool
-  ) {
-    var cursor = seq
-    var chain: Set<Int> = [seq]
-    var out: [FeedEvent] = []
-    while !Task.isCancelled {
-      let checked = chain
-      let (pending, loggedUpTo) = await store.settlement(of: checked)
-      // Read everything logged up to the check, so no result that settled it is missed.
-      while cursor < loggedUpTo && !Task.isCancelled {
-        guard let batch = try? feed.events(after: cursor, limit: 256) else { return (out, false) }
-        if batch.isEmpty {
-          if feed.isClosed { return (out, false) }
-          await feed.waitForEvents(after: cursor)
-          continue
-        }
-        for event in batch {
-          cursor = event.seq
-          guard let cause = event.cause, chain.contains(cause) else { continue }
-          out.append(event)
-          chain.insert(event.seq)
-        }
-      }
-      if !pending && chain == checked { return (out, true) }
-      if pending && chain == checked {
-        if feed.isClosed { return (out, false) }
-        await feed.waitForEvents(after: cursor)
-      }
-    }
-    return (out, false)
+    return await store.collectResults(of: seq) { try? await clock.sleep(milliseconds: limit) }
   }
 
   /// `{"seq":N,"events":[…]}`, the events as their exact log lines.
   static func eventsResponse(
-    _ status: Int, headers: HTTPHeaders = [:], seq: Int, events: [FeedEvent]
+    _ status: Int, headers: HTTPHeaders = [:], seq: Int, events: [PublishedEvent]
   ) -> HTTPResponse {
     var w = JSONWriter(capacity: 64 + events.reduce(0) { $0 + $1.line.count + 1 })
     w.raw("{\"seq\":")

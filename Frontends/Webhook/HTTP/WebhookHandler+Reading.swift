@@ -1,6 +1,7 @@
 import SusiCore
 import SusiHTTP
 import SusiJSON
+import SusiStore
 
 // GET /state, /events, /events/stream, /healthz, /metrics.
 
@@ -33,7 +34,7 @@ extension WebhookHandler {
     let after = try Self.integerQuery(request, "after", default: 0)
     let limit = try Self.integerQuery(request, "limit", default: 100)
     guard limit >= 1 else { throw .badRequest("invalid_query", "limit must be at least 1") }
-    let events: [FeedEvent]
+    let events: [PublishedEvent]
     do {
       events = try feed.events(after: after, limit: min(limit, options.maximumEventsPerPage))
     } catch {

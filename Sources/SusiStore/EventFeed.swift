@@ -1,0 +1,142 @@
+import Synchronization
+
+/// The events the store has logged, for every reader that follows them: catch-up from the log,
+/// then live. The store publishes each event here as it logs it.
+///
+/// Readers keep their own position (a seq) and ask for what follows it, so none of them can
+/// hold up the store or another reader, and none can miss an event. Recent events are served
+/// from a bounded ring; older ones are read back from the log through `history`.
+public final class EventFeed: Sendable {
+  private let history: any EventHistory
+  private let state: Mutex<State>
+
+  struct State {
+    /// The recent events, a circular buffer: `count` of them from `head` on.
+    var slots: [PublishedEvent?]
+    var head = 0
+    var count = 0
+    /// Bytes of log lines in the ring, kept under `maximumBytes` (one event always fits).
+    var bytes = 0
+    let maximumBytes: Int
+    var lastSeq: Int
+    var published = 0
+    var closed = false
+    var waiters: [Int: Waiter] = [:]
+    var nextWaiter = 0
+
+    /// The seq of the oldest event in the ring (lastSeq + 1 when it is empty).
+    var oldestSeq: Int { lastSeq - count + 1 }
+
+    mutating func append(_ event: PublishedEvent) {
+      if count == slots.count { dropOldest() }
+      slots[(head + count) % slots.count] = event
+      count += 1
+      bytes += event.line.count
+      while bytes > maximumBytes && count > 1 { dropOldest() }
+    }
+
+    mutating func dropOldest() {
+      bytes -= slots[head]?.line.count ?? 0
+      slots[head] = nil
+      head = (head + 1) % slots.count
+      count -= 1
+    }
+
+    /// The `index`-th oldest event in the ring.
+    func event(_ index: Int) -> PublishedEvent? { slots[(head + index) % slots.count] }
+  }
+
+  struct Waiter {
+    var after: Int
+    var continuation: CheckedContinuation<Void, Never>
+  }
+
+  /// A feed whose log so far ends at `lastSeq`; `history` reads what the ring no longer holds.
+  ///
+  /// - Parameters:
+  ///   - capacity: the most events the ring keeps.
+  ///   - maximumBytes: the most bytes of log lines it keeps.
+  public init(
+    history: any EventHistory, lastSeq: Int, capacity: Int = 4096, maximumBytes: Int = 8 << 20
+  ) {
+    self.history = history
+    self.state = Mutex(
+      State(
+        slots: Array(repeating: nil, count: max(1, capacity)), maximumBytes: maximumBytes,
+        lastSeq: lastSeq))
+  }
+
+  /// The seq of the newest event published.
+  public var lastSeq: Int { state.withLock { $0.lastSeq } }
+
+  /// How many events were published since the feed started.
+  public var publishedCount: Int { state.withLock { $0.published } }
+
+  /// Adds the next logged event and wakes the readers waiting for it.
+  public func publish(_ event: PublishedEvent) {
+    let woken: [CheckedContinuation<Void, Never>] = state.withLock { s in
+      s.lastSeq = event.seq
+      s.append(event)
+      s.published += 1
+      var woken: [CheckedContinuation<Void, Never>] = []
+      for (id, waiter) in s.waiters where waiter.after < event.seq {
+        woken.append(waiter.continuation)
+        s.waiters[id] = nil
+      }
+      return woken
+    }
+    for continuation in woken { continuation.resume() }
+  }
+
+  /// Wakes every reader for good: they see no more events.
+  public func close() {
+    let woken = state.withLock { s in
+      s.closed = true
+      let all = s.waiters.values.map(\.continuation)
+      s.waiters = [:]
+      return all
+    }
+    for continuation in woken { continuation.resume() }
+  }
+
+  /// True once the store has closed: no more events come.
+  public var isClosed: Bool { state.withLock { $0.closed } }
+
+  /// The events after `seq`, oldest first, at most `limit`.
+  public func events(after seq: Int, limit: Int) throws(HistoryError) -> [PublishedEvent] {
+    guard limit > 0 else { return [] }
+    let fromRing: [PublishedEvent]? = state.withLock { s in
+      guard seq >= s.oldestSeq - 1 else { return nil }
+      guard seq < s.lastSeq else { return [] }
+      let skip = seq - s.oldestSeq + 1
+      let count = min(limit, s.count - skip)
+      var out: [PublishedEvent] = []
+      out.reserveCapacity(count)
+      for i in 0..<count { if let event = s.event(skip + i) { out.append(event) } }
+      return out
+    }
+    if let fromRing { return fromRing }
+    return try history.events(after: seq, limit: limit)
+  }
+
+  /// Returns once an event after `seq` exists, the feed closes, or the task is cancelled.
+  public func waitForEvents(after seq: Int) async {
+    let id = state.withLock { s in
+      s.nextWaiter += 1
+      return s.nextWaiter
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let now = state.withLock { s in
+          if s.lastSeq > seq || s.closed || Task.isCancelled { return true }
+          s.waiters[id] = Waiter(after: seq, continuation: continuation)
+          return false
+        }
+        if now { continuation.resume() }
+      }
+    } onCancel: {
+      let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+      waiter?.continuation.resume()
+    }
+  }
+}
