@@ -124,6 +124,8 @@ public final class JSONLinesSession: Sendable {
         progress.refused += 1
         writer.error(error.encoded(), after: progress.lastAccepted)
       case .intent(let action, let id, let number):
+        // Backpressure: while the runner has all the work it may queue, stop taking input.
+        await store.waitForRoom()
         do {
           let published = try store.send(action, origin: options.origin, id: id)
           progress.lastAccepted = published.seq

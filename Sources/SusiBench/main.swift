@@ -23,6 +23,7 @@ let benchmarks: [Benchmark] = [
   runnerBenchmark,
   jsonlBenchmark,
   webhookBenchmark,
+  overloadBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

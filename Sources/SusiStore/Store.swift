@@ -23,12 +23,23 @@ public actor Store {
   private var observers: [Int: @Sendable (PublishedEvent) -> Void] = [:]
   private var nextSubscriber = 0
   private var failure: StoreError?
+  /// The most events that may owe results at once: see `isFull`.
+  public nonisolated let inFlightLimit: Int
+  /// Senders waiting in `waitForRoom`.
+  private var roomWaiters: [CheckedContinuation<Void, Never>] = []
+
+  /// The default `inFlightLimit`: enough to keep every connection of the runner busy, small
+  /// enough that the work waiting for it costs a few megabytes.
+  public static let defaultInFlightLimit = 1024
 
   /// A store continuing from `recovered` (what replaying the log produced), writing to `sink`.
+  ///
+  /// - Parameter inFlightLimit: how many events may owe results at once before `isFull`.
   public init(
     sink: any EventSink, runner: any EffectsRunner, clock: any WallClock,
-    recovered: Recovered = Recovered()
+    recovered: Recovered = Recovered(), inFlightLimit: Int = Store.defaultInFlightLimit
   ) {
+    self.inFlightLimit = max(1, inFlightLimit)
     self.sink = sink
     self.runner = runner
     self.clock = clock
@@ -61,6 +72,18 @@ public actor Store {
   /// True while the event `seq` still owes a result.
   public func hasPendingResults(for seq: Int) -> Bool { book.ledger.owes(seq) }
 
+  /// True while `inFlightLimit` events owe results: the runner has all the work it may queue.
+  /// Frontends hold new intents back until there is room (`susi jsonl` stops reading, `susi
+  /// serve` answers 429); the store itself still accepts what is sent.
+  public var isFull: Bool { book.ledger.count >= inFlightLimit }
+
+  /// Returns once the store is not full (or it closed or failed).
+  public func waitForRoom() async {
+    while isFull && failure == nil {
+      await withCheckedContinuation { roomWaiters.append($0) }
+    }
+  }
+
   /// The seq of the event first sent with `key`, if any.
   public func seq(forIdempotencyKey key: String) -> Int? { book.idempotencyKeys[key] }
 
@@ -92,9 +115,11 @@ public actor Store {
     } catch {
       let failed = StoreError.logFailed("\(error)")
       failure = failed
+      wakeRoomWaiters()
       throw failed
     }
     let effects = book.apply(event)
+    if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
     let published = PublishedEvent(event: event, line: line)
     feed.publish(published)
     for observer in observers.values { observer(published) }
@@ -177,6 +202,12 @@ public actor Store {
     do { try sink.sync() } catch { throw .logFailed("\(error)") }
   }
 
+  private func wakeRoomWaiters() {
+    let waiters = roomWaiters
+    roomWaiters = []
+    for waiter in waiters { waiter.resume() }
+  }
+
   /// Stops the runner, ends every subscription and closes the log.
   public func close() async {
     await runner.shutdown()
@@ -186,6 +217,7 @@ public actor Store {
     feed.close()
     sink.close()
     if failure == nil { failure = .closed }
+    wakeRoomWaiters()
   }
 }
 

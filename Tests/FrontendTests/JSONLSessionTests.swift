@@ -208,6 +208,28 @@ import Testing
     #expect(harness.sink.lines.count == 2)
   }
 
+  @Test func stopsTakingInputWhileTheRunnerIsFull() async throws {
+    let harness = JSONLHarness(holding: true, inFlightLimit: 3)
+    var text = ""
+    for i in 1...10 { text += #"{"type":"sendMessage","payload":{"query":"q\#(i)"}}"# + "\n" }
+    let session = harness.session(JSONLMemoryInput(text))
+    async let summary = session.run()
+    await harness.output.waitForLines(3)
+    harness.runner.release()
+    let finished = await summary
+    #expect(finished.accepted == 10)
+    #expect(finished.drained)
+    // At no point in the log did more than three requests owe their results.
+    var owed = 0
+    var most = 0
+    for event in try harness.loggedEvents() {
+      owed += event.cause == nil ? 1 : -1
+      most = max(most, owed)
+    }
+    #expect(most == 3)
+    #expect(harness.sink.lines.count == 20)
+  }
+
   @Test func stopsWaitingAfterTheDrainTimeout() async throws {
     let harness = JSONLHarness(holding: true)
     let summary = await harness.run(

@@ -304,9 +304,14 @@ struct JSONLHarness {
   let store: Store
   let output = JSONLCollector()
 
-  init(holding: Bool = false, recovered: Recovered = Recovered()) {
+  init(
+    holding: Bool = false, recovered: Recovered = Recovered(),
+    inFlightLimit: Int = Store.defaultInFlightLimit
+  ) {
     runner = JSONLScriptedRunner(holding: holding)
-    store = Store(sink: sink, runner: runner, clock: JSONLClock(), recovered: recovered)
+    store = Store(
+      sink: sink, runner: runner, clock: JSONLClock(), recovered: recovered,
+      inFlightLimit: inFlightLimit)
   }
 
   /// Options for tests: a drain timeout that only bounds a test gone wrong.

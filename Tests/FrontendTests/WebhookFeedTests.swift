@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiHTTP
 import SusiJSON
 import SusiStore
 import SusiWebhook
@@ -69,6 +70,45 @@ import Testing
     await collector.waitFor(text: ": keep-alive")
     stream.cancel()
     _ = try? await stream.value
+  }
+
+  @Test func aStreamThatSendsNothingIsClosedAfterTheIdleLimit() async throws {
+    let f = try await WebhookFixture.make()
+    let collector = SSECollector()
+    let stream = Task {
+      try await EventStreamSession(
+        feed: f.service.feed, clock: f.clock, after: 1, heartbeatInterval: 15_000,
+        idleLimit: 45_000
+      ).run {
+        collector.append($0)
+      }
+    }
+    for _ in 0..<3 {
+      await f.clock.waitForSleepers(count: 1)
+      f.clock.advance(by: 15_000)
+    }
+    // Ended by itself, with two heartbeats sent and no third.
+    try await stream.value
+    #expect(collector.text.components(separatedBy: ": keep-alive").count == 3)
+  }
+
+  @Test func oneKeyHoldsAtMostItsShareOfStreams() async throws {
+    let f = try await WebhookFixture.make()
+    var open: [HTTPResponse] = []
+    for _ in 0..<4 {
+      let response = await f.request("GET", "/events/stream", key: f.adminKey)
+      #expect(response.status == 200)
+      open.append(response)
+    }
+    let refused = await f.request("GET", "/events/stream", key: f.adminKey)
+    #expect(refused.status == 429)
+    #expect(refused.json["error"]?["code"] == "too_many_streams")
+    // Another key is not held back by the first one's streams.
+    let other = try await f.issueKey(groups: ["admin"])
+    #expect(await f.request("GET", "/events/stream", key: other).status == 200)
+    // A stream that ends (here: its response dropped unsent) gives its place back.
+    open.removeLast()
+    #expect(await f.request("GET", "/events/stream", key: f.adminKey).status == 200)
   }
 }
 

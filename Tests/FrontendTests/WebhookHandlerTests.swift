@@ -60,6 +60,39 @@ import Testing
     #expect(response.json == ["seq": 2, "events": []])
   }
 
+  @Test func aFullStoreAnswers429AndAppendsNothing() async throws {
+    let f = try await WebhookFixture.make()
+    let sink = MemoryEventSink()
+    let busy = Store(
+      sink: sink, runner: SilentRunner(), clock: FixedWallClock(), inFlightLimit: 2)
+    let service = await WebhookService.start(store: busy, keys: f.keys, clock: f.clock)
+    let token = KeyToken.generate()
+    try f.keys.add(token)
+    try await busy.send(
+      .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: "cli")
+    service.gate.update(await busy.state.access)
+    func post(_ query: String, key: String? = nil) async -> HTTPResponse {
+      var headers: HTTPHeaders = ["Authorization": "Bearer \(token.text)"]
+      if let key { headers.add("Idempotency-Key", key) }
+      return await service.handler.handle(
+        HTTPRequest(
+          method: "POST", target: "/actions", headers: headers,
+          body: Array(#"{"type":"sendMessage","payload":{"query":"\#(query)"}}"#.utf8)))
+    }
+    #expect(await post("one", key: "k1").status == 202)
+    #expect(await post("two").status == 202)
+    let refused = await post("three")
+    #expect(refused.status == 429)
+    #expect(refused.headers["Retry-After"] == "1")
+    #expect(refused.json["error"]?["code"] == "busy")
+    #expect(sink.lines.count == 3)
+    // A retry of an accepted request is still answered, and health checks still pass.
+    #expect(await post("one", key: "k1").status == 202)
+    #expect(sink.lines.count == 3)
+    let health = await service.handler.handle(HTTPRequest(method: "GET", target: "/healthz"))
+    #expect(health.status == 200)
+  }
+
   @Test func unknownKeysGet401AndAppendNothing() async throws {
     let f = try await WebhookFixture.make()
     let before = f.eventCount

@@ -183,3 +183,31 @@ private struct FailingSink: EventSink {
   func close() {}
   var history: any EventHistory { MemoryEventHistory(MemoryEventSink()) }
 }
+
+@Suite struct StoreBackpressureTests {
+  @Test func isFullWhileTheLimitOfRequestsOweResultsAndWakesWaitersWhenOneArrives() async throws {
+    let runner = ManualRunner()
+    let store = Store(
+      sink: MemoryEventSink(), runner: runner, clock: ManualWallClock(), inFlightLimit: 2)
+    try await store.send(.loadGroups(.init()), origin: "test")
+    #expect(await !store.isFull)
+    try await store.send(.loadGroups(.init()), origin: "test")
+    #expect(await store.isFull)
+    let waiter = Task {
+      await store.waitForRoom()
+      return await store.isFull
+    }
+    await runner.deliver(.groupsLoaded(.init(groups: ["A"])), for: 1)
+    #expect(await waiter.value == false)
+    await store.close()
+  }
+
+  @Test func waitersAreReleasedWhenTheStoreCloses() async throws {
+    let store = Store(
+      sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualWallClock(), inFlightLimit: 1)
+    try await store.send(.loadGroups(.init()), origin: "test")
+    let waiter = Task { await store.waitForRoom() }
+    await store.close()
+    await waiter.value
+  }
+}

@@ -16,6 +16,9 @@ public struct EventStreamSession: Sendable {
   public let types: Set<String>
   /// How long an idle stream waits before sending a comment line (ms).
   let heartbeatInterval: Int64
+  /// How long a stream may send no event before it is closed (ms); the client reconnects with
+  /// `Last-Event-ID` and misses nothing.
+  let idleLimit: Int64
   /// Whether the client may still read; checked before each write, so a stream ends soon
   /// after its key is revoked.
   let authorized: @Sendable () -> Bool
@@ -25,8 +28,10 @@ public struct EventStreamSession: Sendable {
   public init(
     feed: EventFeed, clock: any RunnerClock = SystemClock(), after: Int?,
     types: Set<String> = [],
-    heartbeatInterval: Int64 = 15_000, authorized: @escaping @Sendable () -> Bool = { true }
+    heartbeatInterval: Int64 = 15_000, idleLimit: Int64 = 30 * 60_000,
+    authorized: @escaping @Sendable () -> Bool = { true }
   ) {
+    self.idleLimit = idleLimit
     self.feed = feed
     self.clock = clock
     self.after = after
@@ -39,12 +44,15 @@ public struct EventStreamSession: Sendable {
   /// throws (the client went away).
   public func run(_ write: @Sendable ([UInt8]) async throws -> Void) async throws {
     var cursor = after ?? feed.lastSeq
+    var idle: Int64 = 0
     try await write(Array("retry: 2000\n\n".utf8))
     while !Task.isCancelled && authorized() {
       let batch = try feed.events(after: cursor, limit: 256)
       if batch.isEmpty {
         if feed.isClosed { return }
         if await !waitForEvents(after: cursor), authorized() {
+          idle += heartbeatInterval
+          if idle >= idleLimit { return }
           try await write(Array(": keep-alive\n\n".utf8))
         }
         continue
@@ -57,7 +65,10 @@ public struct EventStreamSession: Sendable {
         chunk.append(contentsOf: event.line)
         chunk.append(contentsOf: [0x0A, 0x0A])
       }
-      if !chunk.isEmpty, authorized() { try await write(chunk) }
+      if !chunk.isEmpty, authorized() {
+        idle = 0
+        try await write(chunk)
+      }
     }
   }
 

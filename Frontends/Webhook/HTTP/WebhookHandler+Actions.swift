@@ -16,6 +16,14 @@ extension WebhookHandler {
     // Keys are scoped to the caller's key, so two callers cannot collide or see each other's.
     let scopedKey = clientKey.map { "\(caller.keyID):\($0)" }
     let wait = try Self.waitRequested(request)
+    // Backpressure: while the runner has all the work it may queue, refuse new work (a retry
+    // of an accepted request is still answered from the log).
+    if await store.isFull, await !isRetry(scopedKey) {
+      throw WebhookError(
+        429, "busy",
+        "susi has \(store.inFlightLimit) requests in flight; nothing was recorded, retry in a second",
+        headers: ["Retry-After": "1"])
+    }
     let sent: SentAction
     do {
       sent = try await store.sendChecked(
@@ -32,6 +40,12 @@ extension WebhookHandler {
     guard wait else { return Self.json(202) { $0.field("seq", seq) } }
     let (events, settled) = await results(of: seq)
     return Self.eventsResponse(settled ? 200 : 202, seq: seq, events: events)
+  }
+
+  /// True when `key` was already used: the request is a retry of one in the log.
+  private func isRetry(_ key: String?) async -> Bool {
+    guard let key else { return false }
+    return await store.seq(forIdempotencyKey: key) != nil
   }
 
   /// The answer to a retried request: the first one's, without appending again. A key reused

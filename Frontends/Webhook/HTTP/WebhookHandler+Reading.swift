@@ -79,7 +79,7 @@ extension WebhookHandler {
     let keyID = caller.keyID
     return EventStreamSession(
       feed: feed, clock: clock, after: start, types: types,
-      heartbeatInterval: options.heartbeatInterval,
+      heartbeatInterval: options.heartbeatInterval, idleLimit: options.streamIdleLimit,
       authorized: { gate.allows(keyID, Privilege.eventsRead) })
   }
 

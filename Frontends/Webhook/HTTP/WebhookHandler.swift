@@ -19,6 +19,8 @@ public final class WebhookHandler: HTTPHandler {
   let options: Options
   /// The store's last seq when the handler started (for `susi_events_appended_total`).
   let startSeq: Int
+  /// Open event streams per key.
+  let streams = StreamSlots()
 
   /// Tunables of the handler.
   public struct Options: Sendable {
@@ -28,14 +30,21 @@ public final class WebhookHandler: HTTPHandler {
     public var maximumEventsPerPage: Int
     /// How often an idle event stream sends a comment, so dead clients are noticed (ms).
     public var heartbeatInterval: Int64
+    /// How long an event stream may send no event before it is closed (ms).
+    public var streamIdleLimit: Int64
+    /// The most event streams one key may hold open at once.
+    public var maximumStreamsPerKey: Int
 
     /// Options; every argument has the documented default.
     public init(
-      waitLimit: Int64 = 10_000, maximumEventsPerPage: Int = 1000, heartbeatInterval: Int64 = 15_000
+      waitLimit: Int64 = 10_000, maximumEventsPerPage: Int = 1000, heartbeatInterval: Int64 = 15_000,
+      streamIdleLimit: Int64 = 30 * 60_000, maximumStreamsPerKey: Int = 4
     ) {
       self.waitLimit = waitLimit
       self.maximumEventsPerPage = maximumEventsPerPage
       self.heartbeatInterval = heartbeatInterval
+      self.streamIdleLimit = streamIdleLimit
+      self.maximumStreamsPerKey = maximumStreamsPerKey
     }
   }
 

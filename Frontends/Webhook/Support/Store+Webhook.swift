@@ -16,12 +16,6 @@ enum SendRefusal: Error {
 }
 
 extension Store {
-  /// The seq of the last event and a subscription to every later one, taken in one step so
-  /// that no event falls between them.
-  public func followFromNow() -> (lastSeq: Int, events: AsyncStream<PublishedEvent>) {
-    (lastSeq, subscribe())
-  }
-
   /// Checks `action` against the access rules and sends it, in one step, so no other change
   /// can slip between the decision and the append: what is refused here appends nothing, and
   /// what is appended the reducer accepts.
@@ -35,11 +29,5 @@ extension Store {
     } catch {
       throw .store(error)
     }
-  }
-
-  /// Whether any of `seqs` still owes a result, and the seq of the last event logged at that
-  /// moment (every result logged so far has a seq up to it).
-  func settlement(of seqs: Set<Int>) -> (pending: Bool, lastSeq: Int) {
-    (hasPendingResults(for: seqs), lastSeq)
   }
 }

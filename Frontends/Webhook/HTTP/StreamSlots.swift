@@ -1,0 +1,42 @@
+import Synchronization
+
+/// How many event streams each key holds open, so that one key cannot take every connection.
+final class StreamSlots: Sendable {
+  private let counts = Mutex<[String: Int]>([:])
+
+  /// A slot for `key` when it holds fewer than `limit`; nil when it holds them all. The slot is
+  /// given back when the last reference to it goes, so a stream whose response is dropped
+  /// before it starts gives its slot back too.
+  func open(_ key: String, limit: Int) -> StreamSlot? {
+    let taken = counts.withLock { counts in
+      let count = counts[key, default: 0]
+      guard count < limit else { return false }
+      counts[key] = count + 1
+      return true
+    }
+    return taken ? StreamSlot(key: key, slots: self) : nil
+  }
+
+  fileprivate func release(_ key: String) {
+    counts.withLock { counts in
+      let count = counts[key, default: 0] - 1
+      counts[key] = count > 0 ? count : nil
+    }
+  }
+
+  /// How many streams `key` holds open.
+  func count(_ key: String) -> Int { counts.withLock { $0[key, default: 0] } }
+}
+
+/// One open stream's place among its key's streams.
+final class StreamSlot: Sendable {
+  private let key: String
+  private let slots: StreamSlots
+
+  fileprivate init(key: String, slots: StreamSlots) {
+    self.key = key
+    self.slots = slots
+  }
+
+  deinit { slots.release(key) }
+}
