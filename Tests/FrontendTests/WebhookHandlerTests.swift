@@ -238,12 +238,12 @@ import Testing
   @Test func stateShowsAccessOnlyToThoseWhoManageIt() async throws {
     let f = try await WebhookFixture.make()
     let chat = try await f.issueKey(groups: ["default"])
-    let admin = await f.request("GET", "/state", key: f.adminKey)
-    #expect(admin.json["access"]?["keys"] != nil)
-    #expect(admin.json["server"] == "embedded")
-    let plain = await f.request("GET", "/state", key: chat)
-    #expect(plain.json["access"] == nil)
-    #expect(plain.json["server"] == "embedded")
+    let admin = try await f.request("GET", "/state", key: f.adminKey).collectedJSON()
+    #expect(admin["access"]?["keys"] != nil)
+    #expect(admin["server"] == "embedded")
+    let plain = try await f.request("GET", "/state", key: chat).collectedJSON()
+    #expect(plain["access"] == nil)
+    #expect(plain["server"] == "embedded")
   }
 
   @Test func healthzNeedsNoKey() async throws {
