@@ -26,7 +26,8 @@ final class InputPump: @unchecked Sendable {
   }
 
   /// Starts the reading thread. It ends at the end of input, on a read error, or after `cancel`.
-  func start(_ reader: LineReader) {
+  /// Access-control intents are decoded only when `allowsAdministration`.
+  func start(_ reader: LineReader, allowsAdministration: Bool) {
     let thread = Thread { [self] in
       var reader = reader
       while true {
@@ -35,7 +36,11 @@ final class InputPump: @unchecked Sendable {
         case .lines(let lines):
           if lines.isEmpty { continue }
           batch = .lines(
-            lines.map { LineDecoder.decode($0, maximumLineLength: reader.maximumLineLength) })
+            lines.map {
+              LineDecoder.decode(
+                $0, maximumLineLength: reader.maximumLineLength,
+                allowsAdministration: allowsAdministration)
+            })
         case .end: batch = .end
         case .failed(let error): batch = .failed(error)
         }

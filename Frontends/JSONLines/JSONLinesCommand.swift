@@ -13,7 +13,7 @@ public enum JSONLinesCommand {
   public static let spec = CommandSpec(
     name: "jsonl",
     summary: "for programs: actions in on stdin, events out on stdout, one JSON object per line",
-    usage: "jsonl [--replay-first] [--no-wait] [--drain-timeout SECONDS]",
+    usage: "jsonl [--replay-first] [--no-wait] [--drain-timeout SECONDS] [--allow-admin]",
     discussion: """
       Each input line is one intent: {"type":"sendMessage","payload":{"query":"hi"},"id":1}.
       `payload` may be left out when the intent has no required fields; `id` is any JSON value
@@ -21,7 +21,11 @@ public enum JSONLinesCommand {
       caused by a line carry that line's id. A line that is not a valid intent gets one line
       {"id":…,"error":{"code":"…","message":"…","line":N}} and changes nothing; the stream goes
       on. Error codes: invalid_json, invalid_utf8, line_too_long (over 1 MiB), not_an_object,
-      invalid_request, unknown_type, result_type, invalid_payload, log_failed.
+      invalid_request, unknown_type, result_type, invalid_payload, log_failed, admin_only.
+
+      Access changes (createAccessGroup, grantPrivilege, revokePrivilege, issueKey, revokeKey)
+      are refused with admin_only unless --allow-admin is given; then they are recorded as done
+      by `local`, and their payload leaves out `by`.
 
       Only JSON lines go to stdout, each written and flushed whole; messages for people go to
       stderr. At the end of input, or on SIGTERM, susi waits for requests still in flight (at
@@ -39,6 +43,9 @@ public enum JSONLinesCommand {
       OptionSpec(
         "--drain-timeout", value: "SECONDS",
         help: "longest wait for answers at the end of input or on SIGTERM (default: 30)"),
+      OptionSpec(
+        "--allow-admin",
+        help: "take access changes (keys, groups, privileges), recorded as done by `local`"),
     ])
 
   /// `susi jsonl` for the command table: starts susi (log, state, runner, built-in server),
@@ -70,6 +77,7 @@ public enum JSONLinesCommand {
     var options = JSONLinesOptions()
     options.replayFirst = parsed.has("--replay-first")
     options.waitForEffects = !parsed.has("--no-wait")
+    options.allowsAdministration = parsed.has("--allow-admin")
     if let text = parsed.value("--drain-timeout") {
       guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
         throw UsageError("--drain-timeout takes a number of seconds from 0 to 86400, not '\(text)'")

@@ -24,6 +24,9 @@ public struct JSONLinesError: Error, Equatable, Sendable, CustomStringConvertibl
     case invalidPayload = "invalid_payload"
     /// The event log refused the action (disk full, log closed); nothing was recorded.
     case logFailed = "log_failed"
+    /// The intent changes access (keys, groups, privileges), which `susi jsonl` takes only
+    /// when started with `--allow-admin`.
+    case adminOnly = "admin_only"
   }
 
   public var code: Code

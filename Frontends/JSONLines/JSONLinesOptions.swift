@@ -11,18 +11,23 @@ public struct JSONLinesOptions: Sendable, Equatable {
   public var origin: String
   /// The longest input line accepted, in bytes, not counting the line end.
   public var maximumLineLength: Int
+  /// Whether access-control intents are taken (`--allow-admin`); they are recorded as done by
+  /// `local`, the person at the machine, whatever the line says.
+  public var allowsAdministration: Bool
 
   /// The default limit on an input line: 1 MiB.
   public static let defaultMaximumLineLength = 1 << 20
 
   public init(
     drainTimeout: Double = 30, waitForEffects: Bool = true, replayFirst: Bool = false,
-    origin: String = "jsonl", maximumLineLength: Int = JSONLinesOptions.defaultMaximumLineLength
+    origin: String = "jsonl", maximumLineLength: Int = JSONLinesOptions.defaultMaximumLineLength,
+    allowsAdministration: Bool = false
   ) {
     self.drainTimeout = drainTimeout
     self.waitForEffects = waitForEffects
     self.replayFirst = replayFirst
     self.origin = origin
     self.maximumLineLength = maximumLineLength
+    self.allowsAdministration = allowsAdministration
   }
 }

@@ -58,7 +58,9 @@ public final class JSONLinesSession: Sendable {
       makeWriter: { [pump] seq in OrderedOutput(output: output, seq: seq) { _ in pump.cancel() } },
       forward: { writer, event in writer.event(seq: event.seq, line: event.line) })
     if options.replayFirst { writer.line(Self.stateLine(state, seq: firstSeq)) }
-    pump.start(LineReader(input: input, maximumLineLength: options.maximumLineLength))
+    pump.start(
+      LineReader(input: input, maximumLineLength: options.maximumLineLength),
+      allowsAdministration: options.allowsAdministration)
 
     var summary = JSONLinesSummary()
     var progress = Progress(lastAccepted: firstSeq)

@@ -24,7 +24,9 @@ enum LineDecoder {
   /// wrong type tends to keep sending it.
   private static let suggestions = Mutex<[String: String]>([:])
 
-  static func decode(_ line: InputLine, maximumLineLength: Int) -> DecodedLine {
+  static func decode(_ line: InputLine, maximumLineLength: Int, allowsAdministration: Bool = false)
+    -> DecodedLine
+  {
     switch line.content {
     case .tooLong(let length):
       return .refused(
@@ -33,11 +35,15 @@ enum LineDecoder {
           "the line is \(length) bytes long, over the limit of \(maximumLineLength); it was skipped",
           line: line.number))
     case .text(let bytes):
-      return bytes.withUnsafeBytes { decode($0, number: line.number) }
+      return bytes.withUnsafeBytes {
+        decode($0, number: line.number, allowsAdministration: allowsAdministration)
+      }
     }
   }
 
-  static func decode(_ raw: UnsafeRawBufferPointer, number: Int) -> DecodedLine {
+  static func decode(_ raw: UnsafeRawBufferPointer, number: Int, allowsAdministration: Bool = false)
+    -> DecodedLine
+  {
     var bytes = raw
     if let last = bytes.last, last == UInt8(ascii: "\r") {
       bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast())
@@ -87,10 +93,28 @@ enum LineDecoder {
       if let near = suggestion(for: type) { message += "; did you mean '\(near)'?" }
       return refuse(.unknownType, message)
     }
+    var payload = object["payload"]
+    if Privilege.accessIntents.contains(type) {
+      // Who acts is the frontend's to say, never the input's.
+      guard allowsAdministration else {
+        return refuse(
+          .adminOnly,
+          "\(type) changes access; susi jsonl takes it only when started with --allow-admin")
+      }
+      if case .object(var fields) = payload {
+        if fields["by"] != nil {
+          return refuse(
+            .invalidPayload,
+            "payload.by: leave it out; susi jsonl records access changes as done by \(AccessControl.localOperator)"
+          )
+        }
+        fields["by"] = .string(AccessControl.localOperator)
+        payload = .object(fields)
+      }
+    }
     do {
       return .intent(
-        try Action.decode(type: type, payload: object["payload"], strict: true), id: id,
-        line: number)
+        try Action.decode(type: type, payload: payload, strict: true), id: id, line: number)
     } catch {
       switch error {
       case .invalidPayload(let shape): return refuse(.invalidPayload, "\(shape)")

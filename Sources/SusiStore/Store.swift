@@ -58,7 +58,11 @@ public actor Store {
   public func send(
     _ action: Action, origin: String, id: JSON? = nil, idempotencyKey: String? = nil
   ) throws(StoreError) -> PublishedEvent {
-    if let idempotencyKey, let first = book.idempotencyKeys[idempotencyKey] {
+    // A key expires by the time this action would be logged at (never before the last event).
+    let now = clock.now()
+    if let idempotencyKey,
+      let first = book.idempotencyKeys.seq(for: idempotencyKey, at: max(now, book.lastAt ?? now))
+    {
       throw .duplicate(seq: first)
     }
     return try apply(action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
@@ -84,8 +88,10 @@ public actor Store {
     }
   }
 
-  /// The seq of the event first sent with `key`, if any.
-  public func seq(forIdempotencyKey key: String) -> Int? { book.idempotencyKeys[key] }
+  /// The seq of the event first sent with `key`, if the key is still in force.
+  public func seq(forIdempotencyKey key: String) -> Int? {
+    book.idempotencyKeys.seq(for: key, at: book.lastAt)
+  }
 
   /// Receives a result from the runner.
   func receive(_ result: Action, cause: Int) {
@@ -246,12 +252,12 @@ public struct Recovered: Sendable {
   public var lastSeq: Int
   public var lastAt: Timestamp?
   public var ledger: ResultLedger
-  public var idempotencyKeys: [String: Int]
+  public var idempotencyKeys: IdempotencyKeys
 
   public init(
     state: State = State(), lastSeq: Int = 0, lastAt: Timestamp? = nil,
     ledger: ResultLedger = ResultLedger(),
-    idempotencyKeys: [String: Int] = [:]
+    idempotencyKeys: IdempotencyKeys = IdempotencyKeys()
   ) {
     self.state = state
     self.lastSeq = lastSeq
@@ -267,9 +273,7 @@ public struct Recovered: Sendable {
     let effects = reduce(&state, event)
     lastSeq = event.seq
     lastAt = event.at
-    if let key = event.idempotencyKey, idempotencyKeys[key] == nil {
-      idempotencyKeys[key] = event.seq
-    }
+    idempotencyKeys.record(event)
     if let cause = event.cause { ledger.settle(cause) }
     ledger.expect(event.seq, id: event.id, effects: effects)
     return effects

@@ -228,6 +228,45 @@ import Testing
     try await expectLogReplays(folder)
   }
 
+  /// The two lines of the reported attack: no key, yet they named the admin key as the actor.
+  static let accessAttack = [
+    #"{"type":"grantPrivilege","payload":{"by":"key_0123456789abcdef","group":"default","privilege":"subscribers.manage"},"id":"grant"}"#,
+    #"{"type":"revokeKey","payload":{"by":"key_0123456789abcdef","key":"key_0123456789abcdef"},"id":"revoke"}"#,
+  ]
+
+  @Test func refusesAccessChangesUnlessStartedWithAllowAdmin() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let susi = try JSONLProcess([], folder: folder)
+    for line in Self.accessAttack { susi.send(line) }
+    susi.closeInput()
+    let lines = try await susi.remainingLines()
+    #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
+    #expect(lines.map { $0["error"]?["code"] } == ["admin_only", "admin_only"])
+    #expect(lines.map { $0["id"] } == ["grant", "revoke"])
+    let log = (try? String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)) ?? ""
+    #expect(log.isEmpty, "nothing is logged: \(log)")
+  }
+
+  @Test func withAllowAdminRecordsAccessChangesAsLocal() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let susi = try JSONLProcess(["--allow-admin"], folder: folder)
+    susi.send(Self.accessAttack[0])
+    susi.send(
+      #"{"type":"grantPrivilege","payload":{"group":"default","privilege":"subscribers.manage"},"id":"grant"}"#
+    )
+    susi.closeInput()
+    let lines = try await susi.remainingLines()
+    #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
+    #expect(lines.first?["error"]?["code"] == "invalid_payload")
+    let granted = try #require(lines.first { $0["type"] == "grantPrivilege" })
+    #expect(granted["payload"]?["by"] == "local")
+    #expect(granted["origin"] == "jsonl")
+    #expect(lines.count == 2)
+    try await expectLogReplays(folder)
+  }
+
   @Test func refusesATenMebibyteLineWithoutHoldingItAndKeepsServing() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }

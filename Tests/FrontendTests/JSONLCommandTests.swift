@@ -50,5 +50,6 @@ import Testing
     for code in JSONLinesError.Code.allCases {
       #expect(help.contains(code.rawValue), "help does not mention \(code.rawValue)")
     }
+    #expect(help.contains("--allow-admin"))
   }
 }

@@ -21,6 +21,49 @@ import Testing
     if case .refused(let error) = decode(bytes: bytes) { error } else { nil }
   }
 
+  private func decode(admin text: String) -> DecodedLine {
+    LineDecoder.decode(
+      InputLine(number: 3, content: .text(Array(text.utf8)[...])), maximumLineLength: 1 << 20,
+      allowsAdministration: true)
+  }
+
+  @Test func refusesAccessChangesWithoutAllowAdminWhateverActorTheLineNames() {
+    let lines = [
+      #"{"type":"grantPrivilege","payload":{"by":"key_0123456789abcdef","group":"default","privilege":"subscribers.manage"}}"#,
+      #"{"type":"revokeKey","payload":{"by":"key_0123456789abcdef","key":"key_0123456789abcdef"},"id":2}"#,
+      #"{"type":"createAccessGroup","payload":{"group":"ops"}}"#,
+      #"{"type":"issueKey","payload":{"key":"key_0123456789abcdef","groups":["admin"]}}"#,
+      #"{"type":"revokePrivilege","payload":{"group":"default","privilege":"search"}}"#,
+    ]
+    for line in lines {
+      #expect(refusal(line)?.code == .adminOnly, "\(line)")
+      #expect(refusal(line)?.message.contains("--allow-admin") == true)
+    }
+    #expect(refusal(lines[1])?.id == 2)
+  }
+
+  @Test func withAllowAdminAccessChangesAreDoneByLocal() {
+    guard
+      case .intent(let action, _, _) = decode(
+        admin: #"{"type":"grantPrivilege","payload":{"group":"default","privilege":"search"}}"#)
+    else {
+      Issue.record("expected an intent")
+      return
+    }
+    #expect(action == .grantPrivilege(.init(by: "local", group: "default", privilege: "search")))
+    guard
+      case .refused(let error) = decode(
+        admin:
+          #"{"type":"revokeKey","payload":{"by":"key_0123456789abcdef","key":"key_0123456789abcdef"}}"#
+      )
+    else {
+      Issue.record("a line naming its own actor is refused")
+      return
+    }
+    #expect(error.code == .invalidPayload)
+    #expect(error.message.contains("payload.by"))
+  }
+
   @Test func decodesAnIntentWithItsId() {
     guard
       case .intent(let action, let id, let line) = decode(

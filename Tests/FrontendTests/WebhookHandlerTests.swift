@@ -239,6 +239,42 @@ import Testing
     #expect(g.eventCount == 3)
   }
 
+  @Test func anIdempotencyKeyOlderThanADayMayBeUsedAgain() async throws {
+    let directory = temporaryDirectory()
+    let token = KeyToken.generate()
+    try KeyFile(path: directory + "/log.keys").add(token)
+    let now = FixedWallClock().now()
+    let hours = { (h: Int64) in now.adding(milliseconds: -h * 3_600_000) }
+    let setServer = Action.setServer(.init(url: "embedded"))
+    let log = [
+      Event(
+        seq: 1, at: hours(25), origin: "cli",
+        action: .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"]))),
+      Event(
+        seq: 2, at: hours(25), origin: "webhook", idempotencyKey: "\(token.keyID):order-17",
+        action: setServer),
+      Event(
+        seq: 3, at: hours(1), origin: "webhook", idempotencyKey: "\(token.keyID):order-18",
+        action: setServer),
+    ].map { $0.encoded() }
+    let f = try await WebhookFixture.make(replaying: log, directory: directory, issueAdmin: false)
+    let body = #"{"type":"setServer","payload":{"url":"embedded"}}"#
+    let recent = await f.request(
+      "POST", "/actions", key: token.text, body: body, headers: [("Idempotency-Key", "order-18")])
+    #expect(recent.headers["Idempotent-Replayed"] == "true")
+    #expect(recent.json == ["seq": 3])
+    let old = await f.request(
+      "POST", "/actions", key: token.text, body: body, headers: [("Idempotency-Key", "order-17")])
+    #expect(old.status == 202)
+    #expect(old.headers["Idempotent-Replayed"] == nil)
+    #expect(old.json == ["seq": 4])
+    let retried = await f.request(
+      "POST", "/actions", key: token.text, body: body, headers: [("Idempotency-Key", "order-17")])
+    #expect(retried.headers["Idempotent-Replayed"] == "true")
+    #expect(retried.json == ["seq": 4])
+    #expect(f.eventCount == 4)
+  }
+
   @Test func idempotencyKeysAreScopedToTheCallersKey() async throws {
     let f = try await WebhookFixture.make()
     let other = try await f.issueKey(groups: ["admin"])
@@ -271,12 +307,12 @@ import Testing
   @Test func stateShowsAccessOnlyToThoseWhoManageIt() async throws {
     let f = try await WebhookFixture.make()
     let chat = try await f.issueKey(groups: ["default"])
-    let admin = await f.request("GET", "/state", key: f.adminKey)
-    #expect(admin.json["access"]?["keys"] != nil)
-    #expect(admin.json["server"] == "embedded")
-    let plain = await f.request("GET", "/state", key: chat)
-    #expect(plain.json["access"] == nil)
-    #expect(plain.json["server"] == "embedded")
+    let admin = try await f.request("GET", "/state", key: f.adminKey).collectedJSON()
+    #expect(admin["access"]?["keys"] != nil)
+    #expect(admin["server"] == "embedded")
+    let plain = try await f.request("GET", "/state", key: chat).collectedJSON()
+    #expect(plain["access"] == nil)
+    #expect(plain["server"] == "embedded")
   }
 
   @Test func healthzNeedsNoKey() async throws {

@@ -1,4 +1,7 @@
 import Foundation
+import SusiCore
+import SusiEventLog
+import SusiWebhook
 import Testing
 
 /// The built `susi` binary: `susi serve keys init`, `susi serve`, a request, SIGTERM.
@@ -27,13 +30,8 @@ import Testing
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
   }
 
-  @Test func serveAnswersWithTheInitialKeyAndStopsCleanlyOnSIGTERM() async throws {
-    let state = temporaryDirectory()
-    let (initStatus, keyLine) = try run(["serve", "keys", "init", "--state-dir", state])
-    #expect(initStatus == 0)
-    let key = keyLine.trimmingCharacters(in: .whitespacesAndNewlines)
-    #expect(key.hasPrefix("susi_"))
-
+  /// Starts `susi serve` on a free loopback port; the process and its port.
+  func startServer(state: String) async throws -> (Process, Int) {
     let server = Process()
     server.executableURL = URL(fileURLWithPath: try #require(Self.susi))
     server.arguments = ["serve", "--state-dir", state, "--port", "0"]
@@ -53,6 +51,17 @@ import Testing
     }
     let port = try #require(url.split(separator: ":").last.flatMap { Int($0) })
     #expect(url == "http://127.0.0.1:\(port)")
+    return (server, port)
+  }
+
+  @Test func serveAnswersWithTheInitialKeyAndStopsCleanlyOnSIGTERM() async throws {
+    let state = temporaryDirectory()
+    let (initStatus, keyLine) = try run(["serve", "keys", "init", "--state-dir", state])
+    #expect(initStatus == 0)
+    let key = keyLine.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(key.hasPrefix("susi_"))
+
+    let (server, port) = try await startServer(state: state)
     let answer = await onThread {
       var client = WebhookHTTPClient(port: port)
       defer { client.close() }
@@ -75,5 +84,50 @@ import Testing
     #expect(listStatus == 0)
     #expect(listing.contains("admin"))
     #expect(!listing.contains(key))
+  }
+
+  @Test func serveTakesAnIdempotencyKeyOlderThanADayAsNew() async throws {
+    // A log from yesterday: an admin key, and an action sent with Idempotency-Key order-17.
+    let state = temporaryDirectory()
+    let token = KeyToken.generate()
+    try KeyFile(path: state + "/events.jsonl.keys").add(token)
+    let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+    let yesterday = now.adding(milliseconds: -25 * 3_600_000)
+    let log = try EventLogWriter(path: state + "/events.jsonl")
+    _ = try log.appendLine(
+      Event(
+        seq: 1, at: yesterday, origin: "cli",
+        action: .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"]))
+      ).encoded())
+    _ = try log.appendLine(
+      Event(
+        seq: 2, at: yesterday, origin: "webhook", idempotencyKey: "\(token.keyID):order-17",
+        action: .setServer(.init(url: "embedded"))
+      ).encoded())
+    try log.close()
+
+    let (server, port) = try await startServer(state: state)
+    let answers = await onThread {
+      var client = WebhookHTTPClient(port: port)
+      defer { client.close() }
+      return (0..<2).map { _ in
+        client.send(
+          "POST", "/actions",
+          headers: [
+            ("Authorization", "Bearer \(token.text)"), ("Content-Type", "application/json"),
+            ("Idempotency-Key", "order-17"),
+          ],
+          body: #"{"type":"setServer","payload":{"url":"embedded"}}"#)
+      }
+    }
+    #expect(answers.map { $0?.status } == [202, 202])
+    #expect(answers.map { $0?.text } == [#"{"seq":3}"#, #"{"seq":3}"#])
+    #expect(answers.map { $0?.header("Idempotent-Replayed") } == [nil, "true"])
+    server.terminate()
+    let status = await onThread {
+      server.waitUntilExit()
+      return server.terminationStatus
+    }
+    #expect(status == 0)
   }
 }

@@ -191,3 +191,28 @@ extension HTTPResponse {
   var json: JSON { (try? JSONParser.parse(body)) ?? .null }
   var text: String { String(decoding: body, as: UTF8.self) }
 }
+
+/// Collects what a streamed body writes, piece by piece.
+final class CollectedPieces: Sendable {
+  private let pieces = Mutex<[[UInt8]]>([])
+  var all: [[UInt8]] { pieces.withLock { $0 } }
+  var writer: HTTPBodyWriter {
+    HTTPBodyWriter { piece in self.pieces.withLock { $0.append(piece) } }
+  }
+}
+
+extension HTTPResponse {
+  /// The body as the server hands it to the connection: the streamed writes, or the whole body
+  /// as one piece.
+  func pieces() async throws -> [[UInt8]] {
+    guard let bodyStream else { return [body] }
+    let collected = CollectedPieces()
+    try await bodyStream.produce(collected.writer)
+    return collected.all
+  }
+
+  /// The whole body, streamed or not, parsed as JSON.
+  func collectedJSON() async throws -> JSON {
+    try JSONParser.parse(try await pieces().flatMap { $0 })
+  }
+}

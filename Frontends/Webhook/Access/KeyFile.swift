@@ -14,11 +14,20 @@ public final class KeyFile: Sendable {
   /// Where the file is.
   public let path: String
   private let hashes: Mutex<[String: [UInt8]]>
+  /// Compares a stored hash with a presented one; tests watch it to see which path ran.
+  private let compare: @Sendable ([UInt8], [UInt8]) -> Bool
 
   /// Loads the file, or starts empty when it does not exist yet. Refuses a file others can
   /// read, or one that is not a keys file.
-  public init(path: String) throws(PrivateFile.Failure) {
+  public convenience init(path: String) throws(PrivateFile.Failure) {
+    try self.init(path: path, compare: Digest.constantTimeEqual)
+  }
+
+  init(path: String, compare: @escaping @Sendable ([UInt8], [UInt8]) -> Bool)
+    throws(PrivateFile.Failure)
+  {
     self.path = path
+    self.compare = compare
     var loaded: [String: [UInt8]] = [:]
     if let bytes = try PrivateFile.read(path, ownerOnly: true) {
       do {
@@ -45,10 +54,17 @@ public final class KeyFile: Sendable {
 
   /// Whether `token` is the secret of its key: its hash matches the stored one (compared in
   /// constant time).
+  ///
+  /// An unknown id takes the same path as a known one (hash the token, compare against a hash
+  /// of the same length), so the time taken does not tell whether a key id exists.
   public func matches(_ token: KeyToken) -> Bool {
-    guard let stored = hashes.withLock({ $0[token.keyID] }) else { return false }
-    return Digest.constantTimeEqual(stored, token.hash)
+    let stored = hashes.withLock { $0[token.keyID] }
+    let equal = compare(stored ?? Self.unknownKeyHash, token.hash)
+    return stored != nil && equal
   }
+
+  /// What an unknown id's token is compared against: no SHA-256 of a token is all zeros.
+  static let unknownKeyHash = [UInt8](repeating: 0, count: 32)
 
   /// Stores the hash of a new key's secret and writes the file.
   public func add(_ token: KeyToken) throws(PrivateFile.Failure) {

@@ -6,25 +6,18 @@ import SusiStore
 // GET /state, /events, /events/stream, /healthz, /metrics.
 
 extension WebhookHandler {
+  /// The state as canonical JSON, streamed in pieces (see `StateBody`), so a large state costs
+  /// a request little memory.
   func getState(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.stateRead)
-    let state = await store.state
-    let body: [UInt8]
-    if caller.privileges.contains(Privilege.keysManage)
-      || caller.privileges.contains(Privilege.groupsManage)
-    {
-      body = state.canonicalJSON()
-    } else {
-      // Who holds which key is for those who manage keys and groups.
-      var w = JSONWriter(capacity: 4096)
-      w.object { o in
-        for field in State.fields where field.name != "access" {
-          o.field(dynamic: field.name) { $0.value(field.json(in: state)) }
-        }
-      }
-      body = w.bytes
+    // Who holds which key is for those who manage keys and groups.
+    let body = StateBody(
+      state: await store.state,
+      includesAccess: caller.privileges.contains(Privilege.keysManage)
+        || caller.privileges.contains(Privilege.groupsManage))
+    return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"]) {
+      try await body.write(to: $0)
     }
-    return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body)
   }
 
   func getEvents(_ request: HTTPRequest, _ caller: Caller) async throws(WebhookError)

@@ -1,0 +1,49 @@
+import Synchronization
+import Testing
+
+@testable import SusiWebhook
+
+/// The keys file's token check: an unknown key id runs the same comparison as a known one, so
+/// its timing does not tell which ids exist.
+@Suite struct WebhookKeyFileTests {
+  /// Records the stored side of every comparison a keys file makes, in order.
+  private final class Comparisons: Sendable {
+    private let stored = Mutex<[[UInt8]]>([])
+    var all: [[UInt8]] { stored.withLock { $0 } }
+    func record(_ hash: [UInt8]) { stored.withLock { $0.append(hash) } }
+  }
+
+  private func recordingKeyFile() throws -> (KeyFile, Comparisons) {
+    let compared = Comparisons()
+    let file = try KeyFile(path: temporaryDirectory() + "/test.keys") { stored, presented in
+      compared.record(stored)
+      return stored == presented
+    }
+    return (file, compared)
+  }
+
+  @Test func unknownKeyIDRunsTheSameComparisonAgainstADummyHash() throws {
+    let (file, compared) = try recordingKeyFile()
+    let unknown = KeyToken.generate()
+    #expect(!file.matches(unknown))
+    let stored = compared.all
+    #expect(stored == [KeyFile.unknownKeyHash])
+    #expect(stored.first?.count == unknown.hash.count)
+  }
+
+  @Test func knownKeyIDComparesAgainstItsStoredHash() throws {
+    let (file, compared) = try recordingKeyFile()
+    let known = KeyToken.generate()
+    try file.add(known)
+    #expect(file.matches(known))
+    let wrongSecret = try #require(
+      KeyToken("susi_\(known.keyID.dropFirst(4))_" + String(repeating: "A", count: 43)))
+    #expect(!file.matches(wrongSecret))
+    #expect(compared.all == [known.hash, known.hash])
+  }
+
+  @Test func dummyHashNeverMatchesAnUnknownToken() throws {
+    let file = try KeyFile(path: temporaryDirectory() + "/test.keys")
+    #expect(!file.matches(KeyToken.generate()))
+  }
+}
