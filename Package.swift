@@ -20,9 +20,9 @@ let package = Package(
     .target(name: "SusiFiles", swiftSettings: strict),
 
     // Runtime: the event log, the store, the effects runner.
-    .target(name: "SusiEventLog", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
+    .target(name: "SusiEventLog", dependencies: ["SusiJSON"], swiftSettings: strict),
     .target(
-      name: "SusiStore", dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiCrypto"],
+      name: "SusiStore", dependencies: ["SusiCore", "SusiEventLog", "SusiJSON"],
       swiftSettings: strict),
     .target(
       name: "SusiRunner",

@@ -3,7 +3,7 @@ import SusiJSON
 /// Everything that can happen in susi. Intents (imperative) come from frontends; results (past
 /// tense) come only from the effects runner. Each case's `type` name in the log is the case name.
 ///
-/// Payload field names are an external contract (DESIGN.md §3): add fields, never rename.
+/// Payload field names are an external contract: add fields, never rename.
 public enum Action: Equatable, Sendable {
   // MARK: Intents
   case setServer(SetServer)
@@ -56,7 +56,7 @@ extension Action {
   /// Whether an action is asked for (intent) or reports what happened (result).
   public enum Kind: Sendable { case intent, result }
 
-  /// Intent type names, in the order of DESIGN.md §3.
+  /// Intent type names, in the documented order (Events/README.md).
   public static let intentTypes: [String] = [
     "setServer", "signup", "login", "logout", "loadGroups", "loadSkills", "loadSkill",
     "submitRating", "loadUserRating", "changeSettings", "syncSettings", "sendMessage",
@@ -64,7 +64,7 @@ extension Action {
     "createAccessGroup", "grantPrivilege", "revokePrivilege", "issueKey", "revokeKey",
   ]
 
-  /// Result type names, in the order of DESIGN.md §3.
+  /// Result type names, in the documented order (Events/README.md).
   public static let resultTypes: [String] = [
     "serverChanged", "signedUp", "loggedIn", "loginFailed", "loggedOut", "groupsLoaded",
     "skillsLoaded", "skillLoaded", "ratingSubmitted", "userRatingLoaded", "settingsChanged",

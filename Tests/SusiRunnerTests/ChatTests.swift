@@ -6,8 +6,7 @@ import Testing
 
 @testable import SusiRunner
 
-/// `chat.json` and `memory.json`: requests, both envelopes and every answer action type
-/// (susi-api.md §11–§12).
+/// `chat.json` and `memory.json`: requests, both envelopes and every answer action type.
 @Suite(.timeLimit(.minutes(1)))
 struct ChatTests {
   static let chat = Effect.chat(server: "embedded", query: "flip a coin", language: nil)

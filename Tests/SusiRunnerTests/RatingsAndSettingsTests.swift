@@ -6,7 +6,7 @@ import Testing
 
 @testable import SusiRunner
 
-/// Five-star ratings and user settings (susi-api.md §4, §8–§10): both need a logged-in user.
+/// Five-star ratings and user settings: both need a logged-in user.
 @Suite(.timeLimit(.minutes(1)))
 struct RatingsAndSettingsTests {
   static let token = "6O7cqoMbzlClxPwg1is31Tz5pjVwo3"

@@ -4,7 +4,7 @@ import SusiRunner
 import SusiTesting
 import Testing
 
-/// How replies of every odd shape the SUSI server produces are read (susi-api.md §0).
+/// How replies of every odd shape the SUSI server produces are read.
 @Suite(.timeLimit(.minutes(1)))
 struct ReplyQuirksTests {
   static let groups = Effect.fetchGroups(server: "embedded", language: "en")

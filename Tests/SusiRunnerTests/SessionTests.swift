@@ -8,7 +8,7 @@ import Testing
   import Glibc
 #endif
 
-/// Login, logout and the credentials file (susi-api.md §2, reliability-security.md §5).
+/// Login, logout and the credentials file.
 @Suite(.timeLimit(.minutes(1)))
 struct SessionTests {
   static let token = "T0K-canary-3f9a8b7c6d5e4f3a2b1c"

@@ -1,6 +1,6 @@
 import SusiCore
 
-/// The options every subcommand takes (DESIGN.md §5), resolved against the environment.
+/// The options every subcommand takes, resolved against the environment.
 public struct CommonOptions: Sendable, Equatable {
   /// The SUSI server URL, or nil for the built-in server.
   public var server: String?
