@@ -20,6 +20,8 @@ struct EffectPerformer: Sendable {
   let timezoneOffsetMinutes: Int
   let machineLanguage: String
   let deviceType: String
+  /// Where link previews may go.
+  let targets: TargetPolicy
 
   /// The result action for `effect`, asked for by the event with seq `cause`.
   func perform(_ effect: Effect, cause: Int) async -> Action {
@@ -130,7 +132,7 @@ struct EffectPerformer: Sendable {
     let request = call.request(base: base, limits: limits)
     let place = call.endpoint.path
     let response = try await sender.send(
-      request, idempotent: call.endpoint.idempotent, place: place, policy: policy)
+      request, idempotent: call.endpoint.idempotent, place: place, policy: policy, paced: true)
     return try ReplyReader.object(response, endpoint: call.endpoint, place: place)
   }
 
