@@ -331,8 +331,10 @@ struct SocketTransportTests {
     let server = try Self.server()
     defer { server.stop() }
     let url = try #require(HTTPURL(server.baseURL + "/silent"))
-    let bytes = try SocketTransport.requestBytes(TransportRequest(url: server.baseURL + "/silent"), url: url)
-    let measured = await withCheckedContinuation { (done: CheckedContinuation<(Double, Double, TransportError?), Never>) in
+    let bytes = try SocketTransport.requestBytes(
+      TransportRequest(url: server.baseURL + "/silent"), url: url)
+    let measured = await withCheckedContinuation {
+      (done: CheckedContinuation<(Double, Double, TransportError?), Never>) in
       Thread {
         let start = ContinuousClock.now
         let cpu = Self.threadCPUSeconds()

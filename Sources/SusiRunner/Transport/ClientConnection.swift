@@ -121,7 +121,9 @@ final class ClientConnection: @unchecked Sendable {
   {
     var sent = 0
     while sent < bytes.count {
-      let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let n = bytes[sent...].withUnsafeBytes {
+        send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       if n > 0 {
         sent += n
       } else if n < 0 && (errno == EAGAIN || errno == EINTR) {
@@ -134,8 +136,7 @@ final class ClientConnection: @unchecked Sendable {
   }
 
   /// More bytes into the buffer; false at the end of the stream.
-  private func fill(deadline: Deadline, cancellation: Cancellation) throws(TransportError) -> Bool
-  {
+  private func fill(deadline: Deadline, cancellation: Cancellation) throws(TransportError) -> Bool {
     if bufferStart > 0 && bufferStart == buffer.count {
       buffer.removeAll(keepingCapacity: true)
       bufferStart = 0
@@ -258,7 +259,8 @@ final class ClientConnection: @unchecked Sendable {
       }
       guard more else {
         throw .connectionLost(
-          stale ? Self.staleConnection : "the server closed the connection without a complete reply")
+          stale ? Self.staleConnection : "the server closed the connection without a complete reply"
+        )
       }
     }
     let text = String(decoding: take(end!), as: UTF8.self)
@@ -278,7 +280,8 @@ final class ClientConnection: @unchecked Sendable {
     }
     let connection = headers.values("Connection").joined(separator: ",").lowercased()
     let keepAlive =
-      statusLine[0] == "HTTP/1.1" ? !connection.contains("close") : connection.contains("keep-alive")
+      statusLine[0] == "HTTP/1.1"
+      ? !connection.contains("close") : connection.contains("keep-alive")
     return ResponseHead(status: status, headers: headers, keepAlive: keepAlive)
   }
 

@@ -75,7 +75,9 @@ public struct SocketAddress: Sendable, Equatable {
   public var text: String {
     var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
     let family = bytes.count == 4 ? AF_INET : AF_INET6
-    _ = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }
+    _ = bytes.withUnsafeBytes {
+      inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count))
+    }
     return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
@@ -132,8 +134,9 @@ public struct SocketAddress: Sendable, Equatable {
     if b[0..<15].allSatisfy({ $0 == 0 }) && b[15] == 1 { return "loopback" }
     // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d)
     // carry an IPv4 address that decides.
-    if b[0..<10].allSatisfy({ $0 == 0 }) && (b[10..<12].allSatisfy { $0 == 0xFF }
-      || b[10..<12].allSatisfy { $0 == 0 })
+    if b[0..<10].allSatisfy({ $0 == 0 })
+      && (b[10..<12].allSatisfy { $0 == 0xFF }
+        || b[10..<12].allSatisfy { $0 == 0 })
     {
       return Self.kindOfIPv4(Array(b[12..<16]))
     }
@@ -191,7 +194,9 @@ struct HTTPURL: Equatable {
     }
     let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
     var authority = rest[..<authorityEnd]
-    if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+    if let at = authority.lastIndex(of: "@") {
+      authority = authority[authority.index(after: at)...]
+    }
     var target = String(rest[authorityEnd...])
     if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
     if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
