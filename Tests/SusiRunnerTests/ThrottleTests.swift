@@ -41,9 +41,11 @@ struct ThrottleTests {
 
   static func fiveQuickChats(pacing: Int64) async -> (Harness, WindowedServer, [Action]) {
     let box = Mutex<WindowedServer?>(nil)
-    let harness = Harness(configure: { $0.pacingMilliseconds = pacing }) { request in
-      box.withLock { $0 }!.respond(request)
-    }
+    let harness = Harness(
+      configure: { $0.pacingMilliseconds = pacing },
+      respond: { request in
+        box.withLock { $0 }!.respond(request)
+      })
     let server = WindowedServer(clock: harness.clock)
     box.withLock { $0 = server }
     for cause in 1...5 {
