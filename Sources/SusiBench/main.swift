@@ -23,6 +23,7 @@ let benchmarks: [Benchmark] = [
   runnerBenchmark,
   jsonlBenchmark,
   webhookBenchmark,
+  transportBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
