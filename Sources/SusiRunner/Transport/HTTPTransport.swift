@@ -3,7 +3,7 @@ import SusiHTTP
 /// Sends one HTTP request and reads its reply: the runner's only way onto the network.
 ///
 /// Injected through `RunnerConfiguration`, so tests answer requests from memory
-/// (`FakeTransport`) and production uses `URLSessionTransport`.
+/// (`FakeTransport`) and production uses `SocketTransport`.
 public protocol HTTPTransport: Sendable {
   /// Performs `request`. Implementations stop early, throwing `.cancelled`, when the calling
   /// task is cancelled.
