@@ -1,3 +1,5 @@
+// The built `susi` on the network: what waiting costs, and which targets it refuses.
+
 import Foundation
 import Testing
 
@@ -75,5 +77,56 @@ struct WaitingCPUTests {
     try await Task.sleep(for: .seconds(2))
     let after = try #require(Self.cpuSeconds(of: pid))
     #expect(after - before < 0.1, "susi used \(after - before) s of CPU while waiting 2 s")
+  }
+}
+
+/// The built `susi` refuses to preview a page on an internal address in any spelling, naming
+/// the URL, unless private targets are allowed.
+@Suite(.timeLimit(.minutes(1)))
+struct PrivateTargetBinaryTests {
+  /// Runs susi with `arguments` (plus an isolated state folder) and returns its exit status and
+  /// standard error.
+  static func run(_ arguments: [String], allowPrivate: Bool) throws -> (Int32, String, String) {
+    let susi = try #require(WaitingCPUTests.susiPath(), "build the susi executable first")
+    let folder = Harness.makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: susi)
+    process.arguments =
+      ["--state-dir", folder + "/state", "--log", folder + "/events.jsonl"] + arguments
+    var environment = ["PATH": "/usr/bin:/bin", "HOME": folder, "LANG": "C.UTF-8", "NO_COLOR": "1"]
+    if allowPrivate { environment["SUSI_ALLOW_PRIVATE_TARGETS"] = "1" }
+    process.environment = environment
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let stdout = output.fileHandleForReading.readDataToEndOfFile()
+    let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (
+      process.terminationStatus, String(decoding: stdout, as: UTF8.self),
+      String(decoding: stderr, as: UTF8.self)
+    )
+  }
+
+  @Test func aPreviewOfAnInternalPageIsRefusedUnlessAllowed() throws {
+    let page = Array("<html><head><title>Internal admin</title></head></html>".utf8)
+    let inside = try #require(
+      LoopbackServer { _ in LoopbackServer.reply(200, ["Content-Type: text/html"], body: page) })
+    defer { inside.stop() }
+    for host in ["127.0.0.1", "2130706433", "[::ffff:127.0.0.1]"] {
+      let url = "http://\(host):\(inside.port)/admin"
+      let (status, _, stderr) = try Self.run(["preview", url], allowPrivate: false)
+      #expect(status != 0)
+      #expect(stderr.contains("\(url) points at a loopback address"), "\(stderr)")
+    }
+    #expect(inside.requests.isEmpty)
+    let (status, stdout, _) = try Self.run(
+      ["preview", "\(inside.baseURL)/admin"], allowPrivate: true)
+    #expect(status == 0)
+    #expect(stdout.contains("Internal admin"))
   }
 }
