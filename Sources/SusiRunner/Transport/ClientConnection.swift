@@ -41,7 +41,9 @@ final class ClientConnection: @unchecked Sendable {
       var one: Int32 = 1
       setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
       guard cancellation.attach(fd) else { throw .cancelled }
-      defer { cancellation.detach() }
+      // The socket must outlive the cancellation's hold on its number: once closed, the number
+      // can name someone else's socket.
+      defer { withExtendedLifetime(connection) { cancellation.detach() } }
       do throws(TransportError) {
         try connection.connect(address, deadline: deadline, cancellation: cancellation)
         return connection

@@ -148,7 +148,8 @@ public final class SocketTransport: HTTPTransport {
         pool.release(connection, reusable: keepAlive)
         return response
       } catch {
-        cancellation.detach()
+        // Detached before the connection can be closed: see `ClientConnection.open`.
+        withExtendedLifetime(connection) { cancellation.detach() }
         if reused, case .connectionLost(let reason) = error,
           reason == ClientConnection.staleConnection || reason == ClientConnection.resetWhileSending
         {
