@@ -24,6 +24,7 @@ let benchmarks: [Benchmark] = [
   jsonlBenchmark,
   webhookBenchmark,
   overloadBenchmark,
+  transportBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -49,15 +49,19 @@ final class LoopbackServer: Sendable {
   /// The request heads received so far (request line and headers), with bodies appended.
   var requests: [String] { received.withLock { $0 } }
 
+  /// Stops accepting. The accept loop closes the listener itself: closing it here could let
+  /// a loop that has not reached `accept` yet accept on a new socket that reused the number.
   func stop() {
     shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
   }
 
   private func acceptLoop() {
     while true {
       let client = accept(listener, nil, nil)
-      guard client >= 0 else { return }
+      guard client >= 0 else {
+        close(listener)
+        return
+      }
       Thread { [self] in serve(client) }.start()
     }
   }

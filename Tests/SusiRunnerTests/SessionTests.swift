@@ -263,4 +263,23 @@ struct SessionTests {
       #expect(!text.contains(Self.password))
     }
   }
+
+  /// A server that echoes the password it was sent in an error text, in any encoding, gets it
+  /// replaced before the failure becomes an action (and so reaches the log).
+  @Test(arguments: [
+    "Canary+Pw&7Q=4z% Grüße", "Canary%2BPw%267Q%3D4z%25%20Gr%C3%BC%C3%9Fe",
+    "Canary%2BPw%267Q%3D4z%25+Gr%C3%BC%C3%9Fe", "Canary%2bPw%267Q%3d4z%25+Gr%c3%bc%c3%9fe",
+  ])
+  func anEchoedPasswordIsScrubbedInEverySpelling(echo: String) async {
+    let password = "Canary+Pw&7Q=4z% Grüße"
+    let harness = Harness { _ in .jettyError(401, "no account for \(echo) (try again)") }
+    for effect in [
+      Effect.login(
+        server: "embedded", email: Self.email, password: Secret(password), validSeconds: nil),
+      .signup(server: "embedded", email: Self.email, password: Secret(password)),
+    ] {
+      let failure = await harness.run(effect).failure
+      #expect(failure?.message == "no account for [redacted] (try again)")
+    }
+  }
 }

@@ -91,6 +91,9 @@ public final class SusiApp: Sendable {
       websearchURL: options.websearchURL ?? embedded?.websearchURL.absoluteString
         ?? RunnerConfiguration.defaultWebsearchURL)
     if let clock { configuration.clock = clock }
+    configuration.targetPolicy = TargetPolicy(
+      allowsPrivateTargets: options.allowsPrivateTargets,
+      allowedOrigins: options.server.map { [$0] } ?? [])
     let runner = SusiRunner(configuration: configuration)
     let store = Store(
       sink: FileEventSink(writer: writer), runner: runner, clock: clock ?? SystemClock(),

@@ -13,6 +13,8 @@ public struct CommonOptions: Sendable, Equatable {
   public var stateDirectory: String
   /// When the log forces writes to disk: `always`, `batch` (default) or `never`.
   public var fsync: String
+  /// Whether link previews, images and webhooks may reach loopback and private addresses.
+  public var allowsPrivateTargets = false
 
   public static let specs: [OptionSpec] = [
     OptionSpec(
@@ -30,6 +32,9 @@ public struct CommonOptions: Sendable, Equatable {
     OptionSpec(
       "--fsync", value: "MODE", env: "SUSI_FSYNC",
       help: "log durability: always, batch or never (default: batch)"),
+    OptionSpec(
+      "--allow-private-targets", env: "SUSI_ALLOW_PRIVATE_TARGETS",
+      help: "let previews, images and webhooks reach loopback and private addresses (testing)"),
     OptionSpec("--help", short: "-h", help: "show help"),
     OptionSpec("--version", help: "print the version"),
   ]
@@ -79,9 +84,18 @@ public struct CommonOptions: Sendable, Equatable {
         "--fsync takes always, batch or never, not '\(fsync)'",
         suggestion: ParsedCommandLine.closest(to: fsync, in: fsyncModes))
     }
-    return CommonOptions(
+    var options = CommonOptions(
       server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory,
       fsync: fsync)
+    options.allowsPrivateTargets = parsed.has("--allow-private-targets")
+    if !options.allowsPrivateTargets, let text = environment["SUSI_ALLOW_PRIVATE_TARGETS"] {
+      switch text.lowercased() {
+      case "1", "true", "yes": options.allowsPrivateTargets = true
+      case "", "0", "false", "no": break
+      default: throw UsageError("SUSI_ALLOW_PRIVATE_TARGETS takes 1 or 0, not '\(text)'")
+      }
+    }
+    return options
   }
 
   /// `$XDG_STATE_HOME/susi`, or `~/.local/state/susi` (a relative XDG value is ignored, as the

@@ -61,6 +61,8 @@ struct RunnerFailure: Error, Equatable, Sendable {
       .cancelled
     case .invalidURL(let reason):
       RunnerFailure(.network, "cannot request \(place): \(reason)")
+    case .refused(let reason):
+      RunnerFailure(.network, reason)
     case .failed(let reason):
       RunnerFailure(.network, "the request to \(place) failed: \(reason)")
     }

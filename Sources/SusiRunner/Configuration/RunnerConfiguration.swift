@@ -22,8 +22,16 @@ public struct RunnerConfiguration: Sendable {
   public var concurrencyLimit: Int
   /// Time for backoff, deadlines, planned answers and token expiry.
   public var clock: any RunnerClock
-  /// The network; nil = `URLSessionTransport` built from `timeouts`.
+  /// The network; nil = a `SocketTransport` with `connectionsPerOrigin` connections.
   public var transport: (any HTTPTransport)?
+  /// Most connections open at once to one server (keep-alive pool bound).
+  public var connectionsPerOrigin: Int
+  /// Which addresses link previews and image downloads may reach. The embedded server's and
+  /// the web search's origins are always allowed.
+  public var targetPolicy: TargetPolicy
+  /// Least time between two calls to the same SUSI path, in milliseconds (0 = none; a server
+  /// that refuses for frequency still gets its calls spaced, see `PathPacer`).
+  public var pacingMilliseconds: Int64
   /// Seed for backoff jitter; nil = a random seed.
   public var randomSeed: UInt64?
   /// Minutes to add to local time to get UTC, as JavaScript's `getTimezoneOffset()` reports it
@@ -42,7 +50,8 @@ public struct RunnerConfiguration: Sendable {
   /// How many bytes the image cache keeps on disk before evicting the least recently used.
   public var imageCacheBytes: Int
 
-  /// A configuration with the defaults: URLSession, the system clock, 8 effects at once.
+  /// A configuration with the defaults: our socket transport, the system clock, 8 effects at
+  /// once.
   public init(
     stateDirectory: String, embeddedServerURL: String? = nil,
     websearchURL: String = RunnerConfiguration.defaultWebsearchURL
@@ -55,6 +64,9 @@ public struct RunnerConfiguration: Sendable {
     concurrencyLimit = 8
     clock = SystemClock()
     transport = nil
+    connectionsPerOrigin = 8
+    targetPolicy = TargetPolicy()
+    pacingMilliseconds = 0
     randomSeed = nil
     timezoneOffsetMinutes = nil
     machineLanguage = nil

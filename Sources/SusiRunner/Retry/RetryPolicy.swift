@@ -77,7 +77,7 @@ extension Transience {
       case .cannotConnect: return .retryable(retryAfter: nil)
       case .connectionLost, .timedOut, .failed:
         return idempotent ? .retryable(retryAfter: nil) : .final
-      case .tooLarge, .cancelled, .invalidURL: return .final
+      case .tooLarge, .cancelled, .invalidURL, .refused: return .final
       }
     case .success(let response):
       let retryAfter = response.headers["Retry-After"]

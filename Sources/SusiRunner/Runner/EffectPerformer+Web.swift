@@ -32,7 +32,8 @@ extension EffectPerformer {
       ],
       idleTimeout: min(limits.idleTimeout, timeouts.linkPreview),
       totalTimeout: timeouts.linkPreview,
-      followsRedirects: true, maximumBodyBytes: limits.maximumBodyBytes, truncatesLongBodies: true)
+      followsRedirects: true, maximumBodyBytes: limits.maximumBodyBytes, truncatesLongBodies: true,
+      targetPolicy: targets)
     let place = request.displayURL
     let response = try await sender.send(
       request, idempotent: Endpoints.linkPreview.idempotent, place: place)
@@ -56,13 +57,15 @@ struct ImageFetcher: Sendable {
   let limits: RequestLimits
   let timeout: Double
   let maximumBytes: Int
+  /// Where images may come from.
+  let targets: TargetPolicy
 
   /// The image's bytes; a reply that is not an image (an HTML page, say) is a `badResponse`.
   func fetch(_ url: String) async throws(RunnerFailure) -> [UInt8] {
     let request = TransportRequest(
       url: url, headers: ["Accept": "image/*, */*;q=0.5", "User-Agent": limits.userAgent],
       idleTimeout: min(limits.idleTimeout, timeout), totalTimeout: timeout, followsRedirects: true,
-      maximumBodyBytes: maximumBytes)
+      maximumBodyBytes: maximumBytes, targetPolicy: targets)
     let place = request.displayURL
     let response = try await sender.send(
       request, idempotent: Endpoints.image.idempotent, place: place)

@@ -20,6 +20,8 @@ struct EffectPerformer: Sendable {
   let timezoneOffsetMinutes: Int
   let machineLanguage: String
   let deviceType: String
+  /// Where link previews may go.
+  let targets: TargetPolicy
 
   /// The result action for `effect`, asked for by the event with seq `cause`.
   func perform(_ effect: Effect, cause: Int) async -> Action {
@@ -50,9 +52,32 @@ struct EffectPerformer: Sendable {
     }
     var out = message
     for secret in secrets where secret.count >= 4 {
-      out = out.replacingOccurrences(of: secret, with: Secret.redactedText)
+      for form in Self.spellings(of: secret) {
+        out = out.replacingOccurrences(of: form, with: Secret.redactedText)
+      }
     }
     return out
+  }
+
+  /// The ways a server may echo a secret it was sent: as is, percent-encoded as we send it,
+  /// with `+` for spaces as forms have it, and with lower-case hex digits; longest first, so
+  /// no part of a longer spelling is left behind.
+  static func spellings(of secret: String) -> [String] {
+    let encoded = URLEncodedForm.percentEncode(secret)
+    var lowerHex = ""
+    var rest = Substring(encoded)
+    while let percent = rest.firstIndex(of: "%") {
+      lowerHex += rest[..<percent]
+      let escape = rest[percent...].prefix(3)
+      lowerHex += escape.lowercased()
+      rest = rest[escape.endIndex...]
+    }
+    lowerHex += rest
+    let forms = [
+      secret, encoded, encoded.replacingOccurrences(of: "%20", with: "+"), lowerHex,
+      lowerHex.replacingOccurrences(of: "%20", with: "+"),
+    ]
+    return Array(Set(forms)).sorted { $0.count > $1.count }
   }
 
   private func outcome(of effect: Effect) async throws(RunnerFailure) -> Action {
@@ -130,7 +155,7 @@ struct EffectPerformer: Sendable {
     let request = call.request(base: base, limits: limits)
     let place = call.endpoint.path
     let response = try await sender.send(
-      request, idempotent: call.endpoint.idempotent, place: place, policy: policy)
+      request, idempotent: call.endpoint.idempotent, place: place, policy: policy, paced: true)
     return try ReplyReader.object(response, endpoint: call.endpoint, place: place)
   }
 

@@ -53,18 +53,23 @@ public final class SusiRunner: EffectsRunner {
   public init(configuration: RunnerConfiguration) {
     let transport =
       configuration.transport
-      ?? URLSessionTransport(
-        idleTimeout: configuration.timeouts.idle,
-        resourceTimeout: max(configuration.timeouts.total, configuration.timeouts.image))
+      ?? SocketTransport(
+        maximumConnectionsPerOrigin: configuration.connectionsPerOrigin,
+        secureIdleTimeout: configuration.timeouts.idle,
+        secureResourceTimeout: max(configuration.timeouts.total, configuration.timeouts.image))
     let sender = RequestSender(
       transport: transport, clock: configuration.clock,
-      random: RandomSource(seed: configuration.randomSeed), policy: configuration.retryPolicy)
+      random: RandomSource(seed: configuration.randomSeed), policy: configuration.retryPolicy,
+      pacer: PathPacer(gap: configuration.pacingMilliseconds))
+    var targets = configuration.targetPolicy
+    if let embedded = configuration.embeddedServerURL { targets.allow(originOf: embedded) }
+    targets.allow(originOf: configuration.websearchURL)
     let limits = RequestLimits(
       idleTimeout: configuration.timeouts.idle, totalTimeout: configuration.timeouts.total,
       maximumBodyBytes: configuration.maximumBodyBytes, userAgent: configuration.userAgent)
     let fetcher = ImageFetcher(
       sender: sender, limits: limits, timeout: configuration.timeouts.image,
-      maximumBytes: configuration.maximumImageBytes)
+      maximumBytes: configuration.maximumImageBytes, targets: targets)
     let images = ImageCache(
       directory: configuration.stateDirectory + "/images", capacity: configuration.imageCacheBytes
     ) { url throws(RunnerFailure) in try await fetcher.fetch(url) }
@@ -76,7 +81,7 @@ public final class SusiRunner: EffectsRunner {
       timezoneOffsetMinutes: configuration.timezoneOffsetMinutes
         ?? MachineLocale.timezoneOffsetMinutes(),
       machineLanguage: configuration.machineLanguage ?? MachineLocale.language(),
-      deviceType: configuration.deviceType)
+      deviceType: configuration.deviceType, targets: targets)
     limit = max(1, configuration.concurrencyLimit)
   }
 

@@ -3,7 +3,7 @@ import SusiHTTP
 /// Sends one HTTP request and reads its reply: the runner's only way onto the network.
 ///
 /// Injected through `RunnerConfiguration`, so tests answer requests from memory
-/// (`FakeTransport`) and production uses `URLSessionTransport`.
+/// (`FakeTransport`) and production uses `SocketTransport`.
 public protocol HTTPTransport: Sendable {
   /// Performs `request`. Implementations stop early, throwing `.cancelled`, when the calling
   /// task is cancelled.
@@ -30,13 +30,17 @@ public struct TransportRequest: Sendable, Equatable {
   /// What to do with a body longer than `maximumBodyBytes`: fail (`.tooLarge`) or keep the
   /// first `maximumBodyBytes` and stop reading (enough for a page's `<head>`).
   public var truncatesLongBodies: Bool
+  /// Which addresses the URL and each redirect may reach; nil = any (the configured SUSI
+  /// server and web search, which the user chose).
+  public var targetPolicy: TargetPolicy?
 
   /// A request; by default a `GET` with 15 s idle and 30 s total timeouts, no redirects and a
   /// 1 MiB body limit.
   public init(
     method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
     idleTimeout: Double = 15, totalTimeout: Double = 30, followsRedirects: Bool = false,
-    maximumBodyBytes: Int = 1 << 20, truncatesLongBodies: Bool = false
+    maximumBodyBytes: Int = 1 << 20, truncatesLongBodies: Bool = false,
+    targetPolicy: TargetPolicy? = nil
   ) {
     self.method = method
     self.url = url
@@ -47,6 +51,7 @@ public struct TransportRequest: Sendable, Equatable {
     self.followsRedirects = followsRedirects
     self.maximumBodyBytes = maximumBodyBytes
     self.truncatesLongBodies = truncatesLongBodies
+    self.targetPolicy = targetPolicy
   }
 
   /// The URL without its query string: what may appear in a message.
@@ -113,13 +118,16 @@ public enum TransportError: Error, Sendable, Equatable {
   case cancelled
   /// The URL cannot be requested (bad syntax, unsupported scheme).
   case invalidURL(String)
+  /// The target policy refused the address (loopback, private, metadata…); the message names
+  /// the URL.
+  case refused(String)
   /// Anything else the transport reports.
   case failed(String)
 
   /// True when the request certainly never reached the server.
   public var nothingWasSent: Bool {
     switch self {
-    case .cannotConnect, .invalidURL: true
+    case .cannotConnect, .invalidURL, .refused: true
     default: false
     }
   }

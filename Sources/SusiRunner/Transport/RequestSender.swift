@@ -5,6 +5,7 @@ struct RequestSender: Sendable {
   let clock: any RunnerClock
   let random: RandomSource
   let policy: RetryPolicy
+  let pacer: PathPacer
 
   /// Sends `request` until it gets a final answer, and returns that answer (which may be an
   /// error status: reading it is the caller's business).
@@ -14,15 +15,29 @@ struct RequestSender: Sendable {
   ///     unknown (see `Transience`).
   ///   - place: how messages name the destination (a path or host, never a query).
   ///   - policy: overrides the runner's policy for this request.
+  ///   - paced: whether calls to this URL's path are spaced by the `PathPacer` (SUSI calls).
   func send(
-    _ request: TransportRequest, idempotent: Bool, place: String, policy: RetryPolicy? = nil
+    _ request: TransportRequest, idempotent: Bool, place: String, policy: RetryPolicy? = nil,
+    paced: Bool = false
   ) async throws(RunnerFailure) -> TransportResponse {
     let policy = policy ?? self.policy
+    let paceKey = paced ? request.displayURL : nil
     var retry = 0
     while true {
       if Task.isCancelled { throw .cancelled }
+      if let paceKey {
+        let wait = pacer.reserve(paceKey, now: clock.now().milliseconds)
+        if wait > 0 {
+          do { try await clock.sleep(milliseconds: wait) } catch { throw .cancelled }
+        }
+      }
       let outcome = await attempt(request)
       if case .failure(.cancelled) = outcome { throw .cancelled }
+      if let paceKey, case .success(let response) = outcome,
+        PathPacer.isFrequencyRefusal(response)
+      {
+        pacer.refused(paceKey)
+      }
       if case .retryable(let header) = Transience.of(outcome, idempotent: idempotent),
         retry + 1 < policy.maximumAttempts
       {

@@ -6,9 +6,10 @@ import Synchronization
   import FoundationNetworking
 #endif
 
-/// The production transport: URLSession with explicit timeouts (on Linux its resource timeout
-/// defaults to seven days), a body limit enforced while the body arrives, optional refusal of
-/// redirects, and no cookies or cache.
+/// URLSession with explicit timeouts (on Linux its resource timeout defaults to seven days), a
+/// body limit enforced while the body arrives, optional refusal of redirects, and no cookies or
+/// cache. `SocketTransport` uses it for `https://` only: while it waits for a reply it keeps a
+/// core busy (its write event source stays armed on an always-writable socket).
 public final class URLSessionTransport: HTTPTransport {
   private let session: URLSession
   private let delegate: Delegate

@@ -33,6 +33,11 @@ struct TextEndToEndTests {
     }
   }
 
+  /// `environment` letting previews reach the local pages server of these tests.
+  static func allowingPrivateTargets(_ environment: [String: String]) -> [String: String] {
+    environment.merging(["SUSI_ALLOW_PRIVATE_TARGETS": "1"]) { $1 }
+  }
+
   /// Every line of the log decodes as an event, seqs run 1, 2, 3 … and nothing secret is in it.
   func expectCleanLog(sourceLocation: SourceLocation = #_sourceLocation) throws -> [Event] {
     let text = try String(contentsOfFile: folder.path + "/events.jsonl", encoding: .utf8)
@@ -101,7 +106,9 @@ struct TextEndToEndTests {
       "this line is never read",
     ]
     let input = lines.joined(separator: "\n") + "\n"
-    let run = try await susi.runOffPool(isolation, input: input, environment: environment)
+    // The preview's page is on a second local server, not the SUSI server in use.
+    let run = try await susi.runOffPool(
+      isolation, input: input, environment: Self.allowingPrivateTargets(environment))
     expectGolden(
       "chat-session",
       TextGolden.transcript(
@@ -141,7 +148,8 @@ struct TextEndToEndTests {
     var transcript = ""
     for step in steps {
       let run = try await susi.runOffPool(
-        isolation + step.arguments, input: step.input, environment: environment)
+        isolation + step.arguments, input: step.input,
+        environment: Self.allowingPrivateTargets(environment))
       transcript += TextGolden.transcript(step.arguments, input: step.input, run) + "\n"
       #expect(!run.stdout.contains("\u{1B}") && !run.stderr.contains("\u{1B}"))
     }

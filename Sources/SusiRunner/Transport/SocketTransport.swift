@@ -1,0 +1,207 @@
+import Dispatch
+import SusiHTTP
+import Synchronization
+
+/// The production transport: our own HTTP/1.1 client on POSIX sockets for `http://`, and
+/// URLSession for `https://` (TLS needs a library this project does not link).
+///
+/// - Keep-alive: connections are kept per origin and reused; a kept connection the server
+///   closed meanwhile is replaced once, transparently.
+/// - At most `maximumConnectionsPerOrigin` connections per origin; more requests wait.
+/// - Each exchange runs blocking on a thread of its own, and every wait is a `poll` bounded by
+///   the request's idle timeout and total deadline, so waiting costs no CPU. Cancelling the
+///   calling task shuts the socket down and ends the exchange at once.
+/// - Bodies with `Content-Length`, chunked, or up to the close; the request's size limit holds
+///   while reading.
+/// - Redirects (when the request follows them) are followed here for both schemes, at most
+///   five, and every hop passes the request's `TargetPolicy`, which decides the address
+///   connected to.
+public final class SocketTransport: HTTPTransport {
+  private let pool: ConnectionPool
+  private let secure: URLSessionTransport
+
+  /// - Parameters:
+  ///   - maximumConnectionsPerOrigin: connections open at once to one origin.
+  ///   - idleLifetime: how long an unused keep-alive connection is kept, in seconds.
+  ///   - secureIdleTimeout, secureResourceTimeout: URLSession's limits for `https://`.
+  public init(
+    maximumConnectionsPerOrigin: Int = 8, idleLifetime: Double = 30,
+    secureIdleTimeout: Double = 15, secureResourceTimeout: Double = 60
+  ) {
+    pool = ConnectionPool(maximumPerOrigin: maximumConnectionsPerOrigin, idleLifetime: idleLifetime)
+    secure = URLSessionTransport(
+      idleTimeout: secureIdleTimeout, resourceTimeout: secureResourceTimeout)
+  }
+
+  /// Open and idle connections to the origin of `url` (`http://host:port`), for tests.
+  func connectionCounts(_ url: String) -> (open: Int, idle: Int) {
+    pool.counts(HTTPURL(url)?.origin ?? url)
+  }
+
+  /// Sends `request`, following redirects when it asks for that.
+  public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+    var current = request
+    for hop in 0...Self.maximumRedirects {
+      var response = try await sendOnce(current)
+      if hop > 0 { response.finalURL = current.url }
+      guard current.followsRedirects, [301, 302, 303, 307, 308].contains(response.status),
+        let location = response.headers["Location"]
+      else { return response }
+      guard let next = URLResolver.resolve(location, against: current.url) else {
+        throw .invalidURL("the redirect target is not an http(s) URL")
+      }
+      if response.status == 303 || (response.status <= 302 && current.method == "POST") {
+        current.method = "GET"
+        current.body = []
+        current.headers.remove("Content-Type")
+      }
+      if TargetPolicy.origin(of: next) != TargetPolicy.origin(of: current.url) {
+        current.headers.remove("Authorization")
+        current.headers.remove("Cookie")
+      }
+      current.url = next
+    }
+    throw .failed("more than \(Self.maximumRedirects) redirects")
+  }
+
+  static let maximumRedirects = 5
+
+  /// One request, no redirects followed.
+  private func sendOnce(_ request: TransportRequest) async throws(TransportError)
+    -> TransportResponse
+  {
+    guard let url = HTTPURL(request.url) else {
+      throw .invalidURL("not an absolute http(s) URL")
+    }
+    var addresses: [SocketAddress]?
+    if let policy = request.targetPolicy, !policy.isExempt(request.url) {
+      let text = request.url
+      addresses = try await Self.blocking { () throws(TransportError) in try policy.check(text) }
+    }
+    if url.isSecure {
+      // URLSession resolves the name again itself: the check above cannot pin the address.
+      var plain = request
+      plain.followsRedirects = false
+      plain.targetPolicy = nil
+      return try await secure.send(plain)
+    }
+    let checked = addresses
+    let key = checked.map { "\(url.origin)@\($0[0].text)" } ?? url.origin
+    let bytes = try Self.requestBytes(request, url: url)
+    let cancellation = Cancellation()
+    let pool = pool
+    let result = await withTaskCancellationHandler {
+      () async -> Result<TransportResponse, TransportError> in
+      do throws(TransportError) {
+        let lease = try await pool.acquire(key)
+        return .success(
+          try await Self.blocking { () throws(TransportError) in
+            try Self.exchange(
+              bytes, request: request, url: url, addresses: checked, key: key, lease: lease,
+              pool: pool, cancellation: cancellation)
+          })
+      } catch {
+        return .failure(error)
+      }
+    } onCancel: {
+      cancellation.cancel()
+    }
+    return try result.get()
+  }
+
+  /// The blocking part: connect when needed, write, read; a reused connection that turns out
+  /// closed by the server is replaced once.
+  private static func exchange(
+    _ bytes: [UInt8], request: TransportRequest, url: HTTPURL, addresses: [SocketAddress]?,
+    key: String, lease: ConnectionPool.Lease, pool: ConnectionPool, cancellation: Cancellation
+  ) throws(TransportError) -> TransportResponse {
+    let deadline = Deadline(total: request.totalTimeout, idle: request.idleTimeout)
+    let limits = ResponseLimits(
+      maximumBodyBytes: request.maximumBodyBytes, truncates: request.truncatesLongBodies)
+    var lease = lease
+    while true {
+      let connection: ClientConnection
+      switch lease {
+      case .reuse(let kept):
+        connection = kept
+      case .open:
+        do throws(TransportError) {
+          var targets = addresses ?? []
+          if targets.isEmpty { targets = try SocketAddress.resolve(host: url.host, port: url.port) }
+          connection = try ClientConnection.open(
+            to: targets, poolKey: key, deadline: deadline, cancellation: cancellation)
+        } catch {
+          pool.releaseUnopened(key)
+          throw error
+        }
+      }
+      let reused = connection.exchanges > 0
+      guard cancellation.attach(connection.fd) else {
+        pool.release(connection, reusable: true)
+        throw .cancelled
+      }
+      do throws(TransportError) {
+        try connection.write(bytes, deadline: deadline, cancellation: cancellation)
+        let (response, keepAlive) = try connection.readResponse(
+          method: request.method, limits: limits, deadline: deadline, cancellation: cancellation)
+        cancellation.detach()
+        pool.release(connection, reusable: keepAlive)
+        return response
+      } catch {
+        // Detached before the connection can be closed: see `ClientConnection.open`.
+        withExtendedLifetime(connection) { cancellation.detach() }
+        if reused, case .connectionLost(let reason) = error,
+          reason == ClientConnection.staleConnection || reason == ClientConnection.resetWhileSending
+        {
+          // The server had closed the kept connection before our request reached it: its
+          // slot goes to a fresh connection.
+          lease = .open
+          continue
+        }
+        pool.release(connection, reusable: false)
+        throw error
+      }
+    }
+  }
+
+  /// The request line, headers and body as sent.
+  static func requestBytes(_ request: TransportRequest, url: HTTPURL) throws(TransportError)
+    -> [UInt8]
+  {
+    guard !request.method.isEmpty, request.method.allSatisfy({ $0.isLetter && $0.isASCII }) else {
+      throw .invalidURL("the method \(request.method) cannot be sent")
+    }
+    var head = "\(request.method) \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
+    let managed: Set<String> = ["host", "content-length", "connection", "transfer-encoding"]
+    for field in request.headers where !managed.contains(field.name.lowercased()) {
+      guard !(field.name + field.value).utf8.contains(where: { $0 == 13 || $0 == 10 }) else {
+        throw .invalidURL("the header \(field.name) holds a line break")
+      }
+      head += "\(field.name): \(field.value)\r\n"
+    }
+    if !request.body.isEmpty || request.method == "POST" || request.method == "PUT" {
+      head += "Content-Length: \(request.body.count)\r\n"
+    }
+    head += "\r\n"
+    return Array(head.utf8) + request.body
+  }
+
+  /// Runs `work` on a thread that may block, and waits for it without holding one of the
+  /// concurrency pool's threads. A serial queue of its own gets a thread even when others
+  /// are blocked.
+  private static func blocking<T: Sendable>(
+    _ work: @escaping @Sendable () throws(TransportError) -> T
+  ) async throws(TransportError) -> T {
+    let result = await withCheckedContinuation {
+      (continuation: CheckedContinuation<Result<T, TransportError>, Never>) in
+      DispatchQueue(label: "susi.http").async {
+        do throws(TransportError) {
+          continuation.resume(returning: .success(try work()))
+        } catch {
+          continuation.resume(returning: .failure(error))
+        }
+      }
+    }
+    return try result.get()
+  }
+}

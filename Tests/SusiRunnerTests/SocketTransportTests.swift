@@ -1,0 +1,363 @@
+import Foundation
+import SusiCore
+import SusiHTTP
+import SusiTesting
+import Synchronization
+import Testing
+
+@testable import SusiRunner
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Our HTTP/1.1 client against loopback servers: replies, limits, redirects, errors,
+/// keep-alive, the pool bound, timeouts, cancellation and the CPU a wait costs.
+@Suite(.timeLimit(.minutes(1)))
+struct SocketTransportTests {
+  static let big = [UInt8](repeating: UInt8(ascii: "x"), count: 300_000)
+
+  static func server() throws -> LoopbackServer {
+    try #require(
+      LoopbackServer { path in
+        switch path {
+        case "/ok":
+          LoopbackServer.reply(
+            200, ["Content-Type: application/javascript"], body: Array(#"{"a":1}"#.utf8))
+        case "/big": LoopbackServer.reply(200, body: big)
+        case "/unsized": .bytes(Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + big)
+        case "/chunked":
+          .bytes(
+            Array(
+              "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n6;x=1\r\npedia \r\nE\r\nin \r\n\r\nchunks.\r\n0\r\nTrailer: yes\r\n\r\n"
+                .utf8))
+        case "/continue":
+          .bytes(
+            Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+              + Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi".utf8))
+        case "/moved": LoopbackServer.reply(302, ["Location: /ok"])
+        case "/loop": LoopbackServer.reply(302, ["Location: /loop"])
+        case "/silent": .silence
+        default: LoopbackServer.reply(404, body: Array("<title>Error 404 Not here</title>".utf8))
+        }
+      })
+  }
+
+  static func request(
+    _ server: LoopbackServer, _ path: String, _ change: (inout TransportRequest) -> Void = { _ in }
+  ) -> TransportRequest {
+    var request = TransportRequest(url: server.baseURL + path, idleTimeout: 60, totalTimeout: 60)
+    change(&request)
+    return request
+  }
+
+  @Test func aReplyComesBackWithStatusHeadersAndBody() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let response = try await SocketTransport().send(Self.request(server, "/ok"))
+    #expect(response.status == 200)
+    #expect(response.mediaType == "application/javascript")
+    #expect(response.body == Array(#"{"a":1}"#.utf8))
+  }
+
+  @Test func aFormBodyIsSentWithItsLength() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let request = Self.request(server, "/ok") {
+      $0.method = "POST"
+      $0.headers = ["Content-Type": "application/x-www-form-urlencoded"]
+      $0.body = Array("login=a%40b.example&password=pw".utf8)
+    }
+    _ = try await SocketTransport().send(request)
+    let received = try #require(server.requests.first)
+    #expect(received.hasPrefix("POST /ok HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"))
+    #expect(received.contains("\r\nContent-Length: 31\r\n"))
+    #expect(received.hasSuffix("\r\n\r\nlogin=a%40b.example&password=pw"))
+  }
+
+  @Test func chunkedBodiesAndInterimRepliesAreRead() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let transport = SocketTransport()
+    let chunked = try await transport.send(Self.request(server, "/chunked"))
+    #expect(String(decoding: chunked.body, as: UTF8.self) == "Wikipedia in \r\n\r\nchunks.")
+    let interim = try await transport.send(Self.request(server, "/continue"))
+    #expect(interim.status == 200)
+    #expect(interim.body == Array("hi".utf8))
+  }
+
+  @Test(arguments: ["/big", "/unsized", "/chunked"])
+  func aBodyOverTheLimitIsRefused(path: String) async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let limit = path == "/chunked" ? 5 : 100_000
+    await #expect(throws: TransportError.tooLarge(limit: limit)) {
+      try await SocketTransport().send(Self.request(server, path) { $0.maximumBodyBytes = limit })
+    }
+  }
+
+  @Test(arguments: ["/big", "/unsized"])
+  func aLongBodyCanBeCutInsteadOfRefused(path: String) async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let response = try await SocketTransport().send(
+      Self.request(server, path) {
+        $0.maximumBodyBytes = 1000
+        $0.truncatesLongBodies = true
+      })
+    #expect(response.status == 200)
+    #expect(response.body.count == 1000)
+  }
+
+  @Test func redirectsAreReturnedUnlessFollowingIsAskedAndEndAfterFive() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let transport = SocketTransport()
+    let refused = try await transport.send(Self.request(server, "/moved"))
+    #expect(refused.status == 302)
+    #expect(refused.headers["Location"] == "/ok")
+    let followed = try await transport.send(
+      Self.request(server, "/moved") { $0.followsRedirects = true })
+    #expect(followed.status == 200)
+    #expect(followed.finalURL == server.baseURL + "/ok")
+    await #expect(throws: TransportError.failed("more than 5 redirects")) {
+      try await transport.send(Self.request(server, "/loop") { $0.followsRedirects = true })
+    }
+  }
+
+  @Test func errorStatusesAreReplies() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let response = try await SocketTransport().send(Self.request(server, "/missing"))
+    #expect(response.status == 404)
+  }
+
+  @Test func aClosedPortCannotBeReached() async throws {
+    let server = try Self.server()
+    let url = server.baseURL
+    server.stop()
+    await #expect(throws: TransportError.cannotConnect("the connection was refused")) {
+      try await SocketTransport().send(
+        TransportRequest(url: url + "/ok", idleTimeout: 60, totalTimeout: 60))
+    }
+  }
+
+  @Test func aSilentServerTimesOutAfterTheIdleTimeout() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let start = ContinuousClock.now
+    await #expect(throws: TransportError.timedOut) {
+      try await SocketTransport().send(Self.request(server, "/silent") { $0.idleTimeout = 0.2 })
+    }
+    let waited = ContinuousClock.now - start
+    #expect(waited >= .milliseconds(200) && waited < .seconds(30))
+  }
+
+  @Test func cancellingTheTaskStopsTheRequestAndFreesTheSlot() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let transport = SocketTransport(maximumConnectionsPerOrigin: 1)
+    let task = Task { try await transport.send(Self.request(server, "/silent")) }
+    while server.requests.isEmpty { await Task.yield() }
+    task.cancel()
+    await #expect(throws: TransportError.cancelled) { try await task.value }
+    let next = try await transport.send(Self.request(server, "/ok"))
+    #expect(next.status == 200)
+  }
+
+  @Test func onlyHTTPURLsAreRequested() async {
+    for url in ["file:///etc/passwd", "http://", "http://a b/", "http://host:99999/"] {
+      await #expect(throws: TransportError.invalidURL("not an absolute http(s) URL")) {
+        try await SocketTransport().send(TransportRequest(url: url))
+      }
+    }
+  }
+
+  @Test func headersCannotSmuggleLines() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    await #expect(throws: TransportError.invalidURL("the header X holds a line break")) {
+      try await SocketTransport().send(
+        Self.request(server, "/ok") { $0.headers = ["X": "a\r\nHost: evil"] })
+    }
+  }
+
+  // MARK: Keep-alive and the pool
+
+  /// An HTTP server that keeps connections alive, counts requests, and holds replies while
+  /// `gate` is closed.
+  final class KeepAliveServer: HTTPHandler {
+    let requests = Mutex(0)
+    let gate = Gate()
+    let server: HTTPServer
+    let port: Int
+
+    init() throws {
+      let box = HandlerBox()
+      server = HTTPServer(configuration: HTTPServer.Configuration(), handler: box)
+      port = try server.start()
+      box.target.withLock { $0 = self }
+    }
+
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+      requests.withLock { $0 += 1 }
+      await gate.pass()
+      return HTTPResponse(status: 200, contentType: "text/plain", body: "ok")
+    }
+
+    var url: String { "http://127.0.0.1:\(port)/x" }
+    /// Connections the server holds open.
+    var connections: Int { server.openConnectionCount }
+
+    /// Forwards to the server object, which exists only after its HTTP server does.
+    final class HandlerBox: HTTPHandler {
+      let target = Mutex<KeepAliveServer?>(nil)
+
+      func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        guard let target = target.withLock({ $0 }) else { return HTTPResponse(status: 503) }
+        return await target.handle(request)
+      }
+    }
+  }
+
+  /// Holds callers while closed; opening lets them all through.
+  final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((true, []))
+
+    func close() { state.withLock { $0.open = false } }
+
+    func open() {
+      let waiting = state.withLock { state in
+        state.open = true
+        defer { state.waiting = [] }
+        return state.waiting
+      }
+      for waiter in waiting { waiter.resume() }
+    }
+
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
+    func pass() async {
+      await withCheckedContinuation { continuation in
+        let open = state.withLock { state in
+          if !state.open { state.waiting.append(continuation) }
+          return state.open
+        }
+        if open { continuation.resume() }
+      }
+    }
+  }
+
+  @Test func sequentialRequestsReuseOneKeptConnection() async throws {
+    let server = try KeepAliveServer()
+    defer { Task { await server.server.shutdown() } }
+    let transport = SocketTransport()
+    for _ in 0..<5 {
+      let response = try await transport.send(TransportRequest(url: server.url))
+      #expect(response.status == 200)
+    }
+    #expect(server.requests.withLock { $0 } == 5)
+    #expect(server.connections == 1)
+    #expect(transport.connectionCounts(server.url) == (open: 1, idle: 1))
+  }
+
+  @Test func concurrentRequestsStayWithinThePoolBound() async throws {
+    let server = try KeepAliveServer()
+    defer { Task { await server.server.shutdown() } }
+    let transport = SocketTransport(maximumConnectionsPerOrigin: 2)
+    server.gate.close()
+    let requests = (0..<6).map { _ in
+      Task { try await transport.send(TransportRequest(url: server.url)) }
+    }
+    // Two requests reach the server; the other four wait for a connection.
+    while server.gate.waitingCount < 2 { await Task.yield() }
+    #expect(transport.connectionCounts(server.url) == (open: 2, idle: 0))
+    server.gate.open()
+    for request in requests { #expect(try await request.value.status == 200) }
+    #expect(server.requests.withLock { $0 } == 6)
+    #expect(server.connections == 2)
+    #expect(transport.connectionCounts(server.url) == (open: 2, idle: 2))
+  }
+
+  @Test func aKeptConnectionTheServerClosedIsReplacedOnce() async throws {
+    // LoopbackServer closes every connection after its reply, though it does not say so.
+    let server = try #require(
+      LoopbackServer { _ in .bytes(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)) })
+    defer { server.stop() }
+    let transport = SocketTransport()
+    for _ in 0..<3 {
+      let response = try await transport.send(TransportRequest(url: server.baseURL + "/x"))
+      #expect(response.body == Array("ok".utf8))
+    }
+    #expect(server.requests.count == 3)
+  }
+
+  // MARK: Time and CPU
+
+  @Test func theRunnersDeadlineOnAnInjectedClockEndsTheExchange() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let clock = TestClock()
+    let transport = SocketTransport(maximumConnectionsPerOrigin: 1)
+    let sender = RequestSender(
+      transport: transport, clock: clock, random: RandomSource(seed: 1), policy: .never,
+      pacer: PathPacer(gap: 0))
+    let request = Self.request(server, "/silent") { $0.totalTimeout = 30 }
+    let outcome = Task { () -> RunnerFailure? in
+      do throws(RunnerFailure) {
+        _ = try await sender.send(request, idempotent: true, place: "/silent")
+        return nil
+      } catch { return error }
+    }
+    await clock.waitForSleepers(count: 1)
+    while server.requests.isEmpty { await Task.yield() }
+    clock.advance(by: 30_000)
+    #expect(await outcome.value?.kind == .timeout)
+    // The exchange was stopped, so its connection slot is free again.
+    #expect(try await transport.send(Self.request(server, "/ok")).status == 200)
+  }
+
+  /// CPU time of the calling thread, in seconds.
+  static func threadCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD, which Glibc does not export
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+      + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+  }
+
+  /// The one timed wait: a server that accepts and never answers, waited on for 2 s by the
+  /// thread that does the exchange, must cost that thread next to no CPU.
+  @Test func waitingTwoSecondsOnASilentServerCostsNextToNoCPU() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let url = try #require(HTTPURL(server.baseURL + "/silent"))
+    let bytes = try SocketTransport.requestBytes(
+      TransportRequest(url: server.baseURL + "/silent"), url: url)
+    let measured = await withCheckedContinuation {
+      (done: CheckedContinuation<(Double, Double, TransportError?), Never>) in
+      Thread {
+        let start = ContinuousClock.now
+        let cpu = Self.threadCPUSeconds()
+        var failure: TransportError?
+        do throws(TransportError) {
+          let cancellation = Cancellation()
+          let deadline = Deadline(total: 2, idle: 2)
+          let connection = try ClientConnection.open(
+            to: [SocketAddress(bytes: [127, 0, 0, 1], port: server.port)], poolKey: "",
+            deadline: deadline, cancellation: cancellation)
+          try connection.write(bytes, deadline: deadline, cancellation: cancellation)
+          _ = try connection.readResponse(
+            method: "GET", limits: ResponseLimits(maximumBodyBytes: 100, truncates: false),
+            deadline: deadline, cancellation: cancellation)
+        } catch {
+          failure = error
+        }
+        let elapsed = (ContinuousClock.now - start) / .seconds(1)
+        done.resume(returning: (elapsed, Self.threadCPUSeconds() - cpu, failure))
+      }.start()
+    }
+    #expect(measured.2 == .timedOut)
+    #expect(measured.0 >= 1.9)
+    #expect(measured.1 < 0.05, "waiting cost \(measured.1) s of CPU")
+  }
+}
