@@ -43,7 +43,7 @@ public final class WebhookService: Sendable {
     store: Store, keys: KeyFile,
     subscribers: SubscriberFile? = nil, cursors: DeliveryCursors? = nil,
     transport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
-      URLSessionTransport()
+      SocketTransport()
     },
     clock: any RunnerClock = SystemClock(), policy: DeliveryPolicy = DeliveryPolicy(),
     options: WebhookHandler.Options = WebhookHandler.Options()

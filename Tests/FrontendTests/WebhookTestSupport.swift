@@ -118,7 +118,8 @@ struct WebhookFixture {
     transport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
       RecordingTransport()
     },
-    subscribers: SubscriberFile? = nil, cursors: DeliveryCursors? = nil, waitLimit: Int64 = 10_000
+    subscribers: SubscriberFile? = nil, cursors: DeliveryCursors? = nil, waitLimit: Int64 = 10_000,
+    targets: TargetPolicy = TargetPolicy(allowsPrivateTargets: true)
   ) async throws -> WebhookFixture {
     let sink = MemoryEventSink()
     var recovered = Recovered()
@@ -141,7 +142,8 @@ struct WebhookFixture {
     let service = await WebhookService.start(
       store: store, keys: keys, subscribers: subscribers,
       cursors: cursors,
-      transport: transport, clock: clock, policy: DeliveryPolicy(jitter: 0, timeout: 60),
+      transport: transport, clock: clock,
+      policy: DeliveryPolicy(jitter: 0, timeout: 60, targets: targets),
       options: WebhookHandler.Options(waitLimit: waitLimit))
     return WebhookFixture(
       sink: sink, store: store, service: service, keys: keys, directory: directory,
@@ -176,6 +178,17 @@ struct WebhookFixture {
   var eventCount: Int { sink.lines.count }
 
   /// Waits until the log holds at least `count` events (results arrive from the runner).
+  /// Waits (20 s at most) until the subscriber `id` reports a failed attempt; its error.
+  func waitForSubscriberError(_ id: String) async throws -> String {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while ContinuousClock.now < deadline {
+      let status = service.deliveries.statuses(lastSeq: 0).first { $0.id == id }
+      if let error = status?.lastError { return error }
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    throw WebhookError(500, "test", "subscriber \(id) reported no failure within 20 s")
+  }
+
   func waitForEvents(_ count: Int) async {
     while service.feed.lastSeq < count {
       await service.feed.waitForEvents(after: service.feed.lastSeq)

@@ -1,6 +1,7 @@
 import Foundation
 import SusiFrontendSupport
 import SusiHTTP
+import SusiRunner
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.
@@ -95,7 +96,9 @@ public enum ServeCommand {
       let subscribers = try SubscriberFile(path: paths.subscribers)
       let cursors = try DeliveryCursors(path: paths.cursors)
       service = await WebhookService.start(
-        store: app.store, keys: keys, subscribers: subscribers, cursors: cursors)
+        store: app.store, keys: keys, subscribers: subscribers, cursors: cursors,
+        policy: DeliveryPolicy(
+          targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)))
     } catch {
       await app.stop()
       return fail("\(error)", ExitCode.cannotCreate)

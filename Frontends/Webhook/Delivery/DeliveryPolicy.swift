@@ -1,3 +1,5 @@
+import SusiRunner
+
 /// How deliveries are timed: attempt timeout, retry schedule, batching of cursor writes.
 public struct DeliveryPolicy: Sendable, Equatable {
   /// Waits before the 2nd, 3rd, … attempt, in milliseconds; the last one repeats for ever
@@ -15,6 +17,9 @@ public struct DeliveryPolicy: Sendable, Equatable {
   /// The cursor is written at least every this many events (and whenever the subscriber has
   /// caught up, and at least once a second while it has not).
   public var cursorSaveInterval: Int
+  /// Which subscriber addresses may be posted to: by default no loopback, link-local, private
+  /// or metadata address, checked on every attempt after the name is resolved.
+  public var targets: TargetPolicy
 
   /// A policy; every argument has the documented default.
   public init(
@@ -24,8 +29,9 @@ public struct DeliveryPolicy: Sendable, Equatable {
     ],
     jitter: Double = 0.1, timeout: Double = 15, maximumRetryAfter: Int64 = 86_400_000,
     batchSize: Int = 64,
-    cursorSaveInterval: Int = 64
+    cursorSaveInterval: Int = 64, targets: TargetPolicy = TargetPolicy()
   ) {
+    self.targets = targets
     self.retryDelays = retryDelays
     self.jitter = jitter
     self.timeout = timeout

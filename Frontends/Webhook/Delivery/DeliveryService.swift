@@ -92,6 +92,24 @@ public final class DeliveryService: Sendable {
 
   /// Registers a subscriber (written to the subscribers file) and starts delivering to it.
   /// With no `after`, it gets the events that follow `lastSeq` (the log's last event now).
+  /// Refuses a subscriber `url` that resolves to an address deliveries may not post to (see
+  /// `DeliveryPolicy.targets`), resolving its name off the caller's thread. A name that does
+  /// not resolve now is let through: every attempt checks again.
+  public func checkTarget(_ url: String) async throws(TransportError) {
+    let targets = policy.targets
+    guard !targets.isExempt(url) else { return }
+    let refusal = await Task.detached { () -> TransportError? in
+      do throws(TransportError) {
+        _ = try targets.check(url)
+        return nil
+      } catch {
+        if case .refused = error { return error }
+        return nil
+      }
+    }.value
+    if let refusal { throw refusal }
+  }
+
   public func add(_ subscriber: Subscriber, lastSeq: Int) throws(Refusal) {
     if let problem = subscriber.problem { throw Refusal(kind: .invalid, message: problem) }
     var subscriber = subscriber

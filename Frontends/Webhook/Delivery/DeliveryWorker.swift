@@ -195,7 +195,7 @@ final class DeliveryWorker: Sendable {
       method: "POST", url: subscriber.url, headers: headers, body: event.line,
       idleTimeout: policy.timeout,
       totalTimeout: policy.timeout, followsRedirects: false, maximumBodyBytes: 16 << 10,
-      truncatesLongBodies: true)
+      truncatesLongBodies: true, targetPolicy: policy.targets)
   }
 
   private func note(failure: String) {

@@ -186,6 +186,11 @@ extension WebhookHandler {
       try Subscriber(reading: FieldReader(object), id: Subscriber.generateID())
     }
     do {
+      try await deliveries.checkTarget(subscriber.url)
+    } catch {
+      throw .badRequest("invalid_url", "\(error)")
+    }
+    do {
       try deliveries.add(subscriber, lastSeq: await store.lastSeq)
     } catch {
       throw error.webhookError
