@@ -67,7 +67,8 @@ public enum ReplayCommand {
       if options.has("--verify") { return try verify(path: path, until: until) }
       if options.has("--digest") {
         var recovered = Recovered()
-        try LogReplay.run(path: path, into: &recovered, until: until)
+        let torn = try LogReplay.run(path: path, into: &recovered, until: until)
+        warn(torn)
         StandardStream.output.line(digest(recovered.state))
         return ExitCode.success
       }
@@ -77,7 +78,7 @@ public enum ReplayCommand {
       }
       var recovered = Recovered()
       let torn = try LogReplay.run(path: path, into: &recovered, until: until)
-      if let torn { StandardStream.error.line("susi replay: warning: \(torn) (not applied)") }
+      warn(torn)
       if json {
         StandardStream.output.write(recovered.state.canonicalJSON() + [0x0a])
       } else {
@@ -98,6 +99,14 @@ public enum ReplayCommand {
     }
   }
 
+  /// Says that the log ends in a torn record: replay skips it, and the next start of susi cuts it
+  /// off, so the user hears about that repair before it happens.
+  private static func warn(_ torn: (any CustomStringConvertible)?) {
+    guard let torn else { return }
+    StandardStream.error.line(
+      "susi replay: warning: \(torn) (not applied; the next start of susi cuts it off)")
+  }
+
   private static func usage(_ message: String) -> Int32 {
     StandardStream.error.write("susi replay: \(message)\n\(HelpText.usageLine(spec))\n")
     return ExitCode.usage
@@ -113,7 +122,8 @@ public enum ReplayCommand {
   private static func step(path: String, from: Int, until: Int?, json: Bool) throws -> Int32 {
     var recovered = Recovered()
     var before = recovered.state
-    try LogReplay.run(path: path, into: &recovered, until: until) { event, effects, after in
+    let torn = try LogReplay.run(path: path, into: &recovered, until: until) {
+      event, effects, after in
       // Keeping a copy costs a copy of the state on the next change, so only keep one when the
       // next event is to be shown.
       defer { if event.seq + 1 >= from { before = after } }
@@ -161,6 +171,7 @@ public enum ReplayCommand {
         StandardStream.output.write(text)
       }
     }
+    warn(torn)
     return ExitCode.success
   }
 
@@ -202,6 +213,7 @@ public enum ReplayCommand {
       o.set("first", first?.rfc3339)
       o.set("last", last?.rfc3339)
       o.set("bytes", bytes)
+      o.set("tornTail", torn.map { "\($0)" })
       o.set(
         "types",
         JSON.object(
@@ -211,6 +223,7 @@ public enum ReplayCommand {
         JSON.object(
           JSONObject(origins.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })))
       StandardStream.output.line(o.json.compactText)
+      warn(torn)
       return ExitCode.success
     }
     var text = "\(path): \(total) events, \(bytes) bytes"
@@ -218,7 +231,6 @@ public enum ReplayCommand {
       text +=
         "\nfrom \(first.rfc3339) to \(last.rfc3339) (\(describeSpan(last.milliseconds - first.milliseconds)))"
     }
-    if let torn { text += "\nwarning: \(torn) (not applied)" }
     text += "\n\nevents by type:\n"
     let width = counts.keys.map(\.count).max() ?? 0
     for (type, count) in counts.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
@@ -233,6 +245,7 @@ public enum ReplayCommand {
         format: "\nreplayed in %.3f s (%.0f events/s)\n", seconds, Double(total) / seconds)
     }
     StandardStream.output.write(text)
+    warn(torn)
     return ExitCode.success
   }
 
@@ -248,7 +261,12 @@ public enum ReplayCommand {
 
   private static func verify(path: String, until: Int?) throws -> Int32 {
     var recovered = Recovered()
-    try LogReplay.run(path: path, into: &recovered, until: until)
+    if let torn = try LogReplay.run(path: path, into: &recovered, until: until) {
+      StandardStream.error.line(
+        "susi replay: NOT verified: \(torn); the next start of susi cuts it off, "
+          + "so the log does not hold what was written")
+      return ExitCode.dataError
+    }
     let here = digest(recovered.state)
     let last = recovered.lastSeq
     guard let there = childDigest(path: path, until: until) else {

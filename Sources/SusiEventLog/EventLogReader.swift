@@ -6,10 +6,10 @@ import Glibc
 /// `maximumLineLength`), however long the log. Needs no lock: a log that a writer is appending to
 /// can be read; a record still being written shows up as a torn tail.
 ///
-/// - An incomplete final record (bytes after the last newline, or a final line holding NUL
-///   bytes) ends the stream cleanly and is reported in `tornTail`.
-/// - Anything else wrong (a checksum mismatch, a line that is not a record, a seq that is not the
-///   previous + 1, even on the last complete line) throws an error naming the line; nothing after
+/// - An incomplete final record (bytes after the last newline, or a final line of nothing but
+///   NUL bytes) ends the stream cleanly and is reported in `tornTail`.
+/// - Anything else wrong (a checksum mismatch, a line that is not a record, a NUL byte inside a
+///   record, a seq that is not the previous + 1, even on the last complete line) throws an error naming the line; nothing after
 ///   it is read. So does a line longer than `maximumLineLength`, even an unterminated last one.
 ///
 /// One reader belongs to one owner at a time (it is not `Sendable`).
@@ -121,7 +121,9 @@ public final class EventLogReader {
     do {
       decoded = try EventLogLine.decode(line)
     } catch {
-      if line.contains(0), let byteCount = restIfLast(lineLength: line.count) {
+      // Only a final line of nothing but NUL bytes is space a power loss left unwritten; a NUL
+      // inside a record that ends in its newline is damage, and is refused like any other.
+      if line.allSatisfy({ $0 == 0 }), let byteCount = restIfLast(lineLength: line.count) {
         endWithTornTail(.zeroFilled, line: lineNumber, offset: offset, byteCount: byteCount)
         return nil
       }
