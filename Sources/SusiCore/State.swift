@@ -28,7 +28,7 @@ public struct State: Equatable, Sendable {
   /// Images in the on-disk cache, by URL.
   public var images: [String: CachedImage] = [:]
   /// Requests that have been asked for and not yet answered, by the seq of the asking event.
-  public var inFlight: [Int: InFlightRequest] = [:]
+  public var inFlight = InFlightRequests()
   /// The last error of each kind of request (by intent type), cleared by its next success.
   public var lastErrors: [String: RequestError] = [:]
   /// Who may do what through the webhook frontend: groups, privileges and keys.

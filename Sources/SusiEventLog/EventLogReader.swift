@@ -24,7 +24,8 @@ public final class EventLogReader {
   public private(set) var tornTail: EventLogTornTail?
   /// The seq of the last record read so far.
   public private(set) var lastSeq: Int?
-  /// How many records were read so far.
+  /// How many records the log holds up to the last one read (after a checkpoint, counting the
+  /// records before it).
   public private(set) var recordCount = 0
   /// The byte offset right after the last record read so far: where a torn tail gets cut.
   public private(set) var validLength = 0
@@ -59,12 +60,48 @@ public final class EventLogReader {
       bufferSize: bufferSize)
   }
 
-  /// Reads from `fd`, which the reader now owns and closes.
-  init(fd: Int32, path: String, firstSeq: Int?, maximumLineLength: Int, bufferSize: Int) {
+  /// Opens `path` for reading only the records after `checkpoint` (the tail a snapshot does not
+  /// cover). The checkpoint's record must be where it says (see `EventLogCheckpoint.mismatch`);
+  /// line numbers and offsets stay those of the whole file.
+  public convenience init(
+    path: String, after checkpoint: EventLogCheckpoint,
+    maximumLineLength: Int = defaultMaximumLineLength, bufferSize: Int = defaultBufferSize
+  ) throws(EventLogError) {
+    let fd: Int32
+    do {
+      fd = try SystemCalls.openRegularFile(path, flags: O_RDONLY)
+    } catch {
+      throw EventLogError(code: .fileError, path: path, errno: error.errno, message: error.text)
+    }
+    if let reason = checkpoint.mismatch(fd: fd) {
+      Glibc.close(fd)
+      throw EventLogError(code: .fileError, path: path, message: reason)
+    }
+    lseek(fd, off_t(checkpoint.offset), SEEK_SET)
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+    self.init(
+      fd: fd, path: path, firstSeq: nil, maximumLineLength: maximumLineLength,
+      bufferSize: bufferSize, after: checkpoint)
+  }
+
+  /// Reads from `fd`, which the reader now owns and closes; with `checkpoint`, `fd` is positioned
+  /// right after the checkpoint's record.
+  init(
+    fd: Int32, path: String, firstSeq: Int?, maximumLineLength: Int, bufferSize: Int,
+    after checkpoint: EventLogCheckpoint? = nil
+  ) {
     self.fd = fd
     self.path = path
     self.firstSeq = firstSeq
-    splitter = LineSplitter(fd: fd, bufferSize: bufferSize, maximumLineLength: maximumLineLength)
+    splitter = LineSplitter(
+      fd: fd, bufferSize: bufferSize, maximumLineLength: maximumLineLength,
+      startOffset: checkpoint?.offset ?? 0)
+    if let checkpoint {
+      lastSeq = checkpoint.seq
+      lineNumber = checkpoint.line
+      recordCount = checkpoint.line
+      validLength = checkpoint.offset
+    }
   }
 
   deinit { close() }

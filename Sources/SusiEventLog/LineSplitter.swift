@@ -31,8 +31,10 @@ final class LineSplitter {
   private var storageOffset = 0
   private var reachedEndOfFile = false
 
-  init(fd: Int32, bufferSize: Int, maximumLineLength: Int) {
+  /// Splits what `fd` holds from its current position, which is `startOffset` in the file.
+  init(fd: Int32, bufferSize: Int, maximumLineLength: Int, startOffset: Int = 0) {
     self.fd = fd
+    storageOffset = startOffset
     self.maximumLineLength = maximumLineLength
     capacity = max(64, min(bufferSize, maximumLineLength + 1))
     storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)

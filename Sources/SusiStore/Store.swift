@@ -9,7 +9,7 @@ import SusiJSON
 /// replaying the log rebuilds exactly this state.
 public actor Store {
   /// Everything folded from the events so far — the same bookkeeping replay does.
-  private var book: Recovered
+  private(set) var book: Recovered
   /// The current state.
   public var state: State { book.state }
   /// The seq of the last event (0 for an empty log).
@@ -21,6 +21,8 @@ public actor Store {
   private var observers: [Int: @Sendable (PublishedEvent) -> Void] = [:]
   private var nextSubscriber = 0
   private var failure: StoreError?
+  /// Writes snapshots as events are applied (Store+Snapshots.swift).
+  var snapshots: SnapshotKeeper?
 
   /// A store continuing from `recovered` (what replaying the log produced), writing to `sink`.
   public init(
@@ -92,6 +94,7 @@ public actor Store {
       throw failed
     }
     let effects = book.apply(event)
+    snapshots?.eventApplied(book)
     let published = PublishedEvent(event: event, line: line)
     for observer in observers.values { observer(published) }
     for continuation in subscribers.values { continuation.yield(published) }
