@@ -34,6 +34,11 @@ public struct State: Equatable, Sendable {
   /// Who may do what through the webhook frontend: groups, privileges and keys.
   public var access = AccessControl()
 
+  /// The version of what the reducer makes of events. Bump it with any change that makes the same
+  /// log replay to a different state: snapshots record it, and one made by another version is
+  /// ignored (the next start replays the whole log once and writes a new one).
+  public static let reducerVersion = 2
+
   /// The `server` value that means the built-in server.
   public static let embeddedServer = "embedded"
 

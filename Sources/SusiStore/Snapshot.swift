@@ -33,6 +33,7 @@ public struct Snapshot: Sendable {
     var w = JSONWriter(capacity: 512)
     w.object { o in
       o.field("snapshot", Self.formatVersion)
+      o.field("reducer", State.reducerVersion)
       o.field("seq", checkpoint.seq)
       o.field("line", checkpoint.line)
       o.field("offset", checkpoint.offset)
@@ -60,6 +61,13 @@ public struct Snapshot: Sendable {
       guard version == Self.formatVersion else {
         throw Problem(
           description: "format version \(version); this susi reads version \(Self.formatVersion)")
+      }
+      let reducer = try header.int("reducer")
+      guard reducer == State.reducerVersion else {
+        throw Problem(
+          description:
+            "it was made by another version of susi (reducer \(reducer), this one is \(State.reducerVersion))"
+        )
       }
       let bodyLength = try header.int("bodyLength")
       let bodyStart = newline + 1

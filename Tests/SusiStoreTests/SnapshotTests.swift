@@ -125,6 +125,10 @@ import Testing
       of: #"{"snapshot":1,"#, with: #"{"snapshot":2,"#)
     try newer.write(toFile: snapshotPath, atomically: false, encoding: .utf8)
     expectIgnored(files, because: "format version 2")
+    let olderReducer = String(decoding: good, as: UTF8.self).replacingOccurrences(
+      of: #""reducer":\#(State.reducerVersion),"#, with: #""reducer":1,"#)
+    try olderReducer.write(toFile: snapshotPath, atomically: false, encoding: .utf8)
+    expectIgnored(files, because: "another version of susi")
     try Data(good).write(to: URL(fileURLWithPath: snapshotPath))
     #expect(files.newestValid().snapshot != nil)
   }
