@@ -23,6 +23,7 @@ let benchmarks: [Benchmark] = [
   runnerBenchmark,
   jsonlBenchmark,
   webhookBenchmark,
+  realLogBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
