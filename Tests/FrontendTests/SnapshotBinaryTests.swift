@@ -78,7 +78,9 @@ struct SnapshotBinaryTests {
     try await expectConsistent(dir)
   }
 
-  @Test func killedWhileWritingASnapshotLeavesTheOldOneAndStartsCorrectly() async throws {
+  @Test func killedWhileWritingASnapshotLeavesTheOldOneAndAStartAfterATornTailIsCorrect()
+    async throws
+  {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let first = try await susi.runOffPool(jsonl(dir), input: lines, environment: environment(dir))
@@ -103,8 +105,15 @@ struct SnapshotBinaryTests {
     #expect(snapshots(dir).filter { !$0.hasSuffix(".tmp") } == before)
     #expect(snapshots(dir).contains { $0.hasSuffix(".tmp") })
 
+    // And the log ends in a torn record, as after a crash in the middle of a write.
+    let log = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/events.jsonl"))
+    try log.seekToEnd()
+    try log.write(contentsOf: Data(#"{"v":2,"seq":999999,"at":"#.utf8))
+    try log.close()
+
     let next = try await susi.runOffPool(jsonl(dir), input: "", environment: environment(dir))
     #expect(next.status == 0, "\(next.stderr)")
+    #expect(next.stderr.contains("partly written record"), "\(next.stderr)")
     #expect(!next.stderr.contains("ignored the snapshot"), "\(next.stderr)")
     // The clean stop wrote a new snapshot and removed the leftover temporary file.
     #expect(!snapshots(dir).contains { $0.hasSuffix(".tmp") })
