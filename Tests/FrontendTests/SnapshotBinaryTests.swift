@@ -1,4 +1,7 @@
 import Foundation
+import SusiCore
+import SusiEventLog
+import SusiStore
 import Testing
 
 #if canImport(Glibc)
@@ -118,5 +121,26 @@ struct SnapshotBinaryTests {
     // The clean stop wrote a new snapshot and removed the leftover temporary file.
     #expect(!snapshots(dir).contains { $0.hasSuffix(".tmp") })
     try await expectConsistent(dir)
+  }
+
+  @Test func verifyFailsOnASnapshotThatDoesNotHoldWhatTheLogReplaysTo() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let session = ReplayCommandTests.events.appendingPathComponent("session.jsonl").path
+    let log = dir + "/events.jsonl"
+    try FileManager.default.copyItem(atPath: session, toPath: log)
+    // A snapshot that fits the log (its record, its own checksums) but holds a wrong state.
+    var recovered = Recovered()
+    try LogReplay.run(path: log, into: &recovered, until: 40)
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: log)))
+    let end = bytes.indices.filter { bytes[$0] == 0x0A }[39] + 1
+    recovered.state.groups.append("Not in the log")
+    let checkpoint = try EventLogCheckpoint.ofRecord(endingAt: end, inLogAt: log, seq: 40, line: 40)
+    try SnapshotFiles(logPath: log).write(Snapshot(checkpoint: checkpoint, recovered: recovered))
+    let verify = try await susi.runOffPool(
+      ["replay", log, "--verify"], environment: TextBinary.environment(dir))
+    #expect(verify.status == 65)
+    #expect(verify.stderr.contains("the snapshot at seq 40 does not hold what the log replays to"))
+    #expect(verify.stderr.contains("Not in the log"), "\(verify.stderr)")
   }
 }
