@@ -22,7 +22,7 @@ let package = Package(
     // Runtime: the event log, the store, the effects runner.
     .target(name: "SusiEventLog", dependencies: ["SusiJSON"], swiftSettings: strict),
     .target(
-      name: "SusiStore", dependencies: ["SusiCore", "SusiEventLog", "SusiJSON"],
+      name: "SusiStore", dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiCrypto"],
       swiftSettings: strict),
     .target(
       name: "SusiRunner",

@@ -9,7 +9,8 @@ import SusiStore
 public enum ReplayCommand {
   public static let spec = CommandSpec(
     name: "replay", summary: "rebuild the state from an event log, step through it, verify it",
-    usage: "replay [LOG] [--json] [--until SEQ] [--step [--from SEQ]] [--stats] [--verify]",
+    usage:
+      "replay [LOG] [--json] [--until SEQ] [--step [--from SEQ]] [--stats] [--verify] [--from-snapshot]",
     discussion: """
       Reads the log from the start and folds every event through the reducer, as susi did when
       the events happened, and prints the final state. LOG defaults to the log susi uses
@@ -20,8 +21,12 @@ public enum ReplayCommand {
       twice — once here, once in a fresh process with its own hashing seed — and compares the
       state digests; if they differ it names the first event after which they do. When a
       recorded state lies beside the log (LOG without .jsonl, plus .state.json, as in Events/),
-      the replayed state must equal it too. A damaged log is reported with its line number and
-      replay stops there (exit 65).
+      the replayed state must equal it too, and so must every snapshot beside the log (the state
+      and bookkeeping a start resumes from) equal the full replay up to its seq. A damaged log is
+      reported with its line number and replay stops there (exit 65).
+
+      Replay reads the whole log unless --from-snapshot asks it to start from the newest snapshot
+      that matches the log (as every start of susi does) and read only the events after it.
       """,
     examples: [
       "susi replay                                 the state of your own log",
@@ -39,6 +44,10 @@ public enum ReplayCommand {
       OptionSpec(
         "--verify", help: "replay twice (here and in a fresh process) and compare digests"),
       OptionSpec("--digest", help: "print only the SHA-256 digest of the final state"),
+      OptionSpec(
+        "--from-snapshot",
+        help: "start from the newest snapshot beside the log, as a start of susi does"),
+      OptionSpec("--no-snapshot", help: "read the whole log (the default)"),
     ],
     arguments: 0...1)
 
@@ -63,11 +72,14 @@ public enum ReplayCommand {
       return ExitCode.noInput
     }
     let json = options.has("--json")
+    let fromSnapshot = options.has("--from-snapshot") && !options.has("--no-snapshot")
     do {
       if options.has("--verify") { return try verify(path: path, until: until) }
       if options.has("--digest") {
         var recovered = Recovered()
-        try LogReplay.run(path: path, into: &recovered, until: until)
+        let torn = try replay(
+          path: path, into: &recovered, until: until, fromSnapshot: fromSnapshot)
+        warn(torn)
         StandardStream.output.line(digest(recovered.state))
         return ExitCode.success
       }
@@ -76,8 +88,8 @@ public enum ReplayCommand {
         return try step(path: path, from: from ?? 0, until: until, json: json)
       }
       var recovered = Recovered()
-      let torn = try LogReplay.run(path: path, into: &recovered, until: until)
-      if let torn { StandardStream.error.line("susi replay: warning: \(torn) (not applied)") }
+      let torn = try replay(path: path, into: &recovered, until: until, fromSnapshot: fromSnapshot)
+      warn(torn)
       if json {
         StandardStream.output.write(recovered.state.canonicalJSON() + [0x0a])
       } else {
@@ -98,6 +110,35 @@ public enum ReplayCommand {
     }
   }
 
+  /// Replays the log, from the newest matching snapshot when asked (and when it lies before
+  /// `until`); says on stderr which snapshot it started from, or why one was ignored.
+  private static func replay(
+    path: String, into recovered: inout Recovered, until: Int?, fromSnapshot: Bool
+  ) throws -> (any CustomStringConvertible)? {
+    if fromSnapshot {
+      let found = SnapshotFiles(logPath: path).newestValid()
+      for warning in found.warnings {
+        StandardStream.error.line("susi replay: warning: \(warning)")
+      }
+      if let snapshot = found.snapshot, snapshot.checkpoint.seq <= until ?? Int.max {
+        StandardStream.error.line(
+          "susi replay: started from the snapshot at seq \(snapshot.checkpoint.seq)")
+        recovered = snapshot.recovered
+        return try LogReplay.run(
+          path: path, into: &recovered, until: until, after: snapshot.checkpoint)
+      }
+    }
+    return try LogReplay.run(path: path, into: &recovered, until: until)
+  }
+
+  /// Says that the log ends in a torn record: replay skips it, and the next start of susi cuts it
+  /// off, so the user hears about that repair before it happens.
+  private static func warn(_ torn: (any CustomStringConvertible)?) {
+    guard let torn else { return }
+    StandardStream.error.line(
+      "susi replay: warning: \(torn) (not applied; the next start of susi cuts it off)")
+  }
+
   private static func usage(_ message: String) -> Int32 {
     StandardStream.error.write("susi replay: \(message)\n\(HelpText.usageLine(spec))\n")
     return ExitCode.usage
@@ -113,7 +154,8 @@ public enum ReplayCommand {
   private static func step(path: String, from: Int, until: Int?, json: Bool) throws -> Int32 {
     var recovered = Recovered()
     var before = recovered.state
-    try LogReplay.run(path: path, into: &recovered, until: until) { event, effects, after in
+    let torn = try LogReplay.run(path: path, into: &recovered, until: until) {
+      event, effects, after in
       // Keeping a copy costs a copy of the state on the next change, so only keep one when the
       // next event is to be shown.
       defer { if event.seq + 1 >= from { before = after } }
@@ -161,6 +203,7 @@ public enum ReplayCommand {
         StandardStream.output.write(text)
       }
     }
+    warn(torn)
     return ExitCode.success
   }
 
@@ -202,6 +245,7 @@ public enum ReplayCommand {
       o.set("first", first?.rfc3339)
       o.set("last", last?.rfc3339)
       o.set("bytes", bytes)
+      o.set("tornTail", torn.map { "\($0)" })
       o.set(
         "types",
         JSON.object(
@@ -211,6 +255,7 @@ public enum ReplayCommand {
         JSON.object(
           JSONObject(origins.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })))
       StandardStream.output.line(o.json.compactText)
+      warn(torn)
       return ExitCode.success
     }
     var text = "\(path): \(total) events, \(bytes) bytes"
@@ -218,7 +263,6 @@ public enum ReplayCommand {
       text +=
         "\nfrom \(first.rfc3339) to \(last.rfc3339) (\(describeSpan(last.milliseconds - first.milliseconds)))"
     }
-    if let torn { text += "\nwarning: \(torn) (not applied)" }
     text += "\n\nevents by type:\n"
     let width = counts.keys.map(\.count).max() ?? 0
     for (type, count) in counts.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
@@ -233,6 +277,7 @@ public enum ReplayCommand {
         format: "\nreplayed in %.3f s (%.0f events/s)\n", seconds, Double(total) / seconds)
     }
     StandardStream.output.write(text)
+    warn(torn)
     return ExitCode.success
   }
 
@@ -248,9 +293,15 @@ public enum ReplayCommand {
 
   private static func verify(path: String, until: Int?) throws -> Int32 {
     var recovered = Recovered()
-    try LogReplay.run(path: path, into: &recovered, until: until)
+    if let torn = try LogReplay.run(path: path, into: &recovered, until: until) {
+      StandardStream.error.line(
+        "susi replay: NOT verified: \(torn); the next start of susi cuts it off, "
+          + "so the log does not hold what was written")
+      return ExitCode.dataError
+    }
     let here = digest(recovered.state)
     let last = recovered.lastSeq
+    guard until != nil || verifySnapshots(path: path) else { return ExitCode.dataError }
     guard let there = childDigest(path: path, until: until) else {
       StandardStream.error.line("susi replay: could not run a second replay in a fresh process")
       return ExitCode.software
@@ -301,6 +352,49 @@ public enum ReplayCommand {
       "susi replay: NOT deterministic: replays first disagree after event \(bad) (digests \(here) here, \(there) in a fresh process)"
     )
     return ExitCode.dataError
+  }
+
+  /// Checks every snapshot beside the log: each must read back whole, match the log, and hold
+  /// exactly what a full replay has folded up to its seq (state and bookkeeping). One pass over
+  /// the log, stopping at each snapshot's seq in turn. Says what it found; false on any problem.
+  private static func verifySnapshots(path: String) -> Bool {
+    let files = SnapshotFiles(logPath: path)
+    var snapshots: [Snapshot] = []
+    var ok = true
+    for file in files.all() {
+      switch files.load(file.path) {
+      case .success(let snapshot): snapshots.append(snapshot)
+      case .failure(let problem):
+        StandardStream.error.line("susi replay: the snapshot \(file.path) is unusable: \(problem)")
+        ok = false
+      }
+    }
+    var replayed = Recovered()
+    var previous: Snapshot?
+    for snapshot in snapshots.sorted(by: { $0.checkpoint.seq < $1.checkpoint.seq }) {
+      do {
+        try LogReplay.run(
+          path: path, into: &replayed, until: snapshot.checkpoint.seq, after: previous?.checkpoint)
+      } catch {
+        StandardStream.error.line("susi replay: \(error)")
+        return false
+      }
+      let seq = snapshot.checkpoint.seq
+      if Snapshot.body(of: replayed) != Snapshot.body(of: snapshot.recovered) {
+        StandardStream.error.line(
+          "susi replay: the snapshot at seq \(seq) does not hold what the log replays to:")
+        for change in snapshot.recovered.state.changes(to: replayed.state).prefix(20) {
+          StandardStream.error.line("  \(change)")
+        }
+        ok = false
+      } else {
+        StandardStream.output.line(
+          "verified: the snapshot at seq \(seq) equals the replay up to it (sha256 \(digest(replayed.state)))"
+        )
+      }
+      previous = snapshot
+    }
+    return ok
   }
 
   /// The final-state digest computed by a fresh `susi replay --digest` process.

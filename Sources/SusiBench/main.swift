@@ -25,6 +25,7 @@ let benchmarks: [Benchmark] = [
   webhookBenchmark,
   overloadBenchmark,
   transportBenchmark,
+  realLogBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -28,11 +28,16 @@ public struct State: Equatable, Sendable {
   /// Images in the on-disk cache, by URL.
   public var images: [String: CachedImage] = [:]
   /// Requests that have been asked for and not yet answered, by the seq of the asking event.
-  public var inFlight: [Int: InFlightRequest] = [:]
+  public var inFlight = InFlightRequests()
   /// The last error of each kind of request (by intent type), cleared by its next success.
   public var lastErrors: [String: RequestError] = [:]
   /// Who may do what through the webhook frontend: groups, privileges and keys.
   public var access = AccessControl()
+
+  /// The version of what the reducer makes of events. Bump it with any change that makes the same
+  /// log replay to a different state: snapshots record it, and one made by another version is
+  /// ignored (the next start replays the whole log once and writes a new one).
+  public static let reducerVersion = 2
 
   /// The `server` value that means the built-in server.
   public static let embeddedServer = "embedded"

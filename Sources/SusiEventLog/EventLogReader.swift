@@ -6,10 +6,10 @@ import Glibc
 /// `maximumLineLength`), however long the log. Needs no lock: a log that a writer is appending to
 /// can be read; a record still being written shows up as a torn tail.
 ///
-/// - An incomplete final record (bytes after the last newline, or a final line holding NUL
-///   bytes) ends the stream cleanly and is reported in `tornTail`.
-/// - Anything else wrong (a checksum mismatch, a line that is not a record, a seq that is not the
-///   previous + 1, even on the last complete line) throws an error naming the line; nothing after
+/// - An incomplete final record (bytes after the last newline, or a final line of nothing but
+///   NUL bytes) ends the stream cleanly and is reported in `tornTail`.
+/// - Anything else wrong (a checksum mismatch, a line that is not a record, a NUL byte inside a
+///   record, a seq that is not the previous + 1, even on the last complete line) throws an error naming the line; nothing after
 ///   it is read. So does a line longer than `maximumLineLength`, even an unterminated last one.
 ///
 /// One reader belongs to one owner at a time (it is not `Sendable`).
@@ -24,7 +24,8 @@ public final class EventLogReader {
   public private(set) var tornTail: EventLogTornTail?
   /// The seq of the last record read so far.
   public private(set) var lastSeq: Int?
-  /// How many records were read so far.
+  /// How many records the log holds up to the last one read (after a checkpoint, counting the
+  /// records before it).
   public private(set) var recordCount = 0
   /// The byte offset right after the last record read so far: where a torn tail gets cut.
   public private(set) var validLength = 0
@@ -59,17 +60,48 @@ public final class EventLogReader {
       bufferSize: bufferSize)
   }
 
-  /// Reads from `fd`, which the reader now owns and closes.
+  /// Opens `path` for reading only the records after `checkpoint` (the tail a snapshot does not
+  /// cover). The checkpoint's record must be where it says (see `EventLogCheckpoint.mismatch`);
+  /// line numbers and offsets stay those of the whole file.
+  public convenience init(
+    path: String, after checkpoint: EventLogCheckpoint,
+    maximumLineLength: Int = defaultMaximumLineLength, bufferSize: Int = defaultBufferSize
+  ) throws(EventLogError) {
+    let fd: Int32
+    do {
+      fd = try SystemCalls.openRegularFile(path, flags: O_RDONLY)
+    } catch {
+      throw EventLogError(code: .fileError, path: path, errno: error.errno, message: error.text)
+    }
+    if let reason = checkpoint.mismatch(fd: fd) {
+      Glibc.close(fd)
+      throw EventLogError(code: .fileError, path: path, message: reason)
+    }
+    lseek(fd, off_t(checkpoint.offset), SEEK_SET)
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+    self.init(
+      fd: fd, path: path, firstSeq: nil, maximumLineLength: maximumLineLength,
+      bufferSize: bufferSize, after: checkpoint)
+  }
+
+  /// Reads from `fd`, which the reader now owns and closes; with `checkpoint`, `fd` is positioned
+  /// right after the checkpoint's record.
   init(
     fd: Int32, path: String, firstSeq: Int?, maximumLineLength: Int, bufferSize: Int,
-    startOffset: Int = 0
+    after checkpoint: EventLogCheckpoint? = nil
   ) {
     self.fd = fd
     self.path = path
     self.firstSeq = firstSeq
     splitter = LineSplitter(
       fd: fd, bufferSize: bufferSize, maximumLineLength: maximumLineLength,
-      startOffset: startOffset)
+      startOffset: checkpoint?.offset ?? 0)
+    if let checkpoint {
+      lastSeq = checkpoint.seq
+      lineNumber = checkpoint.line
+      recordCount = checkpoint.line
+      validLength = checkpoint.offset
+    }
   }
 
   deinit { close() }
@@ -126,7 +158,9 @@ public final class EventLogReader {
     do {
       decoded = try EventLogLine.decode(line)
     } catch {
-      if line.contains(0), let byteCount = restIfLast(lineLength: line.count) {
+      // Only a final line of nothing but NUL bytes is space a power loss left unwritten; a NUL
+      // inside a record that ends in its newline is damage, and is refused like any other.
+      if line.allSatisfy({ $0 == 0 }), let byteCount = restIfLast(lineLength: line.count) {
         endWithTornTail(.zeroFilled, line: lineNumber, offset: offset, byteCount: byteCount)
         return nil
       }

@@ -10,10 +10,15 @@ public struct EventLogRecovery: Equatable, Sendable {
   public var byteLength: Int
   /// The incomplete final record that was cut off, if any: a warning to show the user.
   public var tornTail: EventLogTornTail?
+  /// The checkpoint the scan started after (`Options.resumeAfter`), nil when the whole log was
+  /// scanned (none was given, or the log does not hold it).
+  public var resumedAfter: EventLogCheckpoint?
 
   public init(
-    created: Bool, recordCount: Int, lastSeq: Int?, byteLength: Int, tornTail: EventLogTornTail?
+    created: Bool, recordCount: Int, lastSeq: Int?, byteLength: Int, tornTail: EventLogTornTail?,
+    resumedAfter: EventLogCheckpoint? = nil
   ) {
+    self.resumedAfter = resumedAfter
     self.created = created
     self.recordCount = recordCount
     self.lastSeq = lastSeq

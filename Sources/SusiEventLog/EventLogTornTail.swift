@@ -7,8 +7,8 @@ public struct EventLogTornTail: Equatable, Sendable, CustomStringConvertible {
   public enum Kind: String, Sendable, Equatable {
     /// Bytes after the last newline: a record whose write did not finish.
     case unterminated
-    /// A final line holding NUL bytes: space the file system allocated but never filled
-    /// (typical after a power loss).
+    /// A final line of nothing but NUL bytes: space the file system allocated but never
+    /// filled (typical after a power loss).
     case zeroFilled
   }
 
@@ -34,7 +34,7 @@ public struct EventLogTornTail: Equatable, Sendable, CustomStringConvertible {
     let what =
       switch kind {
       case .unterminated: "an incomplete final record (no newline)"
-      case .zeroFilled: "a final record filled with NUL bytes"
+      case .zeroFilled: "a final line of NUL bytes"
       }
     let action = removed ? "removed" : "ignored"
     return

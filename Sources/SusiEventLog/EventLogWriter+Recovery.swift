@@ -41,13 +41,13 @@ extension EventLogWriter {
   static func recover(fd: Int32, path: String, created: Bool, options: Options)
     throws(EventLogError) -> EventLogRecovery
   {
-    let reader = try openScanner(writerFD: fd, path: path, options: options)
+    let (reader, resumedAfter) = try openScanner(writerFD: fd, path: path, options: options)
     while try reader.nextView() != nil {}
     reader.close()
     guard var tornTail = reader.tornTail else {
       return EventLogRecovery(
         created: created, recordCount: reader.recordCount, lastSeq: reader.lastSeq,
-        byteLength: reader.validLength, tornTail: nil)
+        byteLength: reader.validLength, tornTail: nil, resumedAfter: resumedAfter)
     }
     do {
       try SystemCalls.truncate(fd, to: reader.validLength)
@@ -58,25 +58,34 @@ extension EventLogWriter {
     tornTail.removed = true
     return EventLogRecovery(
       created: created, recordCount: reader.recordCount, lastSeq: reader.lastSeq,
-      byteLength: reader.validLength, tornTail: tornTail)
+      byteLength: reader.validLength, tornTail: tornTail, resumedAfter: resumedAfter)
   }
 
-  /// A reader on the same file as the (write-only) descriptor `writerFD`.
+  /// A reader on the same file as the (write-only) descriptor `writerFD`: after
+  /// `options.resumeAfter` when the log holds that checkpoint (returned too), else from the start.
   private static func openScanner(writerFD: Int32, path: String, options: Options)
-    throws(EventLogError) -> EventLogReader
+    throws(EventLogError) -> (EventLogReader, EventLogCheckpoint?)
   {
     do {
       let readFD = try SystemCalls.openRegularFile(path, flags: O_RDONLY)
+      var checkpoint = options.resumeAfter
+      if let resume = checkpoint {
+        if resume.mismatch(fd: readFD) == nil {
+          lseek(readFD, off_t(resume.offset), SEEK_SET)
+        } else {
+          checkpoint = nil
+        }
+      }
       let reader = EventLogReader(
         fd: readFD, path: path, firstSeq: options.firstSeq,
         maximumLineLength: options.maximumLineLength,
-        bufferSize: EventLogReader.defaultBufferSize)
+        bufferSize: EventLogReader.defaultBufferSize, after: checkpoint)
       guard try SystemCalls.fileIdentity(readFD) == SystemCalls.fileIdentity(writerFD) else {
         throw EventLogError(
           code: .fileError, path: path,
           message: "the file was replaced while it was being opened; try again")
       }
-      return reader
+      return (reader, checkpoint)
     } catch let error as SystemCalls.Failure {
       throw fileError(path, error)
     } catch let error as EventLogError {

@@ -28,11 +28,16 @@ public final class EventLogWriter: Sendable {
     public var firstSeq: Int?
     /// The longest line written or read, not counting its newline.
     public var maximumLineLength: Int
+    /// Where a snapshot left off: when the log holds this record where it says, the scan on open
+    /// checks only the records after it (`recovery.resumedAfter` says whether it did).
+    public var resumeAfter: EventLogCheckpoint?
 
     public init(
       fsync: EventLogFsyncPolicy = .batch, groupCommit: EventLogGroupCommit = .init(),
-      firstSeq: Int? = 1, maximumLineLength: Int = EventLogReader.defaultMaximumLineLength
+      firstSeq: Int? = 1, maximumLineLength: Int = EventLogReader.defaultMaximumLineLength,
+      resumeAfter: EventLogCheckpoint? = nil
     ) {
+      self.resumeAfter = resumeAfter
       self.fsync = fsync
       self.groupCommit = groupCommit
       self.firstSeq = firstSeq
@@ -80,6 +85,9 @@ public final class EventLogWriter: Sendable {
 
   /// The seq the next appended record must carry.
   public var nextSeq: Int { state.withLock { $0.nextSeq } }
+
+  /// The log's length: the byte offset right after the last record written.
+  public var length: Int { state.withLock { $0.writtenLength } }
 
   /// Appends one record: `object` is a compact JSON object beginning `{"v":2,"seq":N,` with
   /// N == `nextSeq`, without a crc member. Returns N.

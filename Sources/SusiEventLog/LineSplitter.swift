@@ -31,7 +31,7 @@ final class LineSplitter {
   private var storageOffset = 0
   private var reachedEndOfFile = false
 
-  /// Reads `fd` from its current position, which is byte `startOffset` of the file.
+  /// Splits what `fd` holds from its current position, which is `startOffset` in the file.
   init(fd: Int32, bufferSize: Int, maximumLineLength: Int, startOffset: Int = 0) {
     self.fd = fd
     storageOffset = startOffset

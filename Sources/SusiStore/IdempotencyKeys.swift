@@ -52,6 +52,18 @@ public struct IdempotencyKeys: Sendable {
     return entry.seq
   }
 
+  /// The keys kept, oldest first, with their event's seq and time: what a snapshot saves.
+  public var entries: [(key: String, seq: Int, at: Timestamp)] {
+    order[head...].filter { byKey[$0.key]?.seq == $0.seq }.map { ($0.key, $0.seq, $0.at) }
+  }
+
+  /// Adds a key read back from a snapshot; call in the order `entries` listed them.
+  public mutating func restore(key: String, seq: Int, at: Timestamp) {
+    let entry = Entry(key: key, seq: seq, at: at)
+    byKey[key] = entry
+    order.append(entry)
+  }
+
   /// Folds in one event: forgets keys that expired by its time, then remembers its key, if it
   /// has one that is not already in force.
   public mutating func record(_ event: Event) {

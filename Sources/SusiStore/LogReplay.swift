@@ -19,16 +19,24 @@ public enum LogReplay {
   }
 
   /// Replays the log at `path` into `recovered`, calling `visit` after each event with the event,
-  /// the effects it asked for and the state after it. Stops after `until` when given. Returns what the reader noticed
-  /// at the end (a torn final record is reported, not applied).
+  /// the effects it asked for and the state after it. Stops after `until` when given. Returns what
+  /// the reader noticed at the end (a torn final record is reported, not applied).
+  ///
+  /// With `checkpoint` (a snapshot's, whose book `recovered` holds), only the records after it are
+  /// read; the log must hold the checkpoint's record where it says.
   @discardableResult
   public static func run(
     path: String, into recovered: inout Recovered, until: Int? = nil,
+    after checkpoint: EventLogCheckpoint? = nil,
     visit: (Event, [Effect], State) throws -> Void = { _, _, _ in }
   ) throws(Failure) -> EventLogTornTail? {
     let reader: EventLogReader
     do {
-      reader = try EventLogReader(path: path, firstSeq: nil)
+      if let checkpoint {
+        reader = try EventLogReader(path: path, after: checkpoint)
+      } else {
+        reader = try EventLogReader(path: path, firstSeq: nil)
+      }
     } catch {
       throw Failure(
         path: path, line: error.line, message: error.message, isCorruption: error.isCorruption)

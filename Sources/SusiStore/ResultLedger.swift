@@ -7,7 +7,8 @@ import SusiJSON
 /// An id travels through chains: a planned answer is caused by the answer that carried it, which
 /// was caused by the query that had the id.
 public struct ResultLedger: Sendable {
-  private var owed: [Int: (id: JSON?, results: Int)] = [:]
+  /// Internal so snapshots (Recovered+Snapshot) can save and restore it.
+  var owed: [Int: (id: JSON?, results: Int)] = [:]
 
   public init() {}
 

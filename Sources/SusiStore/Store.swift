@@ -9,7 +9,7 @@ import SusiJSON
 /// replaying the log rebuilds exactly this state.
 public actor Store {
   /// Everything folded from the events so far — the same bookkeeping replay does.
-  private var book: Recovered
+  private(set) var book: Recovered
   /// The current state.
   public var state: State { book.state }
   /// The seq of the last event (0 for an empty log).
@@ -31,6 +31,8 @@ public actor Store {
   /// The default `inFlightLimit`: enough to keep every connection of the runner busy, small
   /// enough that the work waiting for it costs a few megabytes.
   public static let defaultInFlightLimit = 1024
+  /// Writes snapshots as events are applied (Store+Snapshots.swift).
+  var snapshots: SnapshotKeeper?
 
   /// A store continuing from `recovered` (what replaying the log produced), writing to `sink`.
   ///
@@ -126,6 +128,7 @@ public actor Store {
     }
     let effects = book.apply(event)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
+    snapshots?.eventApplied(book)
     let published = PublishedEvent(event: event, line: line)
     feed.publish(published)
     for observer in observers.values { observer(published) }

@@ -121,6 +121,48 @@ struct ReplayCommandTests {
     #expect(run.stdout.isEmpty)
   }
 
+  @Test func aNulByteInTheLastCompleteRecordIsDamageEverywhere() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: session)))
+    let lastStart = (bytes.dropLast().lastIndex(of: 0x0a) ?? -1) + 1
+    bytes[lastStart + 30] = 0
+    let damaged = dir + "/nul.jsonl"
+    try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+    for mode in [[], ["--digest"], ["--stats"], ["--stats", "--json"], ["--verify"]] {
+      let run = try await replay([damaged] + mode, in: dir)
+      #expect(run.status == 65, "\(mode): \(run.stdout)")
+      #expect(run.stderr.contains("nul.jsonl:\(sessionEvents):"), "\(mode): \(run.stderr)")
+    }
+    // A start refuses the log rather than cutting the record off and reusing its seq.
+    let start = try await susi.runOffPool(
+      ["jsonl", "--state-dir", dir, "--log", damaged, "--fsync", "never"], input: "",
+      environment: TextBinary.environment(dir))
+    #expect(start.status == 65, "\(start.stderr)")
+    #expect(start.stderr.contains(":\(sessionEvents)"))
+    #expect(try Array(Data(contentsOf: URL(fileURLWithPath: damaged))) == bytes)
+  }
+
+  @Test func aTornTailIsReportedByEveryModeAndFailsVerify() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: session)))
+    let torn = dir + "/torn.jsonl"
+    try Data(bytes.dropLast(7)).write(to: URL(fileURLWithPath: torn))
+    for mode in [[], ["--json"], ["--digest"], ["--stats"], ["--stats", "--json"]] {
+      let run = try await replay([torn] + mode, in: dir)
+      #expect(run.status == 0, "\(mode): \(run.stderr)")
+      #expect(
+        run.stderr.contains("warning: removed") || run.stderr.contains("warning: ignored"),
+        "\(mode): \(run.stderr)")
+      #expect(run.stderr.contains("line \(sessionEvents)"), "\(mode): \(run.stderr)")
+    }
+    let verify = try await replay([torn, "--verify"], in: dir)
+    #expect(verify.status == 65)
+    #expect(verify.stderr.contains("NOT verified"))
+    #expect(!verify.stdout.contains("verified:"))
+  }
+
   @Test func aMissingLogIsNamed() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -49,18 +49,38 @@ import Testing
       path: path, tornBytes: 4096, tornOffset: starts[999], kind: .zeroFilled)
   }
 
-  @Test func cutsAFinalLineHoldingNulBytes() throws {
-    // Space allocated but never written, followed by the end of a record that did reach disk.
+  @Test func cutsAFinalLineOfNothingButNulBytes() throws {
+    // Space allocated but never written, ending in the newline of the record that filled it.
     let directory = try TemporaryDirectory()
     let whole = try writeLog(at: directory.file("whole.jsonl"), count: 1000)
     let starts = lineStarts(whole)
     var bytes = whole
-    for index in starts[999]..<(starts[999] + 40) { bytes[index] = 0 }
+    for index in starts[999]..<(whole.count - 1) { bytes[index] = 0 }
     let path = directory.file("zero-line.jsonl")
     try writeFile(path, bytes)
     try expectReopensTo999Records(
       path: path, tornBytes: whole.count - starts[999], tornOffset: starts[999],
       kind: .zeroFilled)
+  }
+
+  @Test func refusesANulByteInsideTheLastCompleteRecord() throws {
+    // A complete record (it ends in its newline) was written whole: a NUL in it is damage, not
+    // an interrupted write, and neither a writer nor a reader may drop it.
+    let directory = try TemporaryDirectory()
+    let whole = try writeLog(at: directory.file("whole.jsonl"), count: 10)
+    let starts = lineStarts(whole)
+    for position in [starts[9], starts[9] + 20, whole.count - 2] {
+      var bytes = whole
+      bytes[position] = 0
+      let path = directory.file("nul-\(position).jsonl")
+      try writeFile(path, bytes)
+      let error = eventLogError { _ = try EventLogWriter(path: path) }
+      #expect(error?.line == 10)
+      #expect(error?.isCorruption == true)
+      #expect(try fileBytes(path) == bytes)
+      let readError = eventLogError { _ = try readAll(path) }
+      #expect(readError?.line == 10)
+    }
   }
 
   @Test func treatsNulBytesBeforeTheLastLineAsCorruption() throws {

@@ -45,29 +45,18 @@ public final class SusiApp: Sendable {
     try makeDirectory(options.stateDirectory)
     try makeDirectory((options.log as NSString).deletingLastPathComponent)
 
-    let writer: EventLogWriter
+    // The log: newest matching snapshot, then the tail (LogRecovery, in SusiStore).
+    let opened: LogRecovery.Opened
     do {
-      let policy = EventLogFsyncPolicy(rawValue: options.fsync) ?? .batch
-      writer = try EventLogWriter(path: options.log, options: .init(fsync: policy, firstSeq: nil))
+      opened = try LogRecovery.open(
+        path: options.log, fsync: EventLogFsyncPolicy(rawValue: options.fsync) ?? .batch,
+        environment: environment)
     } catch {
-      throw StartupError(logError: error)
+      throw StartupError(opened: error, log: options.log)
     }
-    if let torn = writer.recovery.tornTail {
-      warnings.append(
-        "the log ended in a partly written record (\(torn)); it was cut back to the last complete one"
-      )
-    }
-
-    var recovered = Recovered()
-    do {
-      try LogReplay.run(path: options.log, into: &recovered)
-    } catch {
-      try? writer.close()
-      throw StartupError(
-        message:
-          "cannot rebuild the state from \(error); run 'susi replay \(options.log)' to inspect it",
-        exitCode: error.isCorruption ? ExitCode.dataError : ExitCode.ioError)
-    }
+    let writer = opened.writer
+    let recovered = opened.recovered
+    warnings += opened.warnings
 
     var embedded: EmbeddedServer?
     if options.server == nil && startEmbedded {
@@ -98,6 +87,7 @@ public final class SusiApp: Sendable {
     let store = Store(
       sink: FileEventSink(writer: writer), runner: runner, clock: clock ?? SystemClock(),
       recovered: recovered)
+    await store.keepSnapshots(opened.snapshots)
     let app = SusiApp(
       store: store, options: options, embedded: embedded, warnings: warnings,
       resumedEvents: recovered.lastSeq)
@@ -131,6 +121,7 @@ public final class SusiApp: Sendable {
   /// Stops the runner, closes the log and stops the built-in server.
   public func stop() async {
     await store.close()
+    await store.finishSnapshots()
     await embedded?.stop()
   }
 
@@ -155,6 +146,17 @@ public struct StartupError: Error, Sendable, CustomStringConvertible {
   public init(message: String, exitCode: Int32) {
     self.message = message
     self.exitCode = exitCode
+  }
+
+  init(opened error: LogRecovery.Failure, log: String) {
+    switch error {
+    case .log(let error): self.init(logError: error)
+    case .replay(let error):
+      self.init(
+        message:
+          "cannot rebuild the state from \(error); run 'susi replay \(log)' to inspect it",
+        exitCode: error.isCorruption ? ExitCode.dataError : ExitCode.ioError)
+    }
   }
 
   init(logError error: EventLogError) {

@@ -69,15 +69,17 @@ extension State {
     Field(
       name: "inFlight",
       write: { s, w in
-        w.sortedObject(
-          Dictionary(uniqueKeysWithValues: s.inFlight.map { (String($0.key), $0.value) }),
-          numericKeys: true
-        ) {
-          w, request in
-          w.object {
-            $0.field("key", request.key)
-            $0.field("since", request.since.rfc3339)
-            $0.field("type", request.type)
+        // By seq, sorting the numbers themselves (a busy log can hold many requests in flight).
+        w.object { o in
+          for seq in s.inFlight.keys.sorted() {
+            let request = s.inFlight[seq]!
+            o.field(dynamic: String(seq)) { w in
+              w.object {
+                $0.field("key", request.key)
+                $0.field("since", request.since.rfc3339)
+                $0.field("type", request.type)
+              }
+            }
           }
         }
       }, differs: { $0.inFlight != $1.inFlight }),
@@ -162,15 +164,11 @@ extension State {
 }
 
 extension JSONWriter {
-  /// Writes a dictionary as an object with its keys in a stable order: by UTF-8 bytes, or by
-  /// numeric value when `numericKeys`.
+  /// Writes a dictionary as an object with its keys in a stable order: by UTF-8 bytes.
   mutating func sortedObject<V>(
-    _ dictionary: [String: V], numericKeys: Bool = false, _ value: (inout JSONWriter, V) -> Void
+    _ dictionary: [String: V], _ value: (inout JSONWriter, V) -> Void
   ) {
-    let keys = dictionary.keys.sorted { a, b in
-      if numericKeys, let x = Int(a), let y = Int(b) { return x < y }
-      return a.utf8.lexicographicallyPrecedes(b.utf8)
-    }
+    let keys = dictionary.keys.sorted { a, b in a.utf8.lexicographicallyPrecedes(b.utf8) }
     object { o in
       for key in keys { o.field(dynamic: key) { value(&$0, dictionary[key]!) } }
     }

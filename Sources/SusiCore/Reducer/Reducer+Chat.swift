@@ -4,13 +4,26 @@ extension State {
   /// The longest query we send; the server reads it from the URL.
   static let maximumQueryLength = 4000
 
+  /// How many transcript lines the live state keeps at least: once it holds twice as many, the
+  /// oldest are dropped down to this many (dropping in bulk keeps each event's work constant).
+  /// Older lines stay in the log; `susi replay --step` or `--until` shows them.
+  public static let transcriptLimit = 1_000
+
+  /// Appends a transcript line, dropping the oldest ones in bulk past the limit.
+  private mutating func record(_ entry: ChatEntry) {
+    if transcript.count >= 2 * Self.transcriptLimit {
+      transcript.removeFirst(transcript.count - Self.transcriptLimit + 1)
+    }
+    transcript.append(entry)
+  }
+
   mutating func sendMessage(_ p: Action.SendMessage, _ event: Event) -> [Effect] {
     let query = p.query.trimmed
     guard !query.isEmpty else { return [.reject(reason: "the query is empty")] }
     guard query.count <= Self.maximumQueryLength else {
       return [.reject(reason: "the query is longer than \(Self.maximumQueryLength) characters")]
     }
-    transcript.append(ChatEntry(seq: event.seq, at: event.at, speaker: .user, query: query))
+    record(ChatEntry(seq: event.seq, at: event.at, speaker: .user, query: query))
     return start(
       "sendMessage", event,
       .chat(server: server, query: query, language: p.language ?? preferredLanguage))
@@ -18,7 +31,7 @@ extension State {
 
   mutating func messageReceived(_ p: Action.MessageReceived, _ event: Event) -> [Effect] {
     finish(event, completing: "sendMessage", "plannedAnswer")
-    transcript.append(
+    record(
       ChatEntry(
         seq: event.seq, at: event.at, speaker: .susi, query: p.query, answers: p.answers,
         skill: p.skill))

@@ -7,9 +7,7 @@ extension State {
   {
     var effects: [Effect] = []
     if let key {
-      for (seq, request) in inFlight.sorted(by: { $0.key < $1.key }) where request.key == key {
-        effects.append(.cancel(seq: seq))
-      }
+      for seq in inFlight.seqs(withKey: key) { effects.append(.cancel(seq: seq)) }
     }
     inFlight[event.seq] = InFlightRequest(type: type, since: event.at, key: key)
     effects.append(effect)

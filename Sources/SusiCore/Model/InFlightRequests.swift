@@ -1,0 +1,47 @@
+/// The requests asked for and not yet answered, by the seq of the asking event, with an index by
+/// superseding key: starting a keyed request finds the older ones with its key without looking
+/// at every request in flight (a replay of a busy log starts thousands of requests).
+public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDictionaryLiteral {
+  private var bySeq: [Int: InFlightRequest] = [:]
+  /// The seqs of the requests in flight with each key.
+  private var byKey: [String: Set<Int>] = [:]
+
+  public init() {}
+
+  public init(dictionaryLiteral elements: (Int, InFlightRequest)...) {
+    for (seq, request) in elements { self[seq] = request }
+  }
+
+  public subscript(seq: Int) -> InFlightRequest? {
+    get { bySeq[seq] }
+    set {
+      if let old = bySeq[seq]?.key { unindex(seq, key: old) }
+      bySeq[seq] = newValue
+      if let key = newValue?.key { byKey[key, default: []].insert(seq) }
+    }
+  }
+
+  /// Removes and returns the request asked for by `seq`.
+  @discardableResult
+  public mutating func removeValue(forKey seq: Int) -> InFlightRequest? {
+    let request = bySeq[seq]
+    self[seq] = nil
+    return request
+  }
+
+  /// The seqs of the requests in flight with `key`, oldest first.
+  public func seqs(withKey key: String) -> [Int] { byKey[key].map { $0.sorted() } ?? [] }
+
+  public var keys: Dictionary<Int, InFlightRequest>.Keys { bySeq.keys }
+  public var count: Int { bySeq.count }
+  public var isEmpty: Bool { bySeq.isEmpty }
+
+  public func makeIterator() -> Dictionary<Int, InFlightRequest>.Iterator { bySeq.makeIterator() }
+
+  public static func == (a: InFlightRequests, b: InFlightRequests) -> Bool { a.bySeq == b.bySeq }
+
+  private mutating func unindex(_ seq: Int, key: String) {
+    byKey[key]?.remove(seq)
+    if byKey[key]?.isEmpty == true { byKey[key] = nil }
+  }
+}
