@@ -11,17 +11,17 @@ import Testing
   /// The most bytes handed to the connection at once: well under the size of the states below.
   let pieceBound = 128 * 1024
 
-  /// A log of `exchanges` questions, each answered, so the transcript holds twice as many
-  /// entries and nothing stays in flight.
+  /// A log of `exchanges` questions, each answered, so nothing stays in flight (the live
+  /// transcript keeps the most recent 1,000 to 2,000 of its entries).
   private func chatLog(exchanges: Int) -> [[UInt8]] {
     let at = Timestamp(milliseconds: 1_795_000_000_000)
     var lines: [[UInt8]] = []
     for n in 0..<exchanges {
-      let query = "question \(n) " + String(repeating: "q", count: 150)
+      let query = "question \(n) " + String(repeating: "q", count: 1100)
       let asked = Event(
         seq: 2 * n + 1, at: at, origin: "jsonl", action: .sendMessage(.init(query: query)))
       let answer = AnswerAction.answer(
-        expression: "answer \(n) " + String(repeating: "a", count: 150), language: "en", mood: nil)
+        expression: "answer \(n) " + String(repeating: "a", count: 1100), language: "en", mood: nil)
       let answered = Event(
         seq: 2 * n + 2, at: at, origin: "runner", cause: 2 * n + 1,
         action: .messageReceived(.init(query: query, answers: [answer])))
@@ -34,7 +34,7 @@ import Testing
   @Test func aLargeStateIsStreamedInBoundedPiecesAsTheCanonicalDocument() async throws {
     let f = try await WebhookFixture.make(replaying: chatLog(exchanges: 4000))
     let state = await f.store.state
-    #expect(state.transcript.count == 8000)
+    #expect(state.transcript.count >= 1000)
     let canonical = state.canonicalJSON()
     #expect(canonical.count > 2_000_000)
 
