@@ -278,8 +278,8 @@ struct HTTPConnectionStateMachine {
         let head = progress.head
         return .startHandler(
           HTTPRequest(
-            method: head.method, target: head.target, headers: head.headers, body: progress.body,
-            remoteAddress: remoteAddress))
+            method: head.isHead ? "GET" : head.method, target: head.target, headers: head.headers,
+            body: progress.body, remoteAddress: remoteAddress, isHead: head.isHead))
       case .rejected(let rejection):
         return reject(rejection)
       }

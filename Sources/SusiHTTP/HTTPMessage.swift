@@ -66,23 +66,29 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 /// A complete HTTP/1.1 request, as handed to a handler.
 public struct HTTPRequest: Sendable {
+  /// The method; a HEAD request arrives as `GET` with `isHead` set (see `HTTPHandler`).
   public var method: String
-  /// The request-target exactly as sent, e.g. `/cms/getSkillList.json?group=All`.
+  /// The request-target in origin form, e.g. `/cms/getSkillList.json?group=All`: exactly as
+  /// sent, except that an absolute-form target (`http://host/path`) is reduced to its path and
+  /// query, its authority becoming the `Host` field.
   public var target: String
   public var headers: HTTPHeaders
   public var body: [UInt8]
   /// The peer's address (`127.0.0.1`), used for per-host decisions and anonymous identities.
   public var remoteAddress: String
+  /// The client sent HEAD: the server sends the headers of the answer, never its body.
+  public var isHead: Bool
 
   public init(
     method: String, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
-    remoteAddress: String = "127.0.0.1"
+    remoteAddress: String = "127.0.0.1", isHead: Bool = false
   ) {
     self.method = method
     self.target = target
     self.headers = headers
     self.body = body
     self.remoteAddress = remoteAddress
+    self.isHead = isHead
   }
 
   /// The target's path, percent-decoded (`/cms/getSkillList.json`).
@@ -128,6 +134,10 @@ public struct HTTPResponse: Sendable {
 /// Something that answers requests. The server calls it once per request, possibly from
 /// several tasks at once. It runs on the server's event-loop threads, so long CPU-bound work
 /// belongs in a task of its own; awaiting is fine.
+///
+/// HEAD works wherever GET does without the handler knowing of it: a HEAD request reaches the
+/// handler as `GET` with `isHead` set, and the server sends that answer's status, headers and
+/// `Content-Length` without its body (a streamed body is never started).
 public protocol HTTPHandler: Sendable {
   func handle(_ request: HTTPRequest) async -> HTTPResponse
 }
