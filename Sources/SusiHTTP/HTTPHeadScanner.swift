@@ -185,8 +185,9 @@ struct HTTPHeadScanner {
   /// authority in place of any Host field. nil when the authority is empty or not a plain host
   /// (user info and the like).
   static func originForm(ofAbsolute target: String) -> (authority: String, target: String)? {
-    guard let schemeEnd = target.range(of: "://") else { return nil }
-    let rest = target[schemeEnd.upperBound...]
+    // The request line check let only `http://` and `https://` through.
+    guard let colon = target.firstIndex(of: ":") else { return nil }
+    let rest = target[colon...].dropFirst(3)
     let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
     let authority = String(rest[..<authorityEnd])
     guard !authority.isEmpty, authority.utf8.allSatisfy(HTTPSyntax.isHostByte) else { return nil }

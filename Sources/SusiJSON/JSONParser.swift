@@ -9,7 +9,9 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
 /// A strict RFC 8259 parser working directly on bytes.
 ///
 /// Strings must be valid UTF-8; nesting is limited (hostile input cannot exhaust the stack);
-/// integers that fit in `Int` stay integers; numbers too large for a `Double` are refused.
+/// integers that fit in `Int` stay integers; other numbers become `Double` when it holds them
+/// exactly and otherwise keep their text (`JSON.number`); numbers too large for a `Double` are
+/// refused, and so is an object with a repeated key.
 public struct JSONParser: ~Copyable {
   /// Deepest nesting of arrays and objects accepted.
   public static let maximumDepth = 256
@@ -118,13 +120,16 @@ public struct JSONParser: ~Copyable {
       guard index < end, byte(index) == UInt8(ascii: "\"") else {
         throw error("expected a string key")
       }
+      let keyOffset = index
       let key = try parseString()
       skipWhitespace()
       guard index < end, byte(index) == UInt8(ascii: ":") else { throw error("expected ':'") }
       index += 1
       skipWhitespace()
       let value = try parseValue(depth: depth)
-      // Repeated keys are rare; check cheaply for small objects and with a set for large ones.
+      // A repeated key is refused: parsers disagree on which value wins, so two readers of the
+      // same text could act on different values. Check cheaply for small objects and with a
+      // set for large ones.
       if members.count >= 16 && seen == nil { seen = Set(members.map(\.key)) }
       let repeated: Bool
       if seen != nil {
@@ -132,12 +137,8 @@ public struct JSONParser: ~Copyable {
       } else {
         repeated = members.contains { $0.key == key }
       }
-      if repeated {
-        let at = members.firstIndex { $0.key == key }!
-        members[at].value = value
-      } else {
-        members.append(JSONObject.Member(key: key, value: value))
-      }
+      if repeated { throw JSONParseError(offset: keyOffset, reason: "duplicate key \"\(key)\"") }
+      members.append(JSONObject.Member(key: key, value: value))
       skipWhitespace()
       guard index < end else { throw error("unexpected end of input in an object") }
       switch byte(index) {
@@ -337,6 +338,59 @@ public struct JSONParser: ~Copyable {
     }
     // JSON cannot carry infinity, so a value that would become one could not be written back.
     guard value.isFinite else { throw JSONParseError(offset: start, reason: "number out of range") }
-    return .double(value)
+    return Self.holdsExactly(value, literal: text) ? .double(value) : .number(text)
+  }
+
+  /// Whether writing `value` back gives the number `literal` says. Up to 15 significant digits
+  /// always survive a normal `Double`; longer or tiny literals are compared digit by digit.
+  static func holdsExactly(_ value: Double, literal: String) -> Bool {
+    let digits = DecimalText(literal)
+    if digits.significand.count <= 15 && (value.isNormal || digits.significand.isEmpty) {
+      return true
+    }
+    return DecimalText(value.description) == digits
+  }
+
+  /// A decimal number reduced to its significant digits and a power of ten, so that two
+  /// spellings of one number (`1.50e2`, `150`) compare equal.
+  private struct DecimalText: Equatable {
+    var negative = false
+    /// ASCII digits without leading or trailing zeros; empty for zero.
+    var significand: [UInt8] = []
+    var exponent = 0
+
+    init(_ text: String) {
+      var pointSeen = false
+      var digitsAfterPoint = 0
+      var explicitExponent = 0
+      var bytes = text.utf8[...]
+      if bytes.first == UInt8(ascii: "-") {
+        negative = true
+        bytes = bytes.dropFirst()
+      }
+      while let byte = bytes.first {
+        if byte == UInt8(ascii: ".") {
+          pointSeen = true
+        } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+          if !(significand.isEmpty && byte == UInt8(ascii: "0")) { significand.append(byte) }
+          if pointSeen { digitsAfterPoint += 1 }
+        } else {
+          explicitExponent = Int(String(decoding: bytes.dropFirst(), as: UTF8.self)) ?? 0
+          break
+        }
+        bytes = bytes.dropFirst()
+      }
+      // Leading zeros were never kept; trailing zeros move into the exponent.
+      var trailingZeros = 0
+      while significand.last == UInt8(ascii: "0") {
+        significand.removeLast()
+        trailingZeros += 1
+      }
+      exponent = explicitExponent - digitsAfterPoint + trailingZeros
+      if significand.isEmpty {
+        negative = false
+        exponent = 0
+      }
+    }
   }
 }
