@@ -140,6 +140,25 @@ public struct HTTPResponse: Sendable {
 /// `Content-Length` without its body (a streamed body is never started).
 public protocol HTTPHandler: Sendable {
   func handle(_ request: HTTPRequest) async -> HTTPResponse
+
+  /// Whether `request` may be served on a connection from the reserve.
+  ///
+  /// Once more than `maxConnections - reservedConnections` connections are open (see
+  /// `HTTPLimits`), a new connection is still accepted and read, but each of its requests is
+  /// served only when this answers true; any other gets `503` with `Retry-After: 1` and the
+  /// connection closes. Use it for what must keep working under load: health checks, an
+  /// operator's requests.
+  ///
+  /// It sees the request head only: `body` is empty, since it is asked before the body is read
+  /// (so a refused request costs no body). It runs on an event-loop thread for every request on
+  /// a reserve connection, so it must be quick and must not block; it never runs for requests
+  /// on regular connections. The default answers false: no request uses the reserve.
+  func isPriority(_ request: HTTPRequest) -> Bool
+}
+
+extension HTTPHandler {
+  /// No request uses the reserve unless the handler says so.
+  public func isPriority(_ request: HTTPRequest) -> Bool { false }
 }
 
 /// Reason phrases for the status codes we send.
