@@ -11,14 +11,26 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
 /// Strings must be valid UTF-8; nesting is limited (hostile input cannot exhaust the stack);
 /// integers that fit in `Int` stay integers; other numbers become `Double` when it holds them
 /// exactly and otherwise keep their text (`JSON.number`); numbers too large for a `Double` are
-/// refused, and so is an object with a repeated key.
+/// refused, and so is an object with a repeated key (unless `repeatedKeys` says otherwise).
 public struct JSONParser: ~Copyable {
   /// Deepest nesting of arrays and objects accepted.
   public static let maximumDepth = 256
 
+  /// What to do with an object that names one key twice.
+  public enum RepeatedKeys: Sendable {
+    /// Refuse the text: readers disagree on which value wins, so two of them could act on
+    /// different values. The default.
+    case refuse
+    /// Keep the first position and the last value, for replies from servers known to repeat
+    /// keys (the SUSI server's skill lists do).
+    case keepLast
+  }
+
   /// Parses one JSON value filling all of `bytes` (surrounding whitespace allowed).
-  public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
-    var parser = JSONParser(bytes.bindMemory(to: UInt8.self))
+  public static func parse(
+    _ bytes: UnsafeRawBufferPointer, repeatedKeys: RepeatedKeys = .refuse
+  ) throws(JSONParseError) -> JSON {
+    var parser = JSONParser(bytes.bindMemory(to: UInt8.self), repeatedKeys: repeatedKeys)
     parser.skipWhitespace()
     let value = try parser.parseValue(depth: 0)
     parser.skipWhitespace()
@@ -51,12 +63,14 @@ public struct JSONParser: ~Copyable {
 
   private let base: UnsafePointer<UInt8>?
   private let end: Int
+  private let repeatedKeys: RepeatedKeys
   private var index = 0
   private var scratch: [UInt8] = []
 
-  private init(_ buffer: UnsafeBufferPointer<UInt8>) {
+  private init(_ buffer: UnsafeBufferPointer<UInt8>, repeatedKeys: RepeatedKeys) {
     base = buffer.baseAddress
     end = buffer.count
+    self.repeatedKeys = repeatedKeys
   }
 
   @inline(__always) private func byte(_ i: Int) -> UInt8 { base.unsafelyUnwrapped[i] }
@@ -127,9 +141,7 @@ public struct JSONParser: ~Copyable {
       index += 1
       skipWhitespace()
       let value = try parseValue(depth: depth)
-      // A repeated key is refused: parsers disagree on which value wins, so two readers of the
-      // same text could act on different values. Check cheaply for small objects and with a
-      // set for large ones.
+      // Repeated keys are rare; check cheaply for small objects and with a set for large ones.
       if members.count >= 16 && seen == nil { seen = Set(members.map(\.key)) }
       let repeated: Bool
       if seen != nil {
@@ -137,8 +149,13 @@ public struct JSONParser: ~Copyable {
       } else {
         repeated = members.contains { $0.key == key }
       }
-      if repeated { throw JSONParseError(offset: keyOffset, reason: "duplicate key \"\(key)\"") }
-      members.append(JSONObject.Member(key: key, value: value))
+      if !repeated {
+        members.append(JSONObject.Member(key: key, value: value))
+      } else if repeatedKeys == .keepLast, let at = members.firstIndex(where: { $0.key == key }) {
+        members[at].value = value
+      } else {
+        throw JSONParseError(offset: keyOffset, reason: "duplicate key \"\(key)\"")
+      }
       skipWhitespace()
       guard index < end else { throw error("unexpected end of input in an object") }
       switch byte(index) {

@@ -85,6 +85,17 @@ import Testing
     #expect(value.object?.keys == ["b", "a", "c"])
   }
 
+  @Test func keepsTheLastValueOfARepeatedKeyWhenAsked() throws {
+    let members = (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+    for text in [#"{"a":1,"b":2,"a":3}"#, "{\(members),\"a\":1,\"k3\":\"last\",\"a\":3}"] {
+      let value = try Array(text.utf8).withUnsafeBytes {
+        try JSONParser.parse($0, repeatedKeys: .keepLast)
+      }
+      #expect(value["a"] == 3)
+      #expect(value.object?.keys.filter { $0 == "a" }.count == 1)
+    }
+  }
+
   @Test func keepsANumberNoIntOrDoubleHoldsAsItsText() throws {
     #expect(try parse("12345678901234567890") == .number("12345678901234567890"))
     #expect(
