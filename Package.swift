@@ -103,7 +103,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "SusiHTTPTests", dependencies: ["SusiHTTP"], swiftSettings: strict),
     .testTarget(
-      name: "SusiServerTests", dependencies: ["SusiServer", "SusiHTTP", "SusiJSON"],
+      name: "SusiServerTests", dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto"],
       swiftSettings: strict),
     .testTarget(
       name: "FrontendTests",

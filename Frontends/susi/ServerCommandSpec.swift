@@ -5,7 +5,7 @@ import SusiServer
 enum ServerCommandSpec {
   static let spec = CommandSpec(
     name: "server", summary: "run the built-in SUSI-compatible server",
-    usage: "server [--port N] [--host ADDR] [--data DIR] [--seed N]",
+    usage: "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR]",
     discussion: """
       Serves the SUSI API (the same server susi starts inside itself when no --server is given)
       from skill files in the SUSI skill format, with accounts, ratings and settings kept under
@@ -25,11 +25,14 @@ enum ServerCommandSpec {
       OptionSpec("--host", value: "ADDR", help: "address to bind (default 127.0.0.1)"),
       OptionSpec("--data", value: "DIR", help: "skill data folder (default: the bundled skills)"),
       OptionSpec("--seed", value: "N", help: "seed for answer choices, for reproducible answers"),
+      OptionSpec(
+        "--trusted-proxy", value: "ADDR",
+        help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
     ])
 
   static let command = Command(spec) { invocation in
     var words: [String] = []
-    for name in ["--port", "--host", "--data", "--seed"] {
+    for name in ["--port", "--host", "--data", "--seed", "--trusted-proxy"] {
       if let value = invocation.parsed.value(name) { words += [name, value] }
     }
     words += ["--state-dir", invocation.common.stateDirectory + "/server"]

@@ -33,6 +33,25 @@ public enum Digest {
     return Array(out.prefix(Int(length)))
   }
 
+  /// PBKDF2-HMAC-SHA256 (RFC 8018) of `password` under `salt`: `length` bytes after
+  /// `iterations` rounds. Slow on purpose, so stolen password hashes are costly to guess.
+  public static func pbkdf2SHA256(
+    password: [UInt8], salt: [UInt8], iterations: Int, length: Int = 32
+  ) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: length)
+    let ok = password.withUnsafeBufferPointer { p in
+      salt.withUnsafeBufferPointer { s in
+        p.withMemoryRebound(to: CChar.self) { chars in
+          PKCS5_PBKDF2_HMAC(
+            chars.baseAddress, Int32(p.count), s.baseAddress, Int32(s.count),
+            Int32(clamping: max(1, iterations)), EVP_sha256(), Int32(length), &out)
+        }
+      }
+    }
+    precondition(ok == 1, "libcrypto PKCS5_PBKDF2_HMAC failed")
+    return out
+  }
+
   /// `count` bytes from the operating system's cryptographically secure generator.
   public static func randomBytes(_ count: Int) -> [UInt8] {
     var out = [UInt8](repeating: 0, count: count)

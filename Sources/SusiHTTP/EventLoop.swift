@@ -348,19 +348,23 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         default: return
         }
       }
-      guard openConnections.reserve(limit: configuration.limits.maxConnections) else {
+      let remote = Socket.addressText(address)
+      guard let admission = openConnections.admit(address: remote, limits: configuration.limits)
+      else {
         Socket.refuse(fd)
         continue
       }
       Socket.disableDelay(fd)
-      let remote = Socket.addressText(address)
+      let priorityOnly = admission == .priorityOnly
       let peer = peers[nextPeer % peers.count]
       nextPeer &+= 1
       if peer === self {
-        adopt(fd: fd, remoteAddress: remote)
-      } else if !peer.execute({ peer.adopt(fd: fd, remoteAddress: remote) }) {
+        adopt(fd: fd, remoteAddress: remote, priorityOnly: priorityOnly)
+      } else if !peer.execute({
+        peer.adopt(fd: fd, remoteAddress: remote, priorityOnly: priorityOnly)
+      }) {
         close(fd)
-        openConnections.release()
+        openConnections.release(address: remote)
       }
     }
   }
@@ -378,22 +382,25 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
   }
 
-  private func adopt(fd: Int32, remoteAddress: String) {
+  private func adopt(fd: Int32, remoteAddress: String, priorityOnly: Bool) {
     if isShuttingDown {
       close(fd)
-      openConnections.release()
+      openConnections.release(address: remoteAddress)
       return
     }
     let key = nextConnectionID
     nextConnectionID += 1
+    let handler = self.handler
+    var priorityCheck: (@Sendable (HTTPRequest) -> Bool)? = nil
+    if priorityOnly { priorityCheck = { request in handler.isPriority(request) } }
+    let machine = HTTPConnectionStateMachine(
+      limits: configuration.limits, timeouts: configuration.timeouts,
+      remoteAddress: remoteAddress, now: now, priorityCheck: priorityCheck)
     let connection = HTTPConnection(
-      key: key, fd: fd, loop: self,
-      machine: HTTPConnectionStateMachine(
-        limits: configuration.limits, timeouts: configuration.timeouts,
-        remoteAddress: remoteAddress, now: now))
+      key: key, fd: fd, loop: self, remoteAddress: remoteAddress, machine: machine)
     guard register(fd: fd, key: key, events: connection.interest) else {
       close(fd)
-      openConnections.release()
+      openConnections.release(address: remoteAddress)
       return
     }
     connections[key] = connection
@@ -403,7 +410,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   /// Called by a connection once it has closed its socket.
   func connectionClosed(_ connection: HTTPConnection) {
     connections[connection.key] = nil
-    openConnections.release()
+    openConnections.release(address: connection.remoteAddress)
     reportIfDrained()
   }
 
@@ -436,23 +443,46 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   }
 }
 
-/// The number of open connections across all loops, so the limit holds server-wide.
+/// The open connections across all loops, in all and per client address, so the limits hold
+/// server-wide.
 final class OpenConnections: Sendable {
-  private let count = Atomic(0)
-
-  /// Takes a slot; false when all `limit` slots are taken.
-  func reserve(limit: Int) -> Bool {
-    var current = count.load(ordering: .relaxed)
-    while current < limit {
-      let (exchanged, original) = count.compareExchange(
-        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
-      if exchanged { return true }
-      current = original
-    }
-    return false
+  /// How a connection that got a slot may be used.
+  enum Admission: Equatable {
+    case regular
+    /// Opened in the reserve: only requests the handler calls priority are served.
+    case priorityOnly
   }
 
-  func release() { count.subtract(1, ordering: .acquiringAndReleasing) }
+  private struct Counts {
+    var total = 0
+    var perAddress: [String: Int] = [:]
+  }
 
-  var current: Int { count.load(ordering: .relaxed) }
+  private let counts = Mutex(Counts())
+
+  /// Takes a slot for a connection from `address`; nil when every slot is taken or the address
+  /// has its share.
+  func admit(address: String, limits: HTTPLimits) -> Admission? {
+    counts.withLock { counts in
+      guard counts.total < limits.maxConnections else { return nil }
+      let mine = counts.perAddress[address, default: 0]
+      if limits.maxConnectionsPerAddress > 0 && mine >= limits.maxConnectionsPerAddress {
+        return nil
+      }
+      counts.total += 1
+      counts.perAddress[address] = mine + 1
+      let softLimit = limits.maxConnections - limits.reservedConnections
+      return counts.total > softLimit ? .priorityOnly : .regular
+    }
+  }
+
+  func release(address: String) {
+    counts.withLock { counts in
+      counts.total -= 1
+      let left = counts.perAddress[address, default: 1] - 1
+      counts.perAddress[address] = left > 0 ? left : nil
+    }
+  }
+
+  var current: Int { counts.withLock { $0.total } }
 }

@@ -8,6 +8,8 @@ import Glibc
 /// it may be marked `@unchecked Sendable`.
 final class HTTPConnection: @unchecked Sendable {
   let key: UInt64
+  /// The peer's address, for the per-address connection count.
+  let remoteAddress: String
   private let fd: Int32
   private unowned let loop: EventLoop
   private var machine: HTTPConnectionStateMachine
@@ -18,8 +20,12 @@ final class HTTPConnection: @unchecked Sendable {
   private var registeredInterest: UInt32
   private(set) var isClosed = false
 
-  init(key: UInt64, fd: Int32, loop: EventLoop, machine: HTTPConnectionStateMachine) {
+  init(
+    key: UInt64, fd: Int32, loop: EventLoop, remoteAddress: String,
+    machine: HTTPConnectionStateMachine
+  ) {
     self.key = key
+    self.remoteAddress = remoteAddress
     self.fd = fd
     self.loop = loop
     self.machine = machine

@@ -63,10 +63,18 @@ struct HTTPConnectionStateMachine {
   private var lingerBytes = 0
   private var mayHaveUnreadInput = false
 
-  init(limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, now: Duration) {
+  /// Set on a connection opened in the reserve (see `HTTPLimits.reservedConnections`): the
+  /// handler's `isPriority`, asked for each request head; others are answered 503.
+  private let priorityCheck: (@Sendable (HTTPRequest) -> Bool)?
+
+  init(
+    limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, now: Duration,
+    priorityCheck: (@Sendable (HTTPRequest) -> Bool)? = nil
+  ) {
     self.limits = limits
     self.timeouts = timeouts
     self.remoteAddress = remoteAddress
+    self.priorityCheck = priorityCheck
     self.parser = HTTPRequestParser(limits: limits)
     self.state = .awaitingHead(readySince: now)
   }
@@ -260,6 +268,12 @@ struct HTTPConnectionStateMachine {
         if case .awaitingHead = state, shuttingDown, parser.isAwaitingRequest { return closeNow() }
         return .none
       case .head(let head):
+        if let priorityCheck, !priorityCheck(request(head, body: [])) {
+          return reject(
+            HTTPRejection(
+              status: 503, reason: "server busy: only priority requests are served now",
+              retryAfterSeconds: 1))
+        }
         requestCount += 1
         state = .awaitingBody(
           BodyInProgress(head: head, body: [], deadline: now + timeouts.body, continueSent: false))
@@ -275,15 +289,18 @@ struct HTTPConnectionStateMachine {
       case .end:
         guard case .awaitingBody(let progress) = state else { return closeNow() }
         state = .handling(progress.head)
-        let head = progress.head
-        return .startHandler(
-          HTTPRequest(
-            method: head.method, target: head.target, headers: head.headers, body: progress.body,
-            remoteAddress: remoteAddress))
+        return .startHandler(request(progress.head, body: progress.body))
       case .rejected(let rejection):
         return reject(rejection)
       }
     }
+  }
+
+  /// What the handler sees: HEAD is passed on as GET (see `HTTPHandler`).
+  private func request(_ head: HTTPRequestHead, body: [UInt8]) -> HTTPRequest {
+    HTTPRequest(
+      method: head.isHead ? "GET" : head.method, target: head.target, headers: head.headers,
+      body: body, remoteAddress: remoteAddress, isHead: head.isHead)
   }
 
   private mutating func reject(_ rejection: HTTPRejection) -> Action {

@@ -28,6 +28,7 @@ struct HTTPHeadScanner {
   private var headers = HTTPHeaders()
   private var fieldCount = 0
   private var hostCount = 0
+  private var authorizationCount = 0
   private var hostIsValid = true
   private var contentLengthCount = 0
   private var contentLength: Int?
@@ -179,11 +180,29 @@ struct HTTPHeadScanner {
     return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
   }
 
+  /// Splits `http://authority/path?query` into its authority and the origin form `/path?query`.
+  /// RFC 9112 §3.2.2: a server must accept the absolute form, route it by its path, and take the
+  /// authority in place of any Host field. nil when the authority is empty or not a plain host
+  /// (user info and the like).
+  static func originForm(ofAbsolute target: String) -> (authority: String, target: String)? {
+    // The request line check let only `http://` and `https://` through.
+    guard let colon = target.firstIndex(of: ":") else { return nil }
+    let rest = target[colon...].dropFirst(3)
+    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+    let authority = String(rest[..<authorityEnd])
+    guard !authority.isEmpty, authority.utf8.allSatisfy(HTTPSyntax.isHostByte) else { return nil }
+    let remainder = rest[authorityEnd...]
+    return (authority, remainder.hasPrefix("/") ? String(remainder) : "/" + remainder)
+  }
+
   private mutating func record(_ field: HTTPFieldLine) {
     let name = field.name
     if HTTPSyntax.equalsIgnoringCase(name, "host") {
       hostCount += 1
       hostIsValid = hostIsValid && field.value.allSatisfy(HTTPSyntax.isHostByte)
+    } else if HTTPSyntax.equalsIgnoringCase(name, "authorization") {
+      // Two credentials leave it to each layer to pick one; refuse instead of guessing.
+      authorizationCount += 1
     } else if HTTPSyntax.equalsIgnoringCase(name, "content-length") {
       contentLengthCount += 1
       contentLength = Self.parseContentLength(field.value)
@@ -244,6 +263,18 @@ struct HTTPHeadScanner {
       return .rejected(.badRequest("HTTP/1.1 request without a Host header field"))
     }
     if !hostIsValid { return .rejected(.badRequest("invalid Host header field")) }
+    if authorizationCount > 1 {
+      return .rejected(.badRequest("more than one Authorization header field"))
+    }
+    var target = requestLine.target
+    var headers = headers
+    if !target.hasPrefix("/") && target != "*" {
+      guard let origin = Self.originForm(ofAbsolute: target) else {
+        return .rejected(.badRequest("invalid authority in an absolute request target"))
+      }
+      target = origin.target
+      headers.set("Host", origin.authority)
+    }
     if hasTransferEncoding && contentLengthCount > 0 {
       return .rejected(.badRequest("both Transfer-Encoding and Content-Length"))
     }
@@ -282,7 +313,7 @@ struct HTTPHeadScanner {
     let keepAlive =
       version == .http11 ? !connectionClose : (connectionKeepAlive && !connectionClose)
     let head = HTTPRequestHead(
-      method: requestLine.method, target: requestLine.target, version: version, headers: headers,
+      method: requestLine.method, target: target, version: version, headers: headers,
       bodyFraming: framing, keepAlive: keepAlive,
       expectsContinue: version == .http11 && !expectations.isEmpty)
     return .complete(head, length: length)

@@ -13,6 +13,14 @@ public struct HTTPLimits: Sendable, Equatable {
   public var maxBodyBytes: Int
   /// Most open connections; further ones are answered 503 and closed at once.
   public var maxConnections: Int
+  /// Most open connections from one client address (0: no such limit); further ones from it
+  /// are answered 503 and closed at once, so one address cannot take every slot. Behind a
+  /// reverse proxy every client has the proxy's address: raise it or set 0 there.
+  public var maxConnectionsPerAddress: Int
+  /// Of `maxConnections`, slots kept for priority requests: a connection opened while more
+  /// than `maxConnections - reservedConnections` are open serves only requests the handler's
+  /// `isPriority` accepts, and answers others 503 with `Retry-After`.
+  public var reservedConnections: Int
   /// Most requests answered on one keep-alive connection before the server closes it.
   public var maxRequestsPerConnection: Int
   /// Bytes of pipelined requests the server buffers while it answers an earlier one; beyond
@@ -22,13 +30,16 @@ public struct HTTPLimits: Sendable, Equatable {
   /// `HTTPBodyWriter.write` waits for the client to catch up.
   public var maxBufferedResponseBytes: Int
 
-  /// Creates limits; every argument has the documented default.
+  /// Creates limits; every argument has the documented default (`reservedConnections`:
+  /// one sixteenth of `maxConnections`, so 16).
   public init(
     maxRequestLineBytes: Int = 8 * 1024,
     maxHeaderBytes: Int = 16 * 1024,
     maxHeaderCount: Int = 100,
     maxBodyBytes: Int = 1024 * 1024,
     maxConnections: Int = 256,
+    maxConnectionsPerAddress: Int = 128,
+    reservedConnections: Int? = nil,
     maxRequestsPerConnection: Int = 10_000,
     maxPipelinedBytes: Int = 64 * 1024,
     maxBufferedResponseBytes: Int = 256 * 1024
@@ -38,6 +49,9 @@ public struct HTTPLimits: Sendable, Equatable {
     self.maxHeaderCount = maxHeaderCount
     self.maxBodyBytes = maxBodyBytes
     self.maxConnections = maxConnections
+    self.maxConnectionsPerAddress = maxConnectionsPerAddress
+    // One sixteenth by default: 16 of 256, none for a handful of connections.
+    self.reservedConnections = reservedConnections ?? maxConnections / 16
     self.maxRequestsPerConnection = maxRequestsPerConnection
     self.maxPipelinedBytes = maxPipelinedBytes
     self.maxBufferedResponseBytes = maxBufferedResponseBytes

@@ -66,23 +66,29 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 /// A complete HTTP/1.1 request, as handed to a handler.
 public struct HTTPRequest: Sendable {
+  /// The method; a HEAD request arrives as `GET` with `isHead` set (see `HTTPHandler`).
   public var method: String
-  /// The request-target exactly as sent, e.g. `/cms/getSkillList.json?group=All`.
+  /// The request-target in origin form, e.g. `/cms/getSkillList.json?group=All`: exactly as
+  /// sent, except that an absolute-form target (`http://host/path`) is reduced to its path and
+  /// query, its authority becoming the `Host` field.
   public var target: String
   public var headers: HTTPHeaders
   public var body: [UInt8]
   /// The peer's address (`127.0.0.1`), used for per-host decisions and anonymous identities.
   public var remoteAddress: String
+  /// The client sent HEAD: the server sends the headers of the answer, never its body.
+  public var isHead: Bool
 
   public init(
     method: String, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
-    remoteAddress: String = "127.0.0.1"
+    remoteAddress: String = "127.0.0.1", isHead: Bool = false
   ) {
     self.method = method
     self.target = target
     self.headers = headers
     self.body = body
     self.remoteAddress = remoteAddress
+    self.isHead = isHead
   }
 
   /// The target's path, percent-decoded (`/cms/getSkillList.json`).
@@ -128,8 +134,31 @@ public struct HTTPResponse: Sendable {
 /// Something that answers requests. The server calls it once per request, possibly from
 /// several tasks at once. It runs on the server's event-loop threads, so long CPU-bound work
 /// belongs in a task of its own; awaiting is fine.
+///
+/// HEAD works wherever GET does without the handler knowing of it: a HEAD request reaches the
+/// handler as `GET` with `isHead` set, and the server sends that answer's status, headers and
+/// `Content-Length` without its body (a streamed body is never started).
 public protocol HTTPHandler: Sendable {
   func handle(_ request: HTTPRequest) async -> HTTPResponse
+
+  /// Whether `request` may be served on a connection from the reserve.
+  ///
+  /// Once more than `maxConnections - reservedConnections` connections are open (see
+  /// `HTTPLimits`), a new connection is still accepted and read, but each of its requests is
+  /// served only when this answers true; any other gets `503` with `Retry-After: 1` and the
+  /// connection closes. Use it for what must keep working under load: health checks, an
+  /// operator's requests.
+  ///
+  /// It sees the request head only: `body` is empty, since it is asked before the body is read
+  /// (so a refused request costs no body). It runs on an event-loop thread for every request on
+  /// a reserve connection, so it must be quick and must not block; it never runs for requests
+  /// on regular connections. The default answers false: no request uses the reserve.
+  func isPriority(_ request: HTTPRequest) -> Bool
+}
+
+extension HTTPHandler {
+  /// No request uses the reserve unless the handler says so.
+  public func isPriority(_ request: HTTPRequest) -> Bool { false }
 }
 
 /// Reason phrases for the status codes we send.

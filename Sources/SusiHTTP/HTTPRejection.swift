@@ -3,6 +3,8 @@
 struct HTTPRejection: Error, Equatable, Sendable, CustomStringConvertible {
   var status: Int
   var reason: String
+  /// Sent as `Retry-After` when set (a busy server's 503).
+  var retryAfterSeconds: Int? = nil
 
   var description: String { "\(status) \(HTTPStatus.reason(status)): \(reason)" }
 

@@ -59,9 +59,12 @@ enum HTTPResponseEncoder {
 
   /// The response for a rejected request; always closes the connection.
   static func encodeRejection(_ rejection: HTTPRejection, date: String, into out: inout [UInt8]) {
-    let response = HTTPResponse(
+    var response = HTTPResponse(
       status: rejection.status, contentType: "text/plain; charset=utf-8",
       body: rejection.reason + "\n")
+    if let seconds = rejection.retryAfterSeconds {
+      response.headers.add("Retry-After", String(seconds))
+    }
     encode(
       response,
       framing: HTTPResponseFraming(keepAlive: false, isHeadRequest: false, isHTTP10: false),

@@ -14,7 +14,9 @@ import Synchronization
 /// Requests that break RFC 9112 framing rules, or exceed a limit, are answered (400, 408, 413,
 /// 414, 417, 431, 501, 505) and their connection closed; they never reach the handler. Chunked
 /// request bodies are decoded strictly, within the body limit, and handed over whole like any
-/// other body, so the server never needs to answer 411. Connections over the limit get 503.
+/// other body, so the server never needs to answer 411. Connections over the limit, in all or
+/// from one address, get 503; connections in the reserve serve only priority requests (see
+/// `HTTPLimits` and `HTTPHandler.isPriority`).
 ///
 /// Handlers run on the event-loop threads (see `HTTPHandler`); requests on one connection are
 /// answered strictly in order, so pipelined requests get their responses in request order.

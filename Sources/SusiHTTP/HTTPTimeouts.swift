@@ -2,8 +2,8 @@
 /// `HTTPServerClock`.
 public struct HTTPTimeouts: Sendable, Equatable {
   /// From the moment a connection is ready for a request (just accepted, or the previous
-  /// response sent) until the request head is complete; then 408 and close. This is what stops
-  /// slow-header ("slowloris") clients.
+  /// response sent) until the request head is complete; then 408 and close. A total: bytes that
+  /// trickle in never extend it, which is what stops slow-header ("slowloris") clients.
   public var head: Duration
   /// From a complete head until the whole body has arrived; then 408 and close.
   public var body: Duration

@@ -28,6 +28,7 @@ extension JSON: Codable {
     case .bool(let b): try container.encode(b)
     case .int(let i): try container.encode(i)
     case .double(let d): try container.encode(d)
+    case .number(let text): try container.encode(Double(text) ?? 0)
     case .string(let s): try container.encode(s)
     case .array(let a): try container.encode(a)
     case .object(let o):

@@ -5,13 +5,17 @@ public enum JSON: Hashable, Sendable {
   case bool(Bool)
   case int(Int)
   case double(Double)
+  /// A number whose literal neither `Int` nor `Double` holds exactly (a 30-digit id, a decimal
+  /// with more digits than a `Double` keeps), as it was written; it is written back verbatim.
+  /// Only the parser makes these; it makes `.int` or `.double` whenever they hold the value.
+  case number(String)
   case string(String)
   case array([JSON])
   case object(JSONObject)
 }
 
-/// The members of a JSON object, in order. Keys are unique: a repeated key keeps its first
-/// position and its last value, as most parsers do.
+/// The members of a JSON object, in order. Keys are unique: building one from pairs with a
+/// repeated key keeps its first position and its last value (the parser refuses such text).
 public struct JSONObject: Hashable, Sendable, Sequence, ExpressibleByDictionaryLiteral {
   /// One `"key": value` pair.
   public struct Member: Hashable, Sendable {
@@ -80,7 +84,7 @@ extension JSON {
     switch self {
     case .int(let i): i
     case .double(let d) where d.rounded() == d && abs(d) < 9.0e15: Int(d)
-    default: nil
+    default: nil  // `.number` never fits an Int: the parser would have made it `.int`.
     }
   }
   /// The number as a Double, when this is a number.
@@ -88,6 +92,7 @@ extension JSON {
     switch self {
     case .int(let i): Double(i)
     case .double(let d): d
+    case .number(let text): Double(text)
     default: nil
     }
   }
@@ -104,7 +109,7 @@ extension JSON {
     switch self {
     case .null: "null"
     case .bool: "a boolean"
-    case .int, .double: "a number"
+    case .int, .double, .number: "a number"
     case .string: "a string"
     case .array: "an array"
     case .object: "an object"

@@ -9,14 +9,28 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
 /// A strict RFC 8259 parser working directly on bytes.
 ///
 /// Strings must be valid UTF-8; nesting is limited (hostile input cannot exhaust the stack);
-/// integers that fit in `Int` stay integers; numbers too large for a `Double` are refused.
+/// integers that fit in `Int` stay integers; other numbers become `Double` when it holds them
+/// exactly and otherwise keep their text (`JSON.number`); numbers too large for a `Double` are
+/// refused, and so is an object with a repeated key (unless `repeatedKeys` says otherwise).
 public struct JSONParser: ~Copyable {
   /// Deepest nesting of arrays and objects accepted.
   public static let maximumDepth = 256
 
+  /// What to do with an object that names one key twice.
+  public enum RepeatedKeys: Sendable {
+    /// Refuse the text: readers disagree on which value wins, so two of them could act on
+    /// different values. The default.
+    case refuse
+    /// Keep the first position and the last value, for replies from servers known to repeat
+    /// keys (the SUSI server's skill lists do).
+    case keepLast
+  }
+
   /// Parses one JSON value filling all of `bytes` (surrounding whitespace allowed).
-  public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
-    var parser = JSONParser(bytes.bindMemory(to: UInt8.self))
+  public static func parse(
+    _ bytes: UnsafeRawBufferPointer, repeatedKeys: RepeatedKeys = .refuse
+  ) throws(JSONParseError) -> JSON {
+    var parser = JSONParser(bytes.bindMemory(to: UInt8.self), repeatedKeys: repeatedKeys)
     parser.skipWhitespace()
     let value = try parser.parseValue(depth: 0)
     parser.skipWhitespace()
@@ -49,12 +63,14 @@ public struct JSONParser: ~Copyable {
 
   private let base: UnsafePointer<UInt8>?
   private let end: Int
+  private let repeatedKeys: RepeatedKeys
   private var index = 0
   private var scratch: [UInt8] = []
 
-  private init(_ buffer: UnsafeBufferPointer<UInt8>) {
+  private init(_ buffer: UnsafeBufferPointer<UInt8>, repeatedKeys: RepeatedKeys) {
     base = buffer.baseAddress
     end = buffer.count
+    self.repeatedKeys = repeatedKeys
   }
 
   @inline(__always) private func byte(_ i: Int) -> UInt8 { base.unsafelyUnwrapped[i] }
@@ -118,6 +134,7 @@ public struct JSONParser: ~Copyable {
       guard index < end, byte(index) == UInt8(ascii: "\"") else {
         throw error("expected a string key")
       }
+      let keyOffset = index
       let key = try parseString()
       skipWhitespace()
       guard index < end, byte(index) == UInt8(ascii: ":") else { throw error("expected ':'") }
@@ -132,11 +149,12 @@ public struct JSONParser: ~Copyable {
       } else {
         repeated = members.contains { $0.key == key }
       }
-      if repeated {
-        let at = members.firstIndex { $0.key == key }!
+      if !repeated {
+        members.append(JSONObject.Member(key: key, value: value))
+      } else if repeatedKeys == .keepLast, let at = members.firstIndex(where: { $0.key == key }) {
         members[at].value = value
       } else {
-        members.append(JSONObject.Member(key: key, value: value))
+        throw JSONParseError(offset: keyOffset, reason: "duplicate key \"\(key)\"")
       }
       skipWhitespace()
       guard index < end else { throw error("unexpected end of input in an object") }
@@ -337,6 +355,59 @@ public struct JSONParser: ~Copyable {
     }
     // JSON cannot carry infinity, so a value that would become one could not be written back.
     guard value.isFinite else { throw JSONParseError(offset: start, reason: "number out of range") }
-    return .double(value)
+    return Self.holdsExactly(value, literal: text) ? .double(value) : .number(text)
+  }
+
+  /// Whether writing `value` back gives the number `literal` says. Up to 15 significant digits
+  /// always survive a normal `Double`; longer or tiny literals are compared digit by digit.
+  static func holdsExactly(_ value: Double, literal: String) -> Bool {
+    let digits = DecimalText(literal)
+    if digits.significand.count <= 15 && (value.isNormal || digits.significand.isEmpty) {
+      return true
+    }
+    return DecimalText(value.description) == digits
+  }
+
+  /// A decimal number reduced to its significant digits and a power of ten, so that two
+  /// spellings of one number (`1.50e2`, `150`) compare equal.
+  private struct DecimalText: Equatable {
+    var negative = false
+    /// ASCII digits without leading or trailing zeros; empty for zero.
+    var significand: [UInt8] = []
+    var exponent = 0
+
+    init(_ text: String) {
+      var pointSeen = false
+      var digitsAfterPoint = 0
+      var explicitExponent = 0
+      var bytes = text.utf8[...]
+      if bytes.first == UInt8(ascii: "-") {
+        negative = true
+        bytes = bytes.dropFirst()
+      }
+      while let byte = bytes.first {
+        if byte == UInt8(ascii: ".") {
+          pointSeen = true
+        } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+          if !(significand.isEmpty && byte == UInt8(ascii: "0")) { significand.append(byte) }
+          if pointSeen { digitsAfterPoint += 1 }
+        } else {
+          explicitExponent = Int(String(decoding: bytes.dropFirst(), as: UTF8.self)) ?? 0
+          break
+        }
+        bytes = bytes.dropFirst()
+      }
+      // Leading zeros were never kept; trailing zeros move into the exponent.
+      var trailingZeros = 0
+      while significand.last == UInt8(ascii: "0") {
+        significand.removeLast()
+        trailingZeros += 1
+      }
+      exponent = explicitExponent - digitsAfterPoint + trailingZeros
+      if significand.isEmpty {
+        negative = false
+        exponent = 0
+      }
+    }
   }
 }

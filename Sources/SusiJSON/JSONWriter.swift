@@ -94,6 +94,7 @@ public struct JSONWriter: Sendable {
     case .bool(let b): bool(b)
     case .int(let i): int(i)
     case .double(let d): double(d)
+    case .number(let text): bytes.append(contentsOf: text.utf8)
     case .string(let s): string(s)
     case .array(let elements):
       bytes.append(UInt8(ascii: "["))

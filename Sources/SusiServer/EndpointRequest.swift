@@ -10,6 +10,12 @@ struct EndpointRequest: Sendable {
   let context: ServerContext
   let now: Date
 
+  /// The caller's address, from a trusted proxy's header or else the peer (see
+  /// `IdentityResolver.clientHost`).
+  var clientHost: String {
+    IdentityResolver.clientHost(http, trustedProxies: context.configuration.trustedProxies)
+  }
+
   /// `http://<Host>` as the caller addressed this server, for links back to it.
   var baseURL: String {
     let host = http.headers["Host"]?.trimmed ?? ""

@@ -22,13 +22,24 @@ public struct ServerConfiguration: Sendable {
   public var signupCaptcha: Bool
   /// Whether a login after recent failures demands `g-recaptcha-response`. Off by default.
   public var loginCaptcha: Bool
+  /// Peer addresses of reverse proxies trusted to name the client in `X-Real-IP` or
+  /// `X-Forwarded-For`. From any other peer those headers are ignored, so a caller cannot pick
+  /// the address that login lockouts and anonymous identities are keyed on. Empty by default.
+  public var trustedProxies: Set<String>
+  /// PBKDF2-HMAC-SHA256 rounds for password hashes (default 600,000). Stored hashes of
+  /// another cost still verify and are rehashed at their next successful login.
+  public var passwordIterations: Int
 
   /// A configuration; every argument has the documented default.
   public init(
     host: String = "127.0.0.1", port: Int = 0, dataDirectory: URL? = nil,
     stateDirectory: URL? = nil, seed: UInt64? = nil, clock: ServerClock = .system,
-    publicSignup: Bool = true, signupCaptcha: Bool = false, loginCaptcha: Bool = false
+    publicSignup: Bool = true, signupCaptcha: Bool = false, loginCaptcha: Bool = false,
+    trustedProxies: Set<String> = [],
+    passwordIterations: Int = ServerConfiguration.defaultPasswordIterations
   ) {
+    self.trustedProxies = trustedProxies
+    self.passwordIterations = passwordIterations
     self.host = host
     self.port = port
     self.dataDirectory = dataDirectory
@@ -39,6 +50,9 @@ public struct ServerConfiguration: Sendable {
     self.signupCaptcha = signupCaptcha
     self.loginCaptcha = loginCaptcha
   }
+
+  /// PBKDF2 rounds for new password hashes unless configured otherwise.
+  public static let defaultPasswordIterations = PasswordHasher.defaultIterations
 
   /// The skills, web-search corpus and pages shipped with `susi`.
   public static var bundledDataDirectory: URL {

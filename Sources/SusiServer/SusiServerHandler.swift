@@ -80,7 +80,9 @@ public final class SusiServerHandler: HTTPHandler {
     let parameters = RequestParameters(request: request)
     let now = context.clock.now
     let identity = context.state.withLock { state in
-      IdentityResolver.resolve(request, parameters: parameters, tokens: state.tokens, now: now)
+      IdentityResolver.resolve(
+        request, parameters: parameters, tokens: state.tokens, now: now,
+        trustedProxies: context.configuration.trustedProxies)
     }
     let endpointRequest = EndpointRequest(
       http: request, parameters: parameters, identity: identity, context: context, now: now)

@@ -250,8 +250,19 @@ func describe(_ action: HTTPConnectionStateMachine.Action) -> String {
     #expect(describe(machine.peerClosed(at: .zero)) == "close")
   }
 
+  @Test mutating func handsHeadToTheHandlerAsGet() {
+    let bytes = Array("HEAD /a HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+    let action = bytes.withUnsafeBytes { machine.bytesReceived($0, at: .zero) }
+    guard case .startHandler(let request) = action else {
+      Issue.record("the handler was not started")
+      return
+    }
+    #expect(request.method == "GET")
+    #expect(request.isHead)
+  }
+
   @Test mutating func answersHeadWithoutRunningTheStream() {
-    #expect(receive("HEAD /a HTTP/1.1\r\nHost: x\r\n\r\n") == "startHandler HEAD /a ")
+    #expect(receive("HEAD /a HTTP/1.1\r\nHost: x\r\n\r\n") == "startHandler GET /a ")
     #expect(
       describe(machine.responseProduced(HTTPResponse(status: 200) { _ in }, at: .zero))
         == "sendResponse 200 keep-alive")

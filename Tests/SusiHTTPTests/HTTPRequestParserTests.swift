@@ -59,7 +59,10 @@ let parserFixtures: [ParserFixture] = [
     "asterisk form for OPTIONS", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", method: "OPTIONS",
     target: "*"),
   .accepts(
-    "absolute form", "GET http://x/y HTTP/1.1\r\nHost: x\r\n\r\n", target: "http://x/y"),
+    "absolute form", "GET http://x/y HTTP/1.1\r\nHost: x\r\n\r\n", target: "/y"),
+  .accepts(
+    "absolute form with a query and no path", "GET http://x:1?a=b HTTP/1.1\r\nHost: x\r\n\r\n",
+    target: "/?a=b"),
   .accepts("later 1.x minor version", "GET / HTTP/1.2\r\nHost: x\r\n\r\n"),
   .accepts("custom method", "PURGE /c HTTP/1.1\r\nHost: x\r\n\r\n", method: "PURGE", target: "/c"),
   .accepts(
@@ -70,6 +73,12 @@ let parserFixtures: [ParserFixture] = [
   .rejects("missing Host", "GET / HTTP/1.1\r\n\r\n", status: 400),
   .rejects(
     "missing Host with a body announced", "POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n",
+    status: 400),
+  .rejects(
+    "absolute form with user info", "GET http://u@x/y HTTP/1.1\r\nHost: x\r\n\r\n", status: 400),
+  .rejects(
+    "two Authorization fields",
+    "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n\r\n",
     status: 400),
   .rejects("two Host fields", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", status: 400),
   .rejects("identical Host fields", "GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n", status: 400),

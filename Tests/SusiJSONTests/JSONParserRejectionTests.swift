@@ -48,6 +48,18 @@ import Testing
   }
 
   @Test(arguments: [
+    (#"{"a":1,"b":2,"a":3}"#, 13, #"duplicate key "a""#),
+    (#"{"x":{"a":1,"a":1}}"#, 12, #"duplicate key "a""#),
+    (
+      "{" + (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + #","k3":0}"#, 161,
+      #"duplicate key "k3""#
+    ),
+  ])
+  func refusesARepeatedKey(text: String, offset: Int, reason: String) {
+    expectFailure(text, offset: offset, reason: reason)
+  }
+
+  @Test(arguments: [
     ("[1,]", 3, "unexpected character"), (#"{"a":1,}"#, 7, "expected a string key"),
     ("[,1]", 1, "unexpected character"), ("[1 2]", 3, "expected ',' or ']'"),
     (#"{"a" 1}"#, 5, "expected ':'"), (#"{"a":1 "b":2}"#, 7, "expected ',' or '}'"),

@@ -120,4 +120,16 @@ struct SeededGenerator: RandomNumberGenerator {
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     return z ^ (z >> 31)
   }
+
+}
+
+extension JSONRoundTripTests {
+  @Test(arguments: [
+    "12345678901234567890", "123456789012345678901234567890", "-98765432109876543210.5",
+    "0.10000000000000001", "1e-400",
+  ])
+  func writesANumberNoDoubleHoldsBackVerbatim(literal: String) throws {
+    let text = #"{"id":"# + literal + "}"
+    #expect(try JSONParser.parse(text).compactText == text)
+  }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SusiJSON
 import Testing
 
@@ -63,7 +64,8 @@ import Testing
   @Test func formLoginErrorPagesAndChatOverHTTP() async throws {
     let state = try temporaryDirectory()
     let server = try await EmbeddedServer.start(
-      ServerConfiguration(stateDirectory: state, seed: 3))
+      ServerConfiguration(
+        stateDirectory: state, seed: 3, passwordIterations: TestServer.passwordIterations))
     let signup = try await Self.fetch(
       Self.url(server, "/aaa/signup.json"), method: "POST",
       form: "signup=ada%40example.com&password=Secret%23123")
@@ -103,6 +105,53 @@ import Testing
       Self.url(restarted, "/aaa/login.json?checkLogin=true&access_token=\(token)"))
     #expect(try JSONParser.parse(Array(check.body))["loggedIn"] == true)
     await restarted.stop()
+  }
+
+  @Test func answersHeadAndAbsoluteFormTargets() async throws {
+    let server = try await EmbeddedServer.start(ServerConfiguration(seed: 3))
+    let get = try await Self.fetch(Self.url(server, "/cms/getGroups.json"))
+    let head = try await Self.fetch(Self.url(server, "/cms/getGroups.json"), method: "HEAD")
+    #expect(head.status == 200)
+    #expect(head.body.isEmpty)
+    #expect(head.headers["content-length"] == get.headers["content-length"])
+    let raw = try Self.exchange(
+      port: server.port,
+      "GET http://127.0.0.1:4000/cms/getGroups.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    #expect(raw.hasPrefix("HTTP/1.1 200 OK\r\n"))
+    #expect(raw.contains("\"groups\""))
+    let twice = try Self.exchange(
+      port: server.port,
+      "GET /aaa/listUserSettings.json HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\n"
+        + "Authorization: Bearer b\r\nConnection: close\r\n\r\n")
+    #expect(twice.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
+    await server.stop()
+  }
+
+  /// Sends raw bytes on a fresh connection and reads until the server closes it.
+  static func exchange(port: Int, _ text: String) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 30, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    try #require(connected == 0)
+    let bytes = Array(text.utf8)
+    try #require(bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } == bytes.count)
+    var received: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while case let count = recv(fd, &chunk, chunk.count, 0), count > 0 {
+      received += chunk[0..<count]
+    }
+    return String(decoding: received, as: UTF8.self)
   }
 
   @Test func refusesToStartOnDamagedState() async throws {

@@ -53,10 +53,18 @@ import Testing
     #expect(IdentityResolver.javaHashCode("héllo→") == -1_099_021_948)
   }
 
-  @Test func realIPHeaderNamesTheAnonymousHost() throws {
-    let server = try TestServer()
-    let reply = try server.json("/cms/getGroups.json", headers: [("X-Real-IP", "198.51.100.9")])
-    #expect(reply["session"]?["identity"]?["name"]?.string?.hasPrefix("198.51.100.9_") == true)
+  @Test func realIPHeaderNamesTheAnonymousHostOnlyFromATrustedProxy() throws {
+    let server = try TestServer { $0.trustedProxies = ["10.0.0.2"] }
+    let proxied = try server.json(
+      "/cms/getGroups.json", headers: [("X-Real-IP", "198.51.100.9")], remoteAddress: "10.0.0.2")
+    #expect(proxied["session"]?["identity"]?["name"]?.string?.hasPrefix("198.51.100.9_") == true)
+    let forwarded = try server.json(
+      "/cms/getGroups.json", headers: [("X-Forwarded-For", "192.0.2.1, 198.51.100.4")],
+      remoteAddress: "10.0.0.2")
+    #expect(forwarded["session"]?["identity"]?["name"]?.string?.hasPrefix("198.51.100.4_") == true)
+    let spoofed = try server.json(
+      "/cms/getGroups.json", headers: [("X-Real-IP", "198.51.100.9")])
+    #expect(spoofed["session"]?["identity"]?["name"]?.string?.hasPrefix("203.0.113.7_") == true)
   }
 
   @Test func getAndPostFormBodiesAreTreatedAlike() throws {
@@ -103,6 +111,21 @@ import Testing
     let any = server.send("/aaa/listUserSettings.json", headers: [("Accept", "*/*")])
     #expect(any.status == 401)
     #expect(any.title?.hasPrefix("Error 401 Base user role not sufficient.") == true)
+  }
+
+  @Test func outOfRangeNumbersAreBadRequests() throws {
+    let server = try TestServer()
+    for (name, value) in [
+      ("timezoneOffset", "1e20"), ("timezoneOffset", "99999999999"), ("timezoneOffset", "-1.5"),
+      ("latitude", "1e400"),
+    ] {
+      let response = server.send("/susi/chat.json", [("q", "hi"), (name, value)])
+      #expect(response.status == 400, "\(name)=\(value)")
+      #expect(
+        response.title
+          == "Error 400 Parameter \(name) is out of range or not a whole number: \(value)")
+    }
+    #expect(server.send("/susi/memory.json", [("cognitions", "1e3")]).status == 400)
   }
 
   @Test func badNumbersAreServerErrors() throws {

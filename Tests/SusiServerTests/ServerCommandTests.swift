@@ -26,11 +26,16 @@ import Testing
     #expect(options.stateDirectory == "/s")
     #expect(options.seed == 7)
     #expect(try ServerCommand.parse(["-h"]).help)
+    let proxies = try ServerCommand.parse([
+      "--trusted-proxy", "10.0.0.2, ::1", "--trusted-proxy=10.0.0.3",
+    ])
+    #expect(proxies.trustedProxies == ["10.0.0.2", "::1", "10.0.0.3"])
   }
 
   @Test func rejectsBadUsageWithStatus64() async throws {
     for arguments in [
       ["--verbose"], ["--port"], ["--port", "99999"], ["--seed", "-1"], ["extra"],
+      ["--trusted-proxy", ""], ["--trusted-proxy", "a,,b"],
     ] {
       let output = Capture()
       let errors = Capture()

@@ -7,6 +7,7 @@ import Testing
 
 /// A handler on the bundled skills with a manual clock, called directly (no sockets).
 struct TestServer {
+  static let passwordIterations = 1_000
   let handler: SusiServerHandler
   let clock: ManualClock
   let stateDirectory: URL?
@@ -15,9 +16,10 @@ struct TestServer {
     stateDirectory: URL? = nil, dataDirectory: URL? = nil, seed: UInt64 = 42,
     clock: ManualClock = ManualClock(), configure: (inout ServerConfiguration) -> Void = { _ in }
   ) throws {
+    // A low hash cost keeps the suite fast; `PasswordHashingTests` checks the default.
     var configuration = ServerConfiguration(
       dataDirectory: dataDirectory, stateDirectory: stateDirectory, seed: seed,
-      clock: clock.serverClock)
+      clock: clock.serverClock, passwordIterations: TestServer.passwordIterations)
     configure(&configuration)
     handler = try SusiServerHandler(configuration: configuration)
     self.clock = clock
@@ -48,9 +50,10 @@ struct TestServer {
   func json(
     _ path: String, _ parameters: [(String, String)] = [], method: String = "GET",
     form: [(String, String)]? = nil, headers: [(String, String)] = [],
-    sourceLocation: SourceLocation = #_sourceLocation
+    remoteAddress: String = "203.0.113.7", sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> JSONObject {
-    let response = send(path, parameters, method: method, form: form, headers: headers)
+    let response = send(
+      path, parameters, method: method, form: form, headers: headers, remoteAddress: remoteAddress)
     #expect(response.status == 200, "\(response.text)", sourceLocation: sourceLocation)
     return try #require(try JSONParser.parse(response.body).object, sourceLocation: sourceLocation)
   }

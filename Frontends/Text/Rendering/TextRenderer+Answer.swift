@@ -62,6 +62,7 @@ extension TextRenderer {
     case .string(let text): text
     case .int(let number): String(number)
     case .double(let number): NumberText.trimmed(number, maximumDecimals: 6)
+    case .number(let text): text
     case .bool(let flag): flag ? "true" : "false"
     case .array, .object: value.compactText
     }

@@ -112,6 +112,7 @@ extension SettingValue {
     case .bool(let b): self = .bool(b)
     case .int(let i): self = .number(Double(i))
     case .double(let d): self = .number(d)
+    case .number: self = .number(json.double ?? 0)
     case .string(let s): self = .string(s)
     default:
       throw JSONShapeError(

@@ -70,7 +70,9 @@ enum ReplyReader {
     }
     do {
       return try body.withUnsafeBytes { raw throws(JSONParseError) in
-        try JSONParser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+        // The real server repeats keys in some replies (a skill list by tag across groups).
+        try JSONParser.parse(
+          UnsafeRawBufferPointer(rebasing: raw[start..<end]), repeatedKeys: .keepLast)
       }
     } catch {
       throw RunnerFailure(.badResponse, "the reply from \(place) is not JSON (\(error))")

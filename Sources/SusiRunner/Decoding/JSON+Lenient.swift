@@ -23,6 +23,7 @@ extension JSON {
     switch self {
     case .int(let i): return Double(i)
     case .double(let d): return d.isFinite ? d : nil
+    case .number: return double
     case .string(let s):
       guard let d = Double(s.trimmingSpaces()), d.isFinite else { return nil }
       return d
@@ -37,6 +38,7 @@ extension JSON {
     case .string(let s): return s
     case .int(let i): return String(i)
     case .double(let d): return d.rounded() == d && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+    case .number(let text): return text
     case .bool(let b): return b ? "true" : "false"
     case .array, .object:
       var writer = JSONWriter()

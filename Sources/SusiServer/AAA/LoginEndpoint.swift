@@ -63,32 +63,49 @@ enum LoginEndpoint {
     return JSONReply(["accepted": true, "message": "Account deletion successful"])
   }
 
+  /// Checks the password and answers by `type`. The slow hash runs outside the state lock;
+  /// the attempt counts as a failure from the start (so parallel guesses cannot slip past the
+  /// lockout while it runs) and is forgiven when the password is right.
   static func passwordLogin(
     _ request: EndpointRequest, login: String, password: String, type: String
   ) throws(APIError) -> JSONReply {
     let context = request.context
-    let host = IdentityResolver.clientHost(request.http)
+    let keys = LoginFailures.keys(address: request.clientHost, account: login)
     let now = request.now
     let captchaGiven = request.parameters.nonEmpty("g-recaptcha-response") != nil
-    return try context.withState { (state: inout ServerState) throws(APIError) -> JSONReply in
-      if let wait = state.loginFailures.lockout(host: host, now: now) {
-        throw APIError(403, "Too many invalid login attempts. Try again in \(wait) seconds")
-      }
+    let account = try context.withState { (state: inout ServerState) throws(APIError) -> Account? in
+      if let wait = state.loginFailures.lockout(keys, now: now) { throw lockedOut(wait) }
       if context.configuration.loginCaptcha, !captchaGiven,
-        state.loginFailures.hasRecentFailures(host: host, now: now)
+        state.loginFailures.hasRecentFailures(keys, now: now)
       {
-        return JSONReply(["accepted": false, "message": "Please verify recaptcha"])
+        return nil
       }
+      state.loginFailures.record(keys, now: now)
       guard let account = state.accounts.account(login) else {
-        state.loginFailures.record(host: host, now: now)
         throw APIError(401, "Invalid credentials")
       }
-      guard
-        PasswordHasher.verify(password, salt: account.salt, expected: account.passwordHash)
-      else {
-        state.loginFailures.record(host: host, now: now)
-        throw APIError(422, "Invalid credentials")
-      }
+      return account
+    }
+    guard let account else {
+      return JSONReply(["accepted": false, "message": "Please verify recaptcha"])
+    }
+
+    let iterations = context.configuration.passwordIterations
+    let verdict = PasswordHasher.verify(
+      password, salt: account.salt, stored: account.passwordHash, iterations: iterations)
+    guard case .correct(let needsRehash) = verdict else {
+      throw APIError(422, "Invalid credentials")
+    }
+    let salt = PasswordHasher.makeSalt()
+    let rehashed =
+      needsRehash
+      ? PasswordHasher.hash(password, salt: salt, iterations: iterations) : nil
+
+    return try context.withState { (state: inout ServerState) throws(APIError) -> JSONReply in
+      state.loginFailures.forgive(keys, at: now)
+      // Failures recorded by parallel attempts while the hash ran still lock the account.
+      if let wait = state.loginFailures.lockout(keys, now: now) { throw lockedOut(wait) }
+      if let rehashed { upgradeHash(of: account, to: rehashed, salt: salt, context, &state) }
       let message = JSON.string("You are logged in as \(account.email)")
       switch type {
       case "access-token":
@@ -116,6 +133,29 @@ enum LoginEndpoint {
         throw APIError(400, "Invalid type")
       }
     }
+  }
+
+  private static func lockedOut(_ wait: Int) -> APIError {
+    APIError(403, "Too many invalid login attempts. Try again in \(wait) seconds")
+  }
+
+  /// Replaces an old-format or old-cost hash after a successful login. Unless the password
+  /// changed meanwhile; a failed save keeps the old hash, which still works, for next time.
+  private static func upgradeHash(
+    of account: Account, to hash: String, salt: String, _ context: ServerContext,
+    _ state: inout ServerState
+  ) {
+    guard var current = state.accounts.account(account.email),
+      current.passwordHash == account.passwordHash
+    else { return }
+    current.salt = salt
+    current.passwordHash = hash
+    var accounts = state.accounts
+    accounts.put(current)
+    if let store = context.store {
+      do throws(FileError) { try store.saveAccounts(accounts) } catch { return }
+    }
+    state.accounts = accounts
   }
 
   /// `valid_seconds`: default seven days, -1 forever; 0, below -1 and non-numbers are a 422.

@@ -31,17 +31,19 @@ enum SignupEndpoint {
     guard password != email, isValidPassword(password) else {
       throw APIError(422, passwordTooltip)
     }
+    // The slow hash is made before taking the state lock, so other requests do not wait on it.
+    let salt = PasswordHasher.makeSalt()
+    let passwordHash = PasswordHasher.hash(
+      password, salt: salt, iterations: context.configuration.passwordIterations)
     try context.withState { (state: inout ServerState) throws(APIError) in
       guard state.accounts.account(email) == nil else {
         throw APIError(422, "email is already taken")
       }
       var accounts = state.accounts
-      let salt = PasswordHasher.makeSalt()
       accounts.put(
         Account(
           email: email, role: accounts.isEmpty ? .superadmin : .user, salt: salt,
-          passwordHash: PasswordHasher.hash(password, salt: salt), created: request.now,
-          settings: [:]))
+          passwordHash: passwordHash, created: request.now, settings: [:]))
       if let store = context.store {
         do throws(FileError) { try store.saveAccounts(accounts) } catch {
           throw ServerContext.saveFailed(error)

@@ -18,7 +18,7 @@ enum ChatEndpoint {
 
     var observations: [(String, JSON)] = [
       ("timezoneOffset", .string(String(timezoneOffset))), ("language", .string(language)),
-      ("client_host", .string(IdentityResolver.clientHost(request.http))),
+      ("client_host", .string(request.clientHost)),
     ]
     if !latitude.isNaN && !longitude.isNaN {
       observations += [

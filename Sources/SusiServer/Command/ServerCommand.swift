@@ -10,6 +10,7 @@ public enum ServerCommand {
   /// The help text, printed by `--help` and after a usage error.
   public static let usage = """
     usage: susi server [--port N] [--host ADDR] [--data DIR] [--state-dir DIR] [--seed N]
+                       [--trusted-proxy ADDR[,ADDR…]]
 
     Runs the embedded SUSI-compatible server until interrupted (Ctrl-C or SIGTERM).
     Prints the base URL (http://127.0.0.1:PORT) on stdout once it is listening.
@@ -22,6 +23,9 @@ public enum ServerCommand {
       --state-dir DIR  where accounts, tokens and ratings are kept
                        (default: $XDG_STATE_HOME/susi/server or ~/.local/state/susi/server)
       --seed N         seed for answer alternatives, for reproducible answers
+      --trusted-proxy ADDR[,ADDR…]
+                       reverse proxies whose X-Real-IP / X-Forwarded-For name the client
+                       (default none: the peer address is the client, headers are ignored)
       --help           show this help
 
     """
@@ -36,6 +40,7 @@ public enum ServerCommand {
     var data: String?
     var stateDirectory: String?
     var seed: UInt64?
+    var trustedProxies: Set<String> = []
     var help = false
   }
 
@@ -75,7 +80,7 @@ public enum ServerCommand {
       dataDirectory: options.data.map { URL(fileURLWithPath: $0) },
       stateDirectory: options.stateDirectory.map { URL(fileURLWithPath: $0) }
         ?? ServerConfiguration.defaultStateDirectory(environment: environment),
-      seed: options.seed)
+      seed: options.seed, trustedProxies: options.trustedProxies)
     if let data = configuration.dataDirectory,
       !FileManager.default.fileExists(atPath: data.appendingPathComponent("models").path)
     {
@@ -139,6 +144,14 @@ public enum ServerCommand {
             message: "--seed must be a whole number from 0 to 2^64-1, not '\(text)'")
         }
         options.seed = seed
+      case "--trusted-proxy":
+        let list = try value(name, inline: inline).split(
+          separator: ",", omittingEmptySubsequences: false
+        ).map { $0.trimmed }
+        guard !list.isEmpty, !list.contains(where: \.isEmpty) else {
+          throw UsageError(message: "--trusted-proxy needs addresses such as 127.0.0.1,::1")
+        }
+        options.trustedProxies.formUnion(list)
       default:
         throw UsageError(message: "unknown option '\(argument)'")
       }

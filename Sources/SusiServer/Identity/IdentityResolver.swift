@@ -6,20 +6,21 @@ import SusiHTTP
 /// `access_token` parameter (never a header). A bad or expired token silently means anonymous.
 enum IdentityResolver {
   static func resolve(
-    _ request: HTTPRequest, parameters: RequestParameters, tokens: TokenBook, now: Date
+    _ request: HTTPRequest, parameters: RequestParameters, tokens: TokenBook, now: Date,
+    trustedProxies: Set<String>
   ) -> Identity {
     for token in [loginCookie(request), parameters.nonEmpty("access_token")].compactMap({ $0 }) {
       if let email = tokens.email(forToken: token, now: now) {
         return Identity(kind: .email, name: email)
       }
     }
-    return anonymous(request)
+    return anonymous(request, trustedProxies: trustedProxies)
   }
 
-  /// `<ip>_<hash>`: the client address (from `X-Real-IP` when a proxy set it) and the Java
-  /// `String.hashCode` of User-Agent + Accept-Encoding + Accept-Language, in hex.
-  static func anonymous(_ request: HTTPRequest) -> Identity {
-    let host = clientHost(request)
+  /// `<ip>_<hash>`: the client address (see `clientHost`) and the Java `String.hashCode` of
+  /// User-Agent + Accept-Encoding + Accept-Language, in hex.
+  static func anonymous(_ request: HTTPRequest, trustedProxies: Set<String>) -> Identity {
+    let host = clientHost(request, trustedProxies: trustedProxies)
     let fingerprint =
       (request.headers["User-Agent"] ?? "") + (request.headers["Accept-Encoding"] ?? "")
       + (request.headers["Accept-Language"] ?? "")
@@ -27,9 +28,14 @@ enum IdentityResolver {
     return Identity(kind: .host, name: "\(host)_\(hash)")
   }
 
-  /// The caller's address as the real server sees it: `X-Real-IP` wins over the peer.
-  static func clientHost(_ request: HTTPRequest) -> String {
+  /// The caller's address: the peer's, unless the peer is a trusted proxy, which names the
+  /// client in `X-Real-IP` or else as the last `X-Forwarded-For` entry (the one it added).
+  /// Anyone else could put any address there, so from other peers the headers are ignored.
+  static func clientHost(_ request: HTTPRequest, trustedProxies: Set<String>) -> String {
+    guard trustedProxies.contains(request.remoteAddress) else { return request.remoteAddress }
     if let real = request.headers["X-Real-IP"]?.trimmed, !real.isEmpty { return real }
+    let forwarded = request.headers.values("X-Forwarded-For").joined(separator: ",")
+    if let last = forwarded.split(separator: ",").last?.trimmed, !last.isEmpty { return last }
     return request.remoteAddress
   }
 

@@ -24,6 +24,12 @@ struct APIError: Error, Equatable, Sendable {
       500, serverError, cause: "java.lang.NumberFormatException: For input string: \"\(input)\"")
   }
 
+  /// A number the caller sent that the parameter cannot hold: a client error, so a 400 (the
+  /// real server's 500 here would blame the server).
+  static func outOfRange(_ name: String, _ input: String) -> APIError {
+    APIError(400, "Parameter \(name) is out of range or not a whole number: \(input)")
+  }
+
   /// What the real server does where it dereferences a missing parameter.
   static func nullPointer(_ what: String) -> APIError {
     APIError(500, serverError, cause: "java.lang.NullPointerException (\(what) not given)")

@@ -35,25 +35,42 @@ struct RequestParameters: Sendable {
     return value == "true" || value == "1"
   }
 
-  /// `Integer.parseInt`: a non-number is a 500, as on the real server.
+  /// `Integer.parseInt`: a non-number is a 500, as on the real server; a number outside the
+  /// 32-bit range (`1e20`, `99999999999`) is the caller's mistake, a 400.
   func int(_ name: String, _ fallback: Int) throws(APIError) -> Int {
     guard let text = self[name] else { return fallback }
-    guard let value = Self.parseJavaInteger(text, bits: 32) else { throw .numberFormat(text) }
+    guard let value = Self.parseJavaInteger(text, bits: 32) else {
+      throw Self.isNumber(text) ? .outOfRange(name, text) : .numberFormat(text)
+    }
     return value
   }
 
-  /// `Long.parseLong`.
+  /// `Long.parseLong`, with the same 500 and 400 as `int`.
   func long(_ name: String, _ fallback: Int) throws(APIError) -> Int {
     guard let text = self[name] else { return fallback }
-    guard let value = Self.parseJavaInteger(text, bits: 64) else { throw .numberFormat(text) }
+    guard let value = Self.parseJavaInteger(text, bits: 64) else {
+      throw Self.isNumber(text) ? .outOfRange(name, text) : .numberFormat(text)
+    }
     return value
   }
 
-  /// `Double.parseDouble` (surrounding spaces allowed).
+  /// `Double.parseDouble` (surrounding spaces allowed); a number too large to be finite
+  /// (`1e400`) is a 400.
   func double(_ name: String, _ fallback: Double) throws(APIError) -> Double {
     guard let text = self[name] else { return fallback }
-    guard let value = Double(text.trimmed) else { throw .numberFormat(text) }
+    guard Self.isNumber(text), let value = Double(text.trimmed) else {
+      throw .numberFormat(text)
+    }
+    guard value.isFinite else { throw .outOfRange(name, text) }
     return value
+  }
+
+  /// Decimal number syntax (`-1.5e3`), unlike Swift's `Double(_:)`, which also reads `nan`,
+  /// `inf` and hexadecimal.
+  static func isNumber(_ text: String) -> Bool {
+    let trimmed = text.trimmed
+    return trimmed.contains(where: \.isASCIIDigit)
+      && trimmed.allSatisfy { $0.isASCIIDigit || "+-.eE".contains($0) } && Double(trimmed) != nil
   }
 
   /// Java's integer syntax: an optional sign and ASCII digits, within the type's range.
@@ -71,4 +88,8 @@ struct RequestParameters: Sendable {
     if bits == 32 && (value < Int(Int32.min) || value > Int(Int32.max)) { return nil }
     return value
   }
+}
+
+extension Character {
+  fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

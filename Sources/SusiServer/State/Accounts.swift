@@ -84,34 +84,65 @@ struct TokenBook: Sendable {
   }
 }
 
-/// Recent failed logins per client host, for the "too many invalid login attempts" lockout.
+/// Recent failed logins per client address and per account, for the "too many invalid login
+/// attempts" lockout: more than `limit` failures within `window` on either key refuses every
+/// login for that key, the right password included, until the oldest failure is `window` old.
+/// Keying on the account too means rotating addresses gains a guesser nothing.
 struct LoginFailures: Sendable {
-  /// More than this many failures inside `window` locks the host out.
   static let limit = 10
   static let window: TimeInterval = 60
 
+  /// The keys one attempt counts against.
+  struct Keys: Sendable {
+    var address: String
+    var account: String
+  }
+
   private var failures: [String: [Date]] = [:]
 
-  /// Seconds until the host may try again, or nil when it is not locked out.
-  func lockout(host: String, now: Date) -> Int? {
-    let recent = (failures[host] ?? []).filter { now.timeIntervalSince($0) < LoginFailures.window }
+  static func keys(address: String, account: String) -> Keys {
+    Keys(address: "address " + address, account: "account " + account.lowercased())
+  }
+
+  /// Seconds until both keys may try again, or nil when neither is locked out.
+  func lockout(_ keys: Keys, now: Date) -> Int? {
+    let waits = [keys.address, keys.account].compactMap { lockout(key: $0, now: now) }
+    return waits.max()
+  }
+
+  private func lockout(key: String, now: Date) -> Int? {
+    let recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < LoginFailures.window }
     guard recent.count > LoginFailures.limit, let oldest = recent.first else { return nil }
     return max(1, Int((LoginFailures.window - now.timeIntervalSince(oldest)).rounded(.up)))
   }
 
-  /// Whether the host failed to log in within the window (the captcha trigger).
-  func hasRecentFailures(host: String, now: Date) -> Bool {
-    (failures[host] ?? []).contains { now.timeIntervalSince($0) < LoginFailures.window }
+  /// Whether the address failed to log in within the window (the captcha trigger).
+  func hasRecentFailures(_ keys: Keys, now: Date) -> Bool {
+    (failures[keys.address] ?? []).contains { now.timeIntervalSince($0) < LoginFailures.window }
   }
 
-  mutating func record(host: String, now: Date) {
-    var recent = (failures[host] ?? []).filter { now.timeIntervalSince($0) < LoginFailures.window }
+  mutating func record(_ keys: Keys, now: Date) {
+    record(key: keys.address, now: now)
+    record(key: keys.account, now: now)
+  }
+
+  /// Takes back one failure recorded at `date` (an attempt that turned out right).
+  mutating func forgive(_ keys: Keys, at date: Date) {
+    for key in [keys.address, keys.account] {
+      guard var list = failures[key], let index = list.lastIndex(of: date) else { continue }
+      list.remove(at: index)
+      failures[key] = list.isEmpty ? nil : list
+    }
+  }
+
+  private mutating func record(key: String, now: Date) {
+    var recent = (failures[key] ?? []).filter { now.timeIntervalSince($0) < LoginFailures.window }
     recent.append(now)
     // Only the count within the window matters; keep the list bounded.
     if recent.count > LoginFailures.limit + 1 {
       recent.removeFirst(recent.count - LoginFailures.limit - 1)
     }
-    failures[host] = recent
+    failures[key] = recent
     if failures.count > 10_000 {
       failures = failures.filter {
         !$0.value.isEmpty && now.timeIntervalSince($0.value.last ?? now) < LoginFailures.window

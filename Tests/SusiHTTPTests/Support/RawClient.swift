@@ -30,9 +30,25 @@ final class RawClient: @unchecked Sendable {
   private var buffer: [UInt8] = []
   private(set) var sawEndOfStream = false
 
-  init(port: Int, timeoutSeconds: Int = 60) throws {
+  /// Connects to 127.0.0.1:`port`; `from` picks another loopback source address
+  /// (`127.0.0.2`), to appear as a different client.
+  init(port: Int, from source: String? = nil, timeoutSeconds: Int = 60) throws {
     fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw RawClientError(description: "socket failed") }
+    if let source {
+      var local = sockaddr_in()
+      local.sin_family = sa_family_t(AF_INET)
+      local.sin_addr.s_addr = inet_addr(source)
+      let bound = withUnsafePointer(to: &local) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      guard bound == 0 else {
+        close(fd)
+        throw RawClientError(description: "bind to \(source) failed: errno \(errno)")
+      }
+    }
     var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
