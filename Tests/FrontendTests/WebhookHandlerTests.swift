@@ -93,6 +93,22 @@ import Testing
     #expect(health.status == 200)
   }
 
+  @Test func healthChecksAndAdminKeysMayUseTheReservedConnections() async throws {
+    let f = try await WebhookFixture.make()
+    let chat = try await f.issueKey(groups: ["default"])
+    func priority(_ target: String, key: String?) -> Bool {
+      var headers: HTTPHeaders = [:]
+      if let key { headers.add("Authorization", "Bearer \(key)") }
+      return f.handler.isPriority(HTTPRequest(method: "GET", target: target, headers: headers))
+    }
+    #expect(priority("/healthz", key: nil))
+    #expect(priority("/admin/keys", key: f.adminKey))
+    #expect(priority("/state", key: f.adminKey))
+    #expect(!priority("/state", key: chat))
+    #expect(!priority("/events/stream", key: nil))
+    #expect(!priority("/admin/keys", key: KeyToken.generate().text))
+  }
+
   @Test func unknownKeysGet401AndAppendNothing() async throws {
     let f = try await WebhookFixture.make()
     let before = f.eventCount

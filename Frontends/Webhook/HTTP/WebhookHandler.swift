@@ -37,8 +37,9 @@ public final class WebhookHandler: HTTPHandler {
 
     /// Options; every argument has the documented default.
     public init(
-      waitLimit: Int64 = 10_000, maximumEventsPerPage: Int = 1000, heartbeatInterval: Int64 = 15_000,
-      streamIdleLimit: Int64 = 30 * 60_000, maximumStreamsPerKey: Int = 4
+      waitLimit: Int64 = 10_000, maximumEventsPerPage: Int = 1000,
+      heartbeatInterval: Int64 = 15_000, streamIdleLimit: Int64 = 30 * 60_000,
+      maximumStreamsPerKey: Int = 4
     ) {
       self.waitLimit = waitLimit
       self.maximumEventsPerPage = maximumEventsPerPage
@@ -62,6 +63,15 @@ public final class WebhookHandler: HTTPHandler {
     self.clock = clock
     self.options = options
     self.startSeq = startSeq
+  }
+
+  /// Requests served on the connections the HTTP server keeps in reserve while it is nearly
+  /// full: health checks, and callers whose key manages keys (an operator who must still be
+  /// able to act when other callers hold every ordinary connection).
+  public func isPriority(_ request: HTTPRequest) -> Bool {
+    if request.path == "/healthz" { return true }
+    guard let caller = try? gate.authenticate(request.headers) else { return false }
+    return caller.privileges.contains(Privilege.keysManage)
   }
 
   /// Answers one request; every answer is counted in the metrics by route and status.
