@@ -86,3 +86,14 @@ final class TargetTestListener: Sendable {
     return count
   }
 }
+
+extension WebhookTargetTests {
+  @Test func theRefusalNamesTheURLAndHowToAllowIt() async throws {
+    let f = try await WebhookFixture.make(targets: TargetPolicy())
+    let response = await f.request(
+      "POST", "/admin/subscribers", key: f.adminKey, body: #"{"url":"http://169.254.169.254/x"}"#)
+    let message = try #require(response.json["error"]?["message"]?.string)
+    #expect(message.hasPrefix("http://169.254.169.254/x points at a link-local"), "\(message)")
+    #expect(message.contains("--allow-private-targets"))
+  }
+}

@@ -133,6 +133,21 @@ public enum TransportError: Error, Sendable, Equatable {
   }
 }
 
+extension TransportError: CustomStringConvertible {
+  /// A sentence for a person (a subscriber's last error, an admin's refusal).
+  public var description: String {
+    switch self {
+    case .cannotConnect(let reason): "cannot connect: \(reason)"
+    case .connectionLost(let reason): "the connection broke: \(reason)"
+    case .timedOut: "no answer in time"
+    case .tooLarge(let limit): "the reply is larger than \(limit) bytes"
+    case .cancelled: "cancelled"
+    case .invalidURL(let reason): "cannot request the URL: \(reason)"
+    case .refused(let reason), .failed(let reason): reason
+    }
+  }
+}
+
 extension String {
   /// The string without leading and trailing spaces and tabs.
   func trimmingSpaces() -> String {
