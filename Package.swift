@@ -62,6 +62,7 @@ let package = Package(
       name: "susi",
       dependencies: [
         "SusiFrontendSupport", "SusiText", "SusiJSONL", "SusiWebhook", "SusiReplay", "SusiServer",
+        "CEpoll",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 

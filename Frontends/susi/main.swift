@@ -2,6 +2,7 @@
 //
 // This file only lists the commands; each lives with its frontend.
 
+import CEpoll
 import Foundation
 import SusiFrontendSupport
 import SusiJSONL
@@ -10,6 +11,9 @@ import SusiText
 import SusiWebhook
 
 StandardStream.ignoreBrokenPipes()
+// Under 60 s of overload, the default malloc arenas alone kept about 30 MB of freed memory in
+// `susi serve`; two arenas cost no measurable speed here.
+susi_limit_malloc_arenas(2)
 
 let app = CommandLineApp(
   commands: TextFrontend.commands + [

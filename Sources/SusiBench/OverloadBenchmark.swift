@@ -80,12 +80,17 @@ enum OverloadBenchmark {
     var healthy = 0
     var worstProbe = 0.0
     var peakRSS = startRSS
+    var samples: [String] = []
+    let loadStart = Date()
     while finished.wait(timeout: .now() + .milliseconds(250)) == .timedOut {
       probes += 1
       let (ok, milliseconds) = probeHealth(port: port)
       if ok { healthy += 1 }
       worstProbe = max(worstProbe, milliseconds)
-      peakRSS = max(peakRSS, memory(of: pid).rss)
+      let rss = memory(of: pid).rss
+      peakRSS = max(peakRSS, rss)
+      let elapsed = Int(Date().timeIntervalSince(loadStart))
+      if elapsed >= samples.count * 10 { samples.append("\(elapsed) s: \(rss >> 20) MB") }
     }
     let result = load.withLock { $0 }!
     let acknowledged = result.statuses[202, default: 0]
@@ -121,6 +126,7 @@ enum OverloadBenchmark {
     print(
       "server RSS: \(startRSS >> 20) MB at start, peak \(peakRSS >> 20) MB while loaded "
         + "(VmHWM \(peakAll >> 20) MB)")
+    print("server RSS every 10 s: " + samples.joined(separator: ", "))
     print("drained in \(String(format: "%.1f", max(0, drained))) s after the load stopped")
     print(
       "acknowledged intents: \(acknowledged); sendMessage intents in the log: \(logged)"

@@ -30,7 +30,7 @@ public actor Store {
 
   /// The default `inFlightLimit`: enough to keep every connection of the runner busy, small
   /// enough that the work waiting for it costs a few megabytes.
-  public static let defaultInFlightLimit = 1024
+  public static let defaultInFlightLimit = 256
   /// Writes snapshots as events are applied (Store+Snapshots.swift).
   var snapshots: SnapshotKeeper?
 
