@@ -1,0 +1,85 @@
+import Foundation
+import SusiCore
+import SusiJSON
+import Testing
+
+/// What a program driving `susi jsonl` meets: values in the server's own form, skills it never
+/// loaded, and what a previous run left behind.
+@Suite struct JSONLProgramTests {
+  private static let account = #""email":"ada@example.org","password":"Correct-Horse-7""#
+
+  /// Sends one line and returns the result it caused (the line after its intent).
+  private func result(
+    _ susi: JSONLProcess, _ line: String, id: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> JSON {
+    susi.send(line)
+    var intent: JSON?
+    let lines = try await susi.lines { line in
+      if line["origin"] == "jsonl" && line["id"] == .string(id) { intent = line }
+      return line["cause"] != nil && line["cause"] == intent?["seq"]
+    }
+    return try #require(lines.last, sourceLocation: sourceLocation)
+  }
+
+  private func signUpAndLogIn(_ susi: JSONLProcess) async throws {
+    let signedUp = try await result(
+      susi, #"{"type":"signup","payload":{\#(Self.account)},"id":"signup"}"#, id: "signup")
+    #expect(signedUp["type"] == "signedUp")
+    let loggedIn = try await result(
+      susi, #"{"type":"login","payload":{\#(Self.account)},"id":"login"}"#, id: "login")
+    #expect(loggedIn["type"] == "loggedIn")
+  }
+
+  /// The state `susi replay` rebuilds from the log.
+  private func replayedState(_ folder: String) async throws -> JSON {
+    let replayed = try await JSONLBinary.run(["replay", folder + "/events.jsonl", "--json"])
+    #expect(replayed.status == 0)
+    return try JSONParser.parse(replayed.output)
+  }
+
+  @Test func settingsInTheServersStringFormAreStoredTypedAndForgottenAtLogout() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let susi = try JSONLProcess([], folder: folder)
+    try await signUpAndLogIn(susi)
+
+    let changed = try await result(
+      susi,
+      #"{"type":"changeSettings","payload":{"settings":{"speechRate":"0.8","enterAsSend":"true","theme":"dark"}},"id":"set"}"#,
+      id: "set")
+    #expect(changed["type"] == "settingsChanged", "\(changed)")
+    #expect(changed["payload"]?["settings"]?["speechRate"]?.double == 0.8)
+    #expect(changed["payload"]?["settings"]?["enterAsSend"] == true)
+
+    let purple = try await result(
+      susi, #"{"type":"changeSettings","payload":{"settings":{"theme":"purple"}},"id":"purple"}"#,
+      id: "purple")
+    #expect(purple["type"] == "actionRejected")
+    #expect(
+      purple["payload"]?["reason"]
+        == "setting 'theme' takes one of light, dark, custom, not 'purple'")
+
+    let synced = try await result(susi, #"{"type":"syncSettings","id":"sync"}"#, id: "sync")
+    #expect(synced["payload"]?["settings"]?["theme"] == "dark")
+    #expect(synced["payload"]?["settings"]?["speechRate"]?.double == 0.8)
+
+    let loggedOut = try await result(susi, #"{"type":"logout","id":"logout"}"#, id: "logout")
+    #expect(loggedOut["type"] == "loggedOut")
+    susi.closeInput()
+    _ = try await susi.remainingLines()
+    #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
+    #expect(try await replayedState(folder)["settings"] == [:])
+  }
+
+  @Test func helpSettingsNamesWhatEveryKeyTakes() async throws {
+    let help = try await JSONLBinary.run(["help", "settings"])
+    #expect(help.status == 0)
+    for line in [
+      "  speechRate: a number from 0.1 to 10", "  theme: one of light, dark, custom",
+      "  enterAsSend: true or false", "  avatarType: one of default, server, gravatar",
+    ] {
+      #expect(help.output.contains(line + "\n"), "\(help.output)")
+    }
+  }
+}
