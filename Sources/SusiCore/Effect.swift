@@ -19,6 +19,10 @@ public enum Effect: Equatable, Sendable, Codable {
   case fetchSkill(server: String, group: String, skill: String, language: String)
   case rateSkill(server: String, group: String, skill: String, language: String, stars: Int)
   case fetchUserRating(server: String, group: String, skill: String, language: String)
+  /// `effect` (`rateSkill` or `fetchUserRating`) for a skill no loaded list has shown: look it
+  /// up first (one metadata request), then do `effect`, whose result carries the skill as
+  /// `resolved`. A skill the server does not know ends as `requestFailed {kind: "notFound"}`.
+  indirect case resolvingSkill(Effect)
   case storeSettings(server: String, settings: [String: SettingValue])
   case fetchSettings(server: String)
   /// A chat query; `language` nil = the machine's language.

@@ -72,6 +72,51 @@ import Testing
     #expect(try await replayedState(folder)["settings"] == [:])
   }
 
+  @Test func ratesAndReadsTheRatingOfASkillNeverLoadedAndRefusesOneTheServerDoesNotKnow()
+    async throws
+  {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let susi = try JSONLProcess([], folder: folder)
+    try await signUpAndLogIn(susi)
+
+    // No loadGroups, no loadSkills: the runner looks the skill up itself.
+    let rated = try await result(
+      susi,
+      #"{"type":"submitRating","payload":{"group":"Knowledge","skill":"Capitals","stars":4},"id":"rate"}"#,
+      id: "rate")
+    #expect(rated["type"] == "ratingSubmitted", "\(rated)")
+    #expect(rated["payload"]?["resolved"]?["name"] == "Capitals")
+    #expect(rated["payload"]?["resolved"]?["author"] == "Chen Wu")
+
+    let mine = try await result(
+      susi,
+      #"{"type":"loadUserRating","payload":{"group":"Knowledge","skill":"Synonyms"},"id":"mine"}"#,
+      id: "mine")
+    #expect(mine["type"] == "userRatingLoaded", "\(mine)")
+    #expect(mine["payload"]?["stars"] == .null)
+    #expect(mine["payload"]?["resolved"]?["name"] == "Synonyms")
+
+    let ghost = try await result(
+      susi,
+      #"{"type":"submitRating","payload":{"group":"Knowledge","skill":"Ghost","stars":4},"id":"ghost"}"#,
+      id: "ghost")
+    #expect(ghost["type"] == "requestFailed", "\(ghost)")
+    #expect(ghost["payload"]?["error"]?["kind"] == "notFound")
+    #expect(
+      ghost["payload"]?["error"]?["message"]?.string?.hasPrefix(
+        "unknown skill 'Ghost' in group 'Knowledge'") == true)
+
+    susi.closeInput()
+    _ = try await susi.remainingLines()
+    #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
+    // Replay learns the skills from the logged results, as the live run did.
+    let state = try await replayedState(folder)
+    #expect(state["skills"]?["Knowledge"]?["Capitals"]?["rating"]?["fourStar"] == 1)
+    #expect(state["skills"]?["Knowledge"]?["Synonyms"]?["name"] == "Synonyms")
+    #expect(state["skills"]?["Knowledge"]?["Ghost"] == nil)
+  }
+
   @Test func helpSettingsNamesWhatEveryKeyTakes() async throws {
     let help = try await JSONLBinary.run(["help", "settings"])
     #expect(help.status == 0)

@@ -26,6 +26,8 @@ struct RunnerFailure: Error, Equatable, Sendable {
     case io
     /// No token for a call that needs one.
     case notLoggedIn
+    /// The server does not know the skill the request names.
+    case notFound
   }
 
   var kind: Kind
