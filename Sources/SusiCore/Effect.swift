@@ -36,4 +36,7 @@ public enum Effect: Equatable, Sendable, Codable {
   case deliverLater(delayMilliseconds: Int, message: Action.MessageReceived)
   /// Cancel the request of the event with this seq; that request's result reports it.
   case cancel(seq: Int)
+  /// Cancel the request of the event with this seq because a newer one asks for the same thing;
+  /// that request's result is `requestFailed {kind: "superseded"}`.
+  case supersede(seq: Int)
 }

@@ -117,6 +117,90 @@ import Testing
     #expect(state["skills"]?["Knowledge"]?["Ghost"] == nil)
   }
 
+  /// A chat query whose answer plans a second answer one second later: a request that is
+  /// surely still in flight when the input ends.
+  private static let timer =
+    #"{"type":"sendMessage","payload":{"query":"set a timer for 1 seconds"},"id":"timer"}"#
+
+  /// A folder whose log holds a timer question left unanswered by `--no-wait`; returns its seq.
+  private func abandonedTimer(_ folder: String) async throws -> JSON {
+    let susi = try JSONLProcess(["--no-wait"], folder: folder)
+    susi.send(Self.timer)
+    susi.closeInput()
+    let lines = try await susi.remainingLines()
+    #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
+    return try #require(lines.first { $0["type"] == "sendMessage" }?["seq"])
+  }
+
+  private func outputLines(_ arguments: [String]) async throws -> [JSON] {
+    let run = try await JSONLBinary.run(arguments)
+    #expect(run.status == 0)
+    return try run.output.split(separator: "\n").map { try JSONParser.parse(String($0)) }
+  }
+
+  @Test func writesTheRequestsOfAPreviousRunClosedAtStartToStdout() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let asked = try await abandonedTimer(folder)
+
+    let lines = try await outputLines(["jsonl", "--state-dir", folder, "--no-wait"])
+    #expect(lines.count == 1, "\(lines)")
+    let closed = try #require(lines.first)
+    #expect(closed["type"] == "requestFailed")
+    #expect(closed["origin"] == "store")
+    #expect(closed["cause"] == asked)
+    #expect(closed["id"] == "timer", "a closed request keeps its line's id")
+    #expect(closed["payload"]?["error"]?["kind"] == "interrupted")
+
+    // Closed once: the next start has nothing more to say.
+    #expect(try await outputLines(["jsonl", "--state-dir", folder, "--no-wait"]).isEmpty)
+  }
+
+  @Test func withReplayFirstTheClosedRequestsComeBeforeTheStateThatIncludesThem() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let asked = try await abandonedTimer(folder)
+
+    let lines = try await outputLines([
+      "jsonl", "--state-dir", folder, "--no-wait", "--replay-first",
+    ])
+    #expect(lines.count == 2, "\(lines)")
+    #expect(lines.first?["type"] == "requestFailed")
+    #expect(lines.first?["cause"] == asked)
+    #expect(lines.last?["seq"] == lines.first?["seq"])
+    #expect(lines.last?["state"]?["inFlight"] == [:])
+  }
+
+  @Test func aLoadReplacedByANewerOneEndsAsSuperseded() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let server = try #require(TextSilentServer())
+    let susi = try JSONLProcess(["--server", server.url], folder: folder)
+    susi.send(#"{"type":"loadGroups","id":"first"}"#)
+    let sent = try await susi.lines { $0["id"] == "first" && $0["type"] == "loadGroups" }
+    let first = try #require(sent.last?["seq"])
+    susi.send(#"{"type":"loadGroups","id":"second"}"#)
+    let lines = try await susi.lines { $0["type"] == "requestFailed" }
+    let second = try #require(lines.first { $0["id"] == "second" }?["seq"]?.int)
+    let replaced = try #require(lines.last)
+    #expect(replaced["cause"] == first)
+    #expect(replaced["id"] == "first")
+    #expect(replaced["payload"]?["error"]?["kind"] == "superseded")
+    #expect(
+      replaced["payload"]?["error"]?["message"]
+        == .string("replaced by the same request of event \(second)"))
+
+    // Cancelling on request still says cancelled.
+    susi.send(#"{"type":"cancelRequest","payload":{"seq":\#(second)},"id":"stop"}"#)
+    let stopped = try await susi.lines { $0["type"] == "requestFailed" }
+    #expect(stopped.last?["cause"] == .int(second))
+    #expect(stopped.last?["payload"]?["error"]?["kind"] == "cancelled")
+    susi.closeInput()
+    _ = try await susi.remainingLines()
+    #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
+    #expect(try await replayedState(folder)["lastErrors"] == [:])
+  }
+
   @Test func helpSettingsNamesWhatEveryKeyTakes() async throws {
     let help = try await JSONLBinary.run(["help", "settings"])
     #expect(help.status == 0)

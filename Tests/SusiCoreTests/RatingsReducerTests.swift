@@ -246,7 +246,7 @@ import Testing
       .loadUserRating(.init(group: "Games", skill: "Flip a coin", language: "en")),
       { $0.inFlight[2] = InFlightRequest(type: "loadUserRating", since: at, key: key) },
       effects: [
-        .cancel(seq: 1),
+        .supersede(seq: 1),
         .fetchUserRating(server: "embedded", group: "Games", skill: "Flip a coin", language: "en"),
       ])
     t.send(

@@ -127,7 +127,7 @@ import Testing
       .login(.init(email: Fixture.otherEmail, password: Secret("two"))),
       { $0.inFlight[2] = InFlightRequest(type: "login", since: at, key: "login") },
       effects: [
-        .cancel(seq: 1),
+        .supersede(seq: 1),
         .login(
           server: "embedded", email: Fixture.otherEmail, password: Secret("two"), validSeconds: nil),
       ])

@@ -212,7 +212,7 @@ import Testing
     t.send(
       .syncSettings,
       { $0.inFlight[2] = InFlightRequest(type: "syncSettings", since: at, key: "syncSettings") },
-      effects: [.cancel(seq: 1), .fetchSettings(server: "embedded")])
+      effects: [.supersede(seq: 1), .fetchSettings(server: "embedded")])
   }
 
   @Test func syncSettingsNeedsAValidSession() {

@@ -127,7 +127,7 @@ struct EffectPerformer: Sendable {
     case .deliverLater(let delay, let message):
       do { try await clock.sleep(milliseconds: Int64(delay)) } catch { throw .cancelled }
       return .messageReceived(message)
-    case .cancel(let seq):
+    case .cancel(let seq), .supersede(let seq):
       // The runner cancels; reaching here means there was nothing to cancel.
       return .actionRejected(Action.ActionRejected(reason: "nothing is in flight for seq \(seq)"))
     }
@@ -209,7 +209,8 @@ extension Effect {
       .fetchHistory(let server, _):
       server
     case .resolvingSkill(let effect): effect.server
-    case .reject, .switchServer, .webSearch, .fetchLinkPreview, .cacheImage, .deliverLater, .cancel:
+    case .reject, .switchServer, .webSearch, .fetchLinkPreview, .cacheImage, .deliverLater, .cancel,
+      .supersede:
       nil
     }
   }
