@@ -67,7 +67,7 @@ public enum JSONLinesCommand {
       return error.exitCode
     }
     for warning in app.warnings { StandardStream.error.line("susi jsonl: \(warning)") }
-    let code = await run(store: app.store, options: options)
+    let code = await run(store: app.store, options: options, startupEvents: app.startupEvents)
     await app.stop()
     return code
   }
@@ -92,11 +92,13 @@ public enum JSONLinesCommand {
   ///
   /// The first signal stops taking input and drains; a second one exits at once (the log stays
   /// readable: a torn last line is cut back on the next start).
-  public static func run(store: Store, options: JSONLinesOptions) async -> Int32 {
+  public static func run(
+    store: Store, options: JSONLinesOptions, startupEvents: [PublishedEvent] = []
+  ) async -> Int32 {
     StandardStream.ignoreBrokenPipes()
     let session = JSONLinesSession(
       store: store, input: FileDescriptorInput.standardInput,
-      output: FileDescriptorOutput.standardOutput, options: options)
+      output: FileDescriptorOutput.standardOutput, options: options, startupEvents: startupEvents)
     let received = Atomic<Int>(0)
     let signals = [SIGTERM, SIGINT].map { number in
       signal(number, SIG_IGN)

@@ -25,11 +25,15 @@ public final class JSONLinesSession: Sendable {
   private let diagnostics: @Sendable (String) -> Void
   private let pump = InputPump()
   private let stopRequested = Atomic<Bool>(false)
+  private let startupEvents: [PublishedEvent]
 
-  /// - Parameter diagnostics: where messages for a person go (stderr); never stdout.
+  /// - Parameters:
+  ///   - startupEvents: what start-up logged before the session (requests of a previous run
+  ///     closed as `interrupted`, …); written first, since every logged event goes to stdout.
+  ///   - diagnostics: where messages for a person go (stderr); never stdout.
   public init(
     store: Store, input: any JSONLinesInput, output: any JSONLinesOutput,
-    options: JSONLinesOptions = JSONLinesOptions(),
+    options: JSONLinesOptions = JSONLinesOptions(), startupEvents: [PublishedEvent] = [],
     diagnostics: @escaping @Sendable (String) -> Void = {
       StandardStream.error.line("susi jsonl: \($0)")
     }
@@ -38,6 +42,7 @@ public final class JSONLinesSession: Sendable {
     self.input = input
     self.output = output
     self.options = options
+    self.startupEvents = startupEvents
     self.diagnostics = diagnostics
   }
 
@@ -57,6 +62,8 @@ public final class JSONLinesSession: Sendable {
       // When nobody reads the output any more, stop waiting for input that cannot be answered.
       makeWriter: { [pump] seq in OrderedOutput(output: output, seq: seq) { _ in pump.cancel() } },
       forward: { writer, event in writer.event(seq: event.seq, line: event.line) })
+    // Logged before the writer existed, so written here, ahead of the state that includes them.
+    for event in startupEvents where event.seq <= firstSeq { writer.line(event.line) }
     if options.replayFirst { writer.line(Self.stateLine(state, seq: firstSeq)) }
     pump.start(
       LineReader(input: input, maximumLineLength: options.maximumLineLength),

@@ -326,11 +326,16 @@ extension Action {
     public var stars: Int
     /// The skill's aggregate after the rating (what the server replies).
     public var ratings: RatingAggregate
-    public init(group: String, skill: String, stars: Int, ratings: RatingAggregate) {
+    /// The skill as the runner looked it up, when it was not loaded before.
+    public var resolved: Skill?
+    public init(
+      group: String, skill: String, stars: Int, ratings: RatingAggregate, resolved: Skill? = nil
+    ) {
       self.group = group
       self.skill = skill
       self.stars = stars
       self.ratings = ratings
+      self.resolved = resolved
     }
   }
 
@@ -339,10 +344,13 @@ extension Action {
     public var skill: String
     /// The user's own stars; nil when the user has not rated the skill.
     public var stars: Int?
-    public init(group: String, skill: String, stars: Int?) {
+    /// The skill as the runner looked it up, when it was not loaded before.
+    public var resolved: Skill?
+    public init(group: String, skill: String, stars: Int?, resolved: Skill? = nil) {
       self.group = group
       self.skill = skill
       self.stars = stars
+      self.resolved = resolved
     }
   }
 

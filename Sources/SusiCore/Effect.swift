@@ -19,6 +19,10 @@ public enum Effect: Equatable, Sendable, Codable {
   case fetchSkill(server: String, group: String, skill: String, language: String)
   case rateSkill(server: String, group: String, skill: String, language: String, stars: Int)
   case fetchUserRating(server: String, group: String, skill: String, language: String)
+  /// `effect` (`rateSkill` or `fetchUserRating`) for a skill no loaded list has shown: look it
+  /// up first (one metadata request), then do `effect`, whose result carries the skill as
+  /// `resolved`. A skill the server does not know ends as `requestFailed {kind: "notFound"}`.
+  indirect case resolvingSkill(Effect)
   case storeSettings(server: String, settings: [String: SettingValue])
   case fetchSettings(server: String)
   /// A chat query; `language` nil = the machine's language.
@@ -32,4 +36,7 @@ public enum Effect: Equatable, Sendable, Codable {
   case deliverLater(delayMilliseconds: Int, message: Action.MessageReceived)
   /// Cancel the request of the event with this seq; that request's result reports it.
   case cancel(seq: Int)
+  /// Cancel the request of the event with this seq because a newer one asks for the same thing;
+  /// that request's result is `requestFailed {kind: "superseded"}`.
+  case supersede(seq: Int)
 }

@@ -14,7 +14,12 @@ public struct ResultLedger: Sendable {
 
   /// Notes that the event `seq` (correlation id `id`) asked for `effects`.
   mutating func expect(_ seq: Int, id: JSON?, effects: [Effect]) {
-    let results = effects.count { if case .cancel = $0 { false } else { true } }
+    let results = effects.count {
+      switch $0 {
+      case .cancel, .supersede: false
+      default: true
+      }
+    }
     if results > 0 { owed[seq] = (id, results) }
   }
 

@@ -214,13 +214,14 @@ import Testing
     #expect(lines.first?["type"] == "sendMessage")
     #expect(!lines.contains(where: isDelayedAnswer))
 
-    // The next run finds the planned answer unanswered, closes it, and says so in its state.
+    // The next run finds the planned answer unanswered, closes it, and says so in its state
+    // (after the line that closed it).
     let next = try await JSONLBinary.run([
       "jsonl", "--state-dir", folder, "--replay-first", "--no-wait",
     ])
     #expect(next.status == 0)
     let stateLine = try JSONParser.parse(
-      try #require(next.output.split(separator: "\n").first.map(String.init)))
+      try #require(next.output.split(separator: "\n").last.map(String.init)))
     #expect(stateLine["state"]?["inFlight"] == [:])
     let log = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)
     #expect(stateLine["seq"] == .int(log.split(separator: "\n").count))

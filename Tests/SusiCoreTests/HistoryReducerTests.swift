@@ -67,7 +67,7 @@ import Testing
     t.send(
       .loadHistory(.init()),
       { $0.inFlight[2] = InFlightRequest(type: "loadHistory", since: at, key: "loadHistory") },
-      effects: [.cancel(seq: 1), .fetchHistory(server: "embedded", before: nil)])
+      effects: [.supersede(seq: 1), .fetchHistory(server: "embedded", before: nil)])
   }
 
   @Test func historyLoadedMergesPagesNewestFirstWithoutRepeats() {

@@ -17,18 +17,88 @@ import Testing
       effects: [.reject(reason: "stars must be 1 to 5, not \(stars)")])
   }
 
-  @Test func rejectsRatingASkillThatIsNotLoaded() {
+  /// A skill no loaded list has shown is looked up by the runner first; its result carries the
+  /// skill, so the state (live and replayed) learns it from the log.
+  @Test func ratingASkillThatIsNotLoadedAsksTheRunnerToLookItUpFirst() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    let asked = t.send(
+      .submitRating(.init(group: "Games", skill: "Synonyms", stars: 4)),
+      { $0.inFlight[1] = InFlightRequest(type: "submitRating", since: at) },
+      effects: [
+        .resolvingSkill(
+          .rateSkill(
+            server: "embedded", group: "Games", skill: "Synonyms", language: "en", stars: 4))
+      ])
+    let found = Skill(tag: "Synonyms", group: "Games", language: "en", name: "Synonyms")
+    let counts = RatingAggregate(fourStar: 1, average: 4, total: 1)
+    t.receive(
+      .ratingSubmitted(
+        .init(group: "Games", skill: "Synonyms", stars: 4, ratings: counts, resolved: found)),
+      cause: asked
+    ) {
+      var rated = found
+      rated.rating = counts
+      $0.skills["Games"]?["Synonyms"] = rated
+      $0.userRatings[SkillID(group: "Games", skill: "Synonyms")] = UserRating(stars: 4)
+      $0.inFlight = [:]
+    }
+  }
+
+  @Test func aSkillThatIsNotLoadedIsLookedUpInTheAskedThenThePreferredLanguage() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    t.prepare {
+      $0.groups.append("Music")
+      $0.settings["prefLanguage"] = .string("de")
+    }
+    t.send(
+      .submitRating(.init(group: "Music", skill: "Radio", stars: 2)),
+      { $0.inFlight[1] = InFlightRequest(type: "submitRating", since: at) },
+      effects: [
+        .resolvingSkill(
+          .rateSkill(server: "embedded", group: "Music", skill: "Radio", language: "de", stars: 2))
+      ])
+    t.send(
+      .submitRating(.init(group: "Music", skill: "Radio", stars: 2, language: "fr")),
+      { $0.inFlight[2] = InFlightRequest(type: "submitRating", since: at) },
+      effects: [
+        .resolvingSkill(
+          .rateSkill(server: "embedded", group: "Music", skill: "Radio", language: "fr", stars: 2))
+      ])
+  }
+
+  @Test func aSkillTheServerDoesNotKnowEndsTheRequestWithItsError() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    let asked = t.send(
+      .submitRating(.init(group: "Games", skill: "Ghost", stars: 4)),
+      { $0.inFlight[1] = InFlightRequest(type: "submitRating", since: at) },
+      effects: [
+        .resolvingSkill(
+          .rateSkill(server: "embedded", group: "Games", skill: "Ghost", language: "en", stars: 4))
+      ])
+    let error = RequestError(kind: "notFound", message: "unknown skill 'Ghost' in group 'Games'")
+    t.receive(.requestFailed(.init(cause: asked, error: error)), cause: asked) {
+      $0.inFlight = [:]
+      $0.lastErrors["submitRating"] = error
+    }
+  }
+
+  @Test func rejectsAnUnknownGroupOrAnEmptySkillNameBeforeAnyRequest() {
     var t = ReducerTester.loggedIn()
     t.send(
-      .submitRating(.init(group: "Music", skill: "Radio", stars: 4)),
-      effects: [
-        .reject(reason: "unknown skill 'Radio' in group 'Music'; load the group's skills first")
-      ])
+      .submitRating(.init(group: "Nope", skill: "Radio", stars: 4)),
+      effects: [.reject(reason: "unknown group 'Nope'")])
     t.send(
-      .submitRating(.init(group: "Games", skill: "Synonyms", stars: 4)),
-      effects: [
-        .reject(reason: "unknown skill 'Synonyms' in group 'Games'; load the group's skills first")
-      ])
+      .submitRating(.init(group: "Games", skill: " ", stars: 4)),
+      effects: [.reject(reason: "the skill name is empty")])
+    t.send(
+      .loadUserRating(.init(group: "Nope", skill: "Radio")),
+      effects: [.reject(reason: "unknown group 'Nope'")])
+    t.send(
+      .loadUserRating(.init(group: "Games", skill: "")),
+      effects: [.reject(reason: "the skill name is empty")])
   }
 
   @Test func rejectsRatingWhileLoggedOut() {
@@ -176,7 +246,7 @@ import Testing
       .loadUserRating(.init(group: "Games", skill: "Flip a coin", language: "en")),
       { $0.inFlight[2] = InFlightRequest(type: "loadUserRating", since: at, key: key) },
       effects: [
-        .cancel(seq: 1),
+        .supersede(seq: 1),
         .fetchUserRating(server: "embedded", group: "Games", skill: "Flip a coin", language: "en"),
       ])
     t.send(
@@ -190,17 +260,40 @@ import Testing
       ])
   }
 
-  @Test func loadUserRatingRejectsAnUnknownSkillThenALoggedOutUser() {
+  @Test func loadUserRatingRejectsALoggedOutUserWhetherOrNotTheSkillIsLoaded() {
     var t = ReducerTester.loggedIn()
     t.prepare { $0.session = nil }
     t.send(
-      .loadUserRating(.init(group: "Music", skill: "Radio")),
-      effects: [
-        .reject(reason: "unknown skill 'Radio' in group 'Music'; load the group's skills first")
-      ])
+      .loadUserRating(.init(group: "Games", skill: "Radio")),
+      effects: [.reject(reason: "log in first to read your ratings")])
     t.send(
       .loadUserRating(.init(group: "Knowledge", skill: "Synonyms")),
       effects: [.reject(reason: "log in first to read your ratings")])
+  }
+
+  @Test func loadUserRatingOfASkillThatIsNotLoadedLearnsTheSkillFromTheResult() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    t.prepare { $0.groups.append("Music") }
+    let asked = t.send(
+      .loadUserRating(.init(group: "Music", skill: "Radio")),
+      {
+        $0.inFlight[1] = InFlightRequest(
+          type: "loadUserRating", since: at, key: "loadUserRating:Music/Radio")
+      },
+      effects: [
+        .resolvingSkill(
+          .fetchUserRating(server: "embedded", group: "Music", skill: "Radio", language: "en"))
+      ])
+    t.receive(
+      .userRatingLoaded(
+        .init(group: "Music", skill: "Radio", stars: nil, resolved: Fixture.radio)),
+      cause: asked
+    ) {
+      $0.skills["Music"] = ["Radio": Fixture.radio]
+      $0.userRatings[Fixture.radio.id] = UserRating(stars: nil)
+      $0.inFlight = [:]
+    }
   }
 
   @Test func loadUserRatingWithAnExpiredSessionIsRejectedAndEnded() {

@@ -99,17 +99,38 @@ import Testing
     }
   }
 
-  @Test func aCancelledRequestRecordsNoError() {
+  @Test(arguments: ["cancelled", "superseded"])
+  func aCancelledOrSupersededRequestRecordsNoError(kind: String) {
     var t = ReducerTester.loggedIn()
     t.prepare {
-      $0.inFlight[1] = InFlightRequest(type: "submitRating", since: Fixture.t0)
+      $0.inFlight[1] = InFlightRequest(type: "loadGroups", since: Fixture.t0, key: "loadGroups")
       $0.lastErrors = ["loadGroups": Fixture.error()]
     }
     t.receive(
-      .requestFailed(
-        .init(cause: 1, error: RequestError(kind: "cancelled", message: "superseded"))), cause: 1
+      .requestFailed(.init(cause: 1, error: RequestError(kind: kind, message: "replaced"))),
+      cause: 1
     ) {
       $0.inFlight = [:]
+    }
+  }
+
+  /// A newer request with the same key supersedes the older one; the older one's result then
+  /// says `superseded` and ends it, while the newer one stays in flight.
+  @Test func aSupersededRequestEndsWithItsResultAndTheNewerOneGoesOn() {
+    var t = ReducerTester()
+    let at = t.now
+    let older = t.send(
+      .loadGroups(.init()),
+      { $0.inFlight[1] = InFlightRequest(type: "loadGroups", since: at, key: "loadGroups") },
+      effects: [.fetchGroups(server: "embedded", language: "en")])
+    t.send(
+      .loadGroups(.init()),
+      { $0.inFlight[2] = InFlightRequest(type: "loadGroups", since: at, key: "loadGroups") },
+      effects: [.supersede(seq: older), .fetchGroups(server: "embedded", language: "en")])
+    let replaced = RequestError(
+      kind: "superseded", message: "replaced by the same request of event 2")
+    t.receive(.requestFailed(.init(cause: older, error: replaced)), cause: older) {
+      $0.inFlight[1] = nil
     }
   }
 
@@ -219,7 +240,7 @@ import Testing
       .loadGroups(.init()),
       { $0.inFlight[20] = InFlightRequest(type: "loadGroups", since: at, key: "loadGroups") },
       effects: [
-        .cancel(seq: 3), .cancel(seq: 7), .cancel(seq: 12),
+        .supersede(seq: 3), .supersede(seq: 7), .supersede(seq: 12),
         .fetchGroups(server: "embedded", language: "en"),
       ])
   }

@@ -108,6 +108,12 @@ enum SampleActions {
       .init(group: "Knowledge", skill: "Synonyms", stars: 1, ratings: RatingAggregate())),
     .userRatingLoaded(.init(group: "Knowledge", skill: "Synonyms", stars: 3)),
     .userRatingLoaded(.init(group: "Knowledge", skill: "Synonyms", stars: nil)),
+    .userRatingLoaded(
+      .init(group: "Music", skill: "Radio", stars: 2, resolved: Fixture.radio)),
+    .ratingSubmitted(
+      .init(
+        group: "Music", skill: "Radio", stars: 2, ratings: RatingAggregate(twoStar: 1),
+        resolved: Fixture.radio)),
     .settingsChanged(.init(settings: ["theme": .string("light"), "speechRate": .number(1e20)])),
     .settingsSynced(.init(settings: [:])),
     .settingsSynced(

@@ -127,7 +127,7 @@ import Testing
       .login(.init(email: Fixture.otherEmail, password: Secret("two"))),
       { $0.inFlight[2] = InFlightRequest(type: "login", since: at, key: "login") },
       effects: [
-        .cancel(seq: 1),
+        .supersede(seq: 1),
         .login(
           server: "embedded", email: Fixture.otherEmail, password: Secret("two"), validSeconds: nil),
       ])
@@ -153,20 +153,27 @@ import Testing
     }
   }
 
-  @Test func loggingInAsAnotherUserForgetsTheFormerUsersRatings() {
+  @Test func loggingInAsAnotherUserForgetsTheFormerUsersRatingsAndSettings() {
     var t = ReducerTester.loggedIn()
     let at = t.now
-    t.prepare { $0.userRatings = [Fixture.synonyms.id: UserRating(stars: 5)] }
+    t.prepare {
+      $0.userRatings = [Fixture.synonyms.id: UserRating(stars: 5)]
+      $0.settings = ["theme": .string("dark")]
+    }
     t.receive(.loggedIn(.init(email: Fixture.otherEmail, expiresAt: nil)), cause: nil) {
       $0.session = Session(email: Fixture.otherEmail, expiresAt: nil, since: at)
       $0.userRatings = [:]
+      $0.settings = [:]
     }
   }
 
-  @Test func loggingInAgainAsTheSameUserKeepsTheirRatings() {
+  @Test func loggingInAgainAsTheSameUserKeepsTheirRatingsAndSettings() {
     var t = ReducerTester.loggedIn()
     let at = t.now
-    t.prepare { $0.userRatings = [Fixture.synonyms.id: UserRating(stars: 5)] }
+    t.prepare {
+      $0.userRatings = [Fixture.synonyms.id: UserRating(stars: 5)]
+      $0.settings = ["theme": .string("dark")]
+    }
     t.receive(
       .loggedIn(.init(email: Fixture.email, expiresAt: at.adding(milliseconds: 1000))), cause: nil
     ) {
@@ -233,7 +240,7 @@ import Testing
       effects: [.logout(server: "embedded", reason: nil)])
   }
 
-  @Test func loggedOutEndsTheSessionAndForgetsTheUsersRatings() {
+  @Test func loggedOutEndsTheSessionAndForgetsTheUsersRatingsAndSettings() {
     var t = ReducerTester.loggedIn()
     let at = t.now
     t.prepare {
@@ -249,6 +256,7 @@ import Testing
       $0.lastErrors = [:]
       $0.session = nil
       $0.userRatings = [:]
+      $0.settings = [:]
     }
   }
 
@@ -256,11 +264,13 @@ import Testing
     var t = ReducerTester.loggedIn()
     t.prepare {
       $0.userRatings = [Fixture.synonyms.id: UserRating(stars: nil)]
+      $0.settings = ["speechRate": .number(0.8)]
       $0.inFlight[7] = InFlightRequest(type: "changeSettings", since: Fixture.t0)
     }
     t.receive(.loggedOut(.init(reason: "session expired")), cause: 7) {
       $0.session = nil
       $0.userRatings = [:]
+      $0.settings = [:]
     }
   }
 }

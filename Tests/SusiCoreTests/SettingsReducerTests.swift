@@ -28,7 +28,7 @@ import Testing
       switch kind {
       case .bool: all[key] = .bool(true)
       case .number: all[key] = .number(0.5)
-      case .string: all[key] = .string("value")
+      case .string: all[key] = .string(SettingKey.choices[key]?.last ?? "value")
       }
     }
     #expect(all.count == 21)
@@ -55,9 +55,10 @@ import Testing
   @Test(arguments: [
     ("theme", SettingValue.bool(true), "setting 'theme' takes text"),
     ("userName", .number(12345), "setting 'userName' takes text"),
-    ("enterAsSend", .string("yes"), "setting 'enterAsSend' takes true or false"),
+    ("enterAsSend", .string("maybe"), "setting 'enterAsSend' takes true or false"),
     ("checked", .number(1), "setting 'checked' takes true or false"),
     ("speechRate", .string("fast"), "setting 'speechRate' takes a number"),
+    ("speechRate", .string("nan"), "setting 'speechRate' takes a number"),
     ("speechPitch", .bool(false), "setting 'speechPitch' takes a number"),
   ])
   func rejectsAValueOfTheWrongType(key: String, value: SettingValue, reason: String) {
@@ -70,7 +71,75 @@ import Testing
     var t = ReducerTester.loggedIn()
     t.send(
       .changeSettings(.init(settings: ["userName": .string(name)])),
-      effects: [.reject(reason: "userName must be 5 to 51 characters long")])
+      effects: [.reject(reason: "setting 'userName' takes text of 5 to 51 characters")])
+  }
+
+  /// The server hands every setting out as a string, so a program may send one back that way.
+  @Test func acceptsTheServersStringFormAndAsksForTheTypedValue() {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    let typed: [String: SettingValue] = [
+      "speechRate": .number(0.8), "speechPitch": .number(2), "enterAsSend": .bool(true),
+      "micInput": .bool(false), "theme": .string("dark"),
+    ]
+    let asked = t.send(
+      .changeSettings(
+        .init(settings: [
+          "speechRate": .string("0.8"), "speechPitch": .string("2"),
+          "enterAsSend": .string("true"), "micInput": .string("false"), "theme": .string("dark"),
+        ])),
+      { $0.inFlight[1] = InFlightRequest(type: "changeSettings", since: at) },
+      effects: [.storeSettings(server: "embedded", settings: typed)])
+    t.receive(.settingsChanged(.init(settings: typed)), cause: asked) {
+      $0.settings = typed
+      $0.inFlight = [:]
+    }
+  }
+
+  @Test(arguments: [
+    (
+      "theme", SettingValue.string("purple"),
+      "setting 'theme' takes one of light, dark, custom, not 'purple'"
+    ),
+    ("theme", .string("Dark"), "setting 'theme' takes one of light, dark, custom, not 'Dark'"),
+    (
+      "avatarType", .string("photo"),
+      "setting 'avatarType' takes one of default, server, gravatar, not 'photo'"
+    ),
+    ("speechRate", .number(0), "setting 'speechRate' takes a number from 0.1 to 10, not 0"),
+    ("speechRate", .string("11"), "setting 'speechRate' takes a number from 0.1 to 10, not 11"),
+    ("speechPitch", .number(-0.5), "setting 'speechPitch' takes a number from 0 to 2, not -0.5"),
+    ("speechPitch", .string("2.5"), "setting 'speechPitch' takes a number from 0 to 2, not 2.5"),
+  ])
+  func rejectsAValueOutsideItsKeysAllowedValues(key: String, value: SettingValue, reason: String) {
+    var t = ReducerTester.loggedIn()
+    t.send(.changeSettings(.init(settings: [key: value])), effects: [.reject(reason: reason)])
+  }
+
+  @Test(arguments: [
+    ("theme", SettingValue.string("custom")), ("avatarType", .string("gravatar")),
+    ("speechRate", .number(0.1)), ("speechRate", .string("10")), ("speechPitch", .number(0)),
+    ("speechPitch", .string("2")),
+  ])
+  func acceptsTheEdgesOfEachKeysAllowedValues(key: String, value: SettingValue) {
+    var t = ReducerTester.loggedIn()
+    let at = t.now
+    let typed = SettingKey.parse(value.serverText, for: key)!
+    t.send(
+      .changeSettings(.init(settings: [key: value])),
+      { $0.inFlight[1] = InFlightRequest(type: "changeSettings", since: at) },
+      effects: [.storeSettings(server: "embedded", settings: [key: typed])])
+  }
+
+  @Test func describesWhatEveryKeyTakes() {
+    let described = SettingKey.allowed.map { "\($0.key): \(SettingKey.accepts($0.key))" }
+    #expect(described.count == 21)
+    #expect(described.contains("theme: one of light, dark, custom"))
+    #expect(described.contains("speechRate: a number from 0.1 to 10"))
+    #expect(described.contains("speechPitch: a number from 0 to 2"))
+    #expect(described.contains("enterAsSend: true or false"))
+    #expect(described.contains("userName: text of 5 to 51 characters"))
+    #expect(described.contains("timeZone: text"))
   }
 
   @Test(arguments: ["abcde", String(repeating: "x", count: 51), "Zoë 😀!"])
@@ -87,7 +156,7 @@ import Testing
     var t = ReducerTester.loggedIn()
     t.send(
       .changeSettings(
-        .init(settings: ["theme": .bool(true), "micInput": .string("on"), "zzz": .bool(true)])),
+        .init(settings: ["theme": .bool(true), "micInput": .string("often"), "zzz": .bool(true)])),
       effects: [.reject(reason: "setting 'micInput' takes true or false")])
   }
 
@@ -143,7 +212,7 @@ import Testing
     t.send(
       .syncSettings,
       { $0.inFlight[2] = InFlightRequest(type: "syncSettings", since: at, key: "syncSettings") },
-      effects: [.cancel(seq: 1), .fetchSettings(server: "embedded")])
+      effects: [.supersede(seq: 1), .fetchSettings(server: "embedded")])
   }
 
   @Test func syncSettingsNeedsAValidSession() {

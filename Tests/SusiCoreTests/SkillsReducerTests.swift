@@ -47,12 +47,12 @@ import Testing
     t.send(
       .loadGroups(.init(language: "de")),
       { $0.inFlight[2] = InFlightRequest(type: "loadGroups", since: at, key: "loadGroups") },
-      effects: [.cancel(seq: 1), .fetchGroups(server: "http://susi.example", language: "de")])
+      effects: [.supersede(seq: 1), .fetchGroups(server: "http://susi.example", language: "de")])
     t.send(
       .loadGroups(.init()),
       { $0.inFlight[3] = InFlightRequest(type: "loadGroups", since: at, key: "loadGroups") },
       effects: [
-        .cancel(seq: 1), .cancel(seq: 2),
+        .supersede(seq: 1), .supersede(seq: 2),
         .fetchGroups(server: "http://susi.example", language: "en"),
       ])
   }
@@ -176,12 +176,12 @@ import Testing
         $0.inFlight[4] = InFlightRequest(type: "loadSkills", since: at, key: "loadSkills:Knowledge")
       },
       effects: [
-        .cancel(seq: 1), .fetchSkills(server: "embedded", group: "Knowledge", language: "de"),
+        .supersede(seq: 1), .fetchSkills(server: "embedded", group: "Knowledge", language: "de"),
       ])
     t.send(
       .loadSkills(.init()),
       { $0.inFlight[5] = InFlightRequest(type: "loadSkills", since: at, key: "loadSkills:*") },
-      effects: [.cancel(seq: 3), .fetchSkills(server: "embedded", group: nil, language: "en")])
+      effects: [.supersede(seq: 3), .fetchSkills(server: "embedded", group: nil, language: "en")])
   }
 
   @Test func skillsOfEveryGroupReplaceAllSkillsAndLeaveTheGroupListAlone() {
@@ -331,7 +331,7 @@ import Testing
         $0.inFlight[2] = InFlightRequest(type: "loadSkill", since: at, key: "loadSkill:Games/Dice")
       },
       effects: [
-        .cancel(seq: 1),
+        .supersede(seq: 1),
         .fetchSkill(server: "embedded", group: "Games", skill: "Dice", language: "fr"),
       ])
   }

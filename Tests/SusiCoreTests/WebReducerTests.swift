@@ -53,7 +53,7 @@ import Testing
     t.send(
       .search(.init(query: " swift ")),
       { $0.inFlight[3] = InFlightRequest(type: "search", since: at, key: "search:swift") },
-      effects: [.cancel(seq: 1), .webSearch(query: "swift")])
+      effects: [.supersede(seq: 1), .webSearch(query: "swift")])
   }
 
   @Test func websearchLoadedStoresTheResultsByQuery() {
@@ -118,7 +118,7 @@ import Testing
     t.send(
       .loadLinkPreview(.init(url: "https://swift.org")),
       { $0.inFlight[2] = InFlightRequest(type: "loadLinkPreview", since: at, key: key) },
-      effects: [.cancel(seq: 1), .fetchLinkPreview(url: "https://swift.org")])
+      effects: [.supersede(seq: 1), .fetchLinkPreview(url: "https://swift.org")])
   }
 
   @Test func linkPreviewLoadedStoresThePreviewByURL() {

@@ -39,7 +39,7 @@ struct EndToEndCancellationTests {
 
   /// A newer request for the same thing supersedes the older one; whichever way the race goes,
   /// each intent gets exactly one result and the newest one loads.
-  @Test func supersededRequestsEndCancelledOrLoadedAndNothingHangs() async throws {
+  @Test func supersededRequestsEndSupersededOrLoadedAndNothingHangs() async throws {
     let run = try await EndToEndRun.start()
     for _ in 0..<10 {
       async let older = run.send(.loadSkills(.init()))
@@ -49,7 +49,7 @@ struct EndToEndCancellationTests {
         #expect(events.count == 2, "\(events.map(\.action.typeName))")
         switch events.last?.action {
         case .skillsLoaded?: break
-        case .requestFailed(let failed)?: #expect(failed.error.kind == "cancelled")
+        case .requestFailed(let failed)?: #expect(failed.error.kind == "superseded")
         default: Issue.record("unexpected result: \(events.map(\.action.typeName))")
         }
       }

@@ -178,6 +178,47 @@ struct RatingsAndSettingsTests {
     )
   }
 
+  static let unknownSkillMetadata =
+    #"{"skill_metadata":{"model":"general","group":"Games","language":"en","skill_name":null,"author":null,"descriptions":null},"accepted":true}"#
+
+  @Test func aSkillLookedUpFirstIsCarriedInTheResult() async {
+    let harness = await Self.loggedIn { request in
+      if request.path == "/cms/getSkillMetadata.json" {
+        return .json(
+          #"{"skill_metadata":{"skill_name":"Dice","author":"Ann","language":"en"},"accepted":true}"#
+        )
+      }
+      return .json(#"{"accepted":true,"ratings":{"four_star":1,"avg_star":4,"total_star":1}}"#)
+    }
+    let result = await harness.run(
+      .resolvingSkill(
+        .rateSkill(server: "embedded", group: "Games", skill: "Dice", language: "en", stars: 4)))
+    guard case .ratingSubmitted(let rated) = result else {
+      Issue.record("expected ratingSubmitted, got \(result)")
+      return
+    }
+    #expect(rated.resolved?.name == "Dice")
+    #expect(rated.resolved?.author == "Ann")
+    #expect(rated.resolved?.group == "Games")
+    #expect(
+      harness.transport.requests.map(\.path).suffix(2) == [
+        "/cms/getSkillMetadata.json", "/cms/fiveStarRateSkill.json",
+      ])
+  }
+
+  @Test func aSkillTheServerDoesNotKnowIsNotFoundAndNothingMoreIsSent() async {
+    let harness = await Self.loggedIn { _ in .json(Self.unknownSkillMetadata) }
+    let before = harness.transport.requests.count
+    let result = await harness.run(
+      .resolvingSkill(
+        .fetchUserRating(server: "embedded", group: "Games", skill: "Ghost", language: "en")))
+    #expect(result.failure?.kind == "notFound")
+    #expect(
+      result.failure?.message
+        == "unknown skill 'Ghost' in group 'Games': the server has no such skill in language 'en'")
+    #expect(harness.transport.requests.count == before + 1)
+  }
+
   @Test func userEndpointsNeedALogin() async {
     let harness = Harness { _ in .json(#"{"accepted":true}"#) }
     for effect in [

@@ -99,6 +99,39 @@ struct RunnerSchedulingTests {
     #expect(harness.transport.requests.count == 1)
   }
 
+  @Test func supersedingARunningRequestDeliversSupersededOnce() async {
+    let harness = Harness(holding: true) { _ in .json(Self.groupsReply) }
+    harness.start(.fetchGroups(server: "embedded", language: "en"), cause: 7)
+    await harness.transport.waitForHeld(count: 1)
+    harness.start(.supersede(seq: 7), cause: 8)
+    #expect(
+      await harness.results.next(for: 7)
+        == .requestFailed(
+          .init(
+            cause: 7,
+            error: .init(kind: "superseded", message: "replaced by the same request of event 8"))))
+    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(harness.results.actions(for: 7).count == 1)
+    #expect(harness.results.actions(for: 8).isEmpty)
+  }
+
+  @Test func supersedingAWaitingRequestNeverSendsIt() async {
+    let harness = Harness(
+      holding: true, configure: { $0.concurrencyLimit = 1 },
+      respond: { _ in
+        .json(Self.groupsReply)
+      })
+    harness.start(.fetchGroups(server: "embedded", language: "en"), cause: 1)
+    harness.start(.fetchGroups(server: "embedded", language: "en"), cause: 2)
+    await harness.transport.waitForHeld(count: 1)
+    harness.start(.supersede(seq: 2), cause: 3)
+    #expect(await harness.results.next(for: 2).failure?.kind == "superseded")
+    harness.transport.releaseAll()
+    #expect(await harness.results.next(for: 1) == .groupsLoaded(.init(groups: ["Knowledge"])))
+    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(harness.transport.requests.count == 1)
+  }
+
   @Test func cancellingAWaitingRequestNeverSendsIt() async {
     let harness = Harness(
       holding: true, configure: { $0.concurrencyLimit = 1 },

@@ -5,6 +5,7 @@ import SusiJSON
 import SusiRunner
 import SusiServer
 import SusiStore
+import Synchronization
 
 /// A running susi: the log opened and replayed, the runner, the store, and the built-in server
 /// when no other server is configured. Every frontend starts one of these and talks only to
@@ -18,6 +19,10 @@ public final class SusiApp: Sendable {
   public let warnings: [String]
   /// How many events the log held before this run.
   public let resumedEvents: Int
+  /// What start-up itself logged: requests of a previous run closed as `interrupted`, and the
+  /// switch to the server the options ask for. Frontends that print every event print these.
+  public var startupEvents: [PublishedEvent] { startup.withLock { $0 } }
+  private let startup = Mutex<[PublishedEvent]>([])
 
   private init(
     store: Store, options: CommonOptions, embedded: EmbeddedServer?, warnings: [String],
@@ -92,12 +97,13 @@ public final class SusiApp: Sendable {
       store: store, options: options, embedded: embedded, warnings: warnings,
       resumedEvents: recovered.lastSeq)
     do {
-      try await store.closeInterruptedRequests()
+      var logged = try await store.closeInterruptedRequests()
       let wanted = options.server ?? State.embeddedServer
       if await store.state.server != wanted {
-        _ = try await app.sendAndWait(
+        logged += try await app.sendAndWait(
           .setServer(Action.SetServer(url: wanted)), origin: origin, timeout: 10)
       }
+      app.startup.withLock { $0 = logged }
     } catch {
       await app.stop()
       throw StartupError(message: "\(error)", exitCode: ExitCode.ioError)

@@ -1,3 +1,4 @@
+import SusiCore
 import SusiFrontendSupport
 
 /// Help for the text frontend's subcommands: what `susi --help`, `susi help CMD` and
@@ -67,10 +68,16 @@ public enum TextCommandSpecs {
     usage: "settings [set KEY VALUE | sync]",
     discussion: """
       'settings' shows the settings last confirmed by the server, 'settings set KEY VALUE'
-      changes one (needs a login), 'settings sync' fetches yours from the server.
-      """,
+      changes one (needs a login), 'settings sync' fetches yours from the server. The server
+      keeps every value as text; true/false also read yes/no, on/off and 1/0. The keys:
+
+      """ + settingKeys,
     examples: ["susi settings", "susi settings set theme dark", "susi settings sync"],
     arguments: 0...100)
+
+  /// One line per setting the server accepts, with what it takes, for `help settings`.
+  static let settingKeys = SettingKey.allowed.map { "  \($0.key): \(SettingKey.accepts($0.key))" }
+    .joined(separator: "\n")
 
   public static let login = CommandSpec(
     name: "login", summary: "log in to the SUSI server",

@@ -82,10 +82,12 @@ extension Action {
         o.field("skill", p.skill)
         o.field("stars", p.stars)
         o.field("ratings") { p.ratings.write(to: &$0) }
+        if let resolved = p.resolved { o.field("resolved") { resolved.write(to: &$0) } }
       case .userRatingLoaded(let p):
         o.field("group", p.group)
         o.field("skill", p.skill)
         o.fieldOrNull("stars", p.stars)
+        if let resolved = p.resolved { o.field("resolved") { resolved.write(to: &$0) } }
       case .settingsChanged(let p): o.field("settings") { writeSettings(p.settings, to: &$0) }
       case .settingsSynced(let p): o.field("settings") { writeSettings(p.settings, to: &$0) }
       case .messageReceived(let p):
@@ -243,12 +245,13 @@ extension Action {
       return .ratingSubmitted(
         RatingSubmitted(
           group: try r.string("group"), skill: try r.string("skill"), stars: try r.int("stars"),
-          ratings: try RatingAggregate(reading: try r.object("ratings"))))
+          ratings: try RatingAggregate(reading: try r.object("ratings")),
+          resolved: try readResolved(r)))
     case "userRatingLoaded":
       return .userRatingLoaded(
         UserRatingLoaded(
           group: try r.string("group"), skill: try r.string("skill"),
-          stars: try r.optionalInt("stars")))
+          stars: try r.optionalInt("stars"), resolved: try readResolved(r)))
     case "settingsChanged":
       return .settingsChanged(SettingsChanged(settings: try readSettings(r, "settings")))
     case "settingsSynced":

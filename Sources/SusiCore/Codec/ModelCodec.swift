@@ -336,3 +336,9 @@ func readTimestamp(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> Ti
   }
   return t
 }
+
+/// The `resolved` skill of a rating result, when the runner had to look the skill up.
+func readResolved(_ r: FieldReader) throws(JSONShapeError) -> Skill? {
+  guard let skill = try r.optionalObject("resolved") else { return nil }
+  return try Skill(reading: skill)
+}

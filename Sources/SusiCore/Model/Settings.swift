@@ -59,21 +59,80 @@ public enum SettingKey {
     }
   }
 
+  /// The only values of the text settings that the SUSI clients give a meaning to.
+  public static let choices: [String: [String]] = [
+    "theme": ["light", "dark", "custom"], "avatarType": ["default", "server", "gravatar"],
+  ]
+
+  /// The range of each number setting: the rate and pitch speech synthesis accepts.
+  public static let ranges: [String: ClosedRange<Double>] = [
+    "speechRate": 0.1...10, "speechPitch": 0...2,
+  ]
+
+  /// The lengths of text settings the server checks itself.
+  public static let lengths: [String: ClosedRange<Int>] = ["userName": 5...51]
+
+  /// What `key` takes, in words: its type and allowed values (`a number from 0.1 to 10`).
+  public static func accepts(_ key: String) -> String {
+    if let choices = choices[key] { return "one of " + choices.joined(separator: ", ") }
+    if let range = ranges[key] {
+      return "a number from \(SettingValue.number(range.lowerBound)) to "
+        + "\(SettingValue.number(range.upperBound))"
+    }
+    if let length = lengths[key] {
+      return "text of \(length.lowerBound) to \(length.upperBound) characters"
+    }
+    switch kind(of: key) ?? .string {
+    case .bool: return "true or false"
+    case .number: return "a number"
+    case .string: return "text"
+    }
+  }
+
+  /// `value` as its key's type, once it is known to be allowed. The server's own string form is
+  /// accepted for every type (`"0.8"` for a number, `"true"` for a boolean), since that is how
+  /// it hands settings out; the result is the typed value, so the state and the server agree.
+  public static func checked(key: String, value: SettingValue) -> Result<SettingValue, Refusal> {
+    guard let kind = kind(of: key) else {
+      return .failure(
+        Refusal(
+          "unknown setting '\(key)'; the server accepts: \(allowed.map(\.key).joined(separator: ", "))"
+        ))
+    }
+    var typed = value
+    if case .string(let text) = value, kind != .string, let parsed = parse(text, for: key) {
+      typed = parsed
+    }
+    switch (kind, typed) {
+    case (.bool, .bool): return .success(typed)
+    case (.number, .number(let number)):
+      if let range = ranges[key], !range.contains(number) {
+        return .failure(Refusal("setting '\(key)' takes \(accepts(key)), not \(typed)"))
+      }
+      return .success(typed)
+    case (.string, .string(let text)):
+      if let choices = choices[key], !choices.contains(text) {
+        return .failure(Refusal("setting '\(key)' takes \(accepts(key)), not '\(text)'"))
+      }
+      if let length = lengths[key], !length.contains(text.count) {
+        return .failure(Refusal("setting '\(key)' takes \(accepts(key))"))
+      }
+      return .success(typed)
+    case (.bool, _): return .failure(Refusal("setting '\(key)' takes true or false"))
+    case (.number, _): return .failure(Refusal("setting '\(key)' takes a number"))
+    case (.string, _): return .failure(Refusal("setting '\(key)' takes text"))
+    }
+  }
+
   /// Why `value` is not acceptable for `key`, or nil when it is.
   public static func problem(key: String, value: SettingValue) -> String? {
-    guard let kind = kind(of: key) else {
-      return
-        "unknown setting '\(key)'; the server accepts: \(allowed.map(\.key).joined(separator: ", "))"
-    }
-    switch (kind, value) {
-    case (.bool, .bool), (.number, .number), (.string, .string): break
-    case (.bool, _): return "setting '\(key)' takes true or false"
-    case (.number, _): return "setting '\(key)' takes a number"
-    case (.string, _): return "setting '\(key)' takes text"
-    }
-    if key == "userName", case .string(let name) = value, !(5...51).contains(name.count) {
-      return "userName must be 5 to 51 characters long"
-    }
+    if case .failure(let refusal) = checked(key: key, value: value) { return refusal.reason }
     return nil
+  }
+
+  /// Why a setting's value was refused.
+  public struct Refusal: Error, Equatable {
+    public let reason: String
+    init(_ reason: String) { self.reason = reason }
   }
 }

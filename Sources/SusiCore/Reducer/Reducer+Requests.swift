@@ -1,13 +1,13 @@
 // Bookkeeping shared by every request: in-flight tracking, superseding, errors, cancellation.
 
 extension State {
-  /// Records that the event asked for a request, cancelling an older one with the same key.
+  /// Records that the event asked for a request, superseding an older one with the same key.
   mutating func start(_ type: String, _ event: Event, key: String? = nil, _ effect: Effect)
     -> [Effect]
   {
     var effects: [Effect] = []
     if let key {
-      for seq in inFlight.seqs(withKey: key) { effects.append(.cancel(seq: seq)) }
+      for seq in inFlight.seqs(withKey: key) { effects.append(.supersede(seq: seq)) }
     }
     inFlight[event.seq] = InFlightRequest(type: type, since: event.at, key: key)
     effects.append(effect)
@@ -37,7 +37,8 @@ extension State {
 
   mutating func requestFailed(_ p: Action.RequestFailed, _ event: Event) -> [Effect] {
     let request = inFlight.removeValue(forKey: p.cause)
-    guard p.error.kind != "cancelled" else { return [] }
+    // Asked for: neither is an error worth keeping.
+    guard p.error.kind != "cancelled" && p.error.kind != "superseded" else { return [] }
     lastErrors[request?.type ?? "unknown"] = p.error.scrubbed
     if p.error.kind == "unauthorized", let session,
       request.map({ Self.needsLogin.contains($0.type) }) ?? false

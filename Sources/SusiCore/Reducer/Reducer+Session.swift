@@ -68,7 +68,10 @@ extension State {
 
   mutating func loggedIn(_ p: Action.LoggedIn, _ event: Event) -> [Effect] {
     finish(event, completing: "login")
-    if session?.email != p.email { userRatings = [:] }
+    if session?.email != p.email {
+      userRatings = [:]
+      settings = [:]
+    }
     session = Session(email: p.email, expiresAt: p.expiresAt, since: event.at)
     return []
   }
@@ -81,8 +84,10 @@ extension State {
 
   mutating func loggedOut(_ event: Event) -> [Effect] {
     finish(event, completing: "logout")
+    // Settings belong to the user: the next one must not see them.
     session = nil
     userRatings = [:]
+    settings = [:]
     return []
   }
 }

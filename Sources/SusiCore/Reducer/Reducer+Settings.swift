@@ -3,13 +3,16 @@
 extension State {
   mutating func changeSettings(_ p: Action.ChangeSettings, _ event: Event) -> [Effect] {
     guard !p.settings.isEmpty else { return [.reject(reason: "no settings to change")] }
+    // Values may come in the server's string form; what is stored and kept is the typed value.
+    var typed: [String: SettingValue] = [:]
     for key in p.settings.keys.sorted() {
-      if let problem = SettingKey.problem(key: key, value: p.settings[key]!) {
-        return [.reject(reason: problem)]
+      switch SettingKey.checked(key: key, value: p.settings[key]!) {
+      case .success(let value): typed[key] = value
+      case .failure(let refusal): return [.reject(reason: refusal.reason)]
       }
     }
     if let refusal = loginProblem(event, doing: "change settings") { return refusal }
-    return start("changeSettings", event, .storeSettings(server: server, settings: p.settings))
+    return start("changeSettings", event, .storeSettings(server: server, settings: typed))
   }
 
   mutating func settingsChanged(_ p: Action.SettingsChanged, _ event: Event) -> [Effect] {

@@ -58,8 +58,9 @@ extension State {
   }
 
   mutating func loadSkill(_ p: Action.LoadSkill, _ event: Event) -> [Effect] {
-    if let problem = groupProblem(p.group) { return [.reject(reason: problem)] }
-    if p.skill.trimmed.isEmpty { return [.reject(reason: "the skill name is empty")] }
+    if let problem = skillNameProblem(group: p.group, skill: p.skill) {
+      return [.reject(reason: problem)]
+    }
     let language = p.language ?? skills[p.group]?[p.skill]?.language ?? skillListLanguage(nil)
     return start(
       "loadSkill", event, key: "loadSkill:\(p.group)/\(p.skill)",
@@ -72,28 +73,40 @@ extension State {
     return []
   }
 
-  /// Why an intent naming this skill is refused when the skill is not loaded.
-  static func unknownSkill(group: String, skill: String) -> [Effect] {
-    [.reject(reason: "unknown skill '\(skill)' in group '\(group)'; load the group's skills first")]
+  /// Why an intent cannot name this skill, or nil when it can.
+  func skillNameProblem(group: String, skill: String) -> String? {
+    if let problem = groupProblem(group) { return problem }
+    return skill.trimmed.isEmpty ? "the skill name is empty" : nil
+  }
+
+  /// The skill's language as known, else the caller's, else the preferred one; and `effect` for
+  /// it, wrapped so the runner looks the skill up first when no loaded list has shown it.
+  func aboutSkill(
+    group: String, skill: String, language: String?, _ effect: (String) -> Effect
+  ) -> Effect {
+    guard let known = skills[group]?[skill] else {
+      return .resolvingSkill(effect(language ?? skillListLanguage(nil)))
+    }
+    return effect(language ?? known.language)
   }
 
   mutating func submitRating(_ p: Action.SubmitRating, _ event: Event) -> [Effect] {
     guard (1...5).contains(p.stars) else {
       return [.reject(reason: "stars must be 1 to 5, not \(p.stars)")]
     }
-    guard let skill = skills[p.group]?[p.skill] else {
-      return Self.unknownSkill(group: p.group, skill: p.skill)
+    if let problem = skillNameProblem(group: p.group, skill: p.skill) {
+      return [.reject(reason: problem)]
     }
     if let refusal = loginProblem(event, doing: "rate skills") { return refusal }
-    return start(
-      "submitRating", event,
-      .rateSkill(
-        server: server, group: p.group, skill: p.skill, language: p.language ?? skill.language,
-        stars: p.stars))
+    let effect = aboutSkill(group: p.group, skill: p.skill, language: p.language) {
+      .rateSkill(server: server, group: p.group, skill: p.skill, language: $0, stars: p.stars)
+    }
+    return start("submitRating", event, effect)
   }
 
   mutating func ratingSubmitted(_ p: Action.RatingSubmitted, _ event: Event) -> [Effect] {
     finish(event, completing: "submitRating")
+    if let resolved = p.resolved { skills[p.group, default: [:]][p.skill] = resolved }
     // The reply carries only the star counts; thumbs and feedback counts stay as they were.
     let before = skills[p.group]?[p.skill]?.rating
     var ratings = p.ratings
@@ -107,18 +120,20 @@ extension State {
   }
 
   mutating func loadUserRating(_ p: Action.LoadUserRating, _ event: Event) -> [Effect] {
-    guard let skill = skills[p.group]?[p.skill] else {
-      return Self.unknownSkill(group: p.group, skill: p.skill)
+    if let problem = skillNameProblem(group: p.group, skill: p.skill) {
+      return [.reject(reason: problem)]
     }
     if let refusal = loginProblem(event, doing: "read your ratings") { return refusal }
+    let effect = aboutSkill(group: p.group, skill: p.skill, language: p.language) {
+      .fetchUserRating(server: server, group: p.group, skill: p.skill, language: $0)
+    }
     return start(
-      "loadUserRating", event, key: "loadUserRating:\(p.group)/\(p.skill)",
-      .fetchUserRating(
-        server: server, group: p.group, skill: p.skill, language: p.language ?? skill.language))
+      "loadUserRating", event, key: "loadUserRating:\(p.group)/\(p.skill)", effect)
   }
 
   mutating func userRatingLoaded(_ p: Action.UserRatingLoaded, _ event: Event) -> [Effect] {
     finish(event, completing: "loadUserRating")
+    if let resolved = p.resolved { skills[p.group, default: [:]][p.skill] = resolved }
     userRatings[SkillID(group: p.group, skill: p.skill)] = UserRating(stars: p.stars)
     return []
   }

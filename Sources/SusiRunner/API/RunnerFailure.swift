@@ -22,10 +22,14 @@ struct RunnerFailure: Error, Equatable, Sendable {
     case tooLarge
     /// The request was cancelled.
     case cancelled
+    /// The request was cancelled because a newer one asks for the same thing.
+    case superseded
     /// Local disk trouble (credentials, image cache).
     case io
     /// No token for a call that needs one.
     case notLoggedIn
+    /// The server does not know the skill the request names.
+    case notFound
   }
 
   var kind: Kind
@@ -44,6 +48,11 @@ struct RunnerFailure: Error, Equatable, Sendable {
   }
 
   static let cancelled = RunnerFailure(.cancelled, "the request was cancelled")
+
+  /// The failure of a request replaced by the same request of event `seq`.
+  static func superseded(by seq: Int) -> RunnerFailure {
+    RunnerFailure(.superseded, "replaced by the same request of event \(seq)")
+  }
 
   /// The failure for a transport error on a request to `where` (a URL without its query).
   static func transport(_ error: TransportError, _ place: String) -> RunnerFailure {

@@ -41,6 +41,29 @@ extension EffectPerformer {
     return .skillLoaded(Action.SkillLoaded(skill: loaded))
   }
 
+  /// The skill as the server describes it. The server answers an unknown skill with default
+  /// metadata (no name, author or description) rather than an error: that is `notFound`.
+  func resolveSkill(server: String, group: String, skill: String, language: String)
+    async throws(RunnerFailure) -> Skill
+  {
+    let base = try baseURL(server)
+    let parameters = [
+      ("model", Self.model), ("group", group), ("language", language), ("skill", skill),
+    ]
+    let reply = try await call(APICall(Endpoints.skillMetadata, parameters), base: base)
+    let place = Endpoints.skillMetadata.path
+    let resolved = try SkillsDecoder.skillMetadata(
+      reply, group: group, tag: skill, language: language, server: base, place: place)
+    let metadata = reply.object("skill_metadata")
+    if ["skill_name", "author", "descriptions"].allSatisfy({ metadata?.nonEmptyText($0) == nil }) {
+      throw RunnerFailure(
+        .notFound,
+        "unknown skill '\(skill)' in group '\(group)': the server has no such skill in language '\(language)'"
+      )
+    }
+    return resolved
+  }
+
   func rateSkill(server: String, group: String, skill: String, language: String, stars: Int)
     async throws(RunnerFailure) -> Action
   {
@@ -96,5 +119,21 @@ extension EffectPerformer {
     return .settingsSynced(
       Action.SettingsSynced(
         settings: try SettingsDecoder.settings(reply, place: Endpoints.listSettings.path)))
+  }
+}
+
+extension Action {
+  /// This result with the skill the runner looked up before the request, so the state learns
+  /// the skill from the logged result (and replay the same way).
+  func carrying(resolved skill: Skill) -> Action {
+    switch self {
+    case .ratingSubmitted(var p):
+      p.resolved = skill
+      return .ratingSubmitted(p)
+    case .userRatingLoaded(var p):
+      p.resolved = skill
+      return .userRatingLoaded(p)
+    default: return self
+    }
   }
 }

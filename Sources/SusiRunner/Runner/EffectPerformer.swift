@@ -105,6 +105,11 @@ struct EffectPerformer: Sendable {
     case .fetchUserRating(let server, let group, let skill, let language):
       return try await fetchUserRating(
         server: server, group: group, skill: skill, language: language)
+    case .resolvingSkill(let effect):
+      guard let named = effect.namedSkill else { return try await outcome(of: effect) }
+      let resolved = try await resolveSkill(
+        server: named.server, group: named.group, skill: named.skill, language: named.language)
+      return try await outcome(of: effect).carrying(resolved: resolved)
     case .storeSettings(let server, let settings):
       return try await storeSettings(server: server, settings: settings)
     case .fetchSettings(let server):
@@ -122,7 +127,7 @@ struct EffectPerformer: Sendable {
     case .deliverLater(let delay, let message):
       do { try await clock.sleep(milliseconds: Int64(delay)) } catch { throw .cancelled }
       return .messageReceived(message)
-    case .cancel(let seq):
+    case .cancel(let seq), .supersede(let seq):
       // The runner cancels; reaching here means there was nothing to cancel.
       return .actionRejected(Action.ActionRejected(reason: "nothing is in flight for seq \(seq)"))
     }
@@ -183,6 +188,17 @@ struct EffectPerformer: Sendable {
 }
 
 extension Effect {
+  /// The skill a skill effect names, and where and in which language.
+  var namedSkill: (server: String, group: String, skill: String, language: String)? {
+    switch self {
+    case .fetchSkill(let server, let group, let skill, let language),
+      .rateSkill(let server, let group, let skill, let language, _),
+      .fetchUserRating(let server, let group, let skill, let language):
+      (server, group, skill, language)
+    default: nil
+    }
+  }
+
   /// The SUSI server an effect talks to, when it talks to one.
   var server: String? {
     switch self {
@@ -192,7 +208,9 @@ extension Effect {
       .storeSettings(let server, _), .fetchSettings(let server), .chat(let server, _, _),
       .fetchHistory(let server, _):
       server
-    case .reject, .switchServer, .webSearch, .fetchLinkPreview, .cacheImage, .deliverLater, .cancel:
+    case .resolvingSkill(let effect): effect.server
+    case .reject, .switchServer, .webSearch, .fetchLinkPreview, .cacheImage, .deliverLater, .cancel,
+      .supersede:
       nil
     }
   }

@@ -9,6 +9,7 @@ import Synchronization
 ///   they were started. Refusals, server switches and planned answers take no slot.
 /// - `.cancel(seq)` cancels the effects of event `seq`, running or waiting; each then delivers
 ///   `requestFailed {kind: "cancelled"}` (a logout still completes: its token is gone).
+///   `.supersede(seq)` does the same, but the result says `superseded`, naming the newer event.
 /// - `shutdown()` cancels everything and delivers nothing more.
 public final class SusiRunner: EffectsRunner {
   private struct Job: Sendable {
@@ -31,6 +32,8 @@ public final class SusiRunner: EffectsRunner {
     var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     var isShutDown = false
     var nextID = 0
+    /// Why the requests of these events were cancelled, when not simply on request.
+    var cancelReasons: [Int: RunnerFailure] = [:]
 
     mutating func dequeue() -> Job? {
       guard queueHead < queue.count else { return nil }
@@ -97,7 +100,11 @@ public final class SusiRunner: EffectsRunner {
 
   public func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
     if case .cancel(let seq) = effect {
-      cancel(seq)
+      cancel(seq, failure: .cancelled)
+      return
+    }
+    if case .supersede(let seq) = effect {
+      cancel(seq, failure: .superseded(by: cause))
       return
     }
     book.withLock { book in
@@ -122,7 +129,7 @@ public final class SusiRunner: EffectsRunner {
   /// Effects that only sleep or answer at once do not wait for a slot.
   private static func needsSlot(_ effect: Effect) -> Bool {
     switch effect {
-    case .reject, .switchServer, .deliverLater, .cancel: false
+    case .reject, .switchServer, .deliverLater, .cancel, .supersede: false
     default: true
     }
   }
@@ -142,7 +149,15 @@ public final class SusiRunner: EffectsRunner {
   }
 
   private func finish(_ job: Job, with action: Action, usedSlot: Bool) async {
+    var action = action
     let deliver = book.withLock { book -> Bool in
+      // A running request only sees its task cancelled; say why it was.
+      if case .requestFailed(var failed) = action, failed.error.kind == "cancelled",
+        let reason = book.cancelReasons[job.cause]
+      {
+        failed.error = reason.requestError
+        action = .requestFailed(failed)
+      }
       if usedSlot {
         if !book.isShutDown, let next = book.dequeue() {
           launch(next, in: &book)
@@ -156,7 +171,10 @@ public final class SusiRunner: EffectsRunner {
     let waiters = book.withLock { book -> [CheckedContinuation<Void, Never>] in
       book.tasks[job.id] = nil
       book.jobsByCause[job.cause]?.remove(job.id)
-      if book.jobsByCause[job.cause]?.isEmpty == true { book.jobsByCause[job.cause] = nil }
+      if book.jobsByCause[job.cause]?.isEmpty == true {
+        book.jobsByCause[job.cause] = nil
+        book.cancelReasons[job.cause] = nil
+      }
       book.pending -= 1
       guard book.pending == 0 else { return [] }
       defer { book.idleWaiters = [:] }
@@ -166,17 +184,18 @@ public final class SusiRunner: EffectsRunner {
   }
 
   /// Cancels the effects of event `seq`: a running one is interrupted, a waiting one leaves
-  /// the queue; either way it reports `cancelled`.
-  private func cancel(_ seq: Int) {
+  /// the queue; either way it reports `failure` (`cancelled` or `superseded`).
+  private func cancel(_ seq: Int, failure: RunnerFailure) {
     book.withLock { book in
+      if book.jobsByCause[seq] != nil { book.cancelReasons[seq] = failure }
       for id in book.jobsByCause[seq] ?? [] {
         if let task = book.tasks[id] {
           task.cancel()
         } else if let index = book.queue[book.queueHead...].firstIndex(where: { $0.id == id }) {
           let job = book.queue.remove(at: index)
-          let failure = Action.requestFailed(
-            Action.RequestFailed(cause: job.cause, error: RunnerFailure.cancelled.requestError))
-          launch(job, in: &book, result: failure)
+          let result = Action.requestFailed(
+            Action.RequestFailed(cause: job.cause, error: failure.requestError))
+          launch(job, in: &book, result: result)
         }
       }
     }
