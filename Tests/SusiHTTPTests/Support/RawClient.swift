@@ -44,8 +44,9 @@ final class RawClient: @unchecked Sendable {
           bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
         }
       }
+      // No close here: once `fd` is set, a throwing init still runs `deinit`, which closes it
+      // (closing it twice could close another test's descriptor that reused the number).
       guard bound == 0 else {
-        close(fd)
         throw RawClientError(description: "bind to \(source) failed: errno \(errno)")
       }
     }
@@ -62,7 +63,6 @@ final class RawClient: @unchecked Sendable {
       }
     }
     guard result == 0 else {
-      close(fd)
       throw RawClientError(description: "connect failed: errno \(errno)")
     }
   }
