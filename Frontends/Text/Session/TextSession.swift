@@ -12,6 +12,8 @@ public actor TextSession {
   let client: IntentClient
   let console: TextConsole
   let input: any LineSource
+  /// The line editor for chat lines at a terminal; nil reads them as plain lines.
+  let lineReader: TerminalLineReader?
   let context: TextContext
   let mode: Mode
   let background = BackgroundWork()
@@ -32,12 +34,14 @@ public actor TextSession {
   /// A session on `store`; events it did not ask for (planned answers, a session the server
   /// ended) are printed as they arrive.
   public init(
-    store: Store, console: TextConsole, input: any LineSource, context: TextContext, mode: Mode
+    store: Store, console: TextConsole, input: any LineSource, context: TextContext, mode: Mode,
+    lineReader: TerminalLineReader? = nil
   ) async {
     client = await IntentClient(store: store)
     startSeq = await store.lastSeq
     self.console = console
     self.input = input
+    self.lineReader = lineReader
     self.context = context
     self.mode = mode
     client.onOther { [weak self] published in self?.unrequested(published) }
@@ -204,7 +208,12 @@ public actor TextSession {
   }
 
   func restorePrompt() {
-    if waitingForLine && console.interactive { console.writeOutput(Self.prompt) }
+    guard waitingForLine && console.interactive else { return }
+    if let lineReader, lineReader.isEditing {
+      lineReader.redraw()
+    } else {
+      console.writeOutput(Self.prompt)
+    }
   }
 
   static let prompt = "> "
