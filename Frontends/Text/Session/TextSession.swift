@@ -204,7 +204,13 @@ public actor TextSession {
 
   /// Moves off the prompt line before printing something that arrived on its own.
   func interruptPrompt() {
-    if waitingForLine && console.interactive { console.writeOutput("\n") }
+    guard waitingForLine && console.interactive else { return }
+    if let lineReader, lineReader.isEditing {
+      // The line being typed is erased and drawn again below what arrived.
+      console.writeOutput("\r\u{1B}[K")
+    } else {
+      console.writeOutput("\n")
+    }
   }
 
   func restorePrompt() {
