@@ -103,6 +103,27 @@ struct LineEditorTerminalTests {
     #expect(try questions() == ["how are you", "how are you"], "\(second.output)")
   }
 
+  @Test func aPasswordTypedAtItsPromptIsNeitherEchoedNorKept() async throws {
+    let password = "Secret-Passw0rd!"
+    let signup = try await susi.runOffPool(
+      isolation + ["signup", "keys@example.org"], input: password + "\n",
+      environment: environment)
+    #expect(signup.status == 0, "\(signup.stderr)")
+    let run = try await chat([
+      (Self.prompt, "/login keys@example.org\r"),
+      ("Password: ", password + "\n"),
+      (Self.prompt, Self.up + "\r"),
+      ("Password: ", password + "\n"),
+      (Self.prompt, "/quit\r"),
+    ])
+    #expect(run.status == 0, "\(run.output)")
+    #expect(run.restored)
+    #expect(run.output.contains("Logged in as keys@example.org"), "\(run.output)")
+    #expect(!run.output.contains(password), "the password is not echoed")
+    let history = try String(contentsOfFile: folder.path + "/state/chat-history", encoding: .utf8)
+    #expect(history == "/login keys@example.org\n/quit\n")
+  }
+
   @Test func ctrlCDropsTheLineAndCtrlDQuits() async throws {
     let run = try await chat([(Self.prompt, "not this\u{03}"), (Self.prompt, "\u{04}")])
     #expect(run.status == 0, "\(run.output)")
