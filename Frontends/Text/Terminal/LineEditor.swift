@@ -102,15 +102,21 @@ public struct LineEditor: Sendable {
     return .redraw
   }
 
-  /// Inserts `text` at the cursor; a combining mark joins the character before it.
+  /// Inserts `text` at the cursor; a combining mark joins the character before it. Past
+  /// `maximumLength` characters (a runaway paste) nothing more is taken.
   private mutating func insert(_ text: String) -> Outcome {
-    let before = String(characters[..<cursor]) + text
-    let after = characters[cursor...]
-    let joined = Array(before)
-    characters = joined + after
-    cursor = joined.count
+    guard characters.count + text.count <= Self.maximumLength else { return .unchanged }
+    // Only the character before can join what is typed, so only it is put together again
+    // (a pasted line stays linear, not quadratic).
+    let from = max(0, cursor - 1)
+    let joined = Array(String(characters[from..<cursor]) + text)
+    characters.replaceSubrange(from..<cursor, with: joined)
+    cursor = from + joined.count
     return .redraw
   }
+
+  /// The longest line the editor takes, in characters.
+  public static let maximumLength = 100_000
 
   private mutating func recall(_ index: Int) -> Outcome {
     guard index >= 0, index <= history.count, index != historyIndex else { return .unchanged }

@@ -116,6 +116,14 @@ import Testing
     #expect(accent.view(prompt: "> ", width: 80).cursorColumn == 3)
   }
 
+  @Test func aPasteStopsAtTheLongestLine() {
+    var editor = LineEditor()
+    for _ in 0..<LineEditor.maximumLength { _ = editor.handle(.text("x")) }
+    #expect(editor.handle(.text("y")) == .unchanged)
+    #expect(editor.characters.count == LineEditor.maximumLength)
+    #expect(editor.handle(.backspace) == .redraw)
+  }
+
   @Test func viewPutsTheCursorAfterThePromptInColumns() {
     let (editor, _) = typed(text("a😀b") + [.left])
     let view = editor.view(prompt: "> ", width: 80)
