@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -6,11 +5,11 @@ import Synchronization
 #endif
 
 /// Puts the terminal in raw mode while a chat line is edited, and back afterwards — on every
-/// way out: the settings to restore are kept here, process-wide, so the exit path and a
-/// SIGTERM that arrives while the prompt waits can restore them too.
+/// way out: the settings to restore are kept here, process-wide, so the exit path can restore
+/// them too, and a SIGTERM that arrives while the prompt waits restores them before it ends
+/// the process as it always did.
 public enum TerminalRawMode {
-  private static let saved = Mutex<termios?>(nil)
-  private static let termination = Mutex<(any DispatchSourceSignal)?>(nil)
+  private static let saved = Mutex<(settings: termios, termination: sighandler_t?)?>(nil)
 
   /// Turns off line buffering, echo and Ctrl-C/Ctrl-Z as signals on standard input; false when
   /// it is not a terminal (nothing changed).
@@ -28,37 +27,39 @@ public enum TerminalRawMode {
       cc[Int(VMIN)] = 1
       cc[Int(VTIME)] = 0
     }
-    guard tcsetattr(0, TCSADRAIN, &raw) == 0 else { return false }
-    saved.withLock { previous in if previous == nil { previous = settings } }
-    restoreOnTermination()
-    return true
+    return saved.withLock { saved in
+      guard saved == nil else { return true }
+      settingsForSignal = settings
+      let previous = signal(SIGTERM, restoreAndEnd)
+      guard tcsetattr(0, TCSADRAIN, &raw) == 0 else {
+        signal(SIGTERM, previous)
+        return false
+      }
+      saved = (settings, previous)
+      return true
+    }
   }
 
   /// Puts back the settings `enable` found; does nothing when raw mode is off.
   public static func restore() {
-    guard
-      var settings = saved.withLock({ previous -> termios? in
-        defer { previous = nil }
-        return previous
-      })
-    else { return }
-    _ = tcsetattr(0, TCSADRAIN, &settings)
-  }
-
-  /// SIGTERM ends the chat as it always did, but the terminal is left as it was found.
-  private static func restoreOnTermination() {
-    termination.withLock { source in
-      guard source == nil else { return }
-      signal(SIGTERM, SIG_IGN)
-      let handler = DispatchSource.makeSignalSource(
-        signal: SIGTERM, queue: DispatchQueue(label: "susi.terminal-restore"))
-      handler.setEventHandler {
-        restore()
-        signal(SIGTERM, SIG_DFL)
-        raise(SIGTERM)
-      }
-      handler.resume()
-      source = handler
+    saved.withLock { saved in
+      guard let (found, termination) = saved else { return }
+      var settings = found
+      _ = tcsetattr(0, TCSADRAIN, &settings)
+      signal(SIGTERM, termination)
+      saved = nil
     }
   }
+}
+
+/// The settings the SIGTERM handler puts back: a signal handler may not take a lock, so they
+/// are copied here before the handler is installed and only read while it is.
+nonisolated(unsafe) private var settingsForSignal = termios()
+
+/// SIGTERM while raw mode is on: restore the terminal, then end as SIGTERM always did (the
+/// signal is blocked while this runs and delivered with its default action on return).
+private func restoreAndEnd(_ number: Int32) {
+  _ = tcsetattr(0, TCSANOW, &settingsForSignal)
+  signal(number, SIG_DFL)
+  raise(number)
 }

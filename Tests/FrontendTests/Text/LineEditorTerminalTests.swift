@@ -132,6 +132,36 @@ struct LineEditorTerminalTests {
     #expect(try questions().isEmpty)
   }
 
+  @Test func sigtermAtThePromptLeavesTheTerminalAsItWasFound() async throws {
+    let (path, arguments, environment) = (susi.path, isolation, environment)
+    let (rawWhileTyping, restored, signalled) = try await TextBinary.offPool {
+      guard let terminal = TextPseudoTerminal() else {
+        throw TextPseudoTerminal.TerminalUnavailable()
+      }
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: path)
+      process.arguments = arguments
+      process.environment = environment
+      process.standardInput = terminal.device
+      process.standardOutput = terminal.device
+      process.standardError = terminal.device
+      try process.run()
+      terminal.closeDevice()
+      _ = terminal.read(until: Self.prompt, timeout: 120)
+      let raw = terminal.localModes & tcflag_t(ICANON | ECHO) == 0
+      _ = kill(process.processIdentifier, SIGTERM)
+      TextPseudoTerminal.finish(process, timeout: 120)
+      let modes = terminal.localModes
+      return (
+        raw, modes & tcflag_t(ICANON) != 0 && modes & tcflag_t(ECHO) != 0,
+        process.terminationReason == .uncaughtSignal
+      )
+    }
+    #expect(rawWhileTyping, "the prompt reads keys in raw mode")
+    #expect(restored, "line mode and echo are back after SIGTERM")
+    #expect(signalled, "SIGTERM still ends the chat")
+  }
+
   @Test func aDumbTerminalReadsLinesAsBefore() async throws {
     let (path, arguments) = (susi.path, isolation)
     let environment = self.environment.merging(["TERM": "dumb"]) { $1 }
