@@ -17,6 +17,8 @@ public enum EditorKey: Equatable, Sendable {
   case interrupt
   /// Ctrl-L: draw the line again.
   case redraw
+  /// Ctrl-Z: stop susi for the shell (`fg` brings it back).
+  case suspend
   /// A control byte or escape sequence with no meaning here: ignored, never typed.
   case ignored
 }
@@ -47,6 +49,7 @@ public enum KeyDecoder {
     case 0x10: return (.up, 1)
     case 0x15: return (.deleteToStart, 1)
     case 0x17: return (.deleteWordBefore, 1)
+    case 0x1A: return (.suspend, 1)
     case ..<0x20: return (.ignored, 1)
     default: return text(bytes)
     }

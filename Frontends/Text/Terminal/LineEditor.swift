@@ -31,6 +31,8 @@ public struct LineEditor: Sendable {
     case endOfInput
     /// Ctrl-C: the line was dropped.
     case interrupted
+    /// Ctrl-Z: stop the program; the line stays for when it goes on.
+    case suspend
   }
 
   public private(set) var characters: [Character] = []
@@ -97,6 +99,7 @@ public struct LineEditor: Sendable {
       cursor = 0
       return .interrupted
     case .redraw: return .redraw
+    case .suspend: return .suspend
     case .ignored: return .unchanged
     }
     return .redraw

@@ -1,6 +1,10 @@
 import SusiFrontendSupport
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Reads chat lines at a terminal with the line editor: raw mode only while a line is typed
 /// (restored before the line is handled), history kept in a `LineHistory`, Tab completion from
 /// the words the session knows. Everything that decides is in `LineEditor` and `KeyDecoder`;
@@ -73,6 +77,14 @@ public final class TerminalLineReader: Sendable {
           input.unread(Array(pending[offset...]))
           finish()
           return .end
+        case .suspend:
+          // Stopped as Ctrl-Z would stop any program, with the terminal as the shell expects
+          // it; raw mode and the line come back on `fg`.
+          write("\n")
+          TerminalRawMode.restore()
+          Self.stopUntilContinued()
+          TerminalRawMode.enable()
+          changed = true
         case .interrupted:
           write("^C\n")
           return .cancelled
@@ -81,6 +93,19 @@ public final class TerminalLineReader: Sendable {
       pending.removeFirst(offset)
       if changed { redraw() }
     }
+  }
+
+  /// Stops the process (SIGTSTP) and returns once it is continued. The signal is sent to this
+  /// thread with it unblocked here (dispatch threads block signals), so the stop happens before
+  /// `raise` returns, not later on some other thread.
+  private static func stopUntilContinued() {
+    var stop = sigset_t()
+    var previous = sigset_t()
+    sigemptyset(&stop)
+    sigaddset(&stop, SIGTSTP)
+    pthread_sigmask(SIG_UNBLOCK, &stop, &previous)
+    raise(SIGTSTP)
+    pthread_sigmask(SIG_SETMASK, &previous, nil)
   }
 
   /// Draws the prompt and the line being typed again (after other output moved off it).

@@ -75,6 +75,12 @@ import Testing
     #expect(editor.text.isEmpty)
   }
 
+  @Test func ctrlZSuspendsAndKeepsTheLine() {
+    let (editor, last) = typed(text("half") + [.suspend])
+    #expect(last == .suspend)
+    #expect(editor.text == "half")
+  }
+
   @Test func ignoredKeysChangeNothing() {
     let (editor, last) = typed(text("hi") + [.ignored])
     #expect(last == .unchanged)
@@ -223,7 +229,8 @@ import Testing
         .home, .left, .interrupt, .endOfInput, .end, .right, .backspace, .tab, .enter,
         .deleteToEnd, .redraw, .enter, .down, .up, .deleteToStart, .deleteWordBefore, .backspace,
       ])
-    #expect(keys([0, 7, 0x1A]) == [.ignored, .ignored, .ignored])
+    #expect(keys([0x1A]) == [.suspend])
+    #expect(keys([0, 7, 0x1C]) == [.ignored, .ignored, .ignored])
   }
 
   @Test func unknownEscapeSequencesAreIgnoredWhole() {
