@@ -42,6 +42,7 @@ extension TextSession {
     ("Tab", "complete a /command, or a skill or group name after one"),
     ("Ctrl-C", "drop the line; twice in a row leaves"),
     ("Ctrl-D", "leave, on an empty line"),
+    ("Ctrl-Z", "stop susi for the shell; fg brings the line back"),
   ]
 
   func replayHelp() async -> Outcome {
