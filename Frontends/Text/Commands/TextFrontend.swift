@@ -136,15 +136,28 @@ public enum TextFrontend {
       terminate: { code in
         guard !leaving.exchange(true, ordering: .sequentiallyConsistent) else { return }
         TerminalEcho.restore()
+        TerminalRawMode.restore()
         // The store appends whole records; closing it waits for the one being written.
         await withTimeLimit(seconds: 3) { await backend.close() }
         exit(code)
       })
+    let input = StandardInput()
+    var lineReader: TerminalLineReader?
+    if mode == .chat && TerminalLineReader.isUsable(environment: invocation.environment) {
+      let environment = invocation.environment
+      lineReader = TerminalLineReader(
+        input: input,
+        history: LineHistory(path: invocation.common.stateDirectory + "/chat-history"),
+        write: console.writeOutput,
+        columns: { TerminalStyle.columns(for: .output, environment: environment) })
+    }
     let session = await TextSession(
-      store: backend.store, console: console, input: StandardInput(), context: context, mode: mode)
+      store: backend.store, console: console, input: input, context: context, mode: mode,
+      lineReader: lineReader)
     relay.attach(session)
     let code = await body(session)
     TerminalEcho.restore()
+    TerminalRawMode.restore()
     if !leaving.exchange(true, ordering: .sequentiallyConsistent) { await backend.close() }
     return code
   }

@@ -12,9 +12,25 @@ extension TextSession {
     var failed = false
     while true {
       waitingForLine = true
-      if console.interactive { console.writeOutput(Self.prompt) }
-      let read = await input.nextLine()
+      let read: LineRead
+      if let lineReader {
+        read = await lineReader.readLine(prompt: Self.prompt, completions: completionWords())
+      } else {
+        if console.interactive { console.writeOutput(Self.prompt) }
+        read = await input.nextLine()
+      }
       waitingForLine = false
+      if read == .cancelled, lineReader != nil {
+        // Ctrl-C typed at the line editor (raw mode makes it a key, not a signal): the line
+        // is dropped; a second press leaves, as at a plain prompt.
+        interrupts += 1
+        if interrupts >= 2 {
+          await context.terminate(130)
+          return 130
+        }
+        console.writeError("(press Ctrl-C again or type /quit to leave)\n")
+        continue
+      }
       interrupts = 0
       guard case .line(let line) = read else {
         if read == .cancelled { continue }
@@ -36,6 +52,18 @@ extension TextSession {
     }
     await finishBackgroundWork()
     return console.interactive || !failed ? 0 : 1
+  }
+
+  /// What Tab completes: the chat's commands, and the skill and group names the state knows.
+  func completionWords() async -> CompletionWords {
+    let state = await store.state
+    return CompletionWords(
+      commands: Self.helpLines.compactMap { line in
+        let word = line.0.prefix { $0 != " " }
+        return word.hasPrefix("/") ? String(word) : nil
+      },
+      skills: state.skills.values.flatMap(\.keys),
+      groups: state.groups)
   }
 
   /// The first line of an interactive chat: what this is, or a summary of the resumed session.
@@ -88,7 +116,7 @@ extension TextSession {
     if mode == .chat && waitingForLine {
       console.writeOutput("\n")
       console.writeError("(press Ctrl-C again or type /quit to leave)\n")
-      if console.interactive { console.writeOutput(Self.prompt) }
+      restorePrompt()
       return
     }
     await context.terminate(130)

@@ -12,6 +12,8 @@ public actor TextSession {
   let client: IntentClient
   let console: TextConsole
   let input: any LineSource
+  /// The line editor for chat lines at a terminal; nil reads them as plain lines.
+  let lineReader: TerminalLineReader?
   let context: TextContext
   let mode: Mode
   let background = BackgroundWork()
@@ -32,12 +34,14 @@ public actor TextSession {
   /// A session on `store`; events it did not ask for (planned answers, a session the server
   /// ended) are printed as they arrive.
   public init(
-    store: Store, console: TextConsole, input: any LineSource, context: TextContext, mode: Mode
+    store: Store, console: TextConsole, input: any LineSource, context: TextContext, mode: Mode,
+    lineReader: TerminalLineReader? = nil
   ) async {
     client = await IntentClient(store: store)
     startSeq = await store.lastSeq
     self.console = console
     self.input = input
+    self.lineReader = lineReader
     self.context = context
     self.mode = mode
     client.onOther { [weak self] published in self?.unrequested(published) }
@@ -200,11 +204,22 @@ public actor TextSession {
 
   /// Moves off the prompt line before printing something that arrived on its own.
   func interruptPrompt() {
-    if waitingForLine && console.interactive { console.writeOutput("\n") }
+    guard waitingForLine && console.interactive else { return }
+    if let lineReader, lineReader.isEditing {
+      // The line being typed is erased and drawn again below what arrived.
+      console.writeOutput("\r\u{1B}[K")
+    } else {
+      console.writeOutput("\n")
+    }
   }
 
   func restorePrompt() {
-    if waitingForLine && console.interactive { console.writeOutput(Self.prompt) }
+    guard waitingForLine && console.interactive else { return }
+    if let lineReader, lineReader.isEditing {
+      lineReader.redraw()
+    } else {
+      console.writeOutput(Self.prompt)
+    }
   }
 
   static let prompt = "> "

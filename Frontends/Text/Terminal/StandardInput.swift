@@ -5,6 +5,13 @@ import Synchronization
   import Glibc
 #endif
 
+/// What reading raw bytes gave.
+public enum ByteRead: Equatable, Sendable {
+  case bytes([UInt8])
+  case end
+  case cancelled
+}
+
 /// Standard input as lines, read on a thread of its own with `poll` and `read`, so a read can be
 /// cancelled (a self-pipe wakes it) and nothing blocks the cooperative thread pool.
 public final class StandardInput: LineSource {
@@ -61,19 +68,64 @@ public final class StandardInput: LineSource {
     _ = write(wakeWrite, &byte, 1)
   }
 
+  /// The bytes typed so far, unread (at least one byte), for the line editor; `.line` carries
+  /// them as read, not as text.
+  public func nextBytes() async -> ByteRead {
+    await withCheckedContinuation { continuation in
+      queue.async { continuation.resume(returning: self.readBytes()) }
+    }
+  }
+
+  /// Puts bytes the line editor did not use (typed after Enter) back in front of the input.
+  public func unread(_ bytes: [UInt8]) {
+    guard !bytes.isEmpty else { return }
+    buffer.withLock { state in
+      state.bytes.insert(contentsOf: bytes, at: 0)
+      state.scanned = 0
+    }
+  }
+
+  private func readBytes() -> ByteRead {
+    drainWakePipe()
+    buffer.withLock { $0.reading = true }
+    defer { buffer.withLock { $0.reading = false } }
+    while true {
+      let taken = buffer.withLock { state -> ByteRead? in
+        if !state.bytes.isEmpty {
+          defer {
+            state.bytes.removeAll()
+            state.scanned = 0
+          }
+          return .bytes(state.bytes)
+        }
+        return state.ended ? .end : nil
+      }
+      if let taken { return taken }
+      if let cancelled = fill() { return cancelled }
+    }
+  }
+
   private func readLine() -> LineRead {
     drainWakePipe()
     buffer.withLock { $0.reading = true }
     defer { buffer.withLock { $0.reading = false } }
     while true {
       if let line = takeLine() { return line }
+      if fill() != nil { return .cancelled }
+    }
+  }
+
+  /// Waits for input and appends it to the buffer (or marks its end); `.cancelled` when
+  /// `cancel` woke it instead.
+  private func fill() -> ByteRead? {
+    while true {
       var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
       if wakeRead >= 0 { fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)) }
       let ready = poll(&fds, nfds_t(fds.count), -1)
       if ready < 0 {
         if errno == EINTR { continue }
         buffer.withLock { $0.ended = true }
-        continue
+        return nil
       }
       if fds.count > 1, fds[1].revents != 0 {
         drainWakePipe()
@@ -90,6 +142,7 @@ public final class StandardInput: LineSource {
           state.bytes.append(contentsOf: chunk[0..<count])
         }
       }
+      return nil
     }
   }
 

@@ -68,7 +68,7 @@ final class TextPseudoTerminal {
   /// the terminal showed and the exit status. Blocks: call it off the cooperative pool.
   static func run(
     _ path: String, _ arguments: [String], environment: [String: String], typing: Bool,
-    steps: [(until: String, type: String)] = []
+    steps: [(until: String, type: String)] = [], afterExit: ((TextPseudoTerminal) -> Void)? = nil
   ) throws -> (output: String, status: Int32) {
     guard let terminal = TextPseudoTerminal() else { throw TerminalUnavailable() }
     let process = Process()
@@ -87,6 +87,7 @@ final class TextPseudoTerminal {
     }
     output += terminal.readAll(timeout: 120)
     finish(process, timeout: 120)
+    afterExit?(terminal)
     return (output, process.terminationStatus)
   }
 
@@ -107,6 +108,13 @@ final class TextPseudoTerminal {
   }
 
   func closeDevice() { try? device.close() }
+
+  /// The terminal's local modes (`c_lflag`) as the program left them.
+  var localModes: tcflag_t {
+    var settings = termios()
+    _ = tcgetattr(controller, &settings)
+    return settings.c_lflag
+  }
 
   deinit { close(controller) }
 }

@@ -30,6 +30,20 @@ import Testing
     deinit { close(read) }
   }
 
+  @Test func bytesTheLineEditorGivesBackAreReadFirst() async {
+    let pipe = Pipe()
+    let input = StandardInput(descriptor: pipe.read)
+    pipe.send("one\ntwo\n")
+    #expect(await input.nextBytes() == .bytes(Array("one\ntwo\n".utf8)))
+    // The editor used `one\n` and hands back what was typed after Enter.
+    input.unread(Array("two\n".utf8))
+    pipe.send("three\n")
+    #expect(await input.nextLine() == .line("two"))
+    #expect(await input.nextLine() == .line("three"))
+    pipe.closeWriting()
+    #expect(await input.nextBytes() == .end)
+  }
+
   @Test func readsLinesAndTheUnterminatedRestThenEnds() async {
     let pipe = Pipe()
     let input = StandardInput(descriptor: pipe.read)
