@@ -34,7 +34,6 @@ let runnerBenchmark = Benchmark(
     (
       "chat (21 actions, 100-row table)", 2000, .chat(server: "embedded", query: "q", language: nil)
     ),
-    ("reject (scheduling only)", 50_000, .reject(reason: "r")),
   ]
   for (name, count, effect) in cases {
     let runner = SusiRunner(configuration: configuration)

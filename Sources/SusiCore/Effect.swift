@@ -5,10 +5,6 @@
 /// `server` is the state's server (`embedded` or a URL) at the moment of asking, so an effect
 /// carries everything the runner needs.
 public enum Effect: Equatable, Sendable, Codable {
-  /// Refuse the event: comes back as `actionRejected {reason}`.
-  case reject(reason: String)
-  /// Start using another server: comes back as `serverChanged`.
-  case switchServer(url: String)
   case signup(server: String, email: String, password: Secret)
   case login(server: String, email: String, password: Secret, validSeconds: Int?)
   /// Drop the token (and tell the server): comes back as `loggedOut {reason}`.

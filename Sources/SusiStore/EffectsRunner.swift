@@ -8,11 +8,6 @@ import SusiCore
 /// `cause` = `cause`. (`.cancel` is the exception: it produces no result of its own; the
 /// cancelled request reports `requestFailed {kind: "cancelled"}`.)
 public protocol EffectsRunner: Sendable {
-  /// The result of `effect` when the runner can give it without any I/O (a rejection, a server
-  /// switch): the store then logs it at once, in the same turn, instead of waiting for a
-  /// delivery. Nil means "start it". The default answers nothing at once.
-  func answerAtOnce(_ effect: Effect) -> Action?
-
   /// Begins `effect`, asked for by the event with seq `cause`.
   func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery)
 
@@ -22,10 +17,6 @@ public protocol EffectsRunner: Sendable {
 
   /// Stops everything: pending effects are cancelled and deliver nothing more.
   func shutdown() async
-}
-
-extension EffectsRunner {
-  public func answerAtOnce(_ effect: Effect) -> Action? { nil }
 }
 
 /// How a runner hands a result back to the store.

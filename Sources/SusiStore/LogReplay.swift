@@ -57,7 +57,7 @@ public enum LogReplay {
             message: "the record's seq \(event.seq) does not match its frame (\(record.seq))",
             isCorruption: true)
         }
-        let effects = recovered.apply(event)
+        let effects = recovered.apply(event).effects
         try visit(event, effects, recovered.state)
       }
     } catch is StopReplay {

@@ -12,14 +12,16 @@ public struct ResultLedger: Sendable {
 
   public init() {}
 
-  /// Notes that the event `seq` (correlation id `id`) asked for `effects`.
-  mutating func expect(_ seq: Int, id: JSON?, effects: [Effect]) {
-    let results = effects.count {
+  /// Notes what the event `seq` (correlation id `id`) is owed: one result per effect, and the
+  /// results the reducer gave at once (logged right after it).
+  mutating func expect(_ seq: Int, id: JSON?, reaction: Reaction) {
+    let fromRunner = reaction.effects.count {
       switch $0 {
       case .cancel, .supersede: false
       default: true
       }
     }
+    let results = fromRunner + reaction.results.count
     if results > 0 { owed[seq] = (id, results) }
   }
 

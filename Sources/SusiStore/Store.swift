@@ -126,25 +126,21 @@ public actor Store {
       wakeRoomWaiters()
       throw failed
     }
-    let effects = book.apply(event)
+    let reaction = book.apply(event)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
     snapshots?.eventApplied(book)
     let published = PublishedEvent(event: event, line: line)
     feed.publish(published)
     for observer in observers.values { observer(published) }
     for continuation in subscribers.values { continuation.yield(published) }
-    var immediate: [Action] = []
-    for effect in effects {
-      if let result = runner.answerAtOnce(effect) {
-        immediate.append(result)
-        continue
-      }
+    for effect in reaction.effects {
       runner.start(effect, cause: event.seq) { [weak self] result in
         await self?.receive(result, cause: event.seq)
       }
     }
-    // Results the runner gave at once follow their cause directly, in this same turn.
-    for result in immediate {
+    // Results the reducer gave at once follow their cause directly, in this same turn. They are
+    // logged with origin `runner`, as every result is, so a log reads the same either way.
+    for result in reaction.results {
       _ = try apply(
         result, origin: "runner", cause: event.seq, id: book.ledger.id(owedBy: event.seq),
         idempotencyKey: nil)
@@ -269,16 +265,16 @@ public struct Recovered: Sendable {
     self.idempotencyKeys = idempotencyKeys
   }
 
-  /// Folds one event in — a replayed one, or (in the store) one just logged. Returns the effects
-  /// it asked for, which replay drops: they already happened.
+  /// Folds one event in — a replayed one, or (in the store) one just logged. Returns what the
+  /// reducer decided; replay drops it: its effects and results already happened.
   @discardableResult
-  public mutating func apply(_ event: Event) -> [Effect] {
-    let effects = reduce(&state, event)
+  public mutating func apply(_ event: Event) -> Reaction {
+    let reaction = reduce(&state, event)
     lastSeq = event.seq
     lastAt = event.at
     idempotencyKeys.record(event)
     if let cause = event.cause { ledger.settle(cause) }
-    ledger.expect(event.seq, id: event.id, effects: effects)
-    return effects
+    ledger.expect(event.seq, id: event.id, reaction: reaction)
+    return reaction
   }
 }

@@ -3,8 +3,7 @@ import SusiStore
 import Synchronization
 
 /// An effects runner that performs nothing: it records each effect it is given and lets the test
-/// deliver that effect's result when it chooses. `.reject` is answered at once (as the real
-/// runner does), unless `answersRejections` is false.
+/// deliver that effect's result when it chooses.
 public final class ManualRunner: EffectsRunner {
   public struct Started: Sendable {
     public let effect: Effect
@@ -13,16 +12,8 @@ public final class ManualRunner: EffectsRunner {
   }
 
   private let started = Mutex<[Started]>([])
-  private let answersRejections: Bool
 
-  public init(answersRejections: Bool = true) { self.answersRejections = answersRejections }
-
-  public func answerAtOnce(_ effect: Effect) -> Action? {
-    if answersRejections, case .reject(let reason) = effect {
-      return .actionRejected(.init(reason: reason))
-    }
-    return nil
-  }
+  public init() {}
 
   public func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
     started.withLock { $0.append(Started(effect: effect, cause: cause, deliver: deliver)) }

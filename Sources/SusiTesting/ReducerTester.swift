@@ -3,8 +3,9 @@ import SusiJSON
 import Testing
 
 /// Drives `reduce` the way a store would and checks every step exhaustively, in the manner of
-/// TCA's `TestStore`: each `send`/`receive` states the exact change to the state and the exact
-/// effects, and anything else is a test failure.
+/// TCA's `TestStore`: each `send`/`receive` states the exact change to the state, the exact
+/// effects and the results given at once (`rejected:` for a refusal), and anything else is a
+/// test failure.
 public struct ReducerTester {
   public private(set) var state: State
   /// The seq the next event gets.
@@ -31,11 +32,11 @@ public struct ReducerTester {
     _ action: Action, origin: String = "test",
     sourceLocation: SourceLocation = #_sourceLocation,
     _ update: (inout State) -> Void = { _ in },
-    effects expected: [Effect]
+    effects expected: [Effect] = [], results: [Action] = [], rejected reason: String? = nil
   ) -> Int {
     step(
-      Event(seq: nextSeq, at: now, origin: origin, action: action), sourceLocation, update, expected
-    )
+      Event(seq: nextSeq, at: now, origin: origin, action: action), sourceLocation, update,
+      Reaction(effects: expected, results: Self.results(results, rejected: reason)))
   }
 
   /// Feeds a result caused by the event `cause` and checks the state and effects.
@@ -44,11 +45,15 @@ public struct ReducerTester {
     _ action: Action, cause: Int?,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ update: (inout State) -> Void = { _ in },
-    effects expected: [Effect] = []
+    effects expected: [Effect] = [], results: [Action] = [], rejected reason: String? = nil
   ) -> Int {
     step(
       Event(seq: nextSeq, at: now, origin: "runner", cause: cause, action: action), sourceLocation,
-      update, expected)
+      update, Reaction(effects: expected, results: Self.results(results, rejected: reason)))
+  }
+
+  private static func results(_ results: [Action], rejected reason: String?) -> [Action] {
+    results + (reason.map { [.actionRejected(Action.ActionRejected(reason: $0))] } ?? [])
   }
 
   /// Sets the state up without checking (a known starting point for a test).
@@ -56,13 +61,16 @@ public struct ReducerTester {
 
   private mutating func step(
     _ event: Event, _ sourceLocation: SourceLocation, _ update: (inout State) -> Void,
-    _ expected: [Effect]
+    _ expected: Reaction
   ) -> Int {
     var expectedState = state
     update(&expectedState)
-    let effects = reduce(&state, event)
+    let reaction = reduce(&state, event)
     #expect(
-      effects == expected, "effects of \(event.action.typeName) #\(event.seq)",
+      reaction.effects == expected.effects, "effects of \(event.action.typeName) #\(event.seq)",
+      sourceLocation: sourceLocation)
+    #expect(
+      reaction.results == expected.results, "results of \(event.action.typeName) #\(event.seq)",
       sourceLocation: sourceLocation)
     if state != expectedState {
       Issue.record(

@@ -48,8 +48,6 @@ final class JSONLScriptedRunner: EffectsRunner {
   /// The scripted answer to an effect: what a runner with a perfect, instant network would say.
   static func answer(_ effect: Effect, cause: Int) -> Action? {
     switch effect {
-    case .reject(let reason): .actionRejected(.init(reason: reason))
-    case .switchServer(let url): .serverChanged(.init(url: url))
     case .chat(_, let query, _):
       .messageReceived(
         .init(

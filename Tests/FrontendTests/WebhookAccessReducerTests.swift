@@ -122,16 +122,16 @@ import Testing
       }, effects: [])
     t.send(
       .createAccessGroup(.init(by: Self.chat, group: "mine")),
-      effects: [.reject(reason: "\(Self.chat) lacks the groups.manage privilege")])
+      rejected: "\(Self.chat) lacks the groups.manage privilege")
     t.send(
       .grantPrivilege(.init(by: Self.chat, group: "default", privilege: "sendMessage")),
-      effects: [.reject(reason: "\(Self.chat) lacks the groups.manage privilege")])
+      rejected: "\(Self.chat) lacks the groups.manage privilege")
     t.send(
       .issueKey(.init(by: Self.chat, key: Self.ops, groups: ["default"])),
-      effects: [.reject(reason: "\(Self.chat) lacks the keys.manage privilege")])
+      rejected: "\(Self.chat) lacks the keys.manage privilege")
     t.send(
       .revokeKey(.init(by: Self.chat, key: Self.admin)),
-      effects: [.reject(reason: "\(Self.chat) lacks the keys.manage privilege")])
+      rejected: "\(Self.chat) lacks the keys.manage privilege")
   }
 
   @Test func keyCannotGrantAboveWhatItHolds() {
@@ -161,23 +161,17 @@ import Testing
 
     t.send(
       .grantPrivilege(.init(by: Self.ops, group: "managers", privilege: "submitRating")),
-      effects: [.reject(reason: "\(Self.ops) cannot grant submitRating, which it does not hold")])
+      rejected: "\(Self.ops) cannot grant submitRating, which it does not hold")
     t.send(
       .issueKey(.init(by: Self.ops, key: Self.chat, groups: ["admin"])),
-      effects: [
-        .reject(
-          reason: "\(Self.ops) cannot issue a key holding privileges it does not hold: "
+      rejected: "\(Self.ops) cannot issue a key holding privileges it does not hold: "
             + Set(Privilege.all).subtracting(t.state.access.privileges(of: Self.ops)!).sorted()
             .joined(separator: ", "))
-      ])
     t.send(
       .revokeKey(.init(by: Self.ops, key: Self.admin)),
-      effects: [
-        .reject(
-          reason: "\(Self.ops) cannot revoke a key that holds privileges it does not hold: "
+      rejected: "\(Self.ops) cannot revoke a key that holds privileges it does not hold: "
             + Set(Privilege.all).subtracting(t.state.access.privileges(of: Self.ops)!).sorted()
             .joined(separator: ", "))
-      ])
     // What it holds, it may hand on.
     t.send(
       .issueKey(.init(by: Self.ops, key: Self.chat, groups: ["default"])),
@@ -191,42 +185,37 @@ import Testing
     var t = testerWithAdmin()
     t.send(
       .createAccessGroup(.init(by: Self.admin, group: "Bad Name")),
-      effects: [
-        .reject(
-          reason:
-            "'Bad Name' is not a group name: use 1 to 40 lower-case letters, digits, '.', '_' or '-', starting with a letter"
-        )
-      ])
+      rejected: "'Bad Name' is not a group name: use 1 to 40 lower-case letters, digits, '.', '_' or '-', starting with a letter")
     t.send(
       .createAccessGroup(.init(by: Self.admin, group: "default")),
-      effects: [.reject(reason: "group 'default' already exists")])
+      rejected: "group 'default' already exists")
     t.send(
       .grantPrivilege(.init(by: Self.admin, group: "default", privilege: "fly")),
-      effects: [.reject(reason: "no privilege is called 'fly'")])
+      rejected: "no privilege is called 'fly'")
     t.send(
       .grantPrivilege(.init(by: Self.admin, group: "nobody", privilege: "search")),
-      effects: [.reject(reason: "no group is called 'nobody'")])
+      rejected: "no group is called 'nobody'")
     t.send(
       .grantPrivilege(.init(by: Self.admin, group: "default", privilege: "search")),
-      effects: [.reject(reason: "group 'default' already holds search")])
+      rejected: "group 'default' already holds search")
     t.send(
       .revokePrivilege(.init(by: Self.admin, group: "admin", privilege: "search")),
-      effects: [.reject(reason: "the admin group always holds every privilege")])
+      rejected: "the admin group always holds every privilege")
     t.send(
       .issueKey(.init(by: Self.admin, key: "key_short", groups: ["default"])),
-      effects: [.reject(reason: "'key_short' is not a key id (key_ and 16 hex digits)")])
+      rejected: "'key_short' is not a key id (key_ and 16 hex digits)")
     t.send(
       .issueKey(.init(by: Self.admin, key: Self.admin, groups: ["default"])),
-      effects: [.reject(reason: "key \(Self.admin) already exists")])
+      rejected: "key \(Self.admin) already exists")
     t.send(
       .issueKey(.init(by: Self.admin, key: Self.chat, groups: [])),
-      effects: [.reject(reason: "a key needs at least one group")])
+      rejected: "a key needs at least one group")
     t.send(
       .revokeKey(.init(by: Self.admin, key: Self.chat)),
-      effects: [.reject(reason: "no key is called '\(Self.chat)'")])
+      rejected: "no key is called '\(Self.chat)'")
     t.send(
       .issueKey(.init(by: "key_ffffffffffffffff", key: Self.chat, groups: ["default"])),
-      effects: [.reject(reason: "key key_ffffffffffffffff is unknown or revoked")])
+      rejected: "key key_ffffffffffffffff is unknown or revoked")
   }
 
   @Test func groupChangesReplayToTheSameDecisions() throws {

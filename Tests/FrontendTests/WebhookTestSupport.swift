@@ -22,7 +22,6 @@ final class InstantRunner: EffectsRunner {
   func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
     let result: Action?
     switch effect {
-    case .reject(let reason): result = .actionRejected(.init(reason: reason))
     case .cancel: result = nil
     default:
       result = .requestFailed(

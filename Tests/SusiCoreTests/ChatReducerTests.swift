@@ -42,14 +42,14 @@ import Testing
   func rejectsAnEmptyQuery(query: String) {
     var t = ReducerTester()
     t.prepare { $0 = Fixture.populated() }
-    t.send(.sendMessage(.init(query: query)), effects: [.reject(reason: "the query is empty")])
+    t.send(.sendMessage(.init(query: query)), rejected: "the query is empty")
   }
 
   @Test func rejectsAQueryLongerThan4000Characters() {
     var t = ReducerTester()
     t.send(
       .sendMessage(.init(query: String(repeating: "a", count: 4001))),
-      effects: [.reject(reason: "the query is longer than 4000 characters")])
+      rejected: "the query is longer than 4000 characters")
   }
 
   @Test func acceptsAQueryOf4000CharactersWhateverItsBytes() {

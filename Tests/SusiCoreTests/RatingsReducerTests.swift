@@ -14,7 +14,7 @@ import Testing
     var t = ReducerTester()
     t.send(
       .submitRating(.init(group: "Nope", skill: "Nothing", stars: stars)),
-      effects: [.reject(reason: "stars must be 1 to 5, not \(stars)")])
+      rejected: "stars must be 1 to 5, not \(stars)")
   }
 
   /// A skill no loaded list has shown is looked up by the runner first; its result carries the
@@ -89,16 +89,16 @@ import Testing
     var t = ReducerTester.loggedIn()
     t.send(
       .submitRating(.init(group: "Nope", skill: "Radio", stars: 4)),
-      effects: [.reject(reason: "unknown group 'Nope'")])
+      rejected: "unknown group 'Nope'")
     t.send(
       .submitRating(.init(group: "Games", skill: " ", stars: 4)),
-      effects: [.reject(reason: "the skill name is empty")])
+      rejected: "the skill name is empty")
     t.send(
       .loadUserRating(.init(group: "Nope", skill: "Radio")),
-      effects: [.reject(reason: "unknown group 'Nope'")])
+      rejected: "unknown group 'Nope'")
     t.send(
       .loadUserRating(.init(group: "Games", skill: "")),
-      effects: [.reject(reason: "the skill name is empty")])
+      rejected: "the skill name is empty")
   }
 
   @Test func rejectsRatingWhileLoggedOut() {
@@ -106,7 +106,7 @@ import Testing
     t.prepare { $0.session = nil }
     t.send(
       .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 5)),
-      effects: [.reject(reason: "log in first to rate skills")])
+      rejected: "log in first to rate skills")
   }
 
   @Test(arguments: [-60_000, -1, 0] as [Int64])
@@ -115,10 +115,7 @@ import Testing
     let expiry = Fixture.t0.adding(milliseconds: expiresIn)
     t.send(
       .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 5)),
-      effects: [
-        .reject(reason: "the session of ada@example.org expired at \(expiry); log in again"),
-        .logout(server: "embedded", reason: "session expired"),
-      ])
+      effects: [.logout(server: "embedded", reason: "session expired")], rejected: "the session of ada@example.org expired at \(expiry); log in again")
   }
 
   @Test func aSessionIsGoodUntilTheMomentItExpires() {
@@ -134,12 +131,7 @@ import Testing
     t.advance(by: 1)
     t.send(
       .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 4)),
-      effects: [
-        .reject(
-          reason:
-            "the session of ada@example.org expired at \(at.adding(milliseconds: 1)); log in again"),
-        .logout(server: "embedded", reason: "session expired"),
-      ])
+      effects: [.logout(server: "embedded", reason: "session expired")], rejected: "the session of ada@example.org expired at \(at.adding(milliseconds: 1)); log in again")
   }
 
   @Test(arguments: 1...5)
@@ -265,10 +257,10 @@ import Testing
     t.prepare { $0.session = nil }
     t.send(
       .loadUserRating(.init(group: "Games", skill: "Radio")),
-      effects: [.reject(reason: "log in first to read your ratings")])
+      rejected: "log in first to read your ratings")
     t.send(
       .loadUserRating(.init(group: "Knowledge", skill: "Synonyms")),
-      effects: [.reject(reason: "log in first to read your ratings")])
+      rejected: "log in first to read your ratings")
   }
 
   @Test func loadUserRatingOfASkillThatIsNotLoadedLearnsTheSkillFromTheResult() {
@@ -300,9 +292,7 @@ import Testing
     var t = ReducerTester.loggedIn(expiresAt: Fixture.t0)
     t.send(
       .loadUserRating(.init(group: "Knowledge", skill: "Synonyms")),
-      effects: [
-        .reject(reason: Self.expiredReason), .logout(server: "embedded", reason: "session expired"),
-      ])
+      effects: [.logout(server: "embedded", reason: "session expired")], rejected: Self.expiredReason)
   }
 
   @Test func userRatingLoadedStoresTheStars() {

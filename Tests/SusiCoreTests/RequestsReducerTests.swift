@@ -61,7 +61,7 @@ import Testing
     t.prepare { $0 = Fixture.populated() }
     t.send(
       .cancelRequest(.init(seq: seq)),
-      effects: [.reject(reason: "nothing is in flight for seq \(seq)")])
+      rejected: "nothing is in flight for seq \(seq)")
   }
 
   // MARK: requestFailed
@@ -220,7 +220,7 @@ import Testing
 
   @Test func aRejectedIntentComesBackAsActionRejectedAndChangesNothing() {
     var t = ReducerTester()
-    let rejected = t.send(.logout, effects: [.reject(reason: "nobody is logged in")])
+    let rejected = t.send(.logout, rejected: "nobody is logged in")
     t.receive(.actionRejected(.init(reason: "nobody is logged in")), cause: rejected)
   }
 

@@ -87,7 +87,6 @@ import Testing
 
   @Test func effectsWithoutSecretsSurviveCodable() throws {
     let effects: [Effect] = [
-      .reject(reason: "no"), .switchServer(url: "embedded"),
       .logout(server: "embedded", reason: nil),
       .fetchGroups(server: "s", language: "en"),
       .fetchSkills(server: "s", group: nil, language: "de"),

@@ -5,7 +5,7 @@ import Testing
 @Suite struct ServerReducerTests {
   @Test func acceptsTheEmbeddedServer() {
     var t = ReducerTester()
-    t.send(.setServer(.init(url: "embedded")), effects: [.switchServer(url: "embedded")])
+    t.send(.setServer(.init(url: "embedded")), results: [.serverChanged(.init(url: "embedded"))])
   }
 
   @Test(arguments: [
@@ -21,7 +21,7 @@ import Testing
   func asksToSwitchToTheNormalisedURL(input: String, normalised: String) {
     var t = ReducerTester()
     t.prepare { $0 = Fixture.populated() }
-    t.send(.setServer(.init(url: input)), effects: [.switchServer(url: normalised)])
+    t.send(.setServer(.init(url: input)), results: [.serverChanged(.init(url: normalised))])
   }
 
   @Test(arguments: [
@@ -37,10 +37,7 @@ import Testing
     t.prepare { $0 = Fixture.populated() }
     t.send(
       .setServer(.init(url: url)),
-      effects: [
-        .reject(
-          reason: "'\(url)' is not a server URL: use http(s)://host[:port][/path] or 'embedded'")
-      ])
+      rejected: "'\(url)' is not a server URL: use http(s)://host[:port][/path] or 'embedded'")
   }
 
   @Test func changingServerForgetsWhatCameFromTheOldServer() {
@@ -48,7 +45,7 @@ import Testing
     t.prepare { $0 = Fixture.populated(server: "http://old.example:4000") }
     let asked = t.send(
       .setServer(.init(url: "https://New.Example/")),
-      effects: [.switchServer(url: "https://new.example")])
+      results: [.serverChanged(.init(url: "https://new.example"))])
     t.receive(
       .serverChanged(.init(url: "https://new.example")), cause: asked,
       {
@@ -101,10 +98,10 @@ import Testing
   @Test func setServerIsNotARequestInFlight() {
     var t = ReducerTester()
     let first = t.send(
-      .setServer(.init(url: "http://a.example")), effects: [.switchServer(url: "http://a.example")])
+      .setServer(.init(url: "http://a.example")), results: [.serverChanged(.init(url: "http://a.example"))])
     // A second switch does not cancel the first: switching is not a server request.
     t.send(
-      .setServer(.init(url: "http://b.example")), effects: [.switchServer(url: "http://b.example")])
+      .setServer(.init(url: "http://b.example")), results: [.serverChanged(.init(url: "http://b.example"))])
     t.receive(.serverChanged(.init(url: "http://a.example")), cause: first) {
       $0.server = "http://a.example"
     }

@@ -25,14 +25,14 @@ import Testing
     var t = ReducerTester()
     t.send(
       .signup(.init(email: email, password: Secret("pw"))),
-      effects: [.reject(reason: "'\(email)' is not an email address")])
+      rejected: "'\(email)' is not an email address")
   }
 
   @Test func signupRejectsAnEmptyPassword() {
     var t = ReducerTester()
     t.send(
       .signup(.init(email: Fixture.email, password: Secret(""))),
-      effects: [.reject(reason: "the password is empty")])
+      rejected: "the password is empty")
   }
 
   @Test func signupsAreNeverSuperseded() {
@@ -92,14 +92,14 @@ import Testing
     var t = ReducerTester()
     t.send(
       .login(.init(email: email, password: Secret("pw"))),
-      effects: [.reject(reason: "'\(email)' is not an email address")])
+      rejected: "'\(email)' is not an email address")
   }
 
   @Test func loginRejectsAnEmptyPassword() {
     var t = ReducerTester()
     t.send(
       .login(.init(email: Fixture.email, password: Secret(""))),
-      effects: [.reject(reason: "the password is empty")])
+      rejected: "the password is empty")
   }
 
   @Test(arguments: [0, -2, -3600, Int.min, 315_360_001, Int.max])
@@ -107,11 +107,7 @@ import Testing
     var t = ReducerTester()
     t.send(
       .login(.init(email: Fixture.email, password: Secret("pw"), validSeconds: validSeconds)),
-      effects: [
-        .reject(
-          reason:
-            "validSeconds must be 1 to 315360000 (ten years), or -1 for a token that never expires")
-      ])
+      rejected: "validSeconds must be 1 to 315360000 (ten years), or -1 for a token that never expires")
   }
 
   @Test func aNewLoginSupersedesAnOlderOne() {
@@ -225,7 +221,7 @@ import Testing
 
   @Test func logoutWhenNobodyIsLoggedInIsRejected() {
     var t = ReducerTester()
-    t.send(.logout, effects: [.reject(reason: "nobody is logged in")])
+    t.send(.logout, rejected: "nobody is logged in")
   }
 
   @Test func logoutAsksTheServer() {

@@ -41,7 +41,7 @@ import Testing
   @Test func rejectsAnEmptyChange() {
     var t = ReducerTester.loggedIn()
     t.send(
-      .changeSettings(.init(settings: [:])), effects: [.reject(reason: "no settings to change")])
+      .changeSettings(.init(settings: [:])), rejected: "no settings to change")
   }
 
   @Test func rejectsAKeyTheServerWouldIgnore() {
@@ -49,7 +49,7 @@ import Testing
     let keys = SettingKey.allowed.map(\.key).joined(separator: ", ")
     t.send(
       .changeSettings(.init(settings: ["colour": .string("red")])),
-      effects: [.reject(reason: "unknown setting 'colour'; the server accepts: \(keys)")])
+      rejected: "unknown setting 'colour'; the server accepts: \(keys)")
   }
 
   @Test(arguments: [
@@ -63,7 +63,7 @@ import Testing
   ])
   func rejectsAValueOfTheWrongType(key: String, value: SettingValue, reason: String) {
     var t = ReducerTester.loggedIn()
-    t.send(.changeSettings(.init(settings: [key: value])), effects: [.reject(reason: reason)])
+    t.send(.changeSettings(.init(settings: [key: value])), rejected: reason)
   }
 
   @Test(arguments: ["", "abcd", String(repeating: "x", count: 52)])
@@ -71,7 +71,7 @@ import Testing
     var t = ReducerTester.loggedIn()
     t.send(
       .changeSettings(.init(settings: ["userName": .string(name)])),
-      effects: [.reject(reason: "setting 'userName' takes text of 5 to 51 characters")])
+      rejected: "setting 'userName' takes text of 5 to 51 characters")
   }
 
   /// The server hands every setting out as a string, so a program may send one back that way.
@@ -113,7 +113,7 @@ import Testing
   ])
   func rejectsAValueOutsideItsKeysAllowedValues(key: String, value: SettingValue, reason: String) {
     var t = ReducerTester.loggedIn()
-    t.send(.changeSettings(.init(settings: [key: value])), effects: [.reject(reason: reason)])
+    t.send(.changeSettings(.init(settings: [key: value])), rejected: reason)
   }
 
   @Test(arguments: [
@@ -157,30 +157,24 @@ import Testing
     t.send(
       .changeSettings(
         .init(settings: ["theme": .bool(true), "micInput": .string("often"), "zzz": .bool(true)])),
-      effects: [.reject(reason: "setting 'micInput' takes true or false")])
+      rejected: "setting 'micInput' takes true or false")
   }
 
   @Test func checksTheValuesBeforeTheLogin() {
     var t = ReducerTester()
     t.send(
       .changeSettings(.init(settings: ["speechRate": .string("fast")])),
-      effects: [.reject(reason: "setting 'speechRate' takes a number")])
+      rejected: "setting 'speechRate' takes a number")
     t.send(
       .changeSettings(.init(settings: ["speechRate": .number(1)])),
-      effects: [.reject(reason: "log in first to change settings")])
+      rejected: "log in first to change settings")
   }
 
   @Test func changeSettingsWithAnExpiredSessionIsRejectedAndEnded() {
     var t = ReducerTester.loggedIn(expiresAt: Fixture.t0.adding(milliseconds: -5))
     t.send(
       .changeSettings(.init(settings: ["theme": .string("dark")])),
-      effects: [
-        .reject(
-          reason:
-            "the session of ada@example.org expired at \(Fixture.t0.adding(milliseconds: -5)); log in again"
-        ),
-        .logout(server: "embedded", reason: "session expired"),
-      ])
+      effects: [.logout(server: "embedded", reason: "session expired")], rejected: "the session of ada@example.org expired at \(Fixture.t0.adding(milliseconds: -5)); log in again")
   }
 
   @Test func settingsChangedMergesIntoTheKnownSettings() {
@@ -217,14 +211,11 @@ import Testing
 
   @Test func syncSettingsNeedsAValidSession() {
     var t = ReducerTester()
-    t.send(.syncSettings, effects: [.reject(reason: "log in first to sync settings")])
+    t.send(.syncSettings, rejected: "log in first to sync settings")
     t.prepare { $0.session = Fixture.session(expiresAt: Fixture.t0) }
     t.send(
       .syncSettings,
-      effects: [
-        .reject(reason: "the session of ada@example.org expired at \(Fixture.t0); log in again"),
-        .logout(server: "embedded", reason: "session expired"),
-      ])
+      effects: [.logout(server: "embedded", reason: "session expired")], rejected: "the session of ada@example.org expired at \(Fixture.t0); log in again")
   }
 
   @Test func settingsSyncedReplacesTheKnownSettings() {

@@ -144,13 +144,13 @@ import Testing
   func loadSkillsRejectsAGroupTheServerDoesNotHave(group: String) {
     var t = ReducerTester()
     t.prepare { $0.groups = ["Knowledge", "Games"] }
-    t.send(.loadSkills(.init(group: group)), effects: [.reject(reason: "unknown group '\(group)'")])
+    t.send(.loadSkills(.init(group: group)), rejected: "unknown group '\(group)'")
   }
 
   @Test(arguments: ["", " ", "\t\n"])
   func loadSkillsRejectsAnEmptyGroup(group: String) {
     var t = ReducerTester()
-    t.send(.loadSkills(.init(group: group)), effects: [.reject(reason: "the group name is empty")])
+    t.send(.loadSkills(.init(group: group)), rejected: "the group name is empty")
   }
 
   @Test func aNewLoadSkillsSupersedesOnlyTheSameGroup() {
@@ -340,16 +340,16 @@ import Testing
     var t = ReducerTester.loggedIn()
     t.send(
       .loadSkill(.init(group: " ", skill: "Radio")),
-      effects: [.reject(reason: "the group name is empty")])
+      rejected: "the group name is empty")
     t.send(
       .loadSkill(.init(group: "Music", skill: "Radio")),
-      effects: [.reject(reason: "unknown group 'Music'")])
+      rejected: "unknown group 'Music'")
     t.send(
       .loadSkill(.init(group: "Games", skill: "")),
-      effects: [.reject(reason: "the skill name is empty")])
+      rejected: "the skill name is empty")
     t.send(
       .loadSkill(.init(group: "Games", skill: "  ")),
-      effects: [.reject(reason: "the skill name is empty")])
+      rejected: "the skill name is empty")
   }
 
   @Test func skillLoadedAddsANewSkillUnderItsOwnGroup() {

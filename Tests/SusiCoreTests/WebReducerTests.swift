@@ -15,7 +15,7 @@ import Testing
     var t = ReducerTester()
     t.send(
       .search(.init(query: String(repeating: "a", count: 501))),
-      effects: [.reject(reason: "the search query is longer than 500 characters")])
+      rejected: "the search query is longer than 500 characters")
     let at = t.now
     let longest = String(repeating: "b", count: 500)
     t.send(
@@ -36,7 +36,7 @@ import Testing
   @Test(arguments: ["", "   ", "\n"])
   func searchRejectsAnEmptyQuery(query: String) {
     var t = ReducerTester()
-    t.send(.search(.init(query: query)), effects: [.reject(reason: "the search query is empty")])
+    t.send(.search(.init(query: query)), rejected: "the search query is empty")
   }
 
   @Test func aSearchSupersedesOnlyAnOlderSearchForTheSameQuery() {
@@ -104,7 +104,7 @@ import Testing
     var t = ReducerTester()
     t.send(
       .loadLinkPreview(.init(url: url)),
-      effects: [.reject(reason: "'\(url)' is not an http(s) URL")])
+      rejected: "'\(url)' is not an http(s) URL")
   }
 
   @Test func aPreviewRequestSupersedesAnOlderOneForTheSameURL() {
@@ -168,7 +168,7 @@ import Testing
   func cacheImageRejectsAnythingButAnHTTPURL(url: String) {
     var t = ReducerTester()
     t.send(
-      .cacheImage(.init(url: url)), effects: [.reject(reason: "'\(url)' is not an http(s) URL")])
+      .cacheImage(.init(url: url)), rejected: "'\(url)' is not an http(s) URL")
   }
 
   @Test func imageCachedStoresThePathAndSize() {

@@ -17,11 +17,11 @@ extension State {
     transcript.append(entry)
   }
 
-  mutating func sendMessage(_ p: Action.SendMessage, _ event: Event) -> [Effect] {
+  mutating func sendMessage(_ p: Action.SendMessage, _ event: Event) -> Reaction {
     let query = p.query.trimmed
-    guard !query.isEmpty else { return [.reject(reason: "the query is empty")] }
+    guard !query.isEmpty else { return .rejected("the query is empty") }
     guard query.count <= Self.maximumQueryLength else {
-      return [.reject(reason: "the query is longer than \(Self.maximumQueryLength) characters")]
+      return .rejected("the query is longer than \(Self.maximumQueryLength) characters")
     }
     record(ChatEntry(seq: event.seq, at: event.at, speaker: .user, query: query))
     return start(
@@ -29,7 +29,7 @@ extension State {
       .chat(server: server, query: query, language: p.language ?? preferredLanguage))
   }
 
-  mutating func messageReceived(_ p: Action.MessageReceived, _ event: Event) -> [Effect] {
+  mutating func messageReceived(_ p: Action.MessageReceived, _ event: Event) -> Reaction {
     finish(event, completing: "sendMessage", "plannedAnswer")
     record(
       ChatEntry(
@@ -57,10 +57,10 @@ extension State {
           message: Action.MessageReceived(
             query: p.query, answers: next.answers, skill: p.skill, planned: later)))
     }
-    return effects
+    return Reaction(effects: effects)
   }
 
-  mutating func loadHistory(_ event: Event) -> [Effect] {
+  mutating func loadHistory(_ event: Event) -> Reaction {
     // Page backwards from the oldest exchange we hold; start again from the newest once the
     // server has nothing older. Undated exchanges sort last, so look for the oldest date.
     let before = historyRemaining == 0 ? nil : history.compactMap(\.queryDate).min()
@@ -68,7 +68,7 @@ extension State {
       "loadHistory", event, key: "loadHistory", .fetchHistory(server: server, before: before))
   }
 
-  mutating func historyLoaded(_ p: Action.HistoryLoaded, _ event: Event) -> [Effect] {
+  mutating func historyLoaded(_ p: Action.HistoryLoaded, _ event: Event) -> Reaction {
     finish(event, completing: "loadHistory")
     var known = Set(history.map { HistoryKey($0) })
     for entry in p.entries where known.insert(HistoryKey(entry)).inserted { history.append(entry) }

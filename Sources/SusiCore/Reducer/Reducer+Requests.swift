@@ -3,7 +3,7 @@
 extension State {
   /// Records that the event asked for a request, superseding an older one with the same key.
   mutating func start(_ type: String, _ event: Event, key: String? = nil, _ effect: Effect)
-    -> [Effect]
+    -> Reaction
   {
     var effects: [Effect] = []
     if let key {
@@ -11,7 +11,7 @@ extension State {
     }
     inFlight[event.seq] = InFlightRequest(type: type, since: event.at, key: key)
     effects.append(effect)
-    return effects
+    return Reaction(effects: effects)
   }
 
   /// Ends the request that caused a successful result of `type`, clearing that type's error.
@@ -23,19 +23,19 @@ extension State {
   }
 
   /// A result that only ends its request.
-  mutating func finished(_ event: Event, completing type: String) -> [Effect] {
+  mutating func finished(_ event: Event, completing type: String) -> Reaction {
     finish(event, completing: type)
     return []
   }
 
-  mutating func cancelRequest(_ p: Action.CancelRequest, _ event: Event) -> [Effect] {
+  mutating func cancelRequest(_ p: Action.CancelRequest, _ event: Event) -> Reaction {
     guard inFlight[p.seq] != nil else {
-      return [.reject(reason: "nothing is in flight for seq \(p.seq)")]
+      return .rejected("nothing is in flight for seq \(p.seq)")
     }
     return [.cancel(seq: p.seq)]
   }
 
-  mutating func requestFailed(_ p: Action.RequestFailed, _ event: Event) -> [Effect] {
+  mutating func requestFailed(_ p: Action.RequestFailed, _ event: Event) -> Reaction {
     let request = inFlight.removeValue(forKey: p.cause)
     // Asked for: neither is an error worth keeping.
     guard p.error.kind != "cancelled" && p.error.kind != "superseded" else { return [] }
@@ -59,13 +59,15 @@ extension State {
 
   /// Why a logged-in-only intent cannot go ahead now, with the effects that says so; nil when
   /// it can.
-  func loginProblem(_ event: Event, doing what: String) -> [Effect]? {
+  func loginProblem(_ event: Event, doing what: String) -> Reaction? {
     guard let session else {
-      return [.reject(reason: "log in first to \(what)")]
+      return .rejected("log in first to \(what)")
     }
     if session.isExpired(at: event.at) {
       let reason = "the session of \(session.email) expired at \(session.expiresAt!); log in again"
-      return [.reject(reason: reason), .logout(server: server, reason: "session expired")]
+      return Reaction(
+        effects: [.logout(server: server, reason: "session expired")],
+        results: [.actionRejected(Action.ActionRejected(reason: reason))])
     }
     return nil
   }

@@ -4,17 +4,15 @@ extension State {
   /// The longest token lifetime a login may ask for, in seconds (ten years).
   static let longestTokenLifetime = 315_360_000
 
-  mutating func setServer(_ p: Action.SetServer, _ event: Event) -> [Effect] {
+  mutating func setServer(_ p: Action.SetServer, _ event: Event) -> Reaction {
     guard let url = Validation.serverURL(p.url) else {
-      return [
-        .reject(
-          reason: "'\(p.url)' is not a server URL: use http(s)://host[:port][/path] or 'embedded'")
-      ]
+      return .rejected(
+        "'\(p.url)' is not a server URL: use http(s)://host[:port][/path] or 'embedded'")
     }
-    return [.switchServer(url: url)]
+    return Reaction(results: [.serverChanged(Action.ServerChanged(url: url))])
   }
 
-  mutating func serverChanged(_ p: Action.ServerChanged, _ event: Event) -> [Effect] {
+  mutating func serverChanged(_ p: Action.ServerChanged, _ event: Event) -> Reaction {
     guard p.url != server else { return [] }
     // What we knew came from the other server: skills, ratings, the session and its memory.
     // Requests still on their way to it are cancelled, so no late answer lands in the new
@@ -34,39 +32,36 @@ extension State {
     history = []
     historyRemaining = nil
     lastErrors = [:]
-    return effects
+    return Reaction(effects: effects)
   }
 
-  mutating func signup(_ p: Action.Signup, _ event: Event) -> [Effect] {
-    if let problem = Validation.emailProblem(p.email) { return [.reject(reason: problem)] }
-    if p.password.isEmpty { return [.reject(reason: "the password is empty")] }
+  mutating func signup(_ p: Action.Signup, _ event: Event) -> Reaction {
+    if let problem = Validation.emailProblem(p.email) { return .rejected(problem) }
+    if p.password.isEmpty { return .rejected("the password is empty") }
     return start("signup", event, .signup(server: server, email: p.email, password: p.password))
   }
 
-  mutating func login(_ p: Action.Login, _ event: Event) -> [Effect] {
-    if let problem = Validation.emailProblem(p.email) { return [.reject(reason: problem)] }
-    if p.password.isEmpty { return [.reject(reason: "the password is empty")] }
+  mutating func login(_ p: Action.Login, _ event: Event) -> Reaction {
+    if let problem = Validation.emailProblem(p.email) { return .rejected(problem) }
+    if p.password.isEmpty { return .rejected("the password is empty") }
     if let seconds = p.validSeconds,
       seconds == 0 || seconds < -1 || seconds > Self.longestTokenLifetime
     {
-      return [
-        .reject(
-          reason:
-            "validSeconds must be 1 to \(Self.longestTokenLifetime) (ten years), or -1 for a token that never expires"
-        )
-      ]
+      return .rejected(
+        "validSeconds must be 1 to \(Self.longestTokenLifetime) (ten years), or -1 for a token that never expires"
+      )
     }
     return start(
       "login", event, key: "login",
       .login(server: server, email: p.email, password: p.password, validSeconds: p.validSeconds))
   }
 
-  mutating func logout(_ event: Event) -> [Effect] {
-    guard session != nil else { return [.reject(reason: "nobody is logged in")] }
+  mutating func logout(_ event: Event) -> Reaction {
+    guard session != nil else { return .rejected("nobody is logged in") }
     return start("logout", event, .logout(server: server, reason: nil))
   }
 
-  mutating func loggedIn(_ p: Action.LoggedIn, _ event: Event) -> [Effect] {
+  mutating func loggedIn(_ p: Action.LoggedIn, _ event: Event) -> Reaction {
     finish(event, completing: "login")
     if session?.email != p.email {
       userRatings = [:]
@@ -76,13 +71,13 @@ extension State {
     return []
   }
 
-  mutating func loginFailed(_ p: Action.LoginFailed, _ event: Event) -> [Effect] {
+  mutating func loginFailed(_ p: Action.LoginFailed, _ event: Event) -> Reaction {
     if let cause = event.cause, inFlight[cause]?.type == "login" { inFlight[cause] = nil }
     lastErrors["login"] = p.error.scrubbed
     return []
   }
 
-  mutating func loggedOut(_ event: Event) -> [Effect] {
+  mutating func loggedOut(_ event: Event) -> Reaction {
     finish(event, completing: "logout")
     // Settings belong to the user: the next one must not see them.
     session = nil

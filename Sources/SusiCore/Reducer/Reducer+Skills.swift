@@ -22,28 +22,28 @@ extension State {
     return nil
   }
 
-  mutating func loadGroups(_ p: Action.LoadGroups, _ event: Event) -> [Effect] {
+  mutating func loadGroups(_ p: Action.LoadGroups, _ event: Event) -> Reaction {
     let language = skillListLanguage(p.language)
     return start(
       "loadGroups", event, key: "loadGroups", .fetchGroups(server: server, language: language))
   }
 
-  mutating func groupsLoaded(_ p: Action.GroupsLoaded, _ event: Event) -> [Effect] {
+  mutating func groupsLoaded(_ p: Action.GroupsLoaded, _ event: Event) -> Reaction {
     finish(event, completing: "loadGroups")
     var seen = Set<String>()
     groups = p.groups.filter { seen.insert($0).inserted }
     return []
   }
 
-  mutating func loadSkills(_ p: Action.LoadSkills, _ event: Event) -> [Effect] {
-    if let group = p.group, let problem = groupProblem(group) { return [.reject(reason: problem)] }
+  mutating func loadSkills(_ p: Action.LoadSkills, _ event: Event) -> Reaction {
+    if let group = p.group, let problem = groupProblem(group) { return .rejected(problem) }
     let language = skillListLanguage(p.language)
     return start(
       "loadSkills", event, key: "loadSkills:\(p.group ?? "*")",
       .fetchSkills(server: server, group: p.group, language: language))
   }
 
-  mutating func skillsLoaded(_ p: Action.SkillsLoaded, _ event: Event) -> [Effect] {
+  mutating func skillsLoaded(_ p: Action.SkillsLoaded, _ event: Event) -> Reaction {
     finish(event, completing: "loadSkills")
     if let group = p.group {
       skills[group] = Dictionary(p.skills.map { ($0.tag, $0) }, uniquingKeysWith: { $1 })
@@ -57,9 +57,9 @@ extension State {
     return []
   }
 
-  mutating func loadSkill(_ p: Action.LoadSkill, _ event: Event) -> [Effect] {
+  mutating func loadSkill(_ p: Action.LoadSkill, _ event: Event) -> Reaction {
     if let problem = skillNameProblem(group: p.group, skill: p.skill) {
-      return [.reject(reason: problem)]
+      return .rejected(problem)
     }
     let language = p.language ?? skills[p.group]?[p.skill]?.language ?? skillListLanguage(nil)
     return start(
@@ -67,7 +67,7 @@ extension State {
       .fetchSkill(server: server, group: p.group, skill: p.skill, language: language))
   }
 
-  mutating func skillLoaded(_ p: Action.SkillLoaded, _ event: Event) -> [Effect] {
+  mutating func skillLoaded(_ p: Action.SkillLoaded, _ event: Event) -> Reaction {
     finish(event, completing: "loadSkill")
     skills[p.skill.group, default: [:]][p.skill.tag] = p.skill
     return []
@@ -90,12 +90,12 @@ extension State {
     return effect(language ?? known.language)
   }
 
-  mutating func submitRating(_ p: Action.SubmitRating, _ event: Event) -> [Effect] {
+  mutating func submitRating(_ p: Action.SubmitRating, _ event: Event) -> Reaction {
     guard (1...5).contains(p.stars) else {
-      return [.reject(reason: "stars must be 1 to 5, not \(p.stars)")]
+      return .rejected("stars must be 1 to 5, not \(p.stars)")
     }
     if let problem = skillNameProblem(group: p.group, skill: p.skill) {
-      return [.reject(reason: problem)]
+      return .rejected(problem)
     }
     if let refusal = loginProblem(event, doing: "rate skills") { return refusal }
     let effect = aboutSkill(group: p.group, skill: p.skill, language: p.language) {
@@ -104,7 +104,7 @@ extension State {
     return start("submitRating", event, effect)
   }
 
-  mutating func ratingSubmitted(_ p: Action.RatingSubmitted, _ event: Event) -> [Effect] {
+  mutating func ratingSubmitted(_ p: Action.RatingSubmitted, _ event: Event) -> Reaction {
     finish(event, completing: "submitRating")
     if let resolved = p.resolved { skills[p.group, default: [:]][p.skill] = resolved }
     // The reply carries only the star counts; thumbs and feedback counts stay as they were.
@@ -119,9 +119,9 @@ extension State {
     return []
   }
 
-  mutating func loadUserRating(_ p: Action.LoadUserRating, _ event: Event) -> [Effect] {
+  mutating func loadUserRating(_ p: Action.LoadUserRating, _ event: Event) -> Reaction {
     if let problem = skillNameProblem(group: p.group, skill: p.skill) {
-      return [.reject(reason: problem)]
+      return .rejected(problem)
     }
     if let refusal = loginProblem(event, doing: "read your ratings") { return refusal }
     let effect = aboutSkill(group: p.group, skill: p.skill, language: p.language) {
@@ -131,7 +131,7 @@ extension State {
       "loadUserRating", event, key: "loadUserRating:\(p.group)/\(p.skill)", effect)
   }
 
-  mutating func userRatingLoaded(_ p: Action.UserRatingLoaded, _ event: Event) -> [Effect] {
+  mutating func userRatingLoaded(_ p: Action.UserRatingLoaded, _ event: Event) -> Reaction {
     finish(event, completing: "loadUserRating")
     if let resolved = p.resolved { skills[p.group, default: [:]][p.skill] = resolved }
     userRatings[SkillID(group: p.group, skill: p.skill)] = UserRating(stars: p.stars)

@@ -1,9 +1,10 @@
-/// Applies one event to the state and returns the work it asks for.
+/// Applies one event to the state and returns what it decided: the work it asks for, and the
+/// results it gives at once.
 ///
 /// Pure: no I/O, no clock (time is `event.at`), no randomness. Replaying a log through this
-/// function rebuilds exactly the state the live run had. Invalid intents change nothing and ask
-/// for a `.reject` effect, which comes back as `actionRejected`.
-public func reduce(_ state: inout State, _ event: Event) -> [Effect] {
+/// function rebuilds exactly the state the live run had. Invalid intents change nothing and are
+/// answered at once with `actionRejected`; a server switch with `serverChanged`.
+public func reduce(_ state: inout State, _ event: Event) -> Reaction {
   switch event.action {
   case .setServer(let p): return state.setServer(p, event)
   case .signup(let p): return state.signup(p, event)

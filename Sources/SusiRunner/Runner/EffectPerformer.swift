@@ -82,10 +82,6 @@ struct EffectPerformer: Sendable {
 
   private func outcome(of effect: Effect) async throws(RunnerFailure) -> Action {
     switch effect {
-    case .reject(let reason):
-      return .actionRejected(Action.ActionRejected(reason: reason))
-    case .switchServer(let url):
-      return .serverChanged(Action.ServerChanged(url: url))
     case .signup(let server, let email, let password):
       return try await signup(server: server, email: email, password: password)
     case .login(let server, let email, let password, let validSeconds):
@@ -209,7 +205,7 @@ extension Effect {
       .fetchHistory(let server, _):
       server
     case .resolvingSkill(let effect): effect.server
-    case .reject, .switchServer, .webSearch, .fetchLinkPreview, .cacheImage, .deliverLater, .cancel,
+    case .webSearch, .fetchLinkPreview, .cacheImage, .deliverLater, .cancel,
       .supersede:
       nil
     }

@@ -89,15 +89,6 @@ public final class SusiRunner: EffectsRunner {
   }
 
   /// Begins `effect` for the event with seq `cause`; its one result goes to `deliver`.
-  /// Rejections and server switches need no I/O: their results are given at once.
-  public func answerAtOnce(_ effect: Effect) -> Action? {
-    switch effect {
-    case .reject(let reason): .actionRejected(Action.ActionRejected(reason: reason))
-    case .switchServer(let url): .serverChanged(Action.ServerChanged(url: url))
-    default: nil
-    }
-  }
-
   public func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
     if case .cancel(let seq) = effect {
       cancel(seq, failure: .cancelled)
@@ -129,7 +120,7 @@ public final class SusiRunner: EffectsRunner {
   /// Effects that only sleep or answer at once do not wait for a slot.
   private static func needsSlot(_ effect: Effect) -> Bool {
     switch effect {
-    case .reject, .switchServer, .deliverLater, .cancel, .supersede: false
+    case .deliverLater, .cancel, .supersede: false
     default: true
     }
   }

@@ -24,7 +24,6 @@ final class TextScriptedRunner: EffectsRunner {
     books.withLock { $0.effects.append(effect) }
     let result: Action?
     switch effect {
-    case .reject(let reason): result = .actionRejected(Action.ActionRejected(reason: reason))
     case .deliverLater(_, let message): result = .messageReceived(message)
     case .cancel(let seq):
       guard let cancelled = books.withLock({ $0.hanging.removeValue(forKey: seq) }) else { return }
