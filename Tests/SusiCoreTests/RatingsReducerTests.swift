@@ -115,7 +115,8 @@ import Testing
     let expiry = Fixture.t0.adding(milliseconds: expiresIn)
     t.send(
       .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 5)),
-      effects: [.logout(server: "embedded", reason: "session expired")], rejected: "the session of ada@example.org expired at \(expiry); log in again")
+      effects: [.logout(server: "embedded", reason: "session expired")],
+      rejected: "the session of ada@example.org expired at \(expiry); log in again")
   }
 
   @Test func aSessionIsGoodUntilTheMomentItExpires() {
@@ -131,7 +132,9 @@ import Testing
     t.advance(by: 1)
     t.send(
       .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 4)),
-      effects: [.logout(server: "embedded", reason: "session expired")], rejected: "the session of ada@example.org expired at \(at.adding(milliseconds: 1)); log in again")
+      effects: [.logout(server: "embedded", reason: "session expired")],
+      rejected:
+        "the session of ada@example.org expired at \(at.adding(milliseconds: 1)); log in again")
   }
 
   @Test(arguments: 1...5)
@@ -292,7 +295,8 @@ import Testing
     var t = ReducerTester.loggedIn(expiresAt: Fixture.t0)
     t.send(
       .loadUserRating(.init(group: "Knowledge", skill: "Synonyms")),
-      effects: [.logout(server: "embedded", reason: "session expired")], rejected: Self.expiredReason)
+      effects: [.logout(server: "embedded", reason: "session expired")],
+      rejected: Self.expiredReason)
   }
 
   @Test func userRatingLoadedStoresTheStars() {

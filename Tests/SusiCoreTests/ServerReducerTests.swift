@@ -98,10 +98,12 @@ import Testing
   @Test func setServerIsNotARequestInFlight() {
     var t = ReducerTester()
     let first = t.send(
-      .setServer(.init(url: "http://a.example")), results: [.serverChanged(.init(url: "http://a.example"))])
+      .setServer(.init(url: "http://a.example")),
+      results: [.serverChanged(.init(url: "http://a.example"))])
     // A second switch does not cancel the first: switching is not a server request.
     t.send(
-      .setServer(.init(url: "http://b.example")), results: [.serverChanged(.init(url: "http://b.example"))])
+      .setServer(.init(url: "http://b.example")),
+      results: [.serverChanged(.init(url: "http://b.example"))])
     t.receive(.serverChanged(.init(url: "http://a.example")), cause: first) {
       $0.server = "http://a.example"
     }

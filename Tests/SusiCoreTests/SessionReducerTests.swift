@@ -107,7 +107,8 @@ import Testing
     var t = ReducerTester()
     t.send(
       .login(.init(email: Fixture.email, password: Secret("pw"), validSeconds: validSeconds)),
-      rejected: "validSeconds must be 1 to 315360000 (ten years), or -1 for a token that never expires")
+      rejected:
+        "validSeconds must be 1 to 315360000 (ten years), or -1 for a token that never expires")
   }
 
   @Test func aNewLoginSupersedesAnOlderOne() {

@@ -174,7 +174,10 @@ import Testing
     var t = ReducerTester.loggedIn(expiresAt: Fixture.t0.adding(milliseconds: -5))
     t.send(
       .changeSettings(.init(settings: ["theme": .string("dark")])),
-      effects: [.logout(server: "embedded", reason: "session expired")], rejected: "the session of ada@example.org expired at \(Fixture.t0.adding(milliseconds: -5)); log in again")
+      effects: [.logout(server: "embedded", reason: "session expired")],
+      rejected:
+        "the session of ada@example.org expired at \(Fixture.t0.adding(milliseconds: -5)); log in again"
+    )
   }
 
   @Test func settingsChangedMergesIntoTheKnownSettings() {
@@ -215,7 +218,8 @@ import Testing
     t.prepare { $0.session = Fixture.session(expiresAt: Fixture.t0) }
     t.send(
       .syncSettings,
-      effects: [.logout(server: "embedded", reason: "session expired")], rejected: "the session of ada@example.org expired at \(Fixture.t0); log in again")
+      effects: [.logout(server: "embedded", reason: "session expired")],
+      rejected: "the session of ada@example.org expired at \(Fixture.t0); log in again")
   }
 
   @Test func settingsSyncedReplacesTheKnownSettings() {
