@@ -2,9 +2,14 @@ import Foundation
 import Testing
 
 /// `susi replay`, through the built binary, on the example logs in Events/.
-@Suite(.enabled(if: TextBinary.find() != nil, "the susi binary is not built"))
+@Suite
 struct ReplayCommandTests {
-  let susi = TextBinary.find()!
+  let susi: TextBinary
+
+  /// Fails every test of the suite, never skips it, when the binary is missing.
+  init() throws {
+    susi = try #require(TextBinary.find(), "the susi binary is not built: run swift build first")
+  }
   static let events = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Events")
   let session = ReplayCommandTests.events.appendingPathComponent("session.jsonl").path

@@ -4,9 +4,14 @@ import Testing
 /// A whole session through the built binary that logs in with a known password and receives a
 /// token: neither string may appear in the log, on stdout or stderr, or in any file of the state
 /// folder except the credentials file that holds the token.
-@Suite(.enabled(if: TextBinary.find() != nil, "the susi binary is not built"))
+@Suite
 struct SecretCanaryTests {
-  let susi = TextBinary.find()!
+  let susi: TextBinary
+
+  /// Fails every test of the suite, never skips it, when the binary is missing.
+  init() throws {
+    susi = try #require(TextBinary.find(), "the susi binary is not built: run swift build first")
+  }
 
   @Test func thePasswordAndTheTokenStayOutOfEverything() async throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent(

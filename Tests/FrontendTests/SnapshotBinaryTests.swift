@@ -10,9 +10,14 @@ import Testing
 
 /// Snapshots through the built binary: a clean stop leaves one, the next start resumes from it,
 /// and `kill -9` in the middle of writing one leaves the old snapshot and a correct next start.
-@Suite(.enabled(if: TextBinary.find() != nil, "the susi binary is not built"))
+@Suite
 struct SnapshotBinaryTests {
-  let susi = TextBinary.find()!
+  let susi: TextBinary
+
+  /// Fails every test of the suite, never skips it, when the binary is missing.
+  init() throws {
+    susi = try #require(TextBinary.find(), "the susi binary is not built: run swift build first")
+  }
 
   private func folder() throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent(
