@@ -251,8 +251,18 @@ import Testing
     #expect(jittered.delay(afterFailures: 1, random: 0.5) == 5_250)
   }
 
-  /// Waits (yielding, not sleeping) until `condition` holds.
-  func waitUntil(_ condition: () -> Bool) async {
-    while !condition() { await Task.yield() }
+  /// Waits (yielding, not sleeping) until `condition` holds; after a minute of real time it
+  /// records a failure instead of hanging the run.
+  func waitUntil(
+    sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+  ) async {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !condition() {
+      guard ContinuousClock.now < deadline else {
+        Issue.record("the condition did not hold within 60 s", sourceLocation: sourceLocation)
+        return
+      }
+      await Task.yield()
+    }
   }
 }

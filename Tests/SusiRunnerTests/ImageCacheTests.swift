@@ -57,7 +57,7 @@ struct ImageCacheTests {
     }
     let results = await withTaskGroup(of: Result<Action.ImageCached, RunnerFailure>.self) { group in
       for _ in 0..<10 { group.addTask { await cache.image("https://img.example/a.png") } }
-      while await cache.requestsWaiting < 10 { await Task.yield() }
+      await waitUntil("ten requests waiting") { await cache.requestsWaiting >= 10 }
       #expect(await cache.downloadsInFlight == 1)
       gate.open()
       var all: [Result<Action.ImageCached, RunnerFailure>] = []

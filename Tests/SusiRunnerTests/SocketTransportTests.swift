@@ -158,7 +158,7 @@ struct SocketTransportTests {
     defer { server.stop() }
     let transport = SocketTransport(maximumConnectionsPerOrigin: 1)
     let task = Task { try await transport.send(Self.request(server, "/silent")) }
-    while server.requests.isEmpty { await Task.yield() }
+    await waitUntil("the request to arrive") { !server.requests.isEmpty }
     task.cancel()
     await #expect(throws: TransportError.cancelled) { try await task.value }
     let next = try await transport.send(Self.request(server, "/ok"))
@@ -270,7 +270,7 @@ struct SocketTransportTests {
       Task { try await transport.send(TransportRequest(url: server.url)) }
     }
     // Two requests reach the server; the other four wait for a connection.
-    while server.gate.waitingCount < 2 { await Task.yield() }
+    await waitUntil("two requests at the gate") { server.gate.waitingCount >= 2 }
     #expect(transport.connectionCounts(server.url) == (open: 2, idle: 0))
     server.gate.open()
     for request in requests { #expect(try await request.value.status == 200) }
@@ -310,7 +310,7 @@ struct SocketTransportTests {
       } catch { return error }
     }
     await clock.waitForSleepers(count: 1)
-    while server.requests.isEmpty { await Task.yield() }
+    await waitUntil("the request to arrive") { !server.requests.isEmpty }
     clock.advance(by: 30_000)
     #expect(await outcome.value?.kind == .timeout)
     // The exchange was stopped, so its connection slot is free again.

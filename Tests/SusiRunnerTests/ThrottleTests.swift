@@ -53,7 +53,12 @@ struct ThrottleTests {
     }
     // Time moves only when every unfinished chat is asleep (pacing or backoff; the 30 s request
     // deadlines are left alone), to the soonest wake-up: the order of events is then fixed.
+    let deadline = ContinuousClock.now + .seconds(60)
     while harness.results.all.count < 5 {
+      guard ContinuousClock.now < deadline else {
+        Issue.record("five chats did not finish within 60 s")
+        break
+      }
       let waiting = harness.clock.pendingSleeps.filter { $0 < 30_000 }
       if waiting.count == 5 - harness.results.all.count, let soonest = waiting.first {
         harness.clock.advance(by: soonest)

@@ -126,7 +126,7 @@ struct URLSessionTransportTests {
     defer { server.stop() }
     let transport = URLSessionTransport()
     let task = Task { try await transport.send(Self.request(server, "/silent")) }
-    while server.requests.isEmpty { await Task.yield() }
+    await waitUntil("the request to arrive") { !server.requests.isEmpty }
     task.cancel()
     await #expect(throws: TransportError.cancelled) { try await task.value }
   }
