@@ -58,11 +58,14 @@ import Testing
       .serverSentEvents { events in
         do {
           var seq = 0
-          while true {
+          // Bounded, so a server that never notices the client leave fails the test instead
+          // of spinning for ever.
+          while seq < 5_000_000 {
             seq += 1
             try await events.send(ServerSentEvent(data: "tick", id: String(seq)))
             await Task.yield()
           }
+          await outcome.record("never failed")
         } catch let error as HTTPStreamError {
           await outcome.record(error.code.rawValue)
           throw error
@@ -86,7 +89,8 @@ import Testing
       .serverSentEvents { events in
         try await events.send(ServerSentEvent(data: "hello"))
         do {
-          try await Task.sleep(for: .seconds(3600))
+          try await Task.sleep(for: .seconds(120))
+          await outcome.record("not cancelled within 120 s")
         } catch {
           await outcome.record("cancelled")
         }
