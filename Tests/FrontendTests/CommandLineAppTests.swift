@@ -68,6 +68,55 @@ struct CommandLineAppTests {
     #expect(command.stdout.isEmpty && option.stdout.isEmpty && fsync.stdout.isEmpty)
   }
 
+  @Test func anUnknownOptionBeforeTheCommandIsNamedNotItsValue() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = try await susi.runOffPool(
+      ["--sever", "http://127.0.0.1:1", "ask", "hi"], environment: TextBinary.environment(dir))
+    #expect(run.status == 64)
+    #expect(run.stderr.contains("unknown option '--sever'; did you mean '--server'?"))
+    #expect(!run.stderr.contains("unknown command"))
+    // A command's own option before the command takes its value with it.
+    let help = try await susi.runOffPool(
+      ["--port", "0", "server", "--help"], environment: TextBinary.environment(dir))
+    #expect(help.status == 0)
+    #expect(help.stdout.hasPrefix("Usage: susi server"))
+  }
+
+  @Test func shortOptionsCombineAndTakeTheirValueAttached() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    for arguments in [["server", "-p0", "--help"], ["server", "-hp0"], ["serve", "-p0", "-h"]] {
+      let run = try await susi.runOffPool(arguments, environment: environment)
+      #expect(run.status == 0, "\(arguments): \(run.stderr)")
+      #expect(run.stdout.hasPrefix("Usage: susi serve"), "\(arguments)")
+    }
+  }
+
+  @Test func textStartingWithADashIsToldAboutDoubleDash() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = try await susi.runOffPool(
+      ["ask", "-hello"], environment: TextBinary.environment(dir))
+    #expect(run.status == 64)
+    #expect(run.stderr.contains("put '--' before it"))
+  }
+
+  @Test func versionIsACommandAndDashVSuggestsDashDashVersion() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    let version = try await susi.runOffPool(["version"], environment: environment)
+    #expect(version.status == 0)
+    #expect(version.stdout.hasPrefix("susi "))
+    for arguments in [["-v"], ["ask", "-v", "hi"]] {
+      let run = try await susi.runOffPool(arguments, environment: environment)
+      #expect(run.status == 64, "\(arguments)")
+      #expect(run.stderr.contains("did you mean '--version'?"), "\(arguments): \(run.stderr)")
+    }
+  }
+
   @Test func aSecondSusiOnTheSameLogStopsAtOnceAndSaysWhy() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
