@@ -117,6 +117,27 @@ struct CommandLineAppTests {
     }
   }
 
+  @Test func aLoginWithoutAPasswordIsAUsageOrInputErrorNotAnInterrupt() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    let none = try await susi.runOffPool(["login", "me@example.org"], environment: environment)
+    #expect(none.status == 64)
+    #expect(none.stderr.contains("no password given"))
+    let unreadable = try await susi.runOffPool(
+      ["login", "me@example.org", "--password-file", dir + "/missing"], environment: environment)
+    #expect(unreadable.status == 66)
+    #expect(unreadable.stderr.contains("cannot read the password file"))
+    // The default command takes --password-file too, before or without a command word.
+    let chat = try await susi.runOffPool(
+      ["--password-file", dir + "/missing", "--help"], environment: environment)
+    #expect(chat.status == 0, "\(chat.stderr)")
+    let piped = try await susi.runOffPool(
+      ["--password-file", dir + "/missing"], input: "/login me@example.org\n",
+      environment: environment)
+    #expect(piped.stderr.contains("cannot read the password file"), "\(piped.stderr)")
+  }
+
   @Test func aSecondSusiOnTheSameLogStopsAtOnceAndSaysWhy() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
