@@ -138,6 +138,20 @@ struct CommandLineAppTests {
     #expect(piped.stderr.contains("cannot read the password file"), "\(piped.stderr)")
   }
 
+  @Test func aBadValueFromTheEnvironmentNamesTheVariable() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    for (variable, value) in [
+      ("SUSI_SERVER", "nonsense"), ("SUSI_FSYNC", "sometimes"), ("SUSI_WEBSEARCH_URL", "ftp://x"),
+    ] {
+      var environment = TextBinary.environment(dir)
+      environment[variable] = value
+      let run = try await susi.runOffPool(["groups"], environment: environment)
+      #expect(run.status == 64, "\(variable)")
+      #expect(run.stderr.contains(variable), "\(variable): \(run.stderr)")
+    }
+  }
+
   @Test func aSecondSusiOnTheSameLogStopsAtOnceAndSaysWhy() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
