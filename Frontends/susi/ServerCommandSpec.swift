@@ -1,3 +1,4 @@
+import Foundation
 import SusiFrontendSupport
 import SusiServer
 
@@ -22,8 +23,11 @@ enum ServerCommandSpec {
     options: [
       OptionSpec(
         "--port", short: "-p", value: "N", help: "port to listen on; 0 = any free port (default 0)"),
-      OptionSpec("--host", value: "ADDR", help: "address to bind (default 127.0.0.1)"),
-      OptionSpec("--data", value: "DIR", help: "skill data folder (default: the bundled skills)"),
+      OptionSpec(
+        "--host", value: "ADDR", help: "address to bind, or localhost (default 127.0.0.1)"),
+      OptionSpec(
+        "--data", value: "DIR",
+        help: "skill data folder holding models/…; refused without skills (default: bundled)"),
       OptionSpec("--seed", value: "N", help: "seed for answer choices, for reproducible answers"),
       OptionSpec(
         "--trusted-proxy", value: "ADDR",
@@ -31,11 +35,32 @@ enum ServerCommandSpec {
     ])
 
   static let command = Command(spec) { invocation in
+    if let data = invocation.parsed.value("--data"), let problem = skillFolderProblem(data) {
+      StandardStream.error.line("susi server: \(problem.message)")
+      return problem.exitCode
+    }
     var words: [String] = []
     for name in ["--port", "--host", "--data", "--seed", "--trusted-proxy"] {
-      if let value = invocation.parsed.value(name) { words += [name, value] }
+      guard var value = invocation.parsed.value(name) else { continue }
+      if name == "--host" { value = BindAddress.numeric(value) }
+      words += [name, value]
     }
     words += ["--state-dir", invocation.common.stateDirectory + "/server"]
     return await ServerCommand.run(arguments: words)
+  }
+
+  /// Why `--data DIR` cannot serve: a server answering every question with "no skill" is
+  /// mistaken for a working one, so a folder without skills is refused at start.
+  static func skillFolderProblem(_ path: String) -> (message: String, exitCode: Int32)? {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path)
+    else { return ("cannot read the skill folder \(path)", ExitCode.noInput) }
+    let library = SkillLibrary.load(from: URL(fileURLWithPath: path))
+    guard library.skills.isEmpty else { return nil }
+    return (
+      "\(path) holds no skills; skill files go in \(path)/models/MODEL/GROUP/LANGUAGE/NAME.txt",
+      ExitCode.dataError
+    )
   }
 }

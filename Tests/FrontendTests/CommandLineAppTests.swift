@@ -152,6 +152,48 @@ struct CommandLineAppTests {
     }
   }
 
+  @Test func theServerRefusesASkillFolderWithoutSkills() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    let empty = try await susi.runOffPool(["server", "--data", dir], environment: environment)
+    #expect(empty.status == 65)
+    #expect(empty.stderr.contains("holds no skills"))
+    #expect(empty.stdout.isEmpty)
+    let missing = try await susi.runOffPool(
+      ["server", "--data", dir + "/missing"], environment: environment)
+    #expect(missing.status == 66)
+    #expect(missing.stderr.contains("cannot read the skill folder"))
+  }
+
+  @Test(arguments: ["server", "serve"])
+  func bothServersBindLocalhost(command: String) async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: susi.path)
+    server.arguments = [command, "--host", "localhost", "--port", "0", "--state-dir", dir]
+    server.environment = TextBinary.environment(dir)
+    let output = Pipe()
+    server.standardOutput = output
+    server.standardError = FileHandle.nullDevice
+    try server.run()
+    let reader = output.fileHandleForReading
+    // The first line is the URL once listening; an exit closes the pipe and ends the read.
+    let firstLine = await onThread { () -> String in
+      var text = ""
+      while !text.contains("\n") {
+        let data = reader.availableData
+        if data.isEmpty { break }
+        text += String(decoding: data, as: UTF8.self)
+      }
+      return text
+    }
+    server.terminate()
+    server.waitUntilExit()
+    #expect(firstLine.hasPrefix("http://127.0.0.1:"), "\(firstLine)")
+  }
+
   @Test func aSecondSusiOnTheSameLogStopsAtOnceAndSaysWhy() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
