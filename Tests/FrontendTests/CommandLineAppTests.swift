@@ -194,6 +194,18 @@ struct CommandLineAppTests {
     #expect(firstLine.hasPrefix("http://127.0.0.1:"), "\(firstLine)")
   }
 
+  @Test func switchingToTheBuiltInServerAfterServerAnswers() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // Nothing listens on port 9 (discard) here; the questions go to the built-in server.
+    let run = try await susi.runOffPool(
+      ["--server", "http://127.0.0.1:9"], input: "/server embedded\nflip a coin\n",
+      environment: TextBinary.environment(dir))
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("Now using the built-in server at http://127.0.0.1:"))
+    #expect(!run.stderr.contains("failed"), "\(run.stderr)")
+  }
+
   @Test func aSecondSusiOnTheSameLogStopsAtOnceAndSaysWhy() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
