@@ -206,6 +206,16 @@ struct CommandLineAppTests {
     #expect(!run.stderr.contains("failed"), "\(run.stderr)")
   }
 
+  @Test func anOptionACommandHasNoUseForIsRefused() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = try await susi.runOffPool(
+      ["server", "--log", dir + "/events.jsonl"], environment: TextBinary.environment(dir))
+    #expect(run.status == 64)
+    #expect(run.stderr.contains("option '--log' does not apply to 'susi server'"))
+    #expect(run.stdout.isEmpty)
+  }
+
   @Test func aSecondSusiOnTheSameLogStopsAtOnceAndSaysWhy() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }

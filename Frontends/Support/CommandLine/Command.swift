@@ -136,6 +136,11 @@ public struct CommandLineApp: Sendable {
       StandardStream.output.line("susi \(version)")
       return ExitCode.success
     }
+    if let unused = command.spec.unusedCommonOptions.first(where: parsed.has) {
+      return usageError(
+        UsageError("option '\(unused)' does not apply to 'susi \(command.spec.name)'"),
+        command.spec)
+    }
     let options: CommonOptions
     do {
       options = try CommonOptions.resolve(parsed, environment: environment)
