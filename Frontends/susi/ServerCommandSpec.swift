@@ -1,41 +1,74 @@
+import Foundation
 import SusiFrontendSupport
 import SusiServer
 
 /// `susi server`: the built-in SUSI-compatible server in the foreground.
 enum ServerCommandSpec {
-  static let spec = CommandSpec(
-    name: "server", summary: "run the built-in SUSI-compatible server",
-    usage: "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR]",
-    discussion: """
-      Serves the SUSI API (the same server susi starts inside itself when no --server is given)
-      from skill files in the SUSI skill format, with accounts, ratings and settings kept under
-      STATE-DIR/server — so 'susi --state-dir X' and 'susi server --state-dir X' share accounts.
-      Prints its base URL on stdout once listening, then serves until Ctrl-C or SIGTERM. It binds
-      127.0.0.1 unless --host says otherwise; --port 0 (the default) picks any free port.
-      It also answers DuckDuckGo-format web searches at /duckduckgo/ and serves example pages
-      for link previews at /pages/.
-      """,
-    examples: [
-      "susi server --port 4000",
-      "susi --server http://127.0.0.1:4000 ask hello    (from another terminal)",
-    ],
-    options: [
-      OptionSpec(
-        "--port", short: "-p", value: "N", help: "port to listen on; 0 = any free port (default 0)"),
-      OptionSpec("--host", value: "ADDR", help: "address to bind (default 127.0.0.1)"),
-      OptionSpec("--data", value: "DIR", help: "skill data folder (default: the bundled skills)"),
-      OptionSpec("--seed", value: "N", help: "seed for answer choices, for reproducible answers"),
-      OptionSpec(
-        "--trusted-proxy", value: "ADDR",
-        help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
-    ])
+  static let spec: CommandSpec = {
+    var spec = CommandSpec(
+      name: "server", summary: "run the built-in SUSI-compatible server",
+      usage: "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR]",
+      discussion: """
+        Serves the SUSI API (the same server susi starts inside itself when no --server is given)
+        from skill files in the SUSI skill format, with accounts, ratings and settings kept under
+        STATE-DIR/server — so 'susi --state-dir X' and 'susi server --state-dir X' share accounts.
+        Prints its base URL on stdout once listening, then serves until Ctrl-C or SIGTERM. It binds
+        127.0.0.1 unless --host says otherwise; --port 0 (the default) picks any free port.
+        It also answers DuckDuckGo-format web searches at /duckduckgo/ and serves example pages
+        for link previews at /pages/.
+        """,
+      examples: [
+        "susi server --port 4000",
+        "susi --server http://127.0.0.1:4000 ask hello    (from another terminal)",
+      ],
+      options: [
+        OptionSpec(
+          "--port", short: "-p", value: "N",
+          help: "port to listen on; 0 = any free port (default 0)"),
+        OptionSpec(
+          "--host", value: "ADDR", help: "address to bind, or localhost (default 127.0.0.1)"),
+        OptionSpec(
+          "--data", value: "DIR",
+          help: "skill data folder holding models/…; refused without skills (default: bundled)"),
+        OptionSpec("--seed", value: "N", help: "seed for answer choices, for reproducible answers"),
+        OptionSpec(
+          "--trusted-proxy", value: "ADDR",
+          help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
+      ])
+    // It serves from STATE-DIR/server alone: no log, no other server, no outbound requests.
+    spec.unusedCommonOptions = [
+      "--server", "--log", "--websearch-url", "--fsync", "--allow-private-targets",
+    ]
+    return spec
+  }()
 
   static let command = Command(spec) { invocation in
+    if let data = invocation.parsed.value("--data"), let problem = skillFolderProblem(data) {
+      StandardStream.error.line("susi server: \(problem.message)")
+      return problem.exitCode
+    }
     var words: [String] = []
     for name in ["--port", "--host", "--data", "--seed", "--trusted-proxy"] {
-      if let value = invocation.parsed.value(name) { words += [name, value] }
+      guard var value = invocation.parsed.value(name) else { continue }
+      if name == "--host" { value = BindAddress.numeric(value) }
+      words += [name, value]
     }
     words += ["--state-dir", invocation.common.stateDirectory + "/server"]
     return await ServerCommand.run(arguments: words)
+  }
+
+  /// Why `--data DIR` cannot serve: a server answering every question with "no skill" is
+  /// mistaken for a working one, so a folder without skills is refused at start.
+  static func skillFolderProblem(_ path: String) -> (message: String, exitCode: Int32)? {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path)
+    else { return ("cannot read the skill folder \(path)", ExitCode.noInput) }
+    let library = SkillLibrary.load(from: URL(fileURLWithPath: path))
+    guard library.skills.isEmpty else { return nil }
+    return (
+      "\(path) holds no skills; skill files go in \(path)/models/MODEL/GROUP/LANGUAGE/NAME.txt",
+      ExitCode.dataError
+    )
   }
 }

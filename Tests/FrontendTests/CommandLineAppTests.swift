@@ -68,6 +68,154 @@ struct CommandLineAppTests {
     #expect(command.stdout.isEmpty && option.stdout.isEmpty && fsync.stdout.isEmpty)
   }
 
+  @Test func anUnknownOptionBeforeTheCommandIsNamedNotItsValue() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = try await susi.runOffPool(
+      ["--sever", "http://127.0.0.1:1", "ask", "hi"], environment: TextBinary.environment(dir))
+    #expect(run.status == 64)
+    #expect(run.stderr.contains("unknown option '--sever'; did you mean '--server'?"))
+    #expect(!run.stderr.contains("unknown command"))
+    // A command's own option before the command takes its value with it.
+    let help = try await susi.runOffPool(
+      ["--port", "0", "server", "--help"], environment: TextBinary.environment(dir))
+    #expect(help.status == 0)
+    #expect(help.stdout.hasPrefix("Usage: susi server"))
+  }
+
+  @Test func shortOptionsCombineAndTakeTheirValueAttached() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    for arguments in [["server", "-p0", "--help"], ["server", "-hp0"], ["serve", "-p0", "-h"]] {
+      let run = try await susi.runOffPool(arguments, environment: environment)
+      #expect(run.status == 0, "\(arguments): \(run.stderr)")
+      #expect(run.stdout.hasPrefix("Usage: susi serve"), "\(arguments)")
+    }
+  }
+
+  @Test func textStartingWithADashIsToldAboutDoubleDash() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = try await susi.runOffPool(
+      ["ask", "-hello"], environment: TextBinary.environment(dir))
+    #expect(run.status == 64)
+    #expect(run.stderr.contains("put '--' before it"))
+  }
+
+  @Test func versionIsACommandAndDashVSuggestsDashDashVersion() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    let version = try await susi.runOffPool(["version"], environment: environment)
+    #expect(version.status == 0)
+    #expect(version.stdout.hasPrefix("susi "))
+    for arguments in [["-v"], ["ask", "-v", "hi"]] {
+      let run = try await susi.runOffPool(arguments, environment: environment)
+      #expect(run.status == 64, "\(arguments)")
+      #expect(run.stderr.contains("did you mean '--version'?"), "\(arguments): \(run.stderr)")
+    }
+  }
+
+  @Test func aLoginWithoutAPasswordIsAUsageOrInputErrorNotAnInterrupt() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    let none = try await susi.runOffPool(["login", "me@example.org"], environment: environment)
+    #expect(none.status == 64)
+    #expect(none.stderr.contains("no password given"))
+    let unreadable = try await susi.runOffPool(
+      ["login", "me@example.org", "--password-file", dir + "/missing"], environment: environment)
+    #expect(unreadable.status == 66)
+    #expect(unreadable.stderr.contains("cannot read the password file"))
+    // The default command takes --password-file too, before or without a command word.
+    let chat = try await susi.runOffPool(
+      ["--password-file", dir + "/missing", "--help"], environment: environment)
+    #expect(chat.status == 0, "\(chat.stderr)")
+    let piped = try await susi.runOffPool(
+      ["--password-file", dir + "/missing"], input: "/login me@example.org\n",
+      environment: environment)
+    #expect(piped.stderr.contains("cannot read the password file"), "\(piped.stderr)")
+  }
+
+  @Test func aBadValueFromTheEnvironmentNamesTheVariable() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    for (variable, value) in [
+      ("SUSI_SERVER", "nonsense"), ("SUSI_FSYNC", "sometimes"), ("SUSI_WEBSEARCH_URL", "ftp://x"),
+    ] {
+      var environment = TextBinary.environment(dir)
+      environment[variable] = value
+      let run = try await susi.runOffPool(["groups"], environment: environment)
+      #expect(run.status == 64, "\(variable)")
+      #expect(run.stderr.contains(variable), "\(variable): \(run.stderr)")
+    }
+  }
+
+  @Test func theServerRefusesASkillFolderWithoutSkills() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    let empty = try await susi.runOffPool(["server", "--data", dir], environment: environment)
+    #expect(empty.status == 65)
+    #expect(empty.stderr.contains("holds no skills"))
+    #expect(empty.stdout.isEmpty)
+    let missing = try await susi.runOffPool(
+      ["server", "--data", dir + "/missing"], environment: environment)
+    #expect(missing.status == 66)
+    #expect(missing.stderr.contains("cannot read the skill folder"))
+  }
+
+  @Test(arguments: ["server", "serve"])
+  func bothServersBindLocalhost(command: String) async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: susi.path)
+    server.arguments = [command, "--host", "localhost", "--port", "0", "--state-dir", dir]
+    server.environment = TextBinary.environment(dir)
+    let output = Pipe()
+    server.standardOutput = output
+    server.standardError = FileHandle.nullDevice
+    try server.run()
+    let reader = output.fileHandleForReading
+    // The first line is the URL once listening; an exit closes the pipe and ends the read.
+    let firstLine = await onThread { () -> String in
+      var text = ""
+      while !text.contains("\n") {
+        let data = reader.availableData
+        if data.isEmpty { break }
+        text += String(decoding: data, as: UTF8.self)
+      }
+      return text
+    }
+    server.terminate()
+    server.waitUntilExit()
+    #expect(firstLine.hasPrefix("http://127.0.0.1:"), "\(firstLine)")
+  }
+
+  @Test func switchingToTheBuiltInServerAfterServerAnswers() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    // Nothing listens on port 9 (discard) here; the questions go to the built-in server.
+    let run = try await susi.runOffPool(
+      ["--server", "http://127.0.0.1:9"], input: "/server embedded\nflip a coin\n",
+      environment: TextBinary.environment(dir))
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains("Now using the built-in server at http://127.0.0.1:"))
+    #expect(!run.stderr.contains("failed"), "\(run.stderr)")
+  }
+
+  @Test func anOptionACommandHasNoUseForIsRefused() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let run = try await susi.runOffPool(
+      ["server", "--log", dir + "/events.jsonl"], environment: TextBinary.environment(dir))
+    #expect(run.status == 64)
+    #expect(run.stderr.contains("option '--log' does not apply to 'susi server'"))
+    #expect(run.stdout.isEmpty)
+  }
+
   @Test func aSecondSusiOnTheSameLogStopsAtOnceAndSaysWhy() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -41,10 +41,13 @@ public final class SusiApp: Sendable {
   /// - Parameters:
   ///   - origin: the `origin` of events this start-up sends (`cli`, `jsonl`, `webhook`).
   ///   - startEmbedded: set false for tools that never talk to a server.
+  ///   - embeddedWithServer: start the built-in server even with `--server`, for frontends
+  ///     that can switch to it later (`/server embedded`): the runner learns its address only
+  ///     here, at start.
   public static func start(
     _ options: CommonOptions, origin: String,
     environment: [String: String] = ProcessInfo.processInfo.environment,
-    clock: (any RunnerClock)? = nil, startEmbedded: Bool = true
+    clock: (any RunnerClock)? = nil, startEmbedded: Bool = true, embeddedWithServer: Bool = false
   ) async throws(StartupError) -> SusiApp {
     var warnings: [String] = []
     try makeDirectory(options.stateDirectory)
@@ -64,7 +67,7 @@ public final class SusiApp: Sendable {
     warnings += opened.warnings
 
     var embedded: EmbeddedServer?
-    if options.server == nil && startEmbedded {
+    if startEmbedded && (options.server == nil || embeddedWithServer) {
       do {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
@@ -82,7 +85,8 @@ public final class SusiApp: Sendable {
 
     var configuration = RunnerConfiguration(
       stateDirectory: options.stateDirectory, embeddedServerURL: embedded?.baseURLString,
-      websearchURL: options.websearchURL ?? embedded?.websearchURL.absoluteString
+      websearchURL: options.websearchURL
+        ?? (options.server == nil ? embedded?.websearchURL.absoluteString : nil)
         ?? RunnerConfiguration.defaultWebsearchURL)
     if let clock { configuration.clock = clock }
     configuration.targetPolicy = TargetPolicy(

@@ -41,17 +41,25 @@ public struct CommandLineApp: Sendable {
   /// Runs the command line `words` (without the program name); returns the exit code.
   public func run(_ words: [String], environment: [String: String]) async -> Int32 {
     let common = CommonOptions.specs
-    // The command is the first word that is neither an option nor an option's value.
+    // The command is the first word that is neither an option nor an option's value. An option
+    // no command knows stops the search here, so that its value is not taken for the command.
+    let allOptions = common + commands.flatMap(\.spec.options)
     var commandIndex: Int?
     var i = 0
     while i < words.count {
       let word = words[i]
       if word == "--" { break }
       if word.hasPrefix("-") && word != "-" {
-        if let spec = common.first(where: { $0.name == word || $0.short == word }), spec.takesValue
-        {
-          i += 1
+        let name = word.hasPrefix("--") ? String(word.prefix { $0 != "=" }) : String(word.prefix(2))
+        guard let spec = allOptions.first(where: { $0.name == name || $0.short == name }) else {
+          return usageError(
+            UsageError(
+              "unknown option '\(name)'",
+              suggestion: ParsedCommandLine.suggestOption(for: name, specs: common)
+                ?? ParsedCommandLine.suggestOption(for: name, specs: allOptions)),
+            nil)
         }
+        if spec.takesValue && name == word { i += 1 }
         i += 1
         continue
       }
@@ -74,6 +82,16 @@ public struct CommandLineApp: Sendable {
     if let commandIndex {
       name = words[commandIndex]
       rest.remove(at: commandIndex)
+    }
+    if name == "version" {
+      let versionSpec = CommandSpec(name: "version", summary: "", usage: "version")
+      do {
+        _ = try ParsedCommandLine.parse(rest, for: versionSpec, common: common)
+      } catch {
+        return usageError(error, versionSpec)
+      }
+      StandardStream.output.line("susi \(version)")
+      return ExitCode.success
     }
     if name == "help" {
       let helpSpec = CommandSpec(
@@ -118,6 +136,11 @@ public struct CommandLineApp: Sendable {
       StandardStream.output.line("susi \(version)")
       return ExitCode.success
     }
+    if let unused = command.spec.unusedCommonOptions.first(where: parsed.has) {
+      return usageError(
+        UsageError("option '\(unused)' does not apply to 'susi \(command.spec.name)'"),
+        command.spec)
+    }
     let options: CommonOptions
     do {
       options = try CommonOptions.resolve(parsed, environment: environment)
@@ -129,7 +152,7 @@ public struct CommandLineApp: Sendable {
 
   private func closestCommand(_ word: String) -> String? {
     ParsedCommandLine.closest(
-      to: word, in: commands.filter { !$0.spec.hidden }.map(\.spec.name) + ["help"])
+      to: word, in: commands.filter { !$0.spec.hidden }.map(\.spec.name) + ["help", "version"])
   }
 
   /// Prints a usage error the same way for every command; exit 64.

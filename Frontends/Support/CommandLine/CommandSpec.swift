@@ -40,6 +40,9 @@ public struct CommandSpec: Sendable {
   public var arguments: ClosedRange<Int>
   /// Hidden commands work but are not listed.
   public var hidden: Bool
+  /// Common options the command has no use for: given on its command line, they are refused
+  /// rather than silently ignored.
+  public var unusedCommonOptions: [String] = []
 
   public init(
     name: String, summary: String, usage: String, discussion: String = "", examples: [String] = [],

@@ -61,18 +61,24 @@ public struct CommonOptions: Sendable, Equatable {
       if let value = environment[variable], !value.isEmpty { return value }
       return nil
     }
+    // Errors name where a bad value came from, so one set in the environment can be found.
+    func origin(_ name: String, _ variable: String) -> String {
+      parsed.has(name) ? name : variable
+    }
     var server: String?
     if let text = pick("--server", "SUSI_SERVER") {
       guard let url = Validation.serverURL(text) else {
         throw UsageError(
-          "'\(text)' is not a server URL; use http(s)://host[:port][/path] or 'embedded'")
+          "'\(text)' is not a server URL for \(origin("--server", "SUSI_SERVER")); use "
+            + "http(s)://host[:port][/path] or 'embedded'")
       }
       server = url == State.embeddedServer ? nil : url
     }
     var websearch: String?
     if let text = pick("--websearch-url", "SUSI_WEBSEARCH_URL") {
       guard Validation.webURL(text) else {
-        throw UsageError("'\(text)' is not an http(s) URL for --websearch-url")
+        throw UsageError(
+          "'\(text)' is not an http(s) URL for \(origin("--websearch-url", "SUSI_WEBSEARCH_URL"))")
       }
       websearch = text
     }
@@ -81,7 +87,7 @@ public struct CommonOptions: Sendable, Equatable {
     let fsync = pick("--fsync", "SUSI_FSYNC") ?? "batch"
     guard fsyncModes.contains(fsync) else {
       throw UsageError(
-        "--fsync takes always, batch or never, not '\(fsync)'",
+        "\(origin("--fsync", "SUSI_FSYNC")) takes always, batch or never, not '\(fsync)'",
         suggestion: ParsedCommandLine.closest(to: fsync, in: fsyncModes))
     }
     var options = CommonOptions(

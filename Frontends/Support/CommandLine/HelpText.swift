@@ -29,7 +29,8 @@ public enum HelpText {
     }
     out += "\nOptions for every command:\n"
     out += optionLines(common)
-    out += "\nRun 'susi help COMMAND' for more about a command.\n"
+    out += "\nRun 'susi help COMMAND' for more about a command, 'susi version' for the version.\n"
+    out += "Put '--' before text that starts with '-': susi ask -- -5 + 2\n"
     return out
   }
 

@@ -29,11 +29,13 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 
 extension ParsedCommandLine {
   /// Parses `words` (after the command name) for `command`, accepting its options and `common`.
-  /// Options may come before, between or after arguments; `--` ends options.
+  /// Options may come before, between or after arguments; `--` ends options. Short options may
+  /// be combined (`-hp 0`) and take their value attached (`-p0`).
   public static func parse(_ words: [String], for command: CommandSpec, common: [OptionSpec])
     throws(UsageError) -> ParsedCommandLine
   {
     let specs = command.options + common
+    var words = words
     var result = ParsedCommandLine()
     var index = 0
     var optionsEnded = false
@@ -48,6 +50,11 @@ extension ParsedCommandLine {
         optionsEnded = true
         continue
       }
+      if let split = splitShortOptions(word, specs: specs) {
+        words.replaceSubrange((index - 1)..<index, with: split)
+        index -= 1
+        continue
+      }
       var name = word
       var inlineValue: String?
       if let equals = word.firstIndex(of: "="), word.hasPrefix("--") {
@@ -55,10 +62,12 @@ extension ParsedCommandLine {
         inlineValue = String(word[word.index(after: equals)...])
       }
       guard let spec = specs.first(where: { $0.name == name || $0.short == name }) else {
-        let candidates = specs.map(\.name) + specs.compactMap(\.short)
-        throw UsageError(
-          "unknown option '\(name)' for 'susi \(command.name)'",
-          suggestion: closest(to: name, in: candidates))
+        var message = "unknown option '\(name)' for 'susi \(command.name)'"
+        let suggestion = suggestOption(for: name, specs: specs)
+        if suggestion == nil, command.arguments.upperBound > 0 {
+          message += " (to pass text that starts with '-', put '--' before it)"
+        }
+        throw UsageError(message, suggestion: suggestion)
       }
       if spec.takesValue {
         if let inlineValue {
@@ -84,6 +93,35 @@ extension ParsedCommandLine {
       throw UsageError("'susi \(command.name)' needs more arguments")
     }
     return result
+  }
+
+  /// `-hp0` as `["-h", "-p", "0"]`: a word of several one-letter options, the last of which may
+  /// carry its value. Nil unless the word is such a cluster of known options.
+  static func splitShortOptions(_ word: String, specs: [OptionSpec]) -> [String]? {
+    guard word.count > 2, word.hasPrefix("-"), !word.hasPrefix("--") else { return nil }
+    var split: [String] = []
+    var letters = word.dropFirst()
+    while let letter = letters.first {
+      letters = letters.dropFirst()
+      guard let spec = specs.first(where: { $0.short == "-\(letter)" }) else { return nil }
+      split.append("-\(letter)")
+      if spec.takesValue {
+        if !letters.isEmpty { split.append(String(letters)) }
+        return split
+      }
+    }
+    return split
+  }
+
+  /// The option the user probably meant: a near spelling, or for an unknown `-v` the one long
+  /// option starting with that letter (`--version`).
+  public static func suggestOption(for word: String, specs: [OptionSpec]) -> String? {
+    // Every one-letter option is one edit from every other, so spelling says nothing there.
+    guard word.count == 2, !word.hasPrefix("--") else {
+      return closest(to: word, in: specs.map(\.name))
+    }
+    let long = specs.map(\.name).filter { $0.hasPrefix("-" + word) }
+    return long.count == 1 ? long[0] : nil
   }
 
   /// The candidate within edit distance 2 of `word` (ignoring case), preferring the closest.

@@ -50,11 +50,13 @@ public enum TextFrontend {
   /// Every text command, running on the app bootstrap.
   public static var commands: [Command] { commands(open: openApp) }
 
-  /// Starts susi the standard way: log replayed, built-in server started when no --server.
+  /// Starts susi the standard way: log replayed, built-in server started (with --server too, so
+  /// that `/server embedded` can switch to it).
   static let openApp: TextBackendOpener = { invocation in
     do throws(StartupError) {
       let app = try await SusiApp.start(
-        invocation.common, origin: "cli", environment: invocation.environment)
+        invocation.common, origin: "cli", environment: invocation.environment,
+        embeddedWithServer: true)
       for warning in app.warnings { StandardStream.error.line("susi: warning: \(warning)") }
       return .success(
         TextBackend(

@@ -7,6 +7,8 @@ public enum Outcome: Sendable, Equatable {
   case failed
   /// The command was typed wrong; the message has been printed.
   case usage
+  /// A file it needs (a password file) could not be read; the message has been printed.
+  case noInput
   /// Ctrl-C cancelled it.
   case interrupted
   /// The person asked to leave the chat.
@@ -17,6 +19,7 @@ public enum Outcome: Sendable, Equatable {
     case .ok, .quit: ExitCode.success
     case .failed: ExitCode.failure
     case .usage: ExitCode.usage
+    case .noInput: ExitCode.noInput
     case .interrupted: ExitCode.interrupted
     }
   }

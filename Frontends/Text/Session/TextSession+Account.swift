@@ -5,9 +5,13 @@ import SusiCore
 
 extension TextSession {
   func login(email given: String?) async -> Outcome {
-    guard let email = await value(given, prompt: "Email: ") else { return .interrupted }
-    guard let password = await secret(prompt: "Password: ", confirm: false) else {
-      return .interrupted
+    let email: String
+    let password: Secret
+    do throws(Unanswered) {
+      email = try await value(given, prompt: "Email: ")
+      password = try await secret(prompt: "Password: ", confirm: false)
+    } catch {
+      return error.outcome
     }
     guard let result = await request(.login(Action.Login(email: email, password: password))) else {
       return .failed
@@ -23,9 +27,13 @@ extension TextSession {
   }
 
   func signup(email given: String?) async -> Outcome {
-    guard let email = await value(given, prompt: "Email: ") else { return .interrupted }
-    guard let password = await secret(prompt: "Choose a password: ", confirm: true) else {
-      return .interrupted
+    let email: String
+    let password: Secret
+    do throws(Unanswered) {
+      email = try await value(given, prompt: "Email: ")
+      password = try await secret(prompt: "Choose a password: ", confirm: true)
+    } catch {
+      return error.outcome
     }
     guard let result = await request(.signup(Action.Signup(email: email, password: password)))
     else { return .failed }
@@ -122,29 +130,34 @@ extension TextSession {
 
   // MARK: Asking for values
 
-  /// `given`, else a line asked for with `prompt` (shown only on a terminal); nil when the
-  /// input ended or Ctrl-C cancelled (printed).
-  func value(_ given: String?, prompt: String) async -> String? {
+  /// Why a value a command needs was not had (the reason is printed): the command ends with
+  /// `outcome`, so a missing password is a usage error, not an interruption.
+  struct Unanswered: Error {
+    var outcome: Outcome
+  }
+
+  /// `given`, else a line asked for with `prompt` (shown only on a terminal).
+  func value(_ given: String?, prompt: String) async throws(Unanswered) -> String {
     if let given, !given.isEmpty { return given }
     switch await readLine(secret: false, prompt: prompt) {
     case .line(let line) where !line.trimmed.isEmpty:
       return line.trimmed
     case .cancelled:
       console.error("cancelled")
-      return nil
+      throw Unanswered(outcome: .interrupted)
     default:
       console.error("no \(prompt.trimmed.dropLast().lowercased()) given")
-      return nil
+      throw Unanswered(outcome: .usage)
     }
   }
 
   /// A password: from `--password-file`, else typed without echo on a terminal (twice when
-  /// `confirm`), else the next input line. Nil when none could be read (printed).
-  func secret(prompt: String, confirm: Bool) async -> Secret? {
+  /// `confirm`), else the next input line.
+  func secret(prompt: String, confirm: Bool) async throws(Unanswered) -> Secret {
     if let path = context.passwordFile {
       guard let data = FileManager.default.contents(atPath: path) else {
         console.error("cannot read the password file \(path)")
-        return nil
+        throw Unanswered(outcome: .noInput)
       }
       let text = String(decoding: data, as: UTF8.self)
       let firstLine =
@@ -152,34 +165,34 @@ extension TextSession {
       let password = String(firstLine.hasSuffix("\r") ? firstLine.dropLast() : firstLine)
       guard !password.isEmpty else {
         console.error("the password file \(path) is empty")
-        return nil
+        throw Unanswered(outcome: .usage)
       }
       return Secret(password)
     }
-    guard let first = await readSecret(prompt: prompt) else { return nil }
+    let first = try await readSecret(prompt: prompt)
     if confirm && console.interactive {
-      guard let again = await readSecret(prompt: "Repeat the password: ") else { return nil }
+      let again = try await readSecret(prompt: "Repeat the password: ")
       guard again == first else {
         console.error("the passwords differ; nothing was sent")
-        return nil
+        throw Unanswered(outcome: .usage)
       }
     }
     return Secret(first)
   }
 
-  private func readSecret(prompt: String) async -> String? {
+  private func readSecret(prompt: String) async throws(Unanswered) -> String {
     switch await readLine(secret: true, prompt: prompt) {
     case .line(let line) where !line.isEmpty:
       return line
     case .cancelled:
       console.error("cancelled")
-      return nil
+      throw Unanswered(outcome: .interrupted)
     default:
       console.error(
         console.interactive
           ? "no password given"
           : "no password given: put it on the next input line or use --password-file FILE")
-      return nil
+      throw Unanswered(outcome: .usage)
     }
   }
 

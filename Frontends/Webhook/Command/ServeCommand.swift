@@ -77,7 +77,7 @@ public enum ServeCommand {
   }
 
   static func serve(_ invocation: Invocation) async -> Int32 {
-    let host = invocation.parsed.value("--host") ?? "127.0.0.1"
+    let host = BindAddress.numeric(invocation.parsed.value("--host") ?? "127.0.0.1")
     let portText = invocation.parsed.value("--port") ?? "8080"
     guard let port = Int(portText), (0...65535).contains(port) else {
       return fail("--port takes a number from 0 to 65535, not '\(portText)'", ExitCode.usage)
