@@ -3,7 +3,7 @@ import SusiRunner
 import SusiTesting
 import Testing
 
-/// Groups, skill lists, skill details and image URLs (susi-api.md §5–§7).
+/// Groups, skill lists, skill details and image URLs.
 @Suite(.timeLimit(.minutes(1)))
 struct SkillsTests {
   /// A `group=All` list as the server sends it: keyed by tag, skills from two groups, one with

@@ -6,7 +6,7 @@ import Testing
 
 @testable import SusiRunner
 
-/// Web search (DuckDuckGo Instant Answer format) and link previews (susi-api.md §13).
+/// Web search (DuckDuckGo Instant Answer format) and link previews.
 @Suite(.timeLimit(.minutes(1)))
 struct WebTests {
   static let instantAnswer = """

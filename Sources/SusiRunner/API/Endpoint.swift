@@ -24,7 +24,7 @@ struct Endpoint: Sendable, Equatable {
   var why: String
 }
 
-/// The SUSI API as this client uses it (susi-api.md), in one table.
+/// The SUSI API as this client uses it, in one table.
 enum Endpoints {
   static let login = Endpoint(
     path: "/aaa/login.json", method: "POST", access: .anonymous, idempotent: false,
