@@ -19,7 +19,6 @@ public final class EventFeed: Sendable {
     var bytes = 0
     let maximumBytes: Int
     var lastSeq: Int
-    var published = 0
     var closed = false
     var waiters: [Int: Waiter] = [:]
     var nextWaiter = 0
@@ -69,15 +68,11 @@ public final class EventFeed: Sendable {
   /// The seq of the newest event published.
   public var lastSeq: Int { state.withLock { $0.lastSeq } }
 
-  /// How many events were published since the feed started.
-  public var publishedCount: Int { state.withLock { $0.published } }
-
   /// Adds the next logged event and wakes the readers waiting for it.
   public func publish(_ event: PublishedEvent) {
     let woken: [CheckedContinuation<Void, Never>] = state.withLock { s in
       s.lastSeq = event.seq
       s.append(event)
-      s.published += 1
       var woken: [CheckedContinuation<Void, Never>] = []
       for (id, waiter) in s.waiters where waiter.after < event.seq {
         woken.append(waiter.continuation)

@@ -2,7 +2,7 @@ import SusiCore
 import SusiJSON
 
 /// The heart of susi: stamps each action into an event, appends it to the log, reduces it, hands
-/// the effects to the runner and publishes the event to subscribers — in that order, one action
+/// the effects to the runner and publishes the event to its followers — in that order, one action
 /// at a time.
 ///
 /// Write-ahead: an action is in the log before it changes the state or starts any effect, so
@@ -19,9 +19,8 @@ public actor Store {
   private let clock: any WallClock
   /// What readers follow: every event is published here as it is logged.
   public nonisolated let feed: EventFeed
-  private var subscribers: [Int: AsyncStream<PublishedEvent>.Continuation] = [:]
   private var observers: [Int: @Sendable (PublishedEvent) -> Void] = [:]
-  private var nextSubscriber = 0
+  private var nextObserver = 0
   private var failure: StoreError?
   /// The most events that may owe results at once: see `isFull`.
   public nonisolated let inFlightLimit: Int
@@ -132,7 +131,6 @@ public actor Store {
     let published = PublishedEvent(event: event, line: line)
     feed.publish(published)
     for observer in observers.values { observer(published) }
-    for continuation in subscribers.values { continuation.yield(published) }
     for effect in reaction.effects {
       runner.start(effect, cause: event.seq) { [weak self] result in
         await self?.receive(result, cause: event.seq)
@@ -169,27 +167,13 @@ public actor Store {
     return closed
   }
 
-  /// Every event from now on, as it is logged. The stream ends when the store closes.
-  public func subscribe() -> AsyncStream<PublishedEvent> {
-    let (stream, continuation) = AsyncStream<PublishedEvent>.makeStream()
-    let key = nextSubscriber
-    nextSubscriber += 1
-    subscribers[key] = continuation
-    continuation.onTermination = { [weak self] _ in
-      Task { await self?.unsubscribe(key) }
-    }
-    return stream
-  }
-
-  private func unsubscribe(_ key: Int) { subscribers[key] = nil }
-
   /// Calls `observer` with every event from now on, inside the store's turn, right after the
-  /// event is logged — before the next event can be. Cheaper than `subscribe` (no task hop per
-  /// event), for frontends that forward every event; `observer` must return quickly (queue the
+  /// event is logged — before the next event can be. Cheaper than `events(after:)` (no task hop
+  /// per event), for frontends that forward every event; `observer` must return quickly (queue the
   /// work, do not wait for it). Returns a token for `stopObserving`.
   public func observe(_ observer: @escaping @Sendable (PublishedEvent) -> Void) -> Int {
-    let key = nextSubscriber
-    nextSubscriber += 1
+    let key = nextObserver
+    nextObserver += 1
     observers[key] = observer
     return key
   }
@@ -213,11 +197,9 @@ public actor Store {
     for waiter in waiters { waiter.resume() }
   }
 
-  /// Stops the runner, ends every subscription and closes the log.
+  /// Stops the runner, ends every follower and closes the log.
   public func close() async {
     await runner.shutdown()
-    for continuation in subscribers.values { continuation.finish() }
-    subscribers = [:]
     observers = [:]
     feed.close()
     sink.close()

@@ -64,11 +64,10 @@ struct SessionRecorder {
       _ = try await run(.sendMessage(.init(query: query)), id: .string(query))
     }
     // A planned answer that is cancelled before it is due.
-    let events = await app.store.subscribe()
     let timer = try await app.store.send(
       .sendMessage(.init(query: "set a timer for 60 seconds")), origin: "cli")
     var answer: PublishedEvent?
-    for await event in events where event.event.cause == timer.seq {
+    for try await event in app.store.results(of: timer.seq) {
       answer = event
       break
     }

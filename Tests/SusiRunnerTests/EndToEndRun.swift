@@ -76,10 +76,12 @@ final class EndToEndRun: Sendable {
     let store = Store(
       sink: FileEventSink(writer: writer), runner: SusiRunner(configuration: configuration),
       clock: clock)
-    let events = await store.subscribe()
+    let events = store.events(after: 0)
     let published = Task {
       var lines: [[UInt8]] = []
-      for await event in events { lines.append(event.line) }
+      do {
+        for try await event in events { lines.append(event.line) }
+      } catch {}
       return lines
     }
     return EndToEndRun(
@@ -90,38 +92,19 @@ final class EndToEndRun: Sendable {
   // MARK: Driving
 
   /// Sends an intent and returns its event followed by every result it caused, following
-  /// chains (a planned answer is caused by the answer that carried it), in log order. Returns
-  /// early once `done` holds for the results gathered so far.
-  ///
-  /// Results can be logged before this looks at the store again (loopback is fast), so "nothing
-  /// pending" only ends the wait once every event logged by then has been read from the
-  /// subscription, which holds them all.
+  /// chains (a planned answer is caused by the answer that carried it), in log order, as the
+  /// store's `results(of:)` reports them. Returns early once `done` holds for the results
+  /// gathered so far.
   func send(
     _ action: Action, until done: @escaping @Sendable ([Event]) -> Bool = { _ in false }
   ) async throws -> [Event] {
-    let events = await store.subscribe()
     let sent = try await store.send(action, origin: "test")
-    let store = store
+    let results = store.results(of: sent.seq)
     let waiter = Task {
-      var iterator = events.makeAsyncIterator()
       var gathered: [Event] = []
-      var causes: Set<Int> = [sent.seq]
-      var read = sent.seq
-      func take(_ published: PublishedEvent) {
-        read = published.seq
-        guard let cause = published.event.cause, causes.contains(cause) else { return }
-        gathered.append(published.event)
-        causes.insert(published.seq)
-      }
-      while !done(gathered) {
-        if await !store.hasPendingResults(for: causes) {
-          let logged = await store.lastSeq
-          while read < logged, let published = await iterator.next() { take(published) }
-          if await !store.hasPendingResults(for: causes) { break }
-          continue
-        }
-        guard let published = await iterator.next() else { break }
-        take(published)
+      for try await result in results {
+        gathered.append(result.event)
+        if done(gathered) { break }
       }
       return gathered
     }
@@ -131,9 +114,9 @@ final class EndToEndRun: Sendable {
       try? await Task.sleep(for: .seconds(20))
       waiter.cancel()
     }
-    let results = await waiter.value
+    let gathered = try await waiter.value
     watchdog.cancel()
-    return [sent.event] + results
+    return [sent.event] + gathered
   }
 
   /// Sends an intent and returns the one result it caused (the last, when there are several).

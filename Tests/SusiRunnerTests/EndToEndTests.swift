@@ -403,10 +403,10 @@ struct EndToEndTests {
 
     // Nothing arrives before the delay has passed; then the planned answer does, caused by the
     // answer that carried it.
-    let events = await run.store.subscribe()
+    let events = run.store.events(after: await run.store.lastSeq)
     await run.advancePlannedAnswer(by: 10_000)
     var later: Event?
-    for await published in events where published.event.cause == answer.seq {
+    for try await published in events where published.event.cause == answer.seq {
       later = published.event
       break
     }

@@ -12,7 +12,7 @@ import Testing
     let sink = MemoryEventSink()
     let runner = ManualRunner()
     let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
-    let events = await store.subscribe()
+    let events = store.events(after: 0)
     let sent = try await store.send(.loadGroups(.init()), origin: "test")
     #expect(sent.seq == 1)
     #expect(sink.lines.count == 1)
@@ -21,7 +21,7 @@ import Testing
     #expect(runner.effects.map(\.cause) == [1])
     #expect(runner.effects.map(\.effect) == [.fetchGroups(server: "embedded", language: "en")])
     var iterator = events.makeAsyncIterator()
-    let published = await iterator.next()
+    let published = try await iterator.next()
     #expect(published?.line == sent.line)
     #expect(await store.state.inFlight[1]?.type == "loadGroups")
   }
@@ -73,13 +73,13 @@ import Testing
     let sink = MemoryEventSink()
     let store = Store(sink: sink, runner: ManualRunner(), clock: ManualWallClock())
     let before = await store.state
-    let events = await store.subscribe()
+    let events = store.events(after: 0)
     let asked = try await store.send(
       .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 9)), origin: "jsonl", id: 42
     )
     // The runner answers rejections on its own task; wait for the result to be published.
     var published: PublishedEvent?
-    for await event in events where event.seq == asked.seq + 1 {
+    for try await event in events where event.seq == asked.seq + 1 {
       published = event
       break
     }

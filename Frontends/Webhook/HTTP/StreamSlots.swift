@@ -23,9 +23,6 @@ final class StreamSlots: Sendable {
       counts[key] = count > 0 ? count : nil
     }
   }
-
-  /// How many streams `key` holds open.
-  func count(_ key: String) -> Int { counts.withLock { $0[key, default: 0] } }
 }
 
 /// One open stream's place among its key's streams.
