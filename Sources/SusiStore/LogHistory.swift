@@ -30,15 +30,17 @@ public final class LogHistory: EventHistory {
         }
       defer { reader.close() }
       try reader.forEachRecord { record in
-        if record.seq % Self.stride == 0 {
-          let line = record.logLine
+        let remembered = record.seq % Self.stride == 0
+        guard remembered || record.seq > seq else { return }
+        let line = record.logLine
+        if remembered {
           remember(
             EventLogCheckpoint(
               seq: record.seq, lineNumber: record.line, offset: record.offset + line.count + 1,
               line: line))
         }
         guard record.seq > seq else { return }
-        out.append(try PublishedEvent(line: record.logLine))
+        out.append(try PublishedEvent(line: line))
         if out.count == limit { throw Enough() }
       }
     } catch is Enough {
