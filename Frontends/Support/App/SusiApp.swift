@@ -123,7 +123,7 @@ public final class SusiApp: Sendable {
   ) async throws(StoreError) -> [PublishedEvent] {
     let sent = try await store.send(action, origin: origin, id: id)
     let (results, _) = await store.collectResults(of: sent.seq) {
-      try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+      try? await TimerSleeper.shared.sleep(milliseconds: Int64(timeout * 1000))
     }
     return [sent] + results
   }

@@ -27,12 +27,8 @@ public struct SystemClock: RunnerClock {
     return Timestamp(milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
   }
 
-  /// Sleeps on the monotonic clock.
+  /// Sleeps on the monotonic clock; a cancelled sleep frees its timer at once.
   public func sleep(milliseconds: Int64) async throws {
-    guard milliseconds > 0 else {
-      try Task.checkCancellation()
-      return
-    }
-    try await Task.sleep(for: .milliseconds(milliseconds))
+    try await TimerSleeper.shared.sleep(milliseconds: milliseconds)
   }
 }

@@ -198,7 +198,7 @@ public final class SusiRunner: EffectsRunner {
     await withTaskGroup(of: Bool.self) { group in
       group.addTask { await self.idle() }
       group.addTask {
-        try? await Task.sleep(for: .milliseconds(Int64(max(0, timeout) * 1000)))
+        try? await TimerSleeper.shared.sleep(milliseconds: Int64(max(0, timeout) * 1000))
         return false
       }
       let first = await group.next() ?? false
