@@ -81,15 +81,16 @@ let package = Package(
       name: "SusiTesting",
       dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP"],
       swiftSettings: strict),
-    .testTarget(name: "SusiJSONTests", dependencies: ["SusiJSON"], swiftSettings: strict),
+    .testTarget(
+      name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
     .testTarget(
-      name: "SusiCoreTests", dependencies: ["SusiCore", "SusiTesting", "SusiJSON"],
+      name: "SusiCoreTests", dependencies: ["SusiCore", "SusiTesting", "SusiJSON", "SusiCrypto"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiEventLogTests",
-      dependencies: ["SusiEventLog", "SusiCore", "SusiStore", "SusiTesting"],
+      dependencies: ["SusiEventLog", "SusiCore", "SusiStore", "SusiTesting", "SusiCrypto"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiStoreTests",
@@ -102,7 +103,8 @@ let package = Package(
         "SusiCrypto", "SusiEventLog",
       ],
       swiftSettings: strict),
-    .testTarget(name: "SusiHTTPTests", dependencies: ["SusiHTTP"], swiftSettings: strict),
+    .testTarget(
+      name: "SusiHTTPTests", dependencies: ["SusiHTTP", "SusiCrypto"], swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests", dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto"],
       swiftSettings: strict),

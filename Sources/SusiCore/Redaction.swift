@@ -49,6 +49,15 @@ public enum Redaction {
       if i + pattern.count <= bytes.count && bytes[i..<(i + pattern.count)].elementsEqual(pattern) {
         out.append(contentsOf: pattern)
         i += pattern.count
+        // A doubled marker (`Bearer Bearer KEY`, in any case) must still hide KEY.
+        while i + pattern.count <= bytes.count
+          && zip(bytes[i..<(i + pattern.count)], pattern).allSatisfy({
+            lowercased($0) == lowercased($1)
+          })
+        {
+          out.append(contentsOf: bytes[i..<(i + pattern.count)])
+          i += pattern.count
+        }
         var end = i
         while end < bytes.count && !stops.contains(bytes[end]) { end += 1 }
         if end > i {
@@ -62,6 +71,10 @@ public enum Redaction {
       }
     }
     return String(decoding: out, as: UTF8.self)
+  }
+
+  private static func lowercased(_ byte: UInt8) -> UInt8 {
+    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
   }
 }
 

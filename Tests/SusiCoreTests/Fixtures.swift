@@ -1,4 +1,5 @@
 import SusiCore
+import SusiCrypto
 import SusiJSON
 import SusiTesting
 
@@ -73,18 +74,5 @@ extension ReducerTester {
       ]
     }
     return tester
-  }
-}
-
-/// SplitMix64: a small deterministic generator, so generated cases are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

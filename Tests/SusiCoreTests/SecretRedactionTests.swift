@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiCrypto
 import SusiJSON
 import Testing
 
@@ -138,6 +139,8 @@ import Testing
     ),
     ("Authorization: Bearer abc.def-ghi", "Authorization: Bearer [redacted]"),
     ("authorization: bearer xyz", "authorization: bearer [redacted]"),
+    ("Bearer Bearer S3697x", "Bearer Bearer [redacted]"),
+    ("Bearer bearer k9", "Bearer bearer [redacted]"),
     (
       "token=t1 secret=s1;api_key=k1,apikey=q1",
       "token=[redacted] secret=[redacted];api_key=[redacted],apikey=[redacted]"
@@ -166,7 +169,7 @@ import Testing
     ]
     let separators = ["&", " ", "\"", "'", "\n", "\t", "\r", ",", ";", "<", ">"]
     let words = ["GET", "/x.json", "failed", "a=b", "é", "=", "Bearer", ""]
-    var generator = SeededGenerator(seed: 31)
+    var generator = SeededRandom(seed: 31)
     for i in 0..<500 {
       var text = ""
       var secrets: [String] = []

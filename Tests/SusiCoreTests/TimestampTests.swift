@@ -1,4 +1,5 @@
 import SusiCore
+import SusiCrypto
 import Testing
 
 @Suite struct TimestampTests {
@@ -66,7 +67,7 @@ import Testing
   }
 
   @Test func roundTripsManyMoments() {
-    var generator = SeededGenerator(seed: 1970)
+    var generator = SeededRandom(seed: 1970)
     let earliest = Timestamp(rfc3339: "0000-01-01T00:00:00Z")!.milliseconds
     let latest = Timestamp(rfc3339: "9999-12-31T23:59:59.999Z")!.milliseconds
     for _ in 0..<5000 {

@@ -38,7 +38,7 @@ import Testing
   }
 
   @Test func base64RoundTripsEveryLengthUpTo300() {
-    var generator = SeededGenerator(seed: 42)
+    var generator = SeededRandom(seed: 42)
     for length in 0...300 {
       let bytes = (0..<length).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
       let text = ByteEncoding.base64(bytes)
@@ -69,18 +69,5 @@ import Testing
     #expect(text.utf8.count == 512)
     #expect(ByteEncoding.hexDecode(text) == bytes)
     #expect(ByteEncoding.hexDecode(text.uppercased()) == bytes)
-  }
-}
-
-/// SplitMix64: a small deterministic generator, so generated cases are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

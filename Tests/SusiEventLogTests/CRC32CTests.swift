@@ -1,3 +1,4 @@
+import SusiCrypto
 import SusiEventLog
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
   }
 
   @Test func agreesWithABitwiseReferenceAtEveryLengthAndAlignment() {
-    var generator = SplitMix64(seed: 7)
+    var generator = SeededRandom(seed: 7)
     let data = (0..<300).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
     for start in 0..<9 {
       for end in stride(from: start, through: data.count, by: 7) {

@@ -1,4 +1,5 @@
 import Foundation
+import SusiCrypto
 import SusiEventLog
 import SusiStore
 import SusiTesting
@@ -12,7 +13,7 @@ struct ChildProcessTests {
   @Test func losesNothingAcknowledgedWhenKilledAtRandomMoments() throws {
     let directory = try TemporaryDirectory()
     let path = directory.file("crash.jsonl")
-    var random = SplitMix64(seed: 20_261_121)
+    var random = SeededRandom(seed: 20_261_121)
     var lastReported = 0
     for round in 1...24 {
       let target = lastReported + 1 + Int(random.next() % 40)

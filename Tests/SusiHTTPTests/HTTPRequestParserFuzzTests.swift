@@ -1,3 +1,4 @@
+import SusiCrypto
 import Testing
 
 @testable import SusiHTTP
@@ -61,7 +62,7 @@ import Testing
 
   @Test func survivesAHundredThousandMutatedHeads() {
     var mutator = RequestMutator(seed: 0x5EED_CAFE, corpus: Self.corpus)
-    var splitter = SeededGenerator(seed: 42)
+    var splitter = SeededRandom(seed: 42)
     var accepted = 0
     var rejected = 0
     // The most a parser may hold while its input arrives in pieces of up to 32 bytes: a request

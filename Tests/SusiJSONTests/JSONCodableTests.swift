@@ -1,4 +1,5 @@
 import Foundation
+import SusiCrypto
 import SusiJSON
 import Testing
 
@@ -50,7 +51,7 @@ import Testing
   }
 
   @Test func generatedValuesSurviveEncodingAndDecoding() throws {
-    var generator = SeededGenerator(seed: 2024)
+    var generator = SeededRandom(seed: 2024)
     for i in 0..<100 {
       let value = RandomJSON.value(depth: 3, using: &generator).withoutAmbiguousNumbers
       let data = try JSONEncoder().encode(value)

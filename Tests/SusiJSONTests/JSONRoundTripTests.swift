@@ -1,9 +1,10 @@
+import SusiCrypto
 import SusiJSON
 import Testing
 
 @Suite struct JSONRoundTripTests {
   @Test func parsingWhatWasWrittenGivesTheSameValue() throws {
-    var generator = SeededGenerator(seed: 0x5151)
+    var generator = SeededRandom(seed: 0x5151)
     for i in 0..<500 {
       let value = RandomJSON.value(depth: 4, using: &generator)
       let parsed = try JSONParser.parse(value.compactBytes)
@@ -12,7 +13,7 @@ import Testing
   }
 
   @Test func writingWhatWasParsedGivesTheSameBytes() throws {
-    var generator = SeededGenerator(seed: 7)
+    var generator = SeededRandom(seed: 7)
     for i in 0..<500 {
       let bytes = RandomJSON.value(depth: 4, using: &generator).compactBytes
       #expect(try JSONParser.parse(bytes).compactBytes == bytes, "case \(i)")
@@ -20,7 +21,7 @@ import Testing
   }
 
   @Test func prettyTextParsesBackToTheSameValue() throws {
-    var generator = SeededGenerator(seed: 99)
+    var generator = SeededRandom(seed: 99)
     for i in 0..<200 {
       let value = RandomJSON.value(depth: 4, using: &generator)
       #expect(try JSONParser.parse(value.prettyText()) == value, "case \(i)")
@@ -42,7 +43,7 @@ import Testing
 
 /// Random JSON values for round-trip checks: every kind, awkward strings and numbers.
 enum RandomJSON {
-  static func value(depth: Int, using g: inout SeededGenerator) -> JSON {
+  static func value(depth: Int, using g: inout SeededRandom) -> JSON {
     let kinds = depth > 0 ? 7 : 5
     switch Int.random(in: 0..<kinds, using: &g) {
     case 0: return .null
@@ -62,7 +63,7 @@ enum RandomJSON {
     }
   }
 
-  static func integer(using g: inout SeededGenerator) -> Int {
+  static func integer(using g: inout SeededRandom) -> Int {
     switch Int.random(in: 0..<4, using: &g) {
     case 0: [0, 1, -1, Int.max, Int.min, 9, 10, -10].randomElement(using: &g)!
     case 1: Int.random(in: -1000...1000, using: &g)
@@ -70,7 +71,7 @@ enum RandomJSON {
     }
   }
 
-  static func fraction(using g: inout SeededGenerator) -> Double {
+  static func fraction(using g: inout SeededRandom) -> Double {
     switch Int.random(in: 0..<4, using: &g) {
     case 0:
       return [
@@ -89,7 +90,7 @@ enum RandomJSON {
     }
   }
 
-  static func string(using g: inout SeededGenerator) -> String {
+  static func string(using g: inout SeededRandom) -> String {
     let pieces = [
       "", "a", "key", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "€", "😀",
       "\u{10FFFF}", " ", "\\u0041", "{}", "[,]",
@@ -107,20 +108,6 @@ enum RandomJSON {
     }
     return text
   }
-}
-
-/// SplitMix64: a small deterministic generator, so generated cases are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
 }
 
 extension JSONRoundTripTests {

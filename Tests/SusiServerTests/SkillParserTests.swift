@@ -1,4 +1,5 @@
 import Foundation
+import SusiCrypto
 import SusiJSON
 import Testing
 

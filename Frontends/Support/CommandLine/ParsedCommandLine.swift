@@ -136,8 +136,8 @@ extension ParsedCommandLine {
     return best?.0
   }
 
-  /// Levenshtein distance.
-  static func editDistance(_ a: String, _ b: String) -> Int {
+  /// Levenshtein distance over Unicode scalars (also used to suggest skill names).
+  public static func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a.unicodeScalars)
     let b = Array(b.unicodeScalars)
     if a.isEmpty { return b.count }

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiFrontendSupport
 
 /// Finds the skill a person means by a name: its tag or display name, ignoring case, or
 /// `GROUP/NAME` to pick one of several.
@@ -45,7 +46,7 @@ public enum SkillResolver {
       let name = skill.displayName
       guard seen.insert(name.lowercased()).inserted else { continue }
       let lower = name.lowercased()
-      let distance = editDistance(wanted, lower)
+      let distance = ParsedCommandLine.editDistance(wanted, lower)
       if lower.contains(wanted) || wanted.contains(lower) {
         scored.append((name, min(distance, 1)))
       } else if distance <= max(2, wanted.count / 3) {
@@ -53,24 +54,5 @@ public enum SkillResolver {
       }
     }
     return scored.sorted { ($0.score, $0.name) < ($1.score, $1.name) }.prefix(3).map(\.name)
-  }
-
-  /// Levenshtein distance over Unicode scalars.
-  static func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a.unicodeScalars)
-    let b = Array(b.unicodeScalars)
-    guard !a.isEmpty else { return b.count }
-    guard !b.isEmpty else { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-      current[0] = i
-      for j in 1...b.count {
-        current[j] = min(
-          previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-      }
-      swap(&previous, &current)
-    }
-    return previous[b.count]
   }
 }

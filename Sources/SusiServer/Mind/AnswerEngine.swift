@@ -1,4 +1,5 @@
 import Foundation
+import SusiCrypto
 import SusiJSON
 
 /// Finds the skill intent that best matches a query and builds the answer the real server's

@@ -1,4 +1,5 @@
 import Foundation
+import SusiCrypto
 
 /// Everything the server changes while it runs, guarded by one lock in `ServerContext`.
 struct ServerState: Sendable {

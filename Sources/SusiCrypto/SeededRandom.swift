@@ -1,7 +1,8 @@
-/// A small deterministic random generator (SplitMix64) so that answer alternatives can be
-/// reproduced: the same seed and the same queries give the same answers.
+/// A small deterministic random generator, SplitMix64 (Steele, Lea & Flood): the same seed
+/// always gives the same sequence. Used where a run must be reproducible: the built-in server's
+/// answer alternatives, retry jitter under a fixed seed, and randomized tests.
 ///
-/// It is not for secrets; tokens and salts come from libcrypto.
+/// It is not for secrets; tokens, salts and keys come from `Digest.randomBytes`.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
   private var state: UInt64
 

@@ -1,22 +1,9 @@
-/// SplitMix64: a small, fast, seeded generator, so fuzz runs repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
+import SusiCrypto
 
 /// Mutates HTTP request heads the way smuggling probes and fuzzers do: flipped bytes, inserted
 /// separators and control characters, duplicated and dropped ranges, spliced requests.
 struct RequestMutator {
-  var random: SeededGenerator
+  var random: SeededRandom
   let corpus: [[UInt8]]
 
   private static let interestingBytes: [UInt8] = [
@@ -31,7 +18,7 @@ struct RequestMutator {
   ].map { Array($0.utf8) }
 
   init(seed: UInt64, corpus: [String]) {
-    random = SeededGenerator(seed: seed)
+    random = SeededRandom(seed: seed)
     self.corpus = corpus.map { Array($0.utf8) }
   }
 
