@@ -44,14 +44,21 @@ let package = Package(
       ],
       path: "Frontends/Support", swiftSettings: strict),
     .target(
-      name: "SusiText", dependencies: ["SusiFrontendSupport"], path: "Frontends/Text",
+      name: "SusiText",
+      dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON"],
+      path: "Frontends/Text",
       swiftSettings: strict),
     .target(
-      name: "SusiJSONL", dependencies: ["SusiFrontendSupport"], path: "Frontends/JSONLines",
+      name: "SusiJSONL",
+      dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON"],
+      path: "Frontends/JSONLines",
       swiftSettings: strict),
     .target(
       name: "SusiWebhook",
-      dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto", "SusiFiles"],
+      dependencies: [
+        "SusiFrontendSupport", "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP",
+        "SusiCrypto", "SusiFiles",
+      ],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
       name: "SusiReplay",
@@ -71,10 +78,11 @@ let package = Package(
       name: "SusiBench",
       dependencies: [
         "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
-        "SusiTesting",
-        "SusiFrontendSupport", "SusiJSONL", "SusiWebhook", "SusiRunner",
+        "SusiSamples", "SusiFrontendSupport", "SusiJSONL", "SusiWebhook", "SusiRunner", "CEpoll",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
+    // A deterministic, realistic event stream shared by the benchmarks and the tests.
+    .target(name: "SusiSamples", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
 
     // Tests
     .target(
@@ -90,11 +98,15 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "SusiEventLogTests",
-      dependencies: ["SusiEventLog", "SusiCore", "SusiStore", "SusiTesting", "SusiCrypto"],
+      dependencies: [
+        "SusiEventLog", "SusiCore", "SusiStore", "SusiTesting", "SusiCrypto", "SusiSamples",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiStoreTests",
-      dependencies: ["SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON"],
+      dependencies: [
+        "SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON", "SusiSamples",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiRunnerTests",

@@ -9,7 +9,7 @@
 import Foundation
 import SusiEventLog
 import SusiJSON
-import SusiTesting
+import SusiSamples
 
 let logBenchmark = Benchmark(
   name: "log",

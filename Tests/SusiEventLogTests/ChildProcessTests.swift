@@ -1,6 +1,7 @@
 import Foundation
 import SusiCrypto
 import SusiEventLog
+import SusiSamples
 import SusiStore
 import SusiTesting
 import Testing

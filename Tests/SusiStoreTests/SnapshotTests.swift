@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiEventLog
+import SusiSamples
 import SusiJSON
 import SusiStore
 import SusiTesting
