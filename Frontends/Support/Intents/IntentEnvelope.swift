@@ -1,0 +1,147 @@
+import SusiCore
+import SusiJSON
+import Synchronization
+
+/// One intent as a program sends it, `{"type":…,"payload":…,"id":…}`: a line of `susi jsonl`
+/// and the body of `POST /actions` have this one shape and are read by this one decoder.
+///
+/// Reading is strict: anything that is not exactly an intent in this shape is refused with a
+/// code programs can branch on and a message a person can act on.
+public struct IntentEnvelope: Sendable {
+  public var action: Action
+  /// The caller's correlation id, copied onto every event the intent causes.
+  public var id: JSON?
+
+  /// The members an envelope may have.
+  public static let members: Set<String> = ["type", "payload", "id"]
+
+  /// What a frontend does with intents that change access (keys, groups, privileges).
+  public enum AccessChanges: Sendable {
+    /// Refused with `admin_only`; `hint` says where such intents go instead.
+    case refused(hint: String)
+    /// Accepted and recorded as done by `actor`, which the input may not name itself.
+    case recordedAs(actor: String, frontend: String)
+  }
+
+  /// Why an envelope was refused. Nothing is sent for it.
+  public struct Refusal: Error, Equatable, Sendable {
+    /// Stable, documented reasons. Programs branch on these; never rename one.
+    public enum Code: String, Sendable, CaseIterable {
+      case invalidJSON = "invalid_json"
+      case invalidUTF8 = "invalid_utf8"
+      case notAnObject = "not_an_object"
+      /// No string `type`, or a member other than `type`, `payload`, `id`.
+      case invalidRequest = "invalid_request"
+      case unknownType = "unknown_type"
+      /// The type names a result, which only the effects runner reports.
+      case resultType = "result_type"
+      case invalidPayload = "invalid_payload"
+      /// An access change where the frontend does not take one.
+      case adminOnly = "admin_only"
+    }
+
+    public var code: Code
+    public var message: String
+    /// The envelope's `id`, when it could be read.
+    public var id: JSON?
+  }
+
+  /// Decodes one envelope from JSON text (a trailing `\r` and surrounding blanks allowed).
+  public static func decode(
+    _ bytes: UnsafeRawBufferPointer, accessChanges: AccessChanges
+  ) throws(Refusal) -> IntentEnvelope {
+    let json: JSON
+    do {
+      json = try JSONParser.parse(bytes)
+    } catch {
+      if String(validating: bytes, as: UTF8.self) == nil {
+        throw Refusal(code: .invalidUTF8, message: "not valid UTF-8")
+      }
+      throw Refusal(code: .invalidJSON, message: "not JSON: \(error)")
+    }
+    guard case .object(let object) = json else {
+      throw Refusal(code: .notAnObject, message: "expected one JSON object, found \(json.kindName)")
+    }
+    let id = object["id"].flatMap { $0.isNull ? nil : $0 }
+    func refusal(_ code: Refusal.Code, _ message: String) -> Refusal {
+      Refusal(code: code, message: message, id: id)
+    }
+
+    for member in object.members where !members.contains(member.key) {
+      throw refusal(
+        .invalidRequest,
+        "unknown member '\(excerpt(member.key))'; an intent has only type, payload and id")
+    }
+    guard let typeValue = object["type"] else {
+      throw refusal(
+        .invalidRequest,
+        "missing 'type', e.g. {\"type\":\"sendMessage\",\"payload\":{\"query\":\"hi\"}}")
+    }
+    guard case .string(let type) = typeValue else {
+      throw refusal(.invalidRequest, "'type' must be a string, found \(typeValue.kindName)")
+    }
+    if resultTypes.contains(type) {
+      throw refusal(
+        .resultType,
+        "'\(excerpt(type))' is a result, which only susi itself records; send an intent instead")
+    }
+    guard intentTypes.contains(type) else {
+      var message = "no intent is called '\(excerpt(type))'"
+      if let near = suggestion(for: type) { message += "; did you mean '\(near)'?" }
+      throw refusal(.unknownType, message)
+    }
+    var payload = object["payload"]
+    if Privilege.accessIntents.contains(type) {
+      switch accessChanges {
+      case .refused(let hint):
+        throw refusal(.adminOnly, "\(type) changes access; \(hint)")
+      case .recordedAs(let actor, let frontend):
+        // Who acts is the frontend's to say, never the input's.
+        if case .object(var fields) = payload {
+          if fields["by"] != nil {
+            throw refusal(
+              .invalidPayload,
+              "payload.by: leave it out; \(frontend) records access changes as done by \(actor)")
+          }
+          fields["by"] = .string(actor)
+          payload = .object(fields)
+        }
+      }
+    }
+    do {
+      return IntentEnvelope(
+        action: try Action.decode(type: type, payload: payload, strict: true), id: id)
+    } catch {
+      switch error {
+      case .invalidPayload(let shape): throw refusal(.invalidPayload, "\(shape)")
+      case .unknownType: throw refusal(.unknownType, "no intent is called '\(excerpt(type))'")
+      }
+    }
+  }
+
+  private static let intentTypes = Set(Action.intentTypes)
+  private static let resultTypes = Set(Action.resultTypes)
+  /// Suggestions already worked out, by unknown type ("" for none): a program that sends one
+  /// wrong type tends to keep sending it.
+  private static let suggestions = Mutex<[String: String]>([:])
+
+  /// The intent `type` was probably meant to be, if any.
+  static func suggestion(for type: String) -> String? {
+    // Only a short name can be near an intent name, and the search costs length squared.
+    guard type.utf8.count <= 32 else { return nil }
+    if let known = suggestions.withLock({ $0[type] }) { return known.isEmpty ? nil : known }
+    let found = ParsedCommandLine.closest(to: type, in: Action.intentTypes) ?? ""
+    suggestions.withLock {
+      if $0.count >= 64 { $0.removeAll() }
+      $0[type] = found
+    }
+    return found.isEmpty ? nil : found
+  }
+
+  /// `text`, cut short when long: messages quote what was sent, but a quote need not be as
+  /// long as the input.
+  static func excerpt(_ text: String) -> String {
+    guard text.utf8.count > 64 else { return text }
+    return String(text.prefix(48)) + "…"
+  }
+}
