@@ -1,8 +1,8 @@
 import Foundation
 import SusiCore
 import SusiEventLog
-import SusiSamples
 import SusiJSON
+import SusiSamples
 import SusiStore
 import SusiTesting
 import Testing
