@@ -150,9 +150,10 @@ struct WebFixture {
 
   /// Runs `body` with a `susi web` fixture, stopping it afterwards.
   static func withLocal(
-    pages: WebPages? = nil, _ body: (WebFixture) async throws -> Void
+    directory: String = temporaryDirectory(), pages: WebPages? = nil,
+    _ body: (WebFixture) async throws -> Void
   ) async throws {
-    let web = try await local(pages: pages)
+    let web = try await local(directory: directory, pages: pages)
     do {
       try await body(web)
     } catch {
