@@ -32,6 +32,9 @@ public enum WebCommand {
       OptionSpec("--open", help: "open the URL in the system browser (xdg-open)"),
     ])
 
+  /// Event streams open at once (one per browser tab) across every session of one start.
+  static let maximumStreams = 16
+
   /// The command for the `susi` command table.
   public static let command = Command(spec) { invocation in await run(invocation) }
 
@@ -68,7 +71,8 @@ public enum WebCommand {
     for warning in app.warnings { StandardStream.error.line("susi web: warning: \(warning)") }
     let service = await WebhookService.start(
       store: app.store, keys: KeyFile.none(),
-      options: WebhookHandler.Options(origin: "web"))
+      options: WebhookHandler.Options(
+        maximumStreamsPerKey: maximumStreams, origin: "web"))
     let token = WebSecurity.randomSecret()
     let handler = WebHandler(
       mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,
