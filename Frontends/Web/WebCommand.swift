@@ -40,10 +40,18 @@ public enum WebCommand {
 
   /// What `susi serve --web` puts in front of its webhook handler.
   public static let mount: ServeCommand.WebMount = { service, app in
-    WebHandler(
+    let pages = WebPages.installed()
+    if pages == nil { StandardStream.error.line("susi serve: warning: \(notInstalled)") }
+    return WebHandler(
       mode: .mounted, service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory,
-      pages: WebPages.installed() ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")))
+      pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")))
+  }
+
+  static var notInstalled: String {
+    "the web pages are not installed (looked in "
+      + WebPages.candidates.map(\.path).joined(separator: " and ")
+      + "); copy the folder Frontends/Web/Resources of the susi sources to one of those places"
   }
 
   static func run(_ invocation: Invocation) async -> Int32 {
@@ -58,9 +66,7 @@ public enum WebCommand {
       return fail("--port takes a number from 0 to 65535, not '\(portText)'", ExitCode.usage)
     }
     guard let pages = WebPages.installed() else {
-      return fail(
-        "the web pages are not installed beside susi (susi_SusiWeb.resources/Resources)",
-        ExitCode.noInput)
+      return fail(notInstalled, ExitCode.noInput)
     }
     let app: SusiApp
     do {
