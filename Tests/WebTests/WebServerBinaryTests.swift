@@ -33,10 +33,15 @@ import Testing
     }
   }
 
-  static func start(_ arguments: [String]) async throws -> Running {
+  static func start(_ arguments: [String], path: String? = nil) async throws -> Running {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try #require(susiBinary))
     process.arguments = arguments
+    if let path {
+      var environment = ProcessInfo.processInfo.environment
+      environment["PATH"] = path
+      process.environment = environment
+    }
     let output = Pipe()
     let errors = Pipe()
     process.standardOutput = output
@@ -158,6 +163,54 @@ import Testing
     #expect(answers.map { $0?.status } == [200, 401, 200, 200])
     #expect(answers[0]?.headers["Content-Type"] == "text/html; charset=utf-8")
     #expect(status == 0)
+  }
+
+  @Test func openHandsThePrintedURLToXdgOpenOrSaysItIsMissing() async throws {
+    let state = temporaryDirectory()
+    let tools = temporaryDirectory()
+    let opened = tools + "/opened"
+    let script = "#!/bin/sh\nprintf '%s' \"$1\" > \(opened).tmp && mv \(opened).tmp \(opened)\n"
+    try Data(script.utf8).write(to: URL(fileURLWithPath: tools + "/xdg-open"))
+    chmod(tools + "/xdg-open", 0o755)
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    let running = try await Self.start(
+      ["web", "--open", "--state-dir", state, "--port", "0"], path: tools + ":" + path)
+    // The fake xdg-open renames its file into place once written; wait for it (120 s at most).
+    let seen = await onThread { () -> String? in
+      let deadline = Date().addingTimeInterval(120)
+      while Date() < deadline {
+        if let data = FileManager.default.contents(atPath: opened) {
+          return String(decoding: data, as: UTF8.self)
+        }
+        usleep(10_000)
+      }
+      return nil
+    }
+    let (status, _, _) = await running.stop()
+    #expect(seen == running.firstLine)
+    #expect(status == 0)
+
+    // With no xdg-open on the PATH, susi web says so and keeps serving.
+    let empty = temporaryDirectory()
+    let alone = try await Self.start(
+      ["web", "--open", "--state-dir", temporaryDirectory(), "--port", "0"], path: empty)
+    let port = try #require(alone.firstLine.split(separator: ":").last?.split(separator: "/").first)
+    let errors = alone.errors.fileHandleForReading
+    // Reads stderr until the note arrives (or the watchdog ends the process: end of file).
+    let note = await onThread { () -> String in
+      var text = ""
+      while !text.contains("not installed") {
+        let data = errors.availableData
+        if data.isEmpty { break }
+        text += String(decoding: data, as: UTF8.self)
+      }
+      return text
+    }
+    let answer = await onThread { exchange(port: Int(port) ?? 0, "GET", "/") }
+    let (aloneStatus, _, _) = await alone.stop()
+    #expect(note.contains("susi web: xdg-open is not installed; open the URL above yourself"))
+    #expect(answer?.status == 401)
+    #expect(aloneStatus == 0)
   }
 
   @Test func susiWebRefusesAHostOffLoopback() async throws {
