@@ -61,6 +61,14 @@ let package = Package(
       ],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
+      name: "SusiWeb",
+      dependencies: [
+        "SusiFrontendSupport", "SusiWebhook", "SusiHTTP", "SusiCore", "SusiStore", "SusiRunner",
+        "SusiCrypto", "SusiFiles", "SusiJSON",
+      ],
+      path: "Frontends/Web", exclude: ["Screenshots"], resources: [.copy("Resources")],
+      swiftSettings: strict),
+    .target(
       name: "SusiReplay",
       dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto"],
       path: "Frontends/Replay",
@@ -68,8 +76,8 @@ let package = Package(
     .executableTarget(
       name: "susi",
       dependencies: [
-        "SusiFrontendSupport", "SusiText", "SusiJSONL", "SusiWebhook", "SusiReplay", "SusiServer",
-        "CEpoll",
+        "SusiFrontendSupport", "SusiText", "SusiJSONL", "SusiWebhook", "SusiWeb", "SusiReplay",
+        "SusiServer", "CEpoll",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 
@@ -118,7 +126,8 @@ let package = Package(
     .testTarget(
       name: "SusiHTTPTests", dependencies: ["SusiHTTP", "SusiCrypto"], swiftSettings: strict),
     .testTarget(
-      name: "SusiServerTests", dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto"],
+      name: "SusiServerTests",
+      dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles"],
       swiftSettings: strict),
     .testTarget(
       name: "FrontendTests",
@@ -127,5 +136,12 @@ let package = Package(
         "SusiFiles", "susi",
       ],
       exclude: ["Text/Golden"], swiftSettings: strict),
+    .testTarget(
+      name: "WebTests",
+      dependencies: [
+        "SusiWeb", "SusiWebhook", "SusiFrontendSupport", "SusiTesting", "SusiStore", "SusiCore",
+        "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiEventLog", "susi",
+      ],
+      swiftSettings: strict),
   ]
 )

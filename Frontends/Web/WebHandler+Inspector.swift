@@ -1,0 +1,74 @@
+import Foundation
+import SusiCore
+import SusiHTTP
+import SusiStore
+import SusiWebhook
+
+// GET /inspector/state?seq=N and GET /inspector/log: the time-travel inspector's reads.
+
+extension WebHandler {
+  /// The state as it was right after event `seq`, in the shape of `GET /state`: replayed from
+  /// the log, starting at the newest snapshot at or before `seq` when there is one.
+  func inspectorState(_ request: HTTPRequest, _ caller: Caller) async -> HTTPResponse {
+    guard caller.privileges.contains(Privilege.eventsRead) else {
+      return Self.lacks(Privilege.eventsRead, caller)
+    }
+    let lastSeq = await store.lastSeq
+    guard let text = Self.query(request, "seq"), let seq = Int(text), (0...lastSeq).contains(seq)
+    else {
+      return WebhookError(
+        400, "invalid_seq", "seq must be a whole number from 0 to the last seq, \(lastSeq)"
+      ).response
+    }
+    let states = inspectorStates
+    // Replay reads the file and folds events: work for a task of its own, not the event loop.
+    let replayed = await Task.detached { () -> Result<Recovered, InspectorStates.Failure> in
+      Result { () throws(InspectorStates.Failure) in try states.state(after: seq) }
+    }.value
+    switch replayed {
+    case .success(let recovered):
+      let access =
+        caller.privileges.contains(Privilege.keysManage)
+        || caller.privileges.contains(Privilege.groupsManage)
+      var response = StateBody(state: recovered.state, includesAccess: access).response
+      response.headers.set("X-Seq", String(seq))
+      return response
+    case .failure(let failure):
+      return WebhookError(500, "log_unreadable", failure.message).response
+    }
+  }
+
+  /// The log file as a download, streamed in pieces up to the length it had when asked.
+  func inspectorLog(_ caller: Caller) -> HTTPResponse {
+    guard caller.privileges.contains(Privilege.eventsRead) else {
+      return Self.lacks(Privilege.eventsRead, caller)
+    }
+    let path = logPath
+    // The length now: events appended while the download runs are left for the next one.
+    guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+    else {
+      return WebhookError(500, "log_unreadable", "the event log cannot be read").response
+    }
+    let headers: HTTPHeaders = [
+      "Content-Type": "application/x-ndjson",
+      "Content-Disposition": #"attachment; filename="susi-events.jsonl""#,
+    ]
+    // The file is opened only once the body is sent (a HEAD request never opens it).
+    return HTTPResponse(status: 200, headers: headers) { body in
+      guard let file = FileHandle(forReadingAtPath: path) else { return }
+      defer { try? file.close() }
+      var left = size
+      while left > 0 {
+        let piece = try file.read(upToCount: min(left, 64 * 1024)) ?? Data()
+        if piece.isEmpty { break }
+        left -= piece.count
+        try await body.write(Array(piece))
+      }
+    }
+  }
+
+  static func lacks(_ privilege: String, _ caller: Caller) -> HTTPResponse {
+    WebhookError(403, "forbidden", "key \(caller.keyID) lacks the \(privilege) privilege")
+      .response
+  }
+}
