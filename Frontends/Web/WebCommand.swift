@@ -61,9 +61,9 @@ public enum WebCommand {
         "--host takes 127.0.0.1 or ::1, not '\(host)'; to share the pages, use 'susi serve --web'",
         ExitCode.usage)
     }
-    let portText = invocation.parsed.value("--port") ?? "0"
-    guard let port = Int(portText), (0...65535).contains(port) else {
-      return fail("--port takes a number from 0 to 65535, not '\(portText)'", ExitCode.usage)
+    let port: Int
+    do { port = try invocation.parsed.port(default: 0) } catch {
+      return fail(error.message, ExitCode.usage)
     }
     guard let pages = WebPages.installed() else {
       return fail(notInstalled, ExitCode.noInput)

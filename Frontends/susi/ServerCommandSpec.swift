@@ -43,18 +43,50 @@ enum ServerCommandSpec {
   }()
 
   static let command = Command(spec) { invocation in
-    if let data = invocation.parsed.value("--data"), let problem = skillFolderProblem(data) {
+    let configuration: ServerConfiguration
+    do {
+      configuration = try configure(invocation)
+    } catch {
+      _ = StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
+      return ExitCode.usage
+    }
+    if let data = configuration.dataDirectory, let problem = skillFolderProblem(data.path) {
       StandardStream.error.line("susi server: \(problem.message)")
       return problem.exitCode
     }
-    var words: [String] = []
-    for name in ["--port", "--host", "--data", "--seed", "--trusted-proxy"] {
-      guard var value = invocation.parsed.value(name) else { continue }
-      if name == "--host" { value = BindAddress.numeric(value) }
-      words += [name, value]
+    let signals = ShutdownSignal()
+    return await ServerForeground.run(
+      configuration, output: { _ = StandardStream.output.write($0) },
+      errors: { _ = StandardStream.error.write($0) }, until: { _ = await signals.wait() })
+  }
+
+  /// The server's configuration from the command line; it keeps its state in
+  /// STATE-DIR/server.
+  static func configure(_ invocation: Invocation) throws(UsageError) -> ServerConfiguration {
+    let parsed = invocation.parsed
+    let port = try parsed.port(default: 0)
+    var seed: UInt64?
+    if let text = parsed.value("--seed") {
+      guard let value = UInt64(text) else {
+        throw UsageError("--seed takes a whole number from 0 to 2^64-1, not '\(text)'")
+      }
+      seed = value
     }
-    words += ["--state-dir", invocation.common.stateDirectory + "/server"]
-    return await ServerCommand.run(arguments: words)
+    var proxies: Set<String> = []
+    if let text = parsed.value("--trusted-proxy") {
+      let list = text.split(separator: ",", omittingEmptySubsequences: false).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
+      guard !list.contains(where: \.isEmpty) else {
+        throw UsageError("--trusted-proxy takes addresses such as 127.0.0.1,::1, not '\(text)'")
+      }
+      proxies = Set(list)
+    }
+    return ServerConfiguration(
+      host: BindAddress.numeric(parsed.value("--host") ?? "127.0.0.1"), port: port,
+      dataDirectory: parsed.value("--data").map { URL(fileURLWithPath: $0) },
+      stateDirectory: URL(fileURLWithPath: invocation.common.stateDirectory + "/server"),
+      seed: seed, trustedProxies: proxies)
   }
 
   /// Why `--data DIR` cannot serve: a server answering every question with "no skill" is

@@ -94,6 +94,31 @@ struct CommandLineAppTests {
     }
   }
 
+  /// `susi server` is read by the same command-line layer as every other command: the same
+  /// errors, the same usage line, exit 64, nothing started.
+  @Test func serverOptionsAreCheckedLikeEveryOtherCommand() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = TextBinary.environment(dir)
+    let cases: [([String], String)] = [
+      (["server", "--verbose"], "unknown option '--verbose'"),
+      (["server", "--port"], "--port"),
+      (["server", "--port", "99999"], "--port takes a number from 0 to 65535, not '99999'"),
+      (["server", "--seed", "-1"], "--seed takes a whole number"),
+      (["server", "extra"], "extra"),
+      (["server", "--trusted-proxy", ""], "--trusted-proxy takes addresses"),
+      (["server", "--trusted-proxy", "a,,b"], "--trusted-proxy takes addresses"),
+    ]
+    for (arguments, message) in cases {
+      let run = try await susi.runOffPool(arguments, environment: environment)
+      #expect(run.status == 64, "\(arguments): \(run.stderr)")
+      #expect(run.stdout.isEmpty, "\(arguments)")
+      #expect(run.stderr.hasPrefix("susi: "), "\(arguments): \(run.stderr)")
+      #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+      #expect(run.stderr.contains("susi server"), "\(arguments): the usage line")
+    }
+  }
+
   @Test func textStartingWithADashIsToldAboutDoubleDash() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -90,7 +90,9 @@ import Testing
     let answers = await onThread { () -> [Answer?] in
       var answers: [Answer?] = []
       answers.append(exchange(port: port, "GET", "/"))
-      answers.append(exchange(port: port, "GET", "/?token=\(token.dropLast())A"))
+      // One character changed (never to itself: that would be the right token).
+      let wrong = token.dropLast() + (token.last == "A" ? "B" : "A")
+      answers.append(exchange(port: port, "GET", "/?token=\(wrong)"))
       let signIn = exchange(port: port, "GET", "/?token=\(token)")
       answers.append(signIn)
       let cookie = signIn?.headers["Set-Cookie"]?.split(separator: ";").first.map(String.init)

@@ -11,6 +11,15 @@ public struct ParsedCommandLine: Sendable {
 
   public func has(_ name: String) -> Bool { options[name] != nil }
   public func value(_ name: String) -> String? { options[name] }
+
+  /// `--port`'s value, or `fallback` when it is not given.
+  public func port(default fallback: Int) throws(UsageError) -> Int {
+    guard let text = value("--port") else { return fallback }
+    guard let port = Int(text), (0...65535).contains(port) else {
+      throw UsageError("--port takes a number from 0 to 65535, not '\(text)'")
+    }
+    return port
+  }
 }
 
 /// What went wrong on the command line; printed with the usage line, exit 64.

@@ -89,9 +89,9 @@ public enum ServeCommand {
 
   static func serve(_ invocation: Invocation, web: WebMount?) async -> Int32 {
     let host = BindAddress.numeric(invocation.parsed.value("--host") ?? "127.0.0.1")
-    let portText = invocation.parsed.value("--port") ?? "8080"
-    guard let port = Int(portText), (0...65535).contains(port) else {
-      return fail("--port takes a number from 0 to 65535, not '\(portText)'", ExitCode.usage)
+    let port: Int
+    do { port = try invocation.parsed.port(default: 8080) } catch {
+      return fail(error.message, ExitCode.usage)
     }
     if invocation.parsed.has("--web") && web == nil {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)

@@ -5,7 +5,7 @@ import Synchronization
   import Glibc
 #endif
 
-/// Catches SIGINT and SIGTERM, so `susi serve` and `susi web` can stop cleanly instead of being
+/// Catches SIGINT and SIGTERM, so `susi server`, `susi serve` and `susi web` can stop cleanly instead of being
 /// killed.
 ///
 /// Install it before announcing that the server is up: a signal that arrives at any moment
