@@ -99,21 +99,15 @@ public enum JSONLinesCommand {
     let session = JSONLinesSession(
       store: store, input: FileDescriptorInput.standardInput,
       output: FileDescriptorOutput.standardOutput, options: options, startupEvents: startupEvents)
-    let received = Atomic<Int>(0)
-    let signals = [SIGTERM, SIGINT].map { number in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler {
-        if received.add(1, ordering: .relaxed).newValue > 1 { _exit(128 + number) }
-        StandardStream.error.line(
-          "susi jsonl: stopping; waiting for answers in flight (signal again to quit now)")
-        session.stop()
-      }
-      source.resume()
-      return source
+    let signals = ShutdownSignal()
+    let stopper = Task {
+      guard await signals.wait() != nil else { return }
+      StandardStream.error.line(
+        "susi jsonl: stopping; waiting for answers in flight (signal again to quit now)")
+      session.stop()
     }
     let summary = await session.run()
-    for source in signals { source.cancel() }
+    stopper.cancel()
     return exitCode(summary)
   }
 

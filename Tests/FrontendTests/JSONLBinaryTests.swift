@@ -203,6 +203,25 @@ import Testing
     try await expectLogReplays(folder)
   }
 
+  @Test func aSecondSignalEndsTheDrainAtOnce() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let susi = try JSONLProcess([], folder: folder)
+    susi.send(Self.timer)
+    _ = try await susi.lines { $0["type"] == "messageReceived" }
+    susi.signal(SIGTERM)
+    // Signals of one kind sent back to back may arrive as one: wait until the first is taken.
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !susi.stderrText.contains("stopping"), ContinuousClock.now < deadline {
+      await Task.yield()
+    }
+    susi.signal(SIGTERM)
+    let rest = try await susi.remainingLines()
+    #expect(await susi.exitStatus() == 128 + SIGTERM, "stderr: \(susi.stderrText)")
+    #expect(!rest.contains(where: isDelayedAnswer), "the planned answer is not waited for")
+    try await expectLogReplays(folder)
+  }
+
   @Test func exitsWithoutWaitingWithNoWaitAndTheNextRunClosesTheRequest() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -1,0 +1,20 @@
+import sys; sys.path.insert(0,'/tmp/webdev')
+from cdp import CDP
+import time
+URL=open('/tmp/webdev/web4.out').read().strip()
+c=CDP()
+c.call("Page.navigate", {"url":URL}, sess=True)
+c.wait("document.body.dataset.ready==='true'")
+c.ev("location.hash='#/account'"); time.sleep(0.5)
+c.ev("document.querySelector('#signup-form-email').value='ada@example.org'; document.querySelector('#signup-form-password').value='Secret-Pass-123'; document.querySelector('#signup-form').requestSubmit()")
+time.sleep(1)
+c.ev("document.querySelector('#login-form-email').value='ada@example.org'; document.querySelector('#login-form-password').value='Secret-Pass-123'; document.querySelector('#login-form').requestSubmit()")
+time.sleep(1)
+c.ev("location.hash='#/chat'"); time.sleep(0.5)
+for q in ["hi","exchange rates"]:
+    c.ev(f"document.querySelector('#chat-input').value={q!r}; document.querySelector('#chat-form').requestSubmit()"); time.sleep(0.7)
+c.ev("location.reload()"); time.sleep(2)
+c.ev("document.querySelector('#load-history').click()"); time.sleep(1.5)
+c.ev("window.scrollTo(0,0)")
+c.shot("/tmp/webdev/history.png")
+print(c.errors())
