@@ -44,10 +44,12 @@ public final class SusiApp: Sendable {
   ///   - embeddedWithServer: start the built-in server even with `--server`, for frontends
   ///     that can switch to it later (`/server embedded`): the runner learns its address only
   ///     here, at start.
+  ///   - followInterval: how often the log is checked for what other susi processes appended.
   public static func start(
     _ options: CommonOptions, origin: String,
     environment: [String: String] = ProcessInfo.processInfo.environment,
-    clock: (any RunnerClock)? = nil, startEmbedded: Bool = true, embeddedWithServer: Bool = false
+    clock: (any RunnerClock)? = nil, startEmbedded: Bool = true, embeddedWithServer: Bool = false,
+    followInterval: Duration = defaultFollowInterval
   ) async throws(StartupError) -> SusiApp {
     var warnings: [String] = []
     try makeDirectory(options.stateDirectory)
@@ -58,7 +60,7 @@ public final class SusiApp: Sendable {
     do {
       opened = try LogRecovery.open(
         path: options.log, fsync: EventLogFsyncPolicy(rawValue: options.fsync) ?? .batch,
-        environment: environment)
+        environment: environment, shared: true)
     } catch {
       throw StartupError(opened: error, log: options.log)
     }
@@ -101,7 +103,10 @@ public final class SusiApp: Sendable {
       store: store, options: options, embedded: embedded, warnings: warnings,
       resumedEvents: recovered.lastSeq)
     do {
-      var logged = try await store.closeInterruptedRequests()
+      // Requests in flight belong to a live process unless this one is alone on the log.
+      var logged = opened.alone ? try await store.closeInterruptedRequests() : []
+      writer.presence?.share()
+      await store.followOtherWriters(every: followInterval)
       let wanted = options.server ?? State.embeddedServer
       if await store.state.server != wanted {
         logged += try await app.sendAndWait(
@@ -114,6 +119,9 @@ public final class SusiApp: Sendable {
     }
     return app
   }
+
+  /// How often a running susi looks for events other susi processes appended to its log.
+  public static let defaultFollowInterval: Duration = .milliseconds(100)
 
   /// Sends an intent and waits until every result it caused has arrived (or `timeout` seconds
   /// pass). Returns the intent's event followed by its results, in log order, following chains
