@@ -15,6 +15,7 @@ extension EventLogWriter {
   /// log order, and may append with `append`/`appendLine`: `nextSeq` already follows them.
   ///
   /// Call from one owner at a time (the store's actor), never from inside `body`.
+  @discardableResult
   public func withAppendLock<T>(_ body: (_ appendedByOthers: [[UInt8]]) throws -> T) throws -> T {
     guard options.shared else { return try body([]) }
     let fd = state.withLock { $0.fd }
@@ -117,13 +118,11 @@ enum AppendLock {
 /// This process's presence among those using a shared log: a `flock` on `LOG.alive`, held
 /// shared by every live process (the kernel drops it when a process dies).
 ///
-/// Opening first tries to take it exclusively: a process that gets it is alone, so requests the
-/// log shows in flight belong to no live process, and it may close them as interrupted. It then
-/// calls `share()` to let the others in; they wait (a few seconds at most) for that.
+/// Opening first tries to take it exclusively: a process that gets it was alone, so the requests
+/// the log showed in flight at that moment belong to no live process and it may close them as
+/// interrupted. It then holds it shared like everyone else (turning exclusive into shared never
+/// waits, so no other process can slip in as "alone" between the two).
 public final class LogPresence: Sendable {
-  /// How long a start waits for another process to finish its own start-up recovery.
-  static let patience: Duration = .seconds(10)
-
   /// True when no other process was using the log when this one opened it.
   public let wasAlone: Bool
   private let fd: Mutex<Int32>
@@ -136,36 +135,21 @@ public final class LogPresence: Sendable {
     } catch {
       throw EventLogWriter.fileError(path, error)
     }
-    if flock(fd, LOCK_EX | LOCK_NB) == 0 {
-      wasAlone = true
-    } else {
-      wasAlone = false
-      let deadline = ContinuousClock.now + Self.patience
-      while flock(fd, LOCK_SH | LOCK_NB) != 0 {
-        let code = errno
-        guard code == EINTR || code == EWOULDBLOCK, ContinuousClock.now < deadline else {
-          Glibc.close(fd)
-          throw EventLogError(
-            code: .inUse, path: logPath, errno: code,
-            message: "another susi process has been starting on this log for too long; try again")
-        }
-        usleep(10_000)
+    wasAlone = flock(fd, LOCK_EX | LOCK_NB) == 0
+    // Another process holds it exclusively only for the moment between these two calls.
+    while flock(fd, LOCK_SH) != 0 {
+      let code = errno
+      guard code == EINTR else {
+        Glibc.close(fd)
+        throw EventLogError(
+          code: .fileError, path: path, errno: code,
+          message: SystemCalls.Failure(errno: code, call: "flock").text)
       }
     }
     self.fd = Mutex(fd)
   }
 
   deinit { release() }
-
-  /// Lets other processes open the log: turns the exclusive hold of a lone start into a shared
-  /// one (for a process that found others, it already is). Call after start-up recovery.
-  public func share() {
-    fd.withLock { fd in
-      guard fd >= 0, wasAlone else { return }
-      // Turning exclusive into shared never waits, so no other process can slip in between.
-      while flock(fd, LOCK_SH) != 0 && errno == EINTR {}
-    }
-  }
 
   /// Leaves: other processes no longer count this one.
   func release() {

@@ -103,9 +103,8 @@ public final class SusiApp: Sendable {
       store: store, options: options, embedded: embedded, warnings: warnings,
       resumedEvents: recovered.lastSeq)
     do {
-      // Requests in flight belong to a live process unless this one is alone on the log.
+      // Requests in flight belong to a live process unless this one was alone on the log.
       var logged = opened.alone ? try await store.closeInterruptedRequests() : []
-      writer.presence?.share()
       await store.followOtherWriters(every: followInterval)
       let wanted = options.server ?? State.embeddedServer
       if await store.state.server != wanted {

@@ -1,0 +1,44 @@
+import Foundation
+import SusiCore
+import SusiJSON
+import Testing
+
+/// Several `susi` processes on one log: a long-running `susi jsonl` (as a chat would be) beside
+/// one-shot commands, read-only ones and administration, all on the default log of one state dir.
+@Suite struct SharedLogBinaryTests {
+  @Test func oneShotCommandsRunBesideALongRunningSusiAndItSeesTheirEvents() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let running = try JSONLProcess([], folder: folder)
+    // Once it has answered, it holds the log and its built-in server is up.
+    running.send(#"{"type":"loadGroups","payload":{},"id":"g"}"#)
+    _ = try await running.lines { $0["cause"] != nil }
+
+    let common = ["--state-dir", folder, "--fsync", "never"]
+    let asked = try await JSONLBinary.run(["ask"] + common + ["hi"])
+    #expect(asked.status == 0, "susi ask beside a running susi: \(asked.output)")
+    #expect(!asked.output.isEmpty)
+
+    // The running process shows what the other one logged: its question and the answer.
+    let seen = try await running.lines { $0["type"] == "messageReceived" }
+    let question = try #require(seen.first { $0["type"] == "sendMessage" })
+    #expect(question["origin"] == "cli")
+    #expect(seen.last?["cause"] == question["seq"])
+
+    let skills = try await JSONLBinary.run(["skills"] + common)
+    #expect(skills.status == 0, "susi skills: \(skills.output)")
+    let keys = try await JSONLBinary.run(["serve", "keys", "list"] + common)
+    #expect(keys.status == 0, "susi serve keys list: \(keys.output)")
+    let replay = try await JSONLBinary.run(["replay", folder + "/events.jsonl"])
+    #expect(replay.status == 0, "susi replay: \(replay.output)")
+
+    // The running one goes on appending after the others: seqs stay contiguous.
+    running.send(#"{"type":"loadGroups","payload":{},"id":"g2"}"#)
+    let later = try await running.lines { $0["id"] == "g2" && $0["cause"] != nil }
+    running.closeInput()
+    #expect(await running.exitStatus() == 0)
+    let verified = try await JSONLBinary.run(["replay", "--verify", folder + "/events.jsonl"])
+    #expect(verified.status == 0, "the shared log replays cleanly: \(verified.output)")
+    #expect(later.last?["seq"]?.int ?? 0 > question["seq"]?.int ?? 0)
+  }
+}
