@@ -41,4 +41,16 @@ import Testing
     #expect(verified.status == 0, "the shared log replays cleanly: \(verified.output)")
     #expect(later.last?["seq"]?.int ?? 0 > question["seq"]?.int ?? 0)
   }
+
+  @Test func historyAfterAskShowsTheChatFromTheBuiltInServersSavedMemory() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let common = ["--state-dir", folder, "--fsync", "never"]
+    let asked = try await JSONLBinary.run(["ask"] + common + ["hello"])
+    #expect(asked.status == 0)
+    // A new process, a new built-in server: the memory comes from the state directory.
+    let history = try await JSONLBinary.run(["history"] + common)
+    #expect(history.status == 0)
+    #expect(history.output.contains("> hello"), "susi history: \(history.output)")
+  }
 }

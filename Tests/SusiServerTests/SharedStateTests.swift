@@ -49,3 +49,38 @@ import Testing
     #expect(try server.json("/susi/memory.json")["cognitions"]?.array?.count == 1)
   }
 }
+
+/// The built-in server's links name the port it listens on; `susi` asks for a fixed one so they
+/// still work after a restart, and takes any free port when that one is taken.
+@Suite struct StableAddressTests {
+  @Test func linksStayValidAfterARestartOnTheSamePort() async throws {
+    var configuration = ServerConfiguration(seed: 3)
+    let first = try await EmbeddedServer.start(configuration)
+    let reply = try await EmbeddedServerTests.fetch(
+      EmbeddedServerTests.url(first, "/susi/chat.json?q=headlines"))
+    let text = String(decoding: reply.body, as: UTF8.self)
+    let link = "http://127.0.0.1:\(first.port)/pages/susi.html"
+    #expect(text.contains(link.replacingOccurrences(of: "/", with: "\\/")) || text.contains(link))
+    await first.stop()
+
+    // Restarted on the port it had: the old link works again.
+    configuration.port = first.port
+    let second = try await EmbeddedServer.start(configuration, fallBackToAnyPort: true)
+    #expect(second.port == first.port)
+    let page = try await EmbeddedServerTests.fetch(try #require(URL(string: link)))
+    #expect(page.status == 200)
+
+    // The port is taken now: another server falls back to a free one instead of failing.
+    let third = try await EmbeddedServer.start(configuration, fallBackToAnyPort: true)
+    #expect(third.port != second.port)
+    await #expect(throws: (any Error).self) {
+      _ = try await EmbeddedServer.start(configuration)
+    }
+    await second.stop()
+    await third.stop()
+  }
+
+  @Test func theBuiltInServerInSusiHasAFixedDefaultPort() {
+    #expect(EmbeddedServer.defaultPort == 7874)
+  }
+}

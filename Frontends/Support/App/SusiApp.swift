@@ -73,10 +73,13 @@ public final class SusiApp: Sendable {
       do {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
-        configuration.port = 0
+        configuration.port = try embeddedPort(environment)
         configuration.stateDirectory = URL(fileURLWithPath: options.stateDirectory)
           .appendingPathComponent("server")
-        embedded = try await EmbeddedServer.start(configuration)
+        embedded = try await EmbeddedServer.start(configuration, fallBackToAnyPort: true)
+      } catch let error as StartupError {
+        try? writer.close()
+        throw error
       } catch {
         try? writer.close()
         throw StartupError(
@@ -117,6 +120,21 @@ public final class SusiApp: Sendable {
       throw StartupError(message: "\(error)", exitCode: ExitCode.ioError)
     }
     return app
+  }
+
+  /// The environment variable that sets the built-in server's port (0: any free port).
+  public static let embeddedPortVariable = "SUSI_EMBEDDED_PORT"
+
+  /// The port the built-in server should listen on: `SUSI_EMBEDDED_PORT`, or the fixed default
+  /// (so its links survive a restart). When it is taken, a free port is used for that run.
+  static func embeddedPort(_ environment: [String: String]) throws(StartupError) -> Int {
+    guard let text = environment[embeddedPortVariable] else { return EmbeddedServer.defaultPort }
+    guard let port = Int(text), (0...65535).contains(port) else {
+      throw StartupError(
+        message: "\(embeddedPortVariable) takes a port number from 0 to 65535, not '\(text)'",
+        exitCode: ExitCode.usage)
+    }
+    return port
   }
 
   /// How often a running susi looks for events other susi processes appended to its log.
