@@ -155,9 +155,10 @@ public actor Store {
   /// but its effects are not started here (the process that logged it runs them, and their
   /// results come back through the log).
   private func applyOther(_ line: [UInt8]) throws(StoreError) {
-    let published: PublishedEvent
+    var published: PublishedEvent
     do {
       published = try PublishedEvent(line: line)
+      published.byAnotherProcess = true
     } catch {
       throw .logFailed("another process logged a record that is not an event: \(error)")
     }

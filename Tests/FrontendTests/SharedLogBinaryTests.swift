@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiJSON
+import Synchronization
 import Testing
 
 /// Several `susi` processes on one log: a long-running `susi jsonl` (as a chat would be) beside
@@ -52,5 +53,100 @@ import Testing
     let history = try await JSONLBinary.run(["history"] + common)
     #expect(history.status == 0)
     #expect(history.output.contains("> hello"), "susi history: \(history.output)")
+  }
+
+  @Test func aRunningChatShowsWhatASusiAskInAnotherTerminalAdded() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let chat = try WatchedProcess(
+      [JSONLBinary.path, "--state-dir", folder, "--fsync", "never"],
+      environment: TextBinary.environment(folder))
+    chat.send("hello\n")
+    // Answered: the chat holds the log and its built-in server is up.
+    #expect(chat.waitFor { $0.output.contains("\n") })
+    let asked = try await JSONLBinary.run(
+      ["ask", "--state-dir", folder, "--fsync", "never", "what is your name"])
+    #expect(asked.status == 0)
+    let answer = asked.output.split(separator: "\n").first.map(String.init) ?? "?"
+    #expect(
+      chat.waitFor {
+        $0.errors.contains("Asked in another susi: what is your name")
+          && $0.output.contains(answer)
+      }, "chat output: \(chat.seen)")
+    chat.send("/quit\n")
+    #expect(chat.exitStatus() == 0)
+  }
+}
+
+/// A process whose stdout and stderr are collected as they come, for tests that wait until
+/// something appears (each wait has a deadline).
+final class WatchedProcess: Sendable {
+  struct Seen: Sendable {
+    var output = ""
+    var errors = ""
+  }
+
+  private let process = Process()
+  private let input: FileHandle
+  private let collected = Mutex(Seen())
+  private let arrived = NSCondition()
+  private let ended = DispatchSemaphore(value: 0)
+
+  init(_ command: [String], environment: [String: String]) throws {
+    process.executableURL = URL(fileURLWithPath: command[0])
+    process.arguments = Array(command.dropFirst())
+    process.environment = environment
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    input = stdin.fileHandleForWriting
+    let ended = ended
+    process.terminationHandler = { _ in ended.signal() }
+    try process.run()
+    collect(stdout.fileHandleForReading) { $0.output += $1 }
+    collect(stderr.fileHandleForReading) { $0.errors += $1 }
+  }
+
+  private func collect(
+    _ handle: FileHandle, _ add: @escaping @Sendable (inout Seen, String) -> Void
+  ) {
+    Thread { [self] in
+      while true {
+        let data = handle.availableData
+        if data.isEmpty { return }
+        collected.withLock { add(&$0, String(decoding: data, as: UTF8.self)) }
+        arrived.lock()
+        arrived.broadcast()
+        arrived.unlock()
+      }
+    }.start()
+  }
+
+  var seen: Seen { collected.withLock { $0 } }
+
+  func send(_ text: String) { try? input.write(contentsOf: Data(text.utf8)) }
+
+  /// Waits until `condition` holds for what was collected, at most `timeout` seconds.
+  func waitFor(timeout: Double = 60, _ condition: (Seen) -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    arrived.lock()
+    defer { arrived.unlock() }
+    while !condition(seen) {
+      if !arrived.wait(until: deadline) { return condition(seen) }
+    }
+    return true
+  }
+
+  /// Closes stdin and waits for the exit (killed after `timeout` seconds).
+  func exitStatus(timeout: Double = 60) -> Int32 {
+    try? input.close()
+    if ended.wait(timeout: .now() + timeout) == .timedOut {
+      process.terminate()
+      ended.wait()
+    }
+    return process.terminationStatus
   }
 }
