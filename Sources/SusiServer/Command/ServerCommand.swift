@@ -20,7 +20,8 @@ public enum ServerCommand {
       --host ADDR      address to bind (default 127.0.0.1, loopback only)
       --data DIR       skill data folder: models/<model>/<group>/<language>/<skill>.txt
                        (default: the skills shipped with susi)
-      --state-dir DIR  where accounts, tokens and ratings are kept
+      --state-dir DIR  where accounts, tokens, ratings and chat memory are kept; several
+                       servers may share it (changes are made under a lock)
                        (default: $XDG_STATE_HOME/susi/server or ~/.local/state/susi/server)
       --seed N         seed for answer alternatives, for reproducible answers
       --trusted-proxy ADDR[,ADDR…]
