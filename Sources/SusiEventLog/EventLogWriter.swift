@@ -6,7 +6,8 @@ import Synchronization
 /// file on open.
 ///
 /// - Opening creates the file with mode 0600 if needed, takes the single-writer lock (a second
-///   writer fails at once with `.inUse`), and scans the log once: an incomplete final record is
+///   writer fails at once with `.inUse`; a shared log, `Options.shared`, is locked only around
+///   each append instead), and scans the log once: an incomplete final record is
 ///   cut off and reported in `recovery.tornTail`; any other damage (see `EventLogReader`) makes
 ///   the open fail with the line number, and nothing is changed.
 /// - `append` takes a compact JSON object beginning `{"v":2,"seq":N,` whose seq is `nextSeq`,

@@ -35,8 +35,9 @@ public final class SusiApp: Sendable {
     self.resumedEvents = resumedEvents
   }
 
-  /// Opens the log (taking its lock and cutting a torn tail), rebuilds the state from it, starts
-  /// the built-in server if needed, and makes the state's server the one the options ask for.
+  /// Opens the log shared with other susi processes (cutting a torn tail), rebuilds the state
+  /// from it, follows what the others append, starts the built-in server if needed, and makes
+  /// the state's server the one the options ask for.
   ///
   /// - Parameters:
   ///   - origin: the `origin` of events this start-up sends (`cli`, `jsonl`, `webhook`).
