@@ -10,8 +10,9 @@ enum ServerCommandSpec {
       usage: "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR]",
       discussion: """
         Serves the SUSI API (the same server susi starts inside itself when no --server is given)
-        from skill files in the SUSI skill format, with accounts, ratings and settings kept under
-        STATE-DIR/server — so 'susi --state-dir X' and 'susi server --state-dir X' share accounts.
+        from skill files in the SUSI skill format, with accounts, ratings, settings and chat memory
+        kept under STATE-DIR/server — so 'susi --state-dir X' and 'susi server --state-dir X' share
+        them (every change is made under a lock).
         Prints its base URL on stdout once listening, then serves until Ctrl-C or SIGTERM. It binds
         127.0.0.1 unless --host says otherwise; --port 0 (the default) picks any free port.
         It also answers DuckDuckGo-format web searches at /duckduckgo/ and serves example pages

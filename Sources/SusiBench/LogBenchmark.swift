@@ -69,6 +69,7 @@ private struct LogBenchmark {
     let neverPath = directory + "/never.jsonl"
     var neverTime = Duration.seconds(1e9)
     var batchTime = neverTime
+    var sharedTime = neverTime
     var rawTime = neverTime
     var lines: (bytes: [UInt8], offsets: [Int]) = ([], [])
     for round in 0..<rounds {
@@ -81,10 +82,14 @@ private struct LogBenchmark {
       let batchPath = directory + "/batch.jsonl"
       try? FileManager.default.removeItem(atPath: batchPath)
       batchTime = min(batchTime, try append(objects, policy: .batch, to: batchPath))
+      let sharedPath = directory + "/shared.jsonl"
+      try? FileManager.default.removeItem(atPath: sharedPath)
+      sharedTime = min(
+        sharedTime, try append(objects, policy: .batch, to: sharedPath, shared: true))
     }
     // An fdatasync also waits for the file system journal, which first writes out the dirty
     // data of the files above: flush all of that before timing per-record syncs.
-    for name in ["raw.jsonl", "batch.jsonl"] {
+    for name in ["raw.jsonl", "batch.jsonl", "shared.jsonl"] {
       try? FileManager.default.removeItem(atPath: directory + "/" + name)
     }
     sync()
@@ -109,6 +114,9 @@ private struct LogBenchmark {
     printRate("raw write(), one per record", records, fileSize, rawTime)
     printRate("append, fsync never", records, fileSize, neverTime, against: rawTime)
     printRate("append, fsync batch (default)", records, fileSize, batchTime, against: rawTime)
+    printRate(
+      "append to a shared log (lock per append), batch", records, fileSize, sharedTime,
+      against: rawTime)
     let alwaysBytes = lines.offsets[alwaysRecords]
     print(
       "  measured on the first \(alwaysRecords) records (per-record rate applies to any count):")
@@ -137,13 +145,19 @@ private struct LogBenchmark {
         + "\(rate(objectBytes, smallTime)) MB/s record by record (checksum \(sink & 1))")
   }
 
-  private func append(_ objects: [[UInt8]], policy: EventLogFsyncPolicy, to path: String) throws
-    -> Duration
-  {
+  /// Appends every object; `shared` takes the append lock (and looks for others' records)
+  /// around each one, as every susi process on a shared log does.
+  private func append(
+    _ objects: [[UInt8]], policy: EventLogFsyncPolicy, to path: String, shared: Bool = false
+  ) throws -> Duration {
     let writer = try EventLogWriter(
-      path: path, options: .init(fsync: policy, groupCommit: groupCommit))
+      path: path, options: .init(fsync: policy, groupCommit: groupCommit, shared: shared))
     let time = try ContinuousClock().measure {
-      for object in objects { try writer.append(object) }
+      if shared {
+        for object in objects { try writer.withAppendLock { _ in try writer.append(object) } }
+      } else {
+        for object in objects { try writer.append(object) }
+      }
       try writer.close()
     }
     return time

@@ -2,6 +2,7 @@
 //
 //     susi-bench log-append-child --log PATH --fsync always|batch|never
 //                                 [--count N] [--hold] [--file-size-limit BYTES]
+//                                 [--shared [--tear]]
 //     susi-bench log-read-child --log PATH
 //
 // log-append-child opens the log and appends benchmark events, reporting on stdout, one line
@@ -9,6 +10,9 @@
 // --count records, and "failed CODE SEQ MESSAGE" when an append fails. Without --count it appends
 // until killed. --hold keeps the log open after "done" until stdin closes. --file-size-limit sets
 // RLIMIT_FSIZE so that a write fails part-way, then tries one more append before exiting.
+// --shared opens the log shared with other processes and appends each record under the append
+// lock, after the records others appended; with --tear it then starts one more append, writes
+// half of its line, reports "torn" and waits to be killed, still holding the lock.
 //
 // log-read-child reads the whole log and prints "records N bytes B hwm-before KB hwm-after KB",
 // the process's peak resident memory before and after reading.
@@ -59,7 +63,8 @@ private struct LogAppendChild {
     let count = option("--count", in: arguments).flatMap { Int($0) }
     let writer: EventLogWriter
     do {
-      writer = try EventLogWriter(path: path, options: .init(fsync: policy))
+      writer = try EventLogWriter(
+        path: path, options: .init(fsync: policy, shared: arguments.contains("--shared")))
     } catch {
       report("failed \(error.code.rawValue) 0 \(error)")
       return 1
@@ -72,11 +77,15 @@ private struct LogAppendChild {
     }
     var appended = 0
     while count.map({ appended < $0 }) ?? true {
-      let seq = writer.nextSeq
+      var seq = writer.nextSeq
       do {
-        try writer.append(BenchmarkEvents.object(seq: seq))
+        try writer.withAppendLock { _ in
+          seq = writer.nextSeq
+          try writer.append(BenchmarkEvents.object(seq: seq))
+        }
       } catch {
-        report("failed \(error.code.rawValue) \(seq) \(error)")
+        let code = (error as? EventLogError)?.code.rawValue ?? "unknown"
+        report("failed \(code) \(seq) \(error)")
         let retry = (try? writer.append(BenchmarkEvents.object(seq: seq))) != nil
         report(retry ? "retry-succeeded" : "retry-failed")
         return 3
@@ -85,6 +94,7 @@ private struct LogAppendChild {
       report("appended \(seq)")
     }
     report("done")
+    if arguments.contains("--tear") { tear(writer, path: path) }
     if arguments.contains("--hold") {
       var byte: UInt8 = 0
       while read(0, &byte, 1) > 0 {}
@@ -97,6 +107,19 @@ private struct LogAppendChild {
     }
     return 0
   }
+}
+
+/// Starts an append under the lock, writes half of its line and waits to be killed: a writer
+/// that crashes mid-append.
+private func tear(_ writer: EventLogWriter, path: String) -> Never {
+  try? writer.withAppendLock { _ in
+    let line = EventLogWriter.line(for: BenchmarkEvents.object(seq: writer.nextSeq))
+    let fd = open(path, O_WRONLY | O_APPEND)
+    _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count / 2) }
+    report("torn")
+    while true { pause() }
+  }
+  exit(1)
 }
 
 private func logReadChild(_ arguments: [String]) -> Int32 {

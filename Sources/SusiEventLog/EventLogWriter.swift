@@ -6,7 +6,8 @@ import Synchronization
 /// file on open.
 ///
 /// - Opening creates the file with mode 0600 if needed, takes the single-writer lock (a second
-///   writer fails at once with `.inUse`), and scans the log once: an incomplete final record is
+///   writer fails at once with `.inUse`; a shared log, `Options.shared`, is locked only around
+///   each append instead), and scans the log once: an incomplete final record is
 ///   cut off and reported in `recovery.tornTail`; any other damage (see `EventLogReader`) makes
 ///   the open fail with the line number, and nothing is changed.
 /// - `append` takes a compact JSON object beginning `{"v":2,"seq":N,` whose seq is `nextSeq`,
@@ -31,12 +32,16 @@ public final class EventLogWriter: Sendable {
     /// Where a snapshot left off: when the log holds this record where it says, the scan on open
     /// checks only the records after it (`recovery.resumedAfter` says whether it did).
     public var resumeAfter: EventLogCheckpoint?
+    /// Whether other processes may append to the log too (see `EventLogWriter+Sharing.swift`):
+    /// the lock is then held only around each append, inside `withAppendLock`.
+    public var shared: Bool
 
     public init(
       fsync: EventLogFsyncPolicy = .batch, groupCommit: EventLogGroupCommit = .init(),
       firstSeq: Int? = 1, maximumLineLength: Int = EventLogReader.defaultMaximumLineLength,
-      resumeAfter: EventLogCheckpoint? = nil
+      resumeAfter: EventLogCheckpoint? = nil, shared: Bool = false
     ) {
+      self.shared = shared
       self.resumeAfter = resumeAfter
       self.fsync = fsync
       self.groupCommit = groupCommit
@@ -49,6 +54,8 @@ public final class EventLogWriter: Sendable {
   public let options: Options
   /// What opening found: the record count, the last seq, and any torn tail that was cut off.
   public let recovery: EventLogRecovery
+  /// For a shared log: this process's presence among the processes using it.
+  public let presence: LogPresence?
 
   let state: Mutex<WriterState>
   /// Where every `fdatasync` of the `batch` policy, `sync()` and `close()` run, one at a time.
@@ -60,7 +67,15 @@ public final class EventLogWriter: Sendable {
     self.options = options
     let (fd, created) = try Self.openForAppending(path)
     do {
-      try WriterLock.acquire(fd, path: path)
+      if options.shared {
+        presence = try LogPresence(logPath: path)
+        // The scan may cut a torn tail, so it runs under the append lock like any change.
+        try AppendLock.lock(fd, path: path)
+      } else {
+        presence = nil
+        try WriterLock.acquire(fd, path: path)
+      }
+      defer { if options.shared { AppendLock.unlock(fd) } }
       if created && options.fsync != .never { try Self.syncDirectory(of: path) }
       recovery = try Self.recover(fd: fd, path: path, created: created, options: options)
     } catch {
@@ -68,7 +83,9 @@ public final class EventLogWriter: Sendable {
       throw error
     }
     let nextSeq = recovery.lastSeq.map { $0 + 1 } ?? max(options.firstSeq ?? 1, 1)
-    state = Mutex(WriterState(fd: fd, nextSeq: nextSeq, length: recovery.byteLength))
+    state = Mutex(
+      WriterState(
+        fd: fd, nextSeq: nextSeq, length: recovery.byteLength, records: recovery.recordCount))
   }
 
   deinit {
@@ -160,7 +177,10 @@ public final class EventLogWriter: Sendable {
       return (fd, state.broken == nil && state.syncedLength < state.writtenLength)
     }
     guard fd >= 0 else { return }
-    defer { Glibc.close(fd) }
+    defer {
+      Glibc.close(fd)
+      presence?.release()
+    }
     guard needsSync && options.fsync != .never else { return }
     do {
       try SystemCalls.dataSync(fd)
@@ -179,6 +199,11 @@ public final class EventLogWriter: Sendable {
       throw EventLogError(code: .closed, path: path, message: "the writer is closed")
     }
     if let broken = state.broken { throw broken }
+    if options.shared && !state.appendLocked {
+      throw EventLogError(
+        code: .invalidRecord, path: path,
+        message: "a shared log is appended to only inside withAppendLock")
+    }
     guard seq == state.nextSeq else {
       throw EventLogError(
         code: .invalidRecord, path: path,
@@ -194,6 +219,7 @@ public final class EventLogWriter: Sendable {
     }
     state.writtenLength += state.line.count
     state.nextSeq += 1
+    state.records += 1
     switch options.fsync {
     case .always:
       do {
@@ -273,10 +299,15 @@ struct WriterState {
   var broken: EventLogError?
   /// The line being written, kept to reuse its storage.
   var line: [UInt8] = []
+  /// How many records the file holds up to `writtenLength`.
+  var records: Int
+  /// True while a shared log's append lock is held (inside `withAppendLock`).
+  var appendLocked = false
 
-  init(fd: Int32, nextSeq: Int, length: Int) {
+  init(fd: Int32, nextSeq: Int, length: Int, records: Int) {
     self.fd = fd
     self.nextSeq = nextSeq
+    self.records = records
     writtenLength = length
     syncedLength = length
     line.reserveCapacity(4096)

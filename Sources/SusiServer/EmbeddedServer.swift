@@ -25,15 +25,34 @@ public final class EmbeddedServer: Sendable {
     self.http = http
   }
 
+  /// The port the built-in server inside `susi` listens on unless told otherwise. Fixed, so that
+  /// the links it gives (pages, images: `http://127.0.0.1:7874/…`) still work after a restart.
+  public static let defaultPort = 7874
+
   /// Loads skills and saved state, binds the socket and starts serving.
   ///
+  /// - Parameter fallBackToAnyPort: when the configured port cannot be bound (another program,
+  ///   or another susi, holds it), listen on a free port instead of failing.
+  ///
   /// Throws when the saved state cannot be read or the address cannot be bound.
-  public static func start(_ configuration: ServerConfiguration) async throws -> EmbeddedServer {
+  public static func start(_ configuration: ServerConfiguration, fallBackToAnyPort: Bool = false)
+    async throws -> EmbeddedServer
+  {
     let handler = try SusiServerHandler(configuration: configuration)
-    let http = HTTPServer(
+    var http = HTTPServer(
       configuration: HTTPServer.Configuration(host: configuration.host, port: configuration.port),
       handler: handler)
-    let port = try http.start()
+    let port: Int
+    do {
+      port = try http.start()
+    } catch let error as HTTPServerError
+      where fallBackToAnyPort && configuration.port != 0 && error.code == .socketFailed
+    {
+      http = HTTPServer(
+        configuration: HTTPServer.Configuration(host: configuration.host, port: 0),
+        handler: handler)
+      port = try http.start()
+    }
     return EmbeddedServer(port: port, host: configuration.host, handler: handler, http: http)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SusiCrypto
 import Synchronization
 
@@ -27,16 +28,41 @@ final class ServerContext: Sendable {
       configuration.seed
       ?? Digest.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     var initial = ServerState(random: SeededRandom(seed: seed))
-    try store?.load(into: &initial)
+    if let store {
+      initial.savedStamps = store.stamps()
+      try store.load(into: &initial)
+      store.catchUpMemory(&initial)
+    }
     state = Mutex(initial)
   }
 
-  /// Runs `body` under the state lock.
+  /// Runs `body` under the state lock, to change the state: with a state directory, also under
+  /// the lock on its files and after reading them afresh, so a change never overwrites what
+  /// another process sharing the directory saved.
   func withState<Result>(_ body: (inout ServerState) throws(APIError) -> Result) throws(APIError)
     -> Result
   {
     try state.withLock { (state: inout ServerState) throws(APIError) -> Result in
-      try body(&state)
+      guard let store else { return try body(&state) }
+      let lock = try store.lock()
+      defer { close(lock) }
+      do {
+        try store.reload(&state)
+      } catch {
+        throw APIError(500, "could not read the server state: \(error)")
+      }
+      return try body(&state)
+    }
+  }
+
+  /// Runs `body` under the state lock, to read the state: first picks up what another process
+  /// sharing the state directory saved since it was last read.
+  func readState<Result>(_ body: (inout ServerState) -> Result) -> Result {
+    state.withLock { state in
+      // A file being replaced right now reads as its old or new version; a failed read keeps
+      // what is known, and the next request tries again.
+      if let store, store.stamps() != state.savedStamps { try? store.reload(&state) }
+      return body(&state)
     }
   }
 

@@ -79,7 +79,7 @@ public final class SusiServerHandler: HTTPHandler {
     }
     let parameters = RequestParameters(request: request)
     let now = context.clock.now
-    let identity = context.state.withLock { state in
+    let identity = context.readState { state in
       IdentityResolver.resolve(
         request, parameters: parameters, tokens: state.tokens, now: now,
         trustedProxies: context.configuration.trustedProxies)

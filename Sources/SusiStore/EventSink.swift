@@ -12,6 +12,24 @@ public protocol EventSink: Sendable {
   func close()
   /// Where the events appended so far can be read back.
   var history: any EventHistory { get }
+  /// Appends the record `makeRecord` returns, like `append(_:)`. On a log other processes append
+  /// to as well, `makeRecord` first gets the lines they appended since this sink last looked, and
+  /// runs holding the log's append lock, so the record it makes can follow them.
+  func append(after makeRecord: (_ appendedByOthers: [[UInt8]]) throws -> [UInt8]) throws
+    -> [UInt8]
+  /// The lines other processes appended since this sink last looked (complete records only;
+  /// always empty for a log only this process writes).
+  func appendedByOthers() throws -> [[UInt8]]
+}
+
+extension EventSink {
+  public func append(after makeRecord: (_ appendedByOthers: [[UInt8]]) throws -> [UInt8]) throws
+    -> [UInt8]
+  {
+    try append(try makeRecord([]))
+  }
+
+  public func appendedByOthers() throws -> [[UInt8]] { [] }
 }
 
 /// Keeps lines in memory: for tests and for runs that must not touch the disk.

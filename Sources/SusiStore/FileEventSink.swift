@@ -10,6 +10,14 @@ public final class FileEventSink: EventSink {
     try writer.appendLine(record)
   }
 
+  public func append(after makeRecord: (_ appendedByOthers: [[UInt8]]) throws -> [UInt8]) throws
+    -> [UInt8]
+  {
+    try writer.withAppendLock { others in try writer.appendLine(try makeRecord(others)) }
+  }
+
+  public func appendedByOthers() throws -> [[UInt8]] { try writer.appendedByOthers() }
+
   public func sync() throws { try writer.sync() }
 
   public func close() { try? writer.close() }

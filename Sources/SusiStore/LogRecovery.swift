@@ -20,6 +20,9 @@ public enum LogRecovery {
     public var snapshots: SnapshotKeeper
     /// The seq of the snapshot the start began from, nil after a full replay.
     public var snapshotSeq: Int?
+    /// True unless another process was using the (shared) log: only then may requests the log
+    /// shows in flight be closed as interrupted, since no live process owns them.
+    public var alone: Bool { writer.presence?.wasAlone ?? true }
   }
 
   /// Why the log could not be opened or replayed.
@@ -28,9 +31,10 @@ public enum LogRecovery {
     case replay(LogReplay.Failure)
   }
 
-  /// Opens and replays the log at `path`; see the type.
+  /// Opens and replays the log at `path`; see the type. With `shared`, other processes may
+  /// append to the log too (`EventLogWriter.Options.shared`).
   public static func open(
-    path: String, fsync: EventLogFsyncPolicy, environment: [String: String]
+    path: String, fsync: EventLogFsyncPolicy, environment: [String: String], shared: Bool = false
   ) throws(Failure) -> Opened {
     let interval = environment[intervalVariable].flatMap { Int($0) }.map { max($0, 0) }
     let every = interval ?? SnapshotKeeper.defaultInterval
@@ -48,7 +52,8 @@ public enum LogRecovery {
     do {
       writer = try EventLogWriter(
         path: path,
-        options: .init(fsync: fsync, firstSeq: nil, resumeAfter: snapshot?.checkpoint))
+        options: .init(
+          fsync: fsync, firstSeq: nil, resumeAfter: snapshot?.checkpoint, shared: shared))
     } catch {
       throw .log(error)
     }
@@ -67,7 +72,11 @@ public enum LogRecovery {
 
     var recovered = snapshot?.recovered ?? Recovered()
     do {
-      try LogReplay.run(path: path, into: &recovered, after: snapshot?.checkpoint)
+      // Only up to where the writer's scan ended: what other processes appended since is read
+      // by the store when it catches up.
+      try LogReplay.run(
+        path: path, into: &recovered, until: writer.recovery.lastSeq ?? 0,
+        after: snapshot?.checkpoint)
     } catch {
       try? writer.close()
       throw .replay(error)

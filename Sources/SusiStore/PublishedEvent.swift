@@ -6,9 +6,13 @@ import SusiCore
 public struct PublishedEvent: Sendable {
   public var event: Event
   public var line: [UInt8]
-  public init(event: Event, line: [UInt8]) {
+  /// True for an event another process logged to a shared log (this process did not send it
+  /// and does not run its effects).
+  public var byAnotherProcess: Bool
+  public init(event: Event, line: [UInt8], byAnotherProcess: Bool = false) {
     self.event = event
     self.line = line
+    self.byAnotherProcess = byAnotherProcess
   }
   public var seq: Int { event.seq }
 }

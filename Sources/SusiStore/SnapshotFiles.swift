@@ -3,7 +3,8 @@ import Glibc
 import SusiEventLog
 
 /// The snapshot files of one log, kept beside it: `LOG.snapshot.SEQ` (SEQ zero-padded to 12
-/// digits so names sort by seq). Each is written whole to `LOG.snapshot.SEQ.tmp`, forced to disk,
+/// digits so names sort by seq). Each is written whole to `LOG.snapshot.SEQ.PID.tmp` (PID: the
+/// writing process, as several processes can share a log), forced to disk,
 /// renamed into place and the folder forced to disk, so a crash leaves the old snapshot or the
 /// new one, never half of one. The newest two are kept.
 public struct SnapshotFiles: Sendable {
@@ -48,7 +49,7 @@ public struct SnapshotFiles: Sendable {
   /// temporary file a crash left behind.
   public func write(_ snapshot: Snapshot) throws(Failure) {
     let final = path(forSeq: snapshot.checkpoint.seq)
-    let temporary = final + ".tmp"
+    let temporary = final + ".\(getpid()).tmp"
     unlink(temporary)
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw Failure(path: temporary, what: "create") }
@@ -92,11 +93,17 @@ public struct SnapshotFiles: Sendable {
     prune()
   }
 
-  /// Deletes every snapshot but the newest `kept`, and leftover temporary files.
+  /// Deletes every snapshot but the newest `kept`, and temporary files left by processes that
+  /// are gone (another live process may be writing one right now).
   func prune() {
     for old in all().dropFirst(Self.kept) { unlink(old.path) }
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
     for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+      // `SEQ.PID.tmp`; older versions wrote `SEQ.tmp`.
+      let parts = name.dropFirst(prefix.count).dropLast(4).split(separator: ".")
+      if parts.count == 2, let pid = pid_t(parts[1]), pid != getpid(), kill(pid, 0) == 0 {
+        continue
+      }
       unlink(folder + "/" + name)
     }
   }

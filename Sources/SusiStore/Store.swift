@@ -30,6 +30,8 @@ public actor Store {
   /// The default `inFlightLimit`: enough to keep every connection of the runner busy, small
   /// enough that the work waiting for it costs a few megabytes.
   public static let defaultInFlightLimit = 256
+  /// The task running `followOtherWriters`.
+  private var follower: Task<Void, Never>?
   /// Writes snapshots as events are applied (Store+Snapshots.swift).
   var snapshots: SnapshotKeeper?
 
@@ -59,14 +61,7 @@ public actor Store {
   public func send(
     _ action: Action, origin: String, id: JSON? = nil, idempotencyKey: String? = nil
   ) throws(StoreError) -> PublishedEvent {
-    // A key expires by the time this action would be logged at (never before the last event).
-    let now = clock.now()
-    if let idempotencyKey,
-      let first = book.idempotencyKeys.seq(for: idempotencyKey, at: max(now, book.lastAt ?? now))
-    {
-      throw .duplicate(seq: first)
-    }
-    return try apply(action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
+    try apply(action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
   }
 
   /// True while any of the events `seqs` still owes a result.
@@ -109,22 +104,32 @@ public actor Store {
     _ action: Action, origin: String, cause: Int?, id: JSON?, idempotencyKey: String?
   ) throws(StoreError) -> PublishedEvent {
     if let failure { throw failure }
-    var at = clock.now()
-    // Time in the log never runs backwards.
-    if let lastAt = book.lastAt, at < lastAt { at = lastAt }
-    let event = Event(
-      seq: book.lastSeq + 1, at: at, origin: origin, cause: cause, id: id,
-      idempotencyKey: idempotencyKey,
-      action: action)
+    var logged: Event?
     let line: [UInt8]
     do {
-      line = try sink.append(event.encoded())
+      line = try sink.append { appendedByOthers in
+        // What other processes logged comes first: our event follows it in seq and time.
+        for other in appendedByOthers { try applyOther(other) }
+        var at = clock.now()
+        // Time in the log never runs backwards.
+        if let lastAt = book.lastAt, at < lastAt { at = lastAt }
+        // A key expires by the time this action is logged at.
+        if let idempotencyKey, let first = book.idempotencyKeys.seq(for: idempotencyKey, at: at) {
+          throw StoreError.duplicate(seq: first)
+        }
+        let event = Event(
+          seq: book.lastSeq + 1, at: at, origin: origin, cause: cause, id: id,
+          idempotencyKey: idempotencyKey, action: action)
+        logged = event
+        return event.encoded()
+      }
+    } catch let error as StoreError {
+      if case .duplicate = error { throw error }
+      throw fail(error)
     } catch {
-      let failed = StoreError.logFailed("\(error)")
-      failure = failed
-      wakeRoomWaiters()
-      throw failed
+      throw fail(.logFailed("\(error)"))
     }
+    guard let event = logged else { throw fail(.logFailed("the log appended no event")) }
     let reaction = book.apply(event)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
     snapshots?.eventApplied(book)
@@ -144,6 +149,56 @@ public actor Store {
         idempotencyKey: nil)
     }
     return published
+  }
+
+  /// Applies an event another process logged: folded into the state and published like our own,
+  /// but its effects are not started here (the process that logged it runs them, and their
+  /// results come back through the log).
+  private func applyOther(_ line: [UInt8]) throws(StoreError) {
+    var published: PublishedEvent
+    do {
+      published = try PublishedEvent(line: line)
+      published.byAnotherProcess = true
+    } catch {
+      throw .logFailed("another process logged a record that is not an event: \(error)")
+    }
+    book.apply(published.event)
+    if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
+    feed.publish(published)
+    for observer in observers.values { observer(published) }
+  }
+
+  /// Applies what other processes appended to a shared log since the store last looked (see
+  /// `followOtherWriters`). Does nothing once the store failed or closed.
+  public func catchUp() {
+    guard failure == nil else { return }
+    do {
+      for line in try sink.appendedByOthers() { try applyOther(line) }
+    } catch let error as StoreError {
+      _ = fail(error)
+    } catch {
+      _ = fail(.logFailed("\(error)"))
+    }
+  }
+
+  /// Calls `catchUp()` every `interval` until the store closes, so followers (a chat on screen)
+  /// see what other processes log even while this one sends nothing. Waiting costs no CPU.
+  public func followOtherWriters(every interval: Duration) {
+    follower?.cancel()
+    follower = Task { [weak self] in
+      while !Task.isCancelled {
+        try? await Task.sleep(for: interval)
+        guard let self else { return }
+        await self.catchUp()
+      }
+    }
+  }
+
+  /// Records a failure: the store accepts nothing more.
+  private func fail(_ error: StoreError) -> StoreError {
+    failure = error
+    wakeRoomWaiters()
+    return error
   }
 
   /// Closes requests that were in flight when the previous run stopped: each gets
@@ -199,6 +254,8 @@ public actor Store {
 
   /// Stops the runner, ends every follower and closes the log.
   public func close() async {
+    follower?.cancel()
+    follower = nil
     await runner.shutdown()
     observers = [:]
     feed.close()

@@ -49,17 +49,17 @@ import Testing
     await again.stop()
   }
 
-  @Test func aSecondWriterOnTheSameLogFailsFast() async throws {
+  @Test func aSecondStartOnTheSameLogSharesIt() async throws {
     let folder = try freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let first = try await SusiApp.start(options(in: folder), origin: "test", startEmbedded: false)
-    do {
-      _ = try await SusiApp.start(options(in: folder), origin: "test", startEmbedded: false)
-      Issue.record("a second writer started")
-    } catch {
-      #expect(error.exitCode == ExitCode.cannotCreate)
-      #expect(error.message.contains("events.jsonl"))
-    }
+    let second = try await SusiApp.start(options(in: folder), origin: "test", startEmbedded: false)
+    let one = try await first.store.send(.loadGroups(.init()), origin: "first")
+    let two = try await second.store.send(.loadGroups(.init()), origin: "second")
+    #expect(two.seq > one.seq, "the second appended after catching up on the first")
+    await first.store.catchUp()
+    #expect(await first.store.lastSeq == (await second.store.lastSeq))
     await first.stop()
+    await second.stop()
   }
 }

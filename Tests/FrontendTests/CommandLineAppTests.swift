@@ -241,7 +241,7 @@ struct CommandLineAppTests {
     #expect(run.stdout.isEmpty)
   }
 
-  @Test func aSecondSusiOnTheSameLogStopsAtOnceAndSaysWhy() async throws {
+  @Test func aSecondSusiOnTheSameLogWorksBesideTheFirst() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let environment = TextBinary.environment(dir)
@@ -249,13 +249,10 @@ struct CommandLineAppTests {
     // The first holds the log once it has answered a line.
     first.send("{\"type\":\"loadGroups\",\"id\":1}")
     _ = try await first.next()
-    let started = Date()
     let second = try await susi.runOffPool(
       ["ask", "hi", "--state-dir", dir], environment: environment, timeout: 30)
-    #expect(second.status == 73)
-    #expect(second.stderr.contains("events.jsonl"))
-    #expect(second.stderr.contains("in use by another susi process"))
-    #expect(Date().timeIntervalSince(started) < 10)
+    #expect(second.status == 0, "\(second.stderr)")
+    #expect(!second.stdout.isEmpty)
     first.closeInput()
     #expect(await first.exitStatus() == 0)
   }

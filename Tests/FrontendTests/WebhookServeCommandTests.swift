@@ -86,6 +86,31 @@ import Testing
     #expect(!listing.contains(key))
   }
 
+  @Test func readOnlyAdministrationWorksWhileServeRunsAndFileChangesAreRefused() async throws {
+    let state = temporaryDirectory()
+    let (initStatus, _) = try run(["serve", "keys", "init", "--state-dir", state])
+    #expect(initStatus == 0)
+    let (server, _) = try await startServer(state: state)
+    let (listStatus, listing) = try run(["serve", "keys", "list", "--state-dir", state])
+    #expect(listStatus == 0)
+    #expect(listing.contains("admin"))
+    let (groupsStatus, _) = try run(["serve", "groups", "create", "ops", "--state-dir", state])
+    #expect(groupsStatus == 0, "group changes go through the shared log")
+    // The running server owns the keys file and the webhook deliveries.
+    let (issueStatus, _) = try run(["serve", "keys", "issue", "--state-dir", state])
+    #expect(issueStatus == 73)
+    let (secondStatus, _) = try run(["serve", "--state-dir", state, "--port", "0"])
+    #expect(secondStatus == 73)
+    server.terminate()
+    let status = await onThread {
+      server.waitUntilExit()
+      return server.terminationStatus
+    }
+    #expect(status == 0)
+    let (afterStatus, _) = try run(["serve", "keys", "issue", "--state-dir", state])
+    #expect(afterStatus == 0)
+  }
+
   @Test func serveTakesAnIdempotencyKeyOlderThanADayAsNew() async throws {
     // A log from yesterday: an admin key, and an action sent with Idempotency-Key order-17.
     let state = temporaryDirectory()

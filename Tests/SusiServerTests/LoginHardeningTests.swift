@@ -123,13 +123,16 @@ import Testing
     let folder = try temporaryDirectory()
     let server = try TestServer(stateDirectory: folder)
     _ = try server.json("/aaa/signup.json", [("signup", email), ("password", password)])
-    // What an older version saved: one HMAC-SHA256 of the password under the salt.
+    // What an older version saved: one HMAC-SHA256 of the password under the salt. Saved to the
+    // file, which every change reads afresh (another process may share the state directory).
     let legacy = PasswordHasher.legacyHash(password, salt: "0123abcd")
+    let context = server.handler.context
     server.handler.context.state.withLock { state in
       var account = state.accounts.account(email)!
       account.salt = "0123abcd"
       account.passwordHash = legacy
       state.accounts.put(account)
+      try? context.store?.saveAccounts(state.accounts)
     }
     #expect(attempt(server, password: "wrong") == 422)
     #expect(

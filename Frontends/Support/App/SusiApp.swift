@@ -35,8 +35,9 @@ public final class SusiApp: Sendable {
     self.resumedEvents = resumedEvents
   }
 
-  /// Opens the log (taking its lock and cutting a torn tail), rebuilds the state from it, starts
-  /// the built-in server if needed, and makes the state's server the one the options ask for.
+  /// Opens the log shared with other susi processes (cutting a torn tail), rebuilds the state
+  /// from it, follows what the others append, starts the built-in server if needed, and makes
+  /// the state's server the one the options ask for.
   ///
   /// - Parameters:
   ///   - origin: the `origin` of events this start-up sends (`cli`, `jsonl`, `webhook`).
@@ -44,10 +45,12 @@ public final class SusiApp: Sendable {
   ///   - embeddedWithServer: start the built-in server even with `--server`, for frontends
   ///     that can switch to it later (`/server embedded`): the runner learns its address only
   ///     here, at start.
+  ///   - followInterval: how often the log is checked for what other susi processes appended.
   public static func start(
     _ options: CommonOptions, origin: String,
     environment: [String: String] = ProcessInfo.processInfo.environment,
-    clock: (any RunnerClock)? = nil, startEmbedded: Bool = true, embeddedWithServer: Bool = false
+    clock: (any RunnerClock)? = nil, startEmbedded: Bool = true, embeddedWithServer: Bool = false,
+    followInterval: Duration = defaultFollowInterval
   ) async throws(StartupError) -> SusiApp {
     var warnings: [String] = []
     try makeDirectory(options.stateDirectory)
@@ -58,7 +61,7 @@ public final class SusiApp: Sendable {
     do {
       opened = try LogRecovery.open(
         path: options.log, fsync: EventLogFsyncPolicy(rawValue: options.fsync) ?? .batch,
-        environment: environment)
+        environment: environment, shared: true)
     } catch {
       throw StartupError(opened: error, log: options.log)
     }
@@ -71,10 +74,13 @@ public final class SusiApp: Sendable {
       do {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
-        configuration.port = 0
+        configuration.port = try embeddedPort(environment)
         configuration.stateDirectory = URL(fileURLWithPath: options.stateDirectory)
           .appendingPathComponent("server")
-        embedded = try await EmbeddedServer.start(configuration)
+        embedded = try await EmbeddedServer.start(configuration, fallBackToAnyPort: true)
+      } catch let error as StartupError {
+        try? writer.close()
+        throw error
       } catch {
         try? writer.close()
         throw StartupError(
@@ -101,7 +107,9 @@ public final class SusiApp: Sendable {
       store: store, options: options, embedded: embedded, warnings: warnings,
       resumedEvents: recovered.lastSeq)
     do {
-      var logged = try await store.closeInterruptedRequests()
+      // Requests in flight belong to a live process unless this one was alone on the log.
+      var logged = opened.alone ? try await store.closeInterruptedRequests() : []
+      await store.followOtherWriters(every: followInterval)
       let wanted = options.server ?? State.embeddedServer
       if await store.state.server != wanted {
         logged += try await app.sendAndWait(
@@ -114,6 +122,24 @@ public final class SusiApp: Sendable {
     }
     return app
   }
+
+  /// The environment variable that sets the built-in server's port (0: any free port).
+  public static let embeddedPortVariable = "SUSI_EMBEDDED_PORT"
+
+  /// The port the built-in server should listen on: `SUSI_EMBEDDED_PORT`, or the fixed default
+  /// (so its links survive a restart). When it is taken, a free port is used for that run.
+  static func embeddedPort(_ environment: [String: String]) throws(StartupError) -> Int {
+    guard let text = environment[embeddedPortVariable] else { return EmbeddedServer.defaultPort }
+    guard let port = Int(text), (0...65535).contains(port) else {
+      throw StartupError(
+        message: "\(embeddedPortVariable) takes a port number from 0 to 65535, not '\(text)'",
+        exitCode: ExitCode.usage)
+    }
+    return port
+  }
+
+  /// How often a running susi looks for events other susi processes appended to its log.
+  public static let defaultFollowInterval: Duration = .milliseconds(100)
 
   /// Sends an intent and waits until every result it caused has arrived (or `timeout` seconds
   /// pass). Returns the intent's event followed by its results, in log order, following chains

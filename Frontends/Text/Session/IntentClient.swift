@@ -83,7 +83,9 @@ public final class IntentClient: Sendable {
     let event = published.event
     let other: Bool = shared.withLock { s in
       guard let cause = event.cause else {
-        if event.origin == origin, event.action.kind == .intent, !Self.answersNothing(event.action)
+        // Another process's intent may carry the same origin (a `susi ask` beside this chat).
+        if event.origin == origin, !published.byAnotherProcess, event.action.kind == .intent,
+          !Self.answersNothing(event.action)
         {
           s.open.insert(event.seq)
           return false

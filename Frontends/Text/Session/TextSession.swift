@@ -180,6 +180,8 @@ public actor TextSession {
     switch event.action {
     case .messageReceived(let message) where event.origin == "runner":
       background.start { await self.showPlanned(message) }
+    case .sendMessage(let asked) where published.byAnotherProcess:
+      background.start { await self.announce("Asked in another susi: \(asked.query.singleLine)") }
     case .loggedOut(let out):
       if let reason = out.reason {
         background.start { await self.announce("Logged out: \(reason.singleLine)") }

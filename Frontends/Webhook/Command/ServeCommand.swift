@@ -22,7 +22,8 @@ public enum ServeCommand {
 
       Callers send a key (Authorization: Bearer KEY). Keys belong to groups, groups hold
       privileges; the first admin key comes from 'susi serve keys init'. The same tasks as the
-      /admin routes work from the command line, on the same log (stop the server first):
+      /admin routes work from the command line, on the same log; while the server runs, only
+      listing and the group changes do (it owns the keys and subscribers files):
         serve keys init | issue [--groups G,…] [--label L] | revoke KEY-ID | list
         serve groups list | create NAME | grant NAME PRIVILEGE | revoke NAME PRIVILEGE
         serve subscribers list | add URL [--events T,…] [--secret whsec_…] [--id ID] [--after SEQ]
@@ -97,6 +98,13 @@ public enum ServeCommand {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }
     let paths = Paths(invocation)
+    guard let ownership = ServeOwnership(log: invocation.common.log) else {
+      return fail(
+        "another 'susi serve' is running on \(invocation.common.log) (or its lock file cannot be "
+          + "made); one server per log delivers the webhooks and owns the keys and subscribers",
+        ExitCode.cannotCreate)
+    }
+    defer { withExtendedLifetime(ownership) {} }
     let app: SusiApp
     do {
       app = try await SusiApp.start(invocation.common, origin: "webhook")
@@ -144,8 +152,25 @@ public enum ServeCommand {
     return ExitCode.success
   }
 
+  /// The command-line tasks that rewrite the keys or subscribers file.
+  static let fileChanges: Set<[String]> = [
+    ["keys", "init"], ["keys", "issue"], ["keys", "revoke"], ["subscribers", "add"],
+    ["subscribers", "remove"],
+  ]
+
   static func administer(_ invocation: Invocation) async -> Int32 {
     let paths = Paths(invocation)
+    var ownership: ServeOwnership?
+    defer { withExtendedLifetime(ownership) {} }
+    if fileChanges.contains(Array(invocation.arguments.prefix(2))) {
+      ownership = ServeOwnership(log: invocation.common.log)
+      guard ownership != nil else {
+        return fail(
+          "'susi serve' is running on \(invocation.common.log) and owns its keys and subscribers "
+            + "files; make this change through its /admin API, or stop it first",
+          ExitCode.cannotCreate)
+      }
+    }
     let app: SusiApp
     do {
       app = try await SusiApp.start(invocation.common, origin: "cli", startEmbedded: false)

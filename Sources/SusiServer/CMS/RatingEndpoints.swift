@@ -27,7 +27,7 @@ enum RatingEndpoints {
   static func skillRating(_ request: EndpointRequest) throws(APIError) -> JSONReply {
     let skill = try skill(request, defaultGroup: "Knowledge")
     let key = key(skill)
-    return request.context.state.withLock { state in
+    return request.context.readState { state in
       let rating = state.ratings.skillRating(key)
       guard state.ratings.stars(key).total > 0 else {
         return JSONReply([

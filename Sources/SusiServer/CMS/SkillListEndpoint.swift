@@ -39,7 +39,7 @@ enum SkillListEndpoint {
       }
     }
     var skills = JSONObject()
-    request.context.state.withLock { state in
+    request.context.readState { state in
       for skill in selected {
         skills[skill.tag] = .object(
           SkillMetadata.object(for: skill, library: library, state: state))

@@ -13,7 +13,7 @@ enum SkillMetadataEndpoint {
     let library = request.context.library
     let metadata: JSONObject
     if let skill = library.skill(model: model, group: group, language: language, tag: tag) {
-      metadata = request.context.state.withLock {
+      metadata = request.context.readState {
         SkillMetadata.object(for: skill, library: library, state: $0)
       }
     } else {

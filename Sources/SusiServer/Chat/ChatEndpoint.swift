@@ -57,9 +57,12 @@ enum ChatEndpoint {
       envelope["answer_time"] = .int(
         Int((answerDate.timeIntervalSince(queryDate) * 1000).rounded()))
       envelope["client_id"] = .string(request.identity.clientID)
-      state.memory.remember(
-        ConversationMemory.Cognition(date: queryDate, envelope: envelope),
-        for: memoryKey(request.identity))
+      let cognition = ConversationMemory.Cognition(date: queryDate, envelope: envelope)
+      if let store = context.store {
+        store.remember(cognition, for: memoryKey(request.identity), in: &state)
+      } else {
+        state.memory.remember(cognition, for: memoryKey(request.identity))
+      }
       return JSONReply(envelope)
     }
   }

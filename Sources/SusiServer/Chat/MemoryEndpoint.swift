@@ -19,8 +19,10 @@ enum MemoryEndpoint {
       before = date
     }
     let key = ChatEndpoint.memoryKey(request.identity)
-    let (cognitions, remaining) = request.context.state.withLock {
-      $0.memory.recall(key, limit: limit, before: before)
+    let context = request.context
+    let (cognitions, remaining) = context.readState { state in
+      context.store?.catchUpMemory(&state)
+      return state.memory.recall(key, limit: limit, before: before)
     }
     return JSONReply([
       "cognitions": .array(cognitions.map { .object($0.envelope) }),

@@ -32,6 +32,13 @@ struct ConversationMemory: Sendable {
     }
   }
 
+  /// Every cognition kept, oldest first, with its identity: remembering them in this order
+  /// rebuilds this memory.
+  var all: [(client: String, cognition: Cognition)] {
+    cognitions.flatMap { client, list in list.map { (client, $0) } }
+      .sorted { $0.cognition.date < $1.cognition.date }
+  }
+
   /// Up to `limit` cognitions older than `before` (all when nil), newest first, and how many
   /// older ones remain.
   func recall(_ client: String, limit: Int, before: Date?) -> (

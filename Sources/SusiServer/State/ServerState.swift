@@ -11,4 +11,8 @@ struct ServerState: Sendable {
   /// How often each skill answered (`usage_count`), by `Skill.serverPath`.
   var usage: [String: Int] = [:]
   var random: SeededRandom
+  /// The saved files' versions when they were last read (`StateStore.stamps`).
+  var savedStamps: [FileStamp] = []
+  /// How far the saved chat memory has been read (`StateStore.catchUpMemory`).
+  var memoryPosition = MemoryPosition()
 }

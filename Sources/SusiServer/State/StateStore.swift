@@ -1,10 +1,16 @@
 import Foundation
+import Glibc
 import SusiJSON
 
 /// Keeps accounts, tokens and ratings in JSON files under the state directory.
 ///
 /// Every file is replaced atomically and created 0600 (it holds emails, password hashes and
 /// token digests); the directory is created 0700.
+///
+/// Several processes may serve from one state directory (`susi server` and the built-in server
+/// of each running `susi`): every change is a read-modify-write under an exclusive `flock` on
+/// `state.lock` (`locked`), reading the files afresh, so no process overwrites what another saved;
+/// reads pick up what others saved when the files' identities change (`stamps`).
 struct StateStore: Sendable {
   /// Why the saved state could not be read.
   struct LoadError: Error, CustomStringConvertible, Sendable {
@@ -18,6 +24,44 @@ struct StateStore: Sendable {
   var accountsFile: URL { directory.appendingPathComponent("accounts.json") }
   var tokensFile: URL { directory.appendingPathComponent("tokens.json") }
   var ratingsFile: URL { directory.appendingPathComponent("ratings.json") }
+
+  var lockFile: URL { directory.appendingPathComponent("state.lock") }
+
+  /// What identifies the saved files' current versions: a file replaced by another process gets
+  /// a new inode, change time or size.
+  func stamps() -> [FileStamp] {
+    [accountsFile, tokensFile, ratingsFile].map { FileStamp(path: $0.path) }
+  }
+
+  /// Takes the exclusive lock on the state files (blocking: others hold it only for one
+  /// read-modify-write). Returns the descriptor to close, which releases it.
+  func lock() throws(APIError) -> Int32 {
+    let fd = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      throw APIError(
+        500, "could not lock the server state \(lockFile.path): \(String(cString: strerror(errno)))"
+      )
+    }
+    while flock(fd, LOCK_EX) != 0 {
+      guard errno == EINTR else {
+        let reason = String(cString: strerror(errno))
+        close(fd)
+        throw APIError(500, "could not lock the server state: \(reason)")
+      }
+    }
+    return fd
+  }
+
+  /// Replaces the saved parts of `state` (accounts, tokens, ratings) with what the files hold now.
+  func reload(_ state: inout ServerState) throws {
+    var fresh = ServerState(random: state.random)
+    let stamps = stamps()
+    try load(into: &fresh)
+    state.accounts = fresh.accounts
+    state.tokens = fresh.tokens
+    state.ratings = fresh.ratings
+    state.savedStamps = stamps
+  }
 
   /// Reads what a previous run saved (missing files mean "nothing yet").
   func load(into state: inout ServerState) throws {
@@ -139,5 +183,26 @@ struct StateStore: Sendable {
       throw LoadError(description: "\(path): not a date: \(text)")
     }
     return date
+  }
+}
+
+/// One version of a file: a replacement (rename over it) changes the inode, the change time or
+/// the size.
+struct FileStamp: Equatable, Sendable {
+  var inode: UInt64 = 0
+  var size: Int64 = -1
+  var changed: timespec = timespec()
+
+  init(path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return }
+    inode = UInt64(info.st_ino)
+    size = Int64(info.st_size)
+    changed = info.st_ctim
+  }
+
+  static func == (a: FileStamp, b: FileStamp) -> Bool {
+    a.inode == b.inode && a.size == b.size && a.changed.tv_sec == b.changed.tv_sec
+      && a.changed.tv_nsec == b.changed.tv_nsec
   }
 }

@@ -1,0 +1,119 @@
+import Foundation
+import Glibc
+import SusiJSON
+
+// The chat memory on disk: `memory.jsonl` in the state directory, one cognition a line
+// (`{"client":…,"date":…,"envelope":{…}}`), appended under the state files' lock so that every
+// process serving from the directory sees the others' chats. When the file has grown past twice
+// its size after the last compaction (and at least `memoryCompactionBytes`), it is rewritten
+// with only what `ConversationMemory` keeps, so it stays bounded.
+extension StateStore {
+  /// The smallest size at which the memory file is compacted.
+  static let memoryCompactionBytes = 4 << 20
+
+  var memoryFile: URL { directory.appendingPathComponent("memory.jsonl") }
+
+  /// Saves one cognition; it reaches `state.memory` through `catchUpMemory`, as the cognitions
+  /// of other processes do. When it cannot be saved it is only kept in memory.
+  func remember(
+    _ cognition: ConversationMemory.Cognition, for client: String, in state: inout ServerState
+  ) {
+    let line =
+      JSON.object([
+        "client": .string(client), "date": .string(SusiDateFormat.millis(cognition.date)),
+        "envelope": .object(cognition.envelope),
+      ]).compactBytes + [0x0A]
+    guard let lock = try? lock() else {
+      state.memory.remember(cognition, for: client)
+      return
+    }
+    defer { close(lock) }
+    let fd = open(memoryFile.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      state.memory.remember(cognition, for: client)
+      return
+    }
+    let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    var info = stat()
+    fstat(fd, &info)
+    close(fd)
+    guard written == line.count else {
+      // A short write leaves a partial line, which the next reader skips once a newline follows.
+      state.memory.remember(cognition, for: client)
+      return
+    }
+    let threshold = max(Self.memoryCompactionBytes, 2 * state.memoryPosition.compactedSize)
+    if Int(info.st_size) > threshold { compactMemory(&state) }
+  }
+
+  /// Adds to `state.memory` what was appended to the memory file since it was last read (all of
+  /// it after a compaction replaced the file).
+  func catchUpMemory(_ state: inout ServerState) {
+    let fd = open(memoryFile.path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else { return }
+    if UInt64(info.st_ino) != state.memoryPosition.inode {
+      state.memory = ConversationMemory()
+      state.memoryPosition = MemoryPosition(inode: UInt64(info.st_ino))
+    }
+    let size = Int(info.st_size)
+    var offset = state.memoryPosition.offset
+    guard size > offset else { return }
+    var bytes = [UInt8](repeating: 0, count: size - offset)
+    let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+    guard count > 0 else { return }
+    var start = 0
+    while let newline = bytes[start..<count].firstIndex(of: 0x0A) {
+      if let (client, cognition) = Self.cognition(in: bytes[start..<newline]) {
+        state.memory.remember(cognition, for: client)
+      }
+      start = newline + 1
+    }
+    offset += start
+    state.memoryPosition.offset = offset
+  }
+
+  /// Rewrites the memory file with what `state.memory` keeps. Call holding the lock.
+  private func compactMemory(_ state: inout ServerState) {
+    catchUpMemory(&state)
+    var text: [UInt8] = []
+    for (client, cognition) in state.memory.all {
+      text +=
+        JSON.object([
+          "client": .string(client), "date": .string(SusiDateFormat.millis(cognition.date)),
+          "envelope": .object(cognition.envelope),
+        ]).compactBytes + [0x0A]
+    }
+    do throws(FileError) {
+      try AtomicFile.write(text, to: memoryFile)
+    } catch {
+      return
+    }
+    var info = stat()
+    guard stat(memoryFile.path, &info) == 0 else { return }
+    state.memoryPosition = MemoryPosition(
+      inode: UInt64(info.st_ino), offset: Int(info.st_size), compactedSize: Int(info.st_size))
+  }
+
+  private static func cognition(in line: ArraySlice<UInt8>) -> (
+    String, ConversationMemory.Cognition
+  )? {
+    guard let object = (try? JSONParser.parse(Array(line)))?.object,
+      let client = object["client"]?.string,
+      let date = object["date"]?.string.flatMap(SusiDateFormat.parseMillis),
+      let envelope = object["envelope"]?.object
+    else { return nil }
+    return (client, ConversationMemory.Cognition(date: date, envelope: envelope))
+  }
+}
+
+/// How far this process has read the memory file.
+struct MemoryPosition: Sendable {
+  /// The file read (a compaction replaces it).
+  var inode: UInt64 = 0
+  var offset = 0
+  /// The file's size right after the last compaction this process did.
+  var compactedSize = 0
+}
