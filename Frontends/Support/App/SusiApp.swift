@@ -23,6 +23,10 @@ public final class SusiApp: Sendable {
   /// switch to the server the options ask for. Frontends that print every event print these.
   public var startupEvents: [PublishedEvent] { startup.withLock { $0 } }
   private let startup = Mutex<[PublishedEvent]>([])
+  /// Answers a previous run had planned and not delivered: rescheduled, delivered late or
+  /// dropped at start (`Store.resumePlannedAnswers`); frontends tell the person.
+  public var resumedPlans: [ResumedPlan] { plans.withLock { $0 } }
+  private let plans = Mutex<[ResumedPlan]>([])
 
   private init(
     store: Store, options: CommonOptions, embedded: EmbeddedServer?, warnings: [String],
@@ -101,7 +105,11 @@ public final class SusiApp: Sendable {
       store: store, options: options, embedded: embedded, warnings: warnings,
       resumedEvents: recovered.lastSeq)
     do {
-      var logged = try await store.closeInterruptedRequests()
+      let resumed = try await store.resumePlannedAnswers()
+      app.plans.withLock { $0 = resumed.plans }
+      var logged = resumed.logged
+      logged += try await store.closeInterruptedRequests(
+        keeping: Set(resumed.plans.filter { $0.fate != .dropped }.map(\.seq)))
       let wanted = options.server ?? State.embeddedServer
       if await store.state.server != wanted {
         logged += try await app.sendAndWait(

@@ -17,17 +17,21 @@ public final class IntentClient: Sendable {
     var open: Set<Int> = []
     /// Requests being waited for right now, for Ctrl-C.
     var waiting: Set<Int> = []
+    /// Intents being sent by `perform`.
+    var sending = 0
     /// The seq of the last event the follower has handled.
     var lastSeen = 0
     var seenWaiters: [(seq: Int, continuation: CheckedContinuation<Void, Never>)] = []
     var finished = false
   }
 
-  /// Starts following `store`; intents sent through `perform` carry `origin`.
-  public init(store: Store, origin: String = "cli") async {
+  /// Starts following `store` after the event `after` (default: its last); intents sent
+  /// through `perform` carry `origin`.
+  public init(store: Store, origin: String = "cli", after: Int? = nil) async {
     self.store = store
     self.origin = origin
-    let start = await store.lastSeq
+    var start = await store.lastSeq
+    if let after { start = min(after, start) }
     shared.withLock { $0.lastSeen = start }
     let events = store.events(after: start)
     Task { [weak self] in
@@ -52,9 +56,25 @@ public final class IntentClient: Sendable {
   /// Sends `action` and waits for its first result. Returns the intent's seq and the result
   /// (nil when the store closed first, or the action asks for no result).
   public func perform(_ action: Action) async throws(StoreError) -> (seq: Int, result: Event?) {
-    let published = try await store.send(action, origin: origin)
+    // Counted from before the send, so that a Ctrl-C that comes while the intent is being
+    // logged (its request may already be on the way) waits for its seq instead of missing it.
+    shared.withLock { $0.sending += 1 }
+    let published: PublishedEvent
+    do {
+      published = try await store.send(action, origin: origin)
+    } catch {
+      shared.withLock { $0.sending -= 1 }
+      throw error
+    }
+    shared.withLock {
+      $0.sending -= 1
+      $0.waiting.insert(published.seq)
+    }
     return (published.seq, await result(for: published.seq))
   }
+
+  /// True while an intent is being sent and its seq is not among `waitingFor` yet.
+  public var isSending: Bool { shared.withLock { $0.sending > 0 } }
 
   /// Waits for the first result caused by the intent `seq`.
   public func result(for seq: Int) async -> Event? {

@@ -112,15 +112,17 @@ import Testing
 
     init(
       lines: [String] = [], hold: Bool = false, mode: TextSession.Mode = .shell,
-      passwordFile: String? = nil, recovered: Recovered = Recovered()
+      passwordFile: String? = nil, recovered: Recovered = Recovered(), wait: Bool = false
     ) async {
       store = Store(sink: sink, runner: runner, clock: TextFixedClock(), recovered: recovered)
       self.lines = TextScriptedLines(lines, hold: hold)
       let terminated = self.terminated
-      let context = TextContext(
+      var context = TextContext(
         logPath: "events.jsonl", embeddedServerURL: "http://127.0.0.1:4000",
         passwordFile: passwordFile,
         terminate: { code in terminated.codes.withLock { $0.append(code) } })
+      context.now = { TextFixedClock().now() }
+      context.waitForPlanned = wait
       session = await TextSession(
         store: store, console: capture.console(), input: self.lines, context: context, mode: mode)
     }
@@ -259,15 +261,37 @@ import Testing
     #expect(!h.runner.effects.contains { if case .login = $0 { true } else { false } })
   }
 
-  @Test func pipedChatAnswersEachLineAndWaitsForPlannedAnswers() async {
+  @Test func pipedChatAnswersEachLineAndSaysWhenAPlannedAnswerIsDue() async {
     let h = await Harness(lines: ["hello", "later", "/skills Knowledge"], mode: .chat)
     #expect(await h.session.chat() == 0)
     #expect(h.capture.output.hasPrefix("Hi! I'm SUSI\nnow\n"))
-    #expect(h.capture.output.contains("later!\n"))
     #expect(h.capture.output.contains("Knowledge (1)\n  Science joke  Nerdy jokes\n"))
+    #expect(
+      h.capture.error
+        == "SUSI planned another answer, due at 10:00 UTC (now). It stays pending: the next "
+        + "susi run after that time shows it, or wait for it with --wait.\n")
   }
 
-  @Test func plannedAnswersOfAnEarlierRunAreNotWaitedFor() async {
+  @Test func pipedChatWithWaitWaitsForPlannedAnswers() async {
+    let h = await Harness(lines: ["later"], mode: .chat, wait: true)
+    #expect(await h.session.chat() == 0)
+    #expect(h.capture.output == "now\nlater!\n")
+    #expect(h.capture.error.contains("waiting for it"))
+  }
+
+  @Test func askSaysWhenItsPlannedAnswerIsDueInTheLocalZone() async {
+    let h = await Harness()
+    var renderer = TextRenderer()
+    renderer.timeZone = TimeZone(identifier: "Asia/Kolkata")!
+    #expect(
+      renderer.dueText(
+        Timestamp(milliseconds: 1_795_255_200_000 + 1_800_000), now: TextFixedClock().now())
+        == "at 16:00 (in 30 min 00 s)")
+    #expect(await h.session.run(.ask("later")) == .ok)
+    #expect(h.capture.error.hasPrefix("SUSI planned another answer, due at 10:00 UTC"))
+  }
+
+  @Test func plannedAnswersOfAnEarlierRunWithoutADueTimeAreNotWaitedFor() async {
     var state = State()
     state.inFlight[1] = InFlightRequest(type: "plannedAnswer", since: TextFixedClock().now())
     let h = await Harness(
