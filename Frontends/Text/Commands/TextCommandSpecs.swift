@@ -48,7 +48,9 @@ public enum TextCommandSpecs {
       With no --server, the built-in server answers, so this works offline. Restarting with the
       same --log resumes the session. Ctrl-C cancels a request; pressed twice it quits.
       When stdin is not a terminal, each line is handled in turn and susi exits at the end of
-      the input (exit code 1 when any line failed).
+      the input (exit code 1 when any line failed). Answers planned for later (reminders) are
+      shown as they arrive; when the chat ends they stay pending for the next start, unless
+      --wait waits for them.
       """,
     examples: [
       "susi", "echo 'flip a coin' | susi chat", "printf '/groups\\n/skills Knowledge\\n' | susi",

@@ -10,7 +10,14 @@ public final class IntentClient: Sendable {
   public let origin: String
   public let store: Store
   private let shared = Mutex(Shared())
-  private let otherHandler = Mutex<(@Sendable (PublishedEvent) -> Void)?>(nil)
+  /// Where other events go; until it is set, they are held (the follower may catch up on events
+  /// logged before this client existed, such as planned answers delivered at start).
+  private let others = Mutex<Others>(Others())
+
+  private struct Others {
+    var handler: (@Sendable (PublishedEvent) -> Void)?
+    var held: [PublishedEvent] = []
+  }
 
   private struct Shared {
     /// Our intents whose first result has not been seen by the follower.
@@ -50,7 +57,12 @@ public final class IntentClient: Sendable {
   /// Sets what happens to every event that is not the first result of an intent sent here.
   /// The handler runs on the follower, in log order; it must not wait for this client.
   public func onOther(_ handler: @escaping @Sendable (PublishedEvent) -> Void) {
-    otherHandler.withLock { $0 = handler }
+    // Under the lock, so that held events go out before any the follower routes next.
+    others.withLock { o in
+      for event in o.held { handler(event) }
+      o.held = []
+      o.handler = handler
+    }
   }
 
   /// Sends `action` and waits for its first result. Returns the intent's seq and the result
@@ -112,7 +124,11 @@ public final class IntentClient: Sendable {
       }
       return s.open.remove(cause) == nil
     }
-    if other, let handler = otherHandler.withLock({ $0 }) { handler(published) }
+    if other {
+      others.withLock { o in
+        if let handler = o.handler { handler(published) } else { o.held.append(published) }
+      }
+    }
     let reached = shared.withLock { s in
       s.lastSeen = published.seq
       let due = s.seenWaiters.filter { $0.seq <= s.lastSeen }

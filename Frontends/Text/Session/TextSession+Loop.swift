@@ -125,6 +125,12 @@ extension TextSession {
       restorePrompt()
       return
     }
+    if countdown != nil {
+      await stopCountdown()
+      console.writeError(
+        console.errorStyle.dim(
+          "Stopped waiting; planned answers stay pending for the next susi run.") + "\n")
+    }
     await context.terminate(130)
   }
 }

@@ -53,6 +53,35 @@ struct OneShotBinaryTests {
     #expect(!log.contains(#""kind":"interrupted""#))
   }
 
+  @Test func aReminderDueWhileSusiWasNotRunningIsShownByTheNextRun() async throws {
+    defer { try? FileManager.default.removeItem(atPath: folder.path) }
+    let asked = try await run(["ask", "set a timer for 1 seconds"])
+    #expect(asked.status == 0, "stderr: \(asked.stderr)")
+    #expect(!asked.stdout.contains("timer is done"))
+    // Runs before the timer is due reschedule it and leave; the run it comes due in shows it:
+    // marked late, before the command's own output, when it came due before that run started.
+    // Each run is a real start; the deadline only keeps a broken build from looping forever.
+    var shown: TextBinary.Run?
+    for _ in 0..<300 where shown == nil {
+      let next = try await run(["groups"])
+      #expect(next.status == 0, "stderr: \(next.stderr)")
+      if next.stdout.contains("timer is done") { shown = next }
+    }
+    let run = try #require(shown)
+    #expect(run.stdout.components(separatedBy: "Your 1 second timer is done.").count == 2)
+    if run.stderr.contains("here it is, late") {
+      #expect(
+        run.stderr.hasPrefix("A planned answer to \"set a timer for 1 seconds\" was due at "),
+        "\(run.stderr)")
+      #expect(
+        run.stdout.hasPrefix("Your 1 second timer is done.\nArt and Beauty\n"), "\(run.stdout)")
+    }
+    let after = try await self.run(["groups", "--json"])
+    #expect(try JSONParser.parse(after.stdout)["pending"] == [])
+    #expect(!after.stdout.contains("timer is done"))
+    #expect(!log.contains(#""kind":"interrupted""#))
+  }
+
   @Test func waitWaitsForThePlannedAnswerWithACountdownOnATerminalOnly() async throws {
     defer { try? FileManager.default.removeItem(atPath: folder.path) }
     let timer = ["ask", "--wait", "set a timer for 1 seconds"]
