@@ -171,14 +171,14 @@ public enum TextFrontend {
       store: backend.store, console: console, input: input, context: context, mode: mode,
       lineReader: lineReader)
     relay.attach(session)
-    let recorder = json ? CommandRecord() : nil
-    var observing: Int?
-    if let recorder { observing = await backend.store.observe { recorder.add($0) } }
     await session.announceResumedPlans()
     if backend.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
       // Shown before the command's own output, not somewhere in the middle of it.
       await session.finishBackgroundWork()
     }
+    let recorder = json ? CommandRecord() : nil
+    var observing: Int?
+    if let recorder { observing = await backend.store.observe { recorder.add($0) } }
     let code = await body(session)
     if let recorder, let observing {
       await backend.store.stopObserving(observing)
