@@ -91,7 +91,8 @@ public final class JSONLinesSession: Sendable {
     summary.stopped = stopRequested.load(ordering: .relaxed)
 
     if options.waitForEffects {
-      summary.drained = await store.drain(timeout: options.drainTimeout)
+      // What this run asked for; planned answers of earlier runs are not this run's to wait for.
+      summary.drained = await store.drain(timeout: options.drainTimeout, owedFrom: firstSeq + 1)
       if !summary.drained {
         diagnostics(
           "requests still in flight after \(options.drainTimeout) s (--drain-timeout); not waiting any longer"

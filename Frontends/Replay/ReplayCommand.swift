@@ -49,7 +49,10 @@ public enum ReplayCommand {
         help: "start from the newest snapshot beside the log, as a start of susi does"),
       OptionSpec("--no-snapshot", help: "read the whole log (the default)"),
     ],
-    arguments: 0...1)
+    arguments: 0...1
+  )
+  // It only reads a log: no server, no web, no writes.
+  .refusing(["--server", "--websearch-url", "--fsync", "--allow-private-targets"])
 
   public static let command = Command(spec) { invocation in await run(invocation) }
 

@@ -77,9 +77,12 @@ public struct InFlightRequest: Equatable, Sendable {
   /// What it is about, for display and for superseding: a newer request with the same key
   /// cancels the older one (`loadSkills:Knowledge`).
   public var key: String?
-  public init(type: String, since: Timestamp, key: String? = nil) {
+  /// When a planned answer is due (its delay counted from `since`); nil for other requests.
+  public var due: Timestamp?
+  public init(type: String, since: Timestamp, key: String? = nil, due: Timestamp? = nil) {
     self.type = type
     self.since = since
     self.key = key
+    self.due = due
   }
 }

@@ -14,9 +14,9 @@ public actor Store {
   public var state: State { book.state }
   /// The seq of the last event (0 for an empty log).
   public var lastSeq: Int { book.lastSeq }
-  private let sink: any EventSink
-  private let runner: any EffectsRunner
-  private let clock: any WallClock
+  let sink: any EventSink
+  let runner: any EffectsRunner
+  let clock: any WallClock
   /// What readers follow: every event is published here as it is logged.
   public nonisolated let feed: EventFeed
   private var observers: [Int: @Sendable (PublishedEvent) -> Void] = [:]
@@ -100,7 +100,7 @@ public actor Store {
     }
   }
 
-  private func apply(
+  func apply(
     _ action: Action, origin: String, cause: Int?, id: JSON?, idempotencyKey: String?
   ) throws(StoreError) -> PublishedEvent {
     if let failure { throw failure }
@@ -203,11 +203,15 @@ public actor Store {
 
   /// Closes requests that were in flight when the previous run stopped: each gets
   /// `requestFailed {kind: "interrupted"}` (origin `store`). Nothing is re-sent, because a
-  /// request whose outcome is unknown must not be repeated blindly. Call once, after recovery.
+  /// request whose outcome is unknown must not be repeated blindly. Call once, after recovery
+  /// (and after `resumePlannedAnswers`, whose answers are `keeping`).
   @discardableResult
-  public func closeInterruptedRequests() throws(StoreError) -> [PublishedEvent] {
+  public func closeInterruptedRequests(keeping: Set<Int> = []) throws(StoreError)
+    -> [PublishedEvent]
+  {
     var closed: [PublishedEvent] = []
-    for (seq, request) in state.inFlight.sorted(by: { $0.key < $1.key }) {
+    for (seq, request) in state.inFlight.sorted(by: { $0.key < $1.key })
+    where !keeping.contains(seq) {
       let error = RequestError(
         kind: "interrupted",
         message:

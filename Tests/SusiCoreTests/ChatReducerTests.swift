@@ -179,7 +179,9 @@ import Testing
         $0.transcript = [
           ChatEntry(seq: 1, at: t1, speaker: .susi, query: "timer", answers: first, skill: skill)
         ]
-        $0.inFlight = [1: InFlightRequest(type: "plannedAnswer", since: t1)]
+        $0.inFlight = [
+          1: InFlightRequest(type: "plannedAnswer", since: t1, due: t1.adding(milliseconds: 2000))
+        ]
       },
       effects: [
         .deliverLater(
@@ -200,7 +202,9 @@ import Testing
       {
         $0.transcript.append(
           ChatEntry(seq: 2, at: t2, speaker: .susi, query: "timer", answers: second, skill: skill))
-        $0.inFlight = [2: InFlightRequest(type: "plannedAnswer", since: t2)]
+        $0.inFlight = [
+          2: InFlightRequest(type: "plannedAnswer", since: t2, due: t2.adding(milliseconds: 3000))
+        ]
       },
       effects: [
         .deliverLater(
@@ -234,7 +238,8 @@ import Testing
       cause: nil,
       {
         $0.transcript = [ChatEntry(seq: 1, at: at, speaker: .susi, query: "q")]
-        $0.inFlight[1] = InFlightRequest(type: "plannedAnswer", since: at)
+        $0.inFlight[1] = InFlightRequest(
+          type: "plannedAnswer", since: at, due: at.adding(milliseconds: 0))
       },
       effects: [
         .deliverLater(
@@ -263,7 +268,8 @@ import Testing
         $0.transcript = [
           ChatEntry(seq: 1, at: at, speaker: .susi, query: "q", answers: [Fixture.answer("now")])
         ]
-        $0.inFlight[1] = InFlightRequest(type: "plannedAnswer", since: at)
+        $0.inFlight[1] = InFlightRequest(
+          type: "plannedAnswer", since: at, due: at.adding(milliseconds: 10))
       },
       effects: [
         .logout(server: "embedded", reason: Self.anonymousReason),
@@ -282,7 +288,8 @@ import Testing
       cause: nil,
       {
         $0.transcript = [ChatEntry(seq: 1, at: at, speaker: .susi, query: "q")]
-        $0.inFlight[1] = InFlightRequest(type: "plannedAnswer", since: at)
+        $0.inFlight[1] = InFlightRequest(
+          type: "plannedAnswer", since: at, due: at.adding(milliseconds: 60_000))
       },
       effects: [.deliverLater(delayMilliseconds: 60_000, message: .init(query: "q", answers: []))])
     t.send(.cancelRequest(.init(seq: seq)), effects: [.cancel(seq: seq)])

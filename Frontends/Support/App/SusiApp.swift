@@ -23,6 +23,10 @@ public final class SusiApp: Sendable {
   /// switch to the server the options ask for. Frontends that print every event print these.
   public var startupEvents: [PublishedEvent] { startup.withLock { $0 } }
   private let startup = Mutex<[PublishedEvent]>([])
+  /// Answers a previous run had planned and not delivered: rescheduled, delivered late or
+  /// dropped at start (`Store.resumePlannedAnswers`); frontends tell the person.
+  public var resumedPlans: [ResumedPlan] { plans.withLock { $0 } }
+  private let plans = Mutex<[ResumedPlan]>([])
 
   private init(
     store: Store, options: CommonOptions, embedded: EmbeddedServer?, warnings: [String],
@@ -107,8 +111,16 @@ public final class SusiApp: Sendable {
       store: store, options: options, embedded: embedded, warnings: warnings,
       resumedEvents: recovered.lastSeq)
     do {
-      // Requests in flight belong to a live process unless this one was alone on the log.
-      var logged = opened.alone ? try await store.closeInterruptedRequests() : []
+      // Requests in flight and planned answers belong to a live process unless this one was
+      // alone on the log: only then are they resumed or closed here.
+      var logged: [PublishedEvent] = []
+      if opened.alone {
+        let resumed = try await store.resumePlannedAnswers()
+        app.plans.withLock { $0 = resumed.plans }
+        logged = resumed.logged
+        logged += try await store.closeInterruptedRequests(
+          keeping: Set(resumed.plans.filter { $0.fate != .dropped }.map(\.seq)))
+      }
       await store.followOtherWriters(every: followInterval)
       let wanted = options.server ?? State.embeddedServer
       if await store.state.server != wanted {

@@ -57,6 +57,13 @@ public struct CommandSpec: Sendable {
     self.arguments = arguments
     self.hidden = hidden
   }
+
+  /// This command, refusing the common `options` (it has no use for them).
+  public func refusing(_ options: [String]) -> CommandSpec {
+    var spec = self
+    spec.unusedCommonOptions += options
+    return spec
+  }
 }
 
 /// Exit codes (BSD sysexits where one fits).

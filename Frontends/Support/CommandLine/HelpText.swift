@@ -46,8 +46,8 @@ public enum HelpText {
       out += "\nOptions:\n"
       out += optionLines(command.options)
     }
-    out += "\nOptions for every command:\n"
-    out += optionLines(common)
+    out += "\nCommon options:\n"
+    out += optionLines(common.filter { !command.unusedCommonOptions.contains($0.name) })
     return out
   }
 

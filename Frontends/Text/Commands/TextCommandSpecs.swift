@@ -10,6 +10,35 @@ public enum TextCommandSpecs {
       "read the password from the first line of FILE (otherwise it is asked for without echo, or read from stdin)"
   )
 
+  static let wait = OptionSpec(
+    "--wait",
+    help:
+      "wait for answers planned for later (reminders), with a countdown on a terminal; without it they stay pending for the next start"
+  )
+  static let json = OptionSpec(
+    "--json",
+    help: "print what the command logged as one JSON object instead of text (shape in README)")
+  static let utc = OptionSpec("--utc", help: "show times in UTC (TZ=UTC does too)")
+
+  /// `spec` as susi offers it: with the options every text command shares (`--utc`; `--json`
+  /// for one-shot commands; `--wait` where answers are asked for), and refusing the common
+  /// options it has no use for.
+  static func complete(_ spec: CommandSpec) -> CommandSpec {
+    var spec = spec
+    if spec.name == "chat" || spec.name == "ask" { spec.options.append(wait) }
+    if spec.name != "chat" { spec.options.append(json) }
+    spec.options.append(utc)
+    // Only answers and searches reach the web search; only they, previews and skill pages
+    // fetch pages or images from addresses the server gave.
+    if !["chat", "ask", "search"].contains(spec.name) {
+      spec.unusedCommonOptions.append("--websearch-url")
+    }
+    if !["chat", "ask", "search", "preview", "skill"].contains(spec.name) {
+      spec.unusedCommonOptions.append("--allow-private-targets")
+    }
+    return spec
+  }
+
   public static let chat = CommandSpec(
     name: "chat",
     summary: "chat with SUSI; /commands browse skills, rate, change settings (the default)",
@@ -19,7 +48,9 @@ public enum TextCommandSpecs {
       With no --server, the built-in server answers, so this works offline. Restarting with the
       same --log resumes the session. Ctrl-C cancels a request; pressed twice it quits.
       When stdin is not a terminal, each line is handled in turn and susi exits at the end of
-      the input (exit code 1 when any line failed).
+      the input (exit code 1 when any line failed). Answers planned for later (reminders) are
+      shown as they arrive; when the chat ends they stay pending for the next start, unless
+      --wait waits for them.
       """,
     examples: [
       "susi", "echo 'flip a coin' | susi chat", "printf '/groups\\n/skills Knowledge\\n' | susi",
@@ -28,9 +59,14 @@ public enum TextCommandSpecs {
 
   public static let ask = CommandSpec(
     name: "ask", summary: "ask SUSI one question and print the answer", usage: "ask TEXT...",
-    discussion:
-      "Answers planned for later (plan_delay) are waited for and printed when they arrive.",
-    examples: ["susi ask what is the capital of france", "susi ask \"flip a coin\""],
+    discussion: """
+      Answers SUSI plans for later (reminders) are not waited for: susi says when each is due
+      and exits; the next susi run after that time shows it. --wait waits for them instead.
+      """,
+    examples: [
+      "susi ask what is the capital of france", "susi ask \"flip a coin\"",
+      "susi ask --wait \"remind me to drink water\"",
+    ],
     arguments: 1...1000)
 
   public static let groups = CommandSpec(
@@ -51,7 +87,7 @@ public enum TextCommandSpecs {
       NAME is the skill's name or tag, ignoring case; GROUP/NAME picks one of several skills with
       the same name. Unknown names are looked up once more after loading every skill.
       """,
-    examples: ["susi skill \"Flip a coin\"", "susi skill Knowledge/joke"], arguments: 1...100)
+    examples: ["susi skill \"Flip a coin\"", "susi skill Knowledge/Capitals"], arguments: 1...100)
 
   public static let rate = CommandSpec(
     name: "rate", summary: "rate a skill from 1 to 5 stars (needs a login)",

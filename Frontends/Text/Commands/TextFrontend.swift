@@ -18,15 +18,18 @@ public struct TextBackend: Sendable {
   public var resumedEvents: Int
   /// Stops the runner and the built-in server and closes the log.
   public var close: @Sendable () async -> Void
+  /// Planned answers of an earlier run that start-up rescheduled, delivered late or dropped.
+  public var resumedPlans: [ResumedPlan]
 
   public init(
     store: Store, logPath: String, embeddedServerURL: String?, resumedEvents: Int,
-    close: @escaping @Sendable () async -> Void
+    resumedPlans: [ResumedPlan] = [], close: @escaping @Sendable () async -> Void
   ) {
     self.store = store
     self.logPath = logPath
     self.embeddedServerURL = embeddedServerURL
     self.resumedEvents = resumedEvents
+    self.resumedPlans = resumedPlans
     self.close = close
   }
 }
@@ -62,7 +65,8 @@ public enum TextFrontend {
         TextBackend(
           store: app.store, logPath: app.options.log,
           embeddedServerURL: app.embedded?.baseURLString,
-          resumedEvents: app.resumedEvents, close: { await app.stop() }))
+          resumedEvents: app.resumedEvents, resumedPlans: app.resumedPlans,
+          close: { await app.stop() }))
     } catch {
       return .failure(TextBackendError(error.message, exitCode: error.exitCode))
     }
@@ -71,7 +75,7 @@ public enum TextFrontend {
   /// Every text command, in the order `susi --help` lists them.
   public static func commands(open: @escaping TextBackendOpener) -> [Command] {
     var commands = [
-      Command(TextCommandSpecs.chat) { invocation in
+      Command(TextCommandSpecs.complete(TextCommandSpecs.chat)) { invocation in
         await withSession(invocation, mode: .chat, open: open) { session in await session.chat() }
       }
     ]
@@ -84,7 +88,7 @@ public enum TextFrontend {
       TextCommandSpecs.preview,
       TextCommandSpecs.history,
     ]
-    for spec in oneShots {
+    for spec in oneShots.map(TextCommandSpecs.complete) {
       commands.append(Command(spec) { invocation in await oneShot(spec, invocation, open: open) })
     }
     return commands
@@ -100,7 +104,8 @@ public enum TextFrontend {
       StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
       return ExitCode.usage
     }
-    return await withSession(invocation, mode: .shell, open: open) { session in
+    return await withSession(invocation, mode: .shell, command: spec.name, open: open) {
+      session in
       let outcome = await session.run(command)
       if outcome == .ok { await session.finishBackgroundWork() }
       return outcome.exitCode
@@ -109,11 +114,14 @@ public enum TextFrontend {
 
   /// Starts susi, runs `body` on a session with Ctrl-C handled, and shuts down in order.
   static func withSession(
-    _ invocation: Invocation, mode: TextSession.Mode, open: TextBackendOpener,
+    _ invocation: Invocation, mode: TextSession.Mode, command: String = "chat",
+    open: TextBackendOpener,
     _ body: (TextSession) async -> Int32
   ) async -> Int32 {
     StandardStream.ignoreBrokenPipes()
-    let console = TextConsole.standard(environment: invocation.environment)
+    let json = invocation.parsed.has("--json")
+    let console = TextConsole.standard(
+      environment: invocation.environment, utc: invocation.parsed.has("--utc"), quiet: json)
     // Ctrl-C is handled from the start, so it never ends the process while the log is written
     // (start-up writes too); until the session exists it only asks to stop once started.
     let relay = InterruptRelay()
@@ -131,7 +139,7 @@ public enum TextFrontend {
       return ExitCode.interrupted
     }
     let leaving = Atomic<Bool>(false)
-    let context = TextContext(
+    var context = TextContext(
       logPath: backend.logPath, embeddedServerURL: backend.embeddedServerURL,
       resumedEvents: backend.resumedEvents,
       passwordFile: invocation.parsed.value("--password-file"),
@@ -143,6 +151,12 @@ public enum TextFrontend {
         await withTimeLimit(seconds: 3) { await backend.close() }
         exit(code)
       })
+    context.waitForPlanned = invocation.parsed.has("--wait")
+    context.resumedPlans = backend.resumedPlans
+    if backend.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
+      // Planned answers delivered late may be logged before the session follows the log.
+      context.followFrom = backend.resumedEvents
+    }
     let input = StandardInput()
     var lineReader: TerminalLineReader?
     if mode == .chat && TerminalLineReader.isUsable(environment: invocation.environment) {
@@ -157,7 +171,21 @@ public enum TextFrontend {
       store: backend.store, console: console, input: input, context: context, mode: mode,
       lineReader: lineReader)
     relay.attach(session)
+    await session.announceResumedPlans()
+    if backend.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
+      // Shown before the command's own output, not somewhere in the middle of it.
+      await session.finishBackgroundWork()
+    }
+    let recorder = json ? CommandRecord() : nil
+    var observing: Int?
+    if let recorder { observing = await backend.store.observe { recorder.add($0) } }
     let code = await body(session)
+    if let recorder, let observing {
+      await backend.store.stopObserving(observing)
+      let pending = PendingAnswer.all(in: await backend.store.state.inFlight)
+      StandardStream.output.write(
+        recorder.json(command: command, exitCode: code, pending: pending) + "\n")
+    }
     TerminalEcho.restore()
     TerminalRawMode.restore()
     if !leaving.exchange(true, ordering: .sequentiallyConsistent) { await backend.close() }

@@ -1,12 +1,83 @@
+import Foundation
 import SusiCore
 
-/// Dates for people: UTC, to the minute (`2026-11-21 10:00 UTC`). The log's RFC 3339 text is
+/// Dates for people, to the minute, in the renderer's time zone: the local one unless `--utc`
+/// or `TZ=UTC` (`2026-11-21 10:00 UTC`, `2026-11-21 11:00 +01:00`). The log's RFC 3339 text is
 /// exact but hard to scan.
 enum DateText {
-  static func minutes(_ moment: Timestamp, seconds: Bool = false) -> String {
-    let text = moment.rfc3339  // yyyy-MM-ddTHH:mm:ss.SSSZ
+  static func minutes(_ moment: Timestamp, zone: TimeZone, seconds: Bool = false) -> String {
+    let (text, suffix) = local(moment, zone: zone)
     let date = text.prefix(10)
     let time = text.dropFirst(11).prefix(seconds ? 8 : 5)
-    return "\(date) \(time) UTC"
+    return "\(date) \(time) \(suffix)"
+  }
+
+  /// The time of day alone when `moment` falls on the same day as `now`, else with its date.
+  static func clock(_ moment: Timestamp, now: Timestamp, zone: TimeZone) -> String {
+    let (text, suffix) = local(moment, zone: zone)
+    let today = local(now, zone: zone).text.prefix(10)
+    let time = text.dropFirst(11).prefix(5)
+    let day = text.prefix(10) == today ? "" : "\(text.prefix(10)) "
+    // Local times go without their offset; UTC says so.
+    return "\(day)\(time)" + (suffix == "UTC" ? " UTC" : "")
+  }
+
+  /// How far `moment` is from `now`, roughly: `in 30 min`, `2 h ago`, `in 3 days`.
+  static func relative(_ moment: Timestamp, now: Timestamp) -> String {
+    let seconds = (moment.milliseconds - now.milliseconds) / 1000
+    let size = abs(seconds)
+    let amount: String
+    switch size {
+    case ..<60: amount = "\(size) s"
+    case ..<3600: amount = "\(size / 60) min \(size % 60 < 10 ? "0" : "")\(size % 60) s"
+    case ..<(48 * 3600): amount = "\(size / 3600) h \(size % 3600 / 60) min"
+    default: amount = "\(size / 86400) days"
+    }
+    if size < 1 { return "now" }
+    return seconds > 0 ? "in \(amount)" : "\(amount) ago"
+  }
+
+  /// The RFC 3339 text of `moment` shifted into `zone`, and the zone's name for it (`UTC`, or
+  /// its offset such as `+01:00`).
+  private static func local(_ moment: Timestamp, zone: TimeZone) -> (text: String, suffix: String) {
+    let offset = zone.secondsFromGMT(
+      for: Date(timeIntervalSince1970: Double(moment.milliseconds) / 1000))
+    let shifted = moment.adding(milliseconds: Int64(offset) * 1000).rfc3339
+    if offset == 0 && isUTC(zone) { return (shifted, "UTC") }
+    let sign = offset < 0 ? "-" : "+"
+    let minutes = abs(offset) / 60
+    let hours = minutes / 60
+    return (
+      shifted,
+      "\(sign)\(hours < 10 ? "0" : "")\(hours):\(minutes % 60 < 10 ? "0" : "")\(minutes % 60)"
+    )
+  }
+
+  static func isUTC(_ zone: TimeZone) -> Bool {
+    ["UTC", "GMT", "Etc/UTC", "Etc/GMT", "UCT", "Zulu", "Etc/Zulu", "Universal"].contains(
+      zone.identifier)
+  }
+
+  /// The zone to show times in: UTC with `--utc`, else `TZ` when it names a zone, else the
+  /// machine's own.
+  static func zone(utc: Bool, environment: [String: String]) -> TimeZone {
+    if utc { return TimeZone(identifier: "UTC")! }
+    if var name = environment["TZ"], !name.isEmpty {
+      if name.hasPrefix(":") { name.removeFirst() }
+      if let zone = TimeZone(identifier: name) { return zone }
+    }
+    return TimeZone.current
+  }
+}
+
+extension TextRenderer {
+  /// When something is due: `at 14:35 (in 29 min 58 s)`.
+  func dueText(_ due: Timestamp, now: Timestamp) -> String {
+    "at \(DateText.clock(due, now: now, zone: timeZone)) (\(DateText.relative(due, now: now)))"
+  }
+
+  /// A date to the minute in this renderer's time zone.
+  func dateText(_ moment: Timestamp, seconds: Bool = false) -> String {
+    DateText.minutes(moment, zone: timeZone, seconds: seconds)
   }
 }

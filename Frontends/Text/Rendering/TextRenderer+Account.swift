@@ -22,7 +22,7 @@ extension TextRenderer {
   public func history(_ entries: [HistoryEntry]) -> String {
     var blocks: [String] = []
     for entry in entries.reversed() {
-      let date = entry.queryDate.map { style.dim(DateText.minutes($0)) + "  " } ?? ""
+      let date = entry.queryDate.map { style.dim(dateText($0)) + "  " } ?? ""
       let answer = entry.answers.isEmpty ? notice("no answer") : self.answer(entry.answers)
       blocks.append(date + style.bold("> " + entry.query.singleLine) + "\n" + answer)
     }

@@ -36,7 +36,7 @@ extension TextRenderer {
     case .imageShow(let url):
       return "Image: " + style.cyan(url.singleLine)
     case .timerSet(let time):
-      return notice("timer set for \(Self.timerText(time))")
+      return notice("timer set for \(timerText(time))")
     case .control(let control):
       return notice(control.rawValue.replacingUnderscores)
     case .unknown(let type, _):
@@ -117,12 +117,13 @@ extension TextRenderer {
     return Self.join(lines)
   }
 
-  /// A timer's time: unix seconds (or milliseconds) as a UTC date-time, anything else as given.
-  static func timerText(_ time: String) -> String {
+  /// A timer's time: unix seconds (or milliseconds) as a date-time in the renderer's zone,
+  /// anything else as given.
+  func timerText(_ time: String) -> String {
     let text = time.singleLine
     guard let number = Int64(text), number >= 0, number < 100_000_000_000_000 else { return text }
     let milliseconds = number >= 100_000_000_000 ? number : number * 1000
-    return DateText.minutes(Timestamp(milliseconds: milliseconds), seconds: true)
+    return dateText(Timestamp(milliseconds: milliseconds), seconds: true)
   }
 }
 

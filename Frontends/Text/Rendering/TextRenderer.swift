@@ -1,3 +1,4 @@
+import Foundation
 import SusiFrontendSupport
 
 /// Turns susi's values into text for a person: pure functions from values to lines, so every
@@ -9,13 +10,19 @@ public struct TextRenderer: Sendable {
   public var width: Int
   public var glyphs: Glyphs
   public var style: TerminalStyle
+  /// The zone dates are shown in (UTC unless the frontend picks the local one).
+  public var timeZone: TimeZone
+  /// The width used when nothing limits the output (a pipe without `COLUMNS`): lines are not cut.
+  public static let unlimitedWidth = 100_000
 
   public init(
-    width: Int = 80, glyphs: Glyphs = .utf8, style: TerminalStyle = TerminalStyle(colors: false)
+    width: Int = 80, glyphs: Glyphs = .utf8, style: TerminalStyle = TerminalStyle(colors: false),
+    timeZone: TimeZone = TimeZone(identifier: "UTC")!
   ) {
     self.width = max(width, 20)
     self.glyphs = glyphs
     self.style = style
+    self.timeZone = timeZone
   }
 
   /// `text` cut to fit `columns` (default: the full width) with this renderer's ellipsis.

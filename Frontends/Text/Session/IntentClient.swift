@@ -10,24 +10,35 @@ public final class IntentClient: Sendable {
   public let origin: String
   public let store: Store
   private let shared = Mutex(Shared())
-  private let otherHandler = Mutex<(@Sendable (PublishedEvent) -> Void)?>(nil)
+  /// Where other events go; until it is set, they are held (the follower may catch up on events
+  /// logged before this client existed, such as planned answers delivered at start).
+  private let others = Mutex<Others>(Others())
+
+  private struct Others {
+    var handler: (@Sendable (PublishedEvent) -> Void)?
+    var held: [PublishedEvent] = []
+  }
 
   private struct Shared {
     /// Our intents whose first result has not been seen by the follower.
     var open: Set<Int> = []
     /// Requests being waited for right now, for Ctrl-C.
     var waiting: Set<Int> = []
+    /// Intents being sent by `perform`.
+    var sending = 0
     /// The seq of the last event the follower has handled.
     var lastSeen = 0
     var seenWaiters: [(seq: Int, continuation: CheckedContinuation<Void, Never>)] = []
     var finished = false
   }
 
-  /// Starts following `store`; intents sent through `perform` carry `origin`.
-  public init(store: Store, origin: String = "cli") async {
+  /// Starts following `store` after the event `after` (default: its last); intents sent
+  /// through `perform` carry `origin`.
+  public init(store: Store, origin: String = "cli", after: Int? = nil) async {
     self.store = store
     self.origin = origin
-    let start = await store.lastSeq
+    var start = await store.lastSeq
+    if let after { start = min(after, start) }
     shared.withLock { $0.lastSeen = start }
     let events = store.events(after: start)
     Task { [weak self] in
@@ -46,15 +57,36 @@ public final class IntentClient: Sendable {
   /// Sets what happens to every event that is not the first result of an intent sent here.
   /// The handler runs on the follower, in log order; it must not wait for this client.
   public func onOther(_ handler: @escaping @Sendable (PublishedEvent) -> Void) {
-    otherHandler.withLock { $0 = handler }
+    // Under the lock, so that held events go out before any the follower routes next.
+    others.withLock { o in
+      for event in o.held { handler(event) }
+      o.held = []
+      o.handler = handler
+    }
   }
 
   /// Sends `action` and waits for its first result. Returns the intent's seq and the result
   /// (nil when the store closed first, or the action asks for no result).
   public func perform(_ action: Action) async throws(StoreError) -> (seq: Int, result: Event?) {
-    let published = try await store.send(action, origin: origin)
+    // Counted from before the send, so that a Ctrl-C that comes while the intent is being
+    // logged (its request may already be on the way) waits for its seq instead of missing it.
+    shared.withLock { $0.sending += 1 }
+    let published: PublishedEvent
+    do {
+      published = try await store.send(action, origin: origin)
+    } catch {
+      shared.withLock { $0.sending -= 1 }
+      throw error
+    }
+    shared.withLock {
+      $0.sending -= 1
+      $0.waiting.insert(published.seq)
+    }
     return (published.seq, await result(for: published.seq))
   }
+
+  /// True while an intent is being sent and its seq is not among `waitingFor` yet.
+  public var isSending: Bool { shared.withLock { $0.sending > 0 } }
 
   /// Waits for the first result caused by the intent `seq`.
   public func result(for seq: Int) async -> Event? {
@@ -94,7 +126,11 @@ public final class IntentClient: Sendable {
       }
       return s.open.remove(cause) == nil
     }
-    if other, let handler = otherHandler.withLock({ $0 }) { handler(published) }
+    if other {
+      others.withLock { o in
+        if let handler = o.handler { handler(published) } else { o.held.append(published) }
+      }
+    }
     let reached = shared.withLock { s in
       s.lastSeen = published.seq
       let due = s.seenWaiters.filter { $0.seq <= s.lastSeen }

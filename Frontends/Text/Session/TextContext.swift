@@ -1,3 +1,7 @@
+import Foundation
+import SusiCore
+import SusiStore
+
 /// What a text session knows about the program around it.
 public struct TextContext: Sendable {
   /// The event log this run appends to.
@@ -10,6 +14,16 @@ public struct TextContext: Sendable {
   public var passwordFile: String?
   /// Leaves the program at once with this exit code, in order (echo restored, log closed).
   public var terminate: @Sendable (Int32) async -> Void
+  /// Whether to wait for planned answers (reminders) before leaving (`--wait`); without it they
+  /// stay pending in the log for the next start.
+  public var waitForPlanned = false
+  /// Planned answers of an earlier run that start-up rescheduled, delivered late or dropped.
+  public var resumedPlans: [ResumedPlan] = []
+  /// The seq to follow the log from (what start-up logged after it is shown too: planned
+  /// answers delivered late); nil = from the session's start.
+  public var followFrom: Int?
+  /// The time now, for when planned answers are due.
+  public var now: @Sendable () -> Timestamp = { Timestamp(date: Date()) }
 
   public init(
     logPath: String, embeddedServerURL: String? = nil, resumedEvents: Int = 0,
@@ -22,4 +36,9 @@ public struct TextContext: Sendable {
     self.passwordFile = passwordFile
     self.terminate = terminate
   }
+}
+
+extension Timestamp {
+  /// The moment `date` stands for, to the millisecond.
+  init(date: Date) { self.init(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded())) }
 }

@@ -21,7 +21,7 @@ extension TextSession {
       return unexpected(result, doing: "login")
     }
     var text = "Logged in as \(loggedIn.email.singleLine)"
-    if let expiry = loggedIn.expiresAt { text += " until \(DateText.minutes(expiry))" }
+    if let expiry = loggedIn.expiresAt { text += " until \(renderer.dateText(expiry))" }
     console.print(text + ".")
     return .ok
   }

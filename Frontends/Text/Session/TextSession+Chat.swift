@@ -1,3 +1,4 @@
+import Foundation
 import SusiCore
 
 // Chat, web search, link previews and the server's memory.
@@ -11,7 +12,9 @@ extension TextSession {
     guard case .messageReceived(let message) = result.action else {
       return unexpected(result, doing: "asking SUSI")
     }
-    return await show(message)
+    let outcome = await show(message)
+    notePlanned(message, answeredAt: result.at)
+    return outcome
   }
 
   /// Prints an answer; each web-search action in it is then searched and its results printed
@@ -35,13 +38,37 @@ extension TextSession {
       if searched != .ok { outcome = searched }
     }
     console.print(renderer.answer(pending))
+    for case .imageShow(let url) in message.answers { await showImage(url) }
     return outcome
+  }
+
+  /// Caches the image at `url` (the image cache keeps it across runs) and prints the cached
+  /// file's path, and the image itself on a terminal that can show one. A failure is reported
+  /// and does not fail the command: the answer was shown.
+  func showImage(_ url: String) async {
+    guard
+      let result = await request(
+        .cacheImage(Action.CacheImage(url: url)),
+        progress: "Fetching the image\(renderer.glyphs.ellipsis)")
+    else { return }
+    guard case .imageCached(let cached) = result.action else {
+      _ = failure(result, doing: "caching the image", fromServer: false)
+      return
+    }
+    console.print("Image file: " + renderer.style.cyan(cached.path.singleLine))
+    if let images = console.images,
+      let bytes = FileManager.default.contents(atPath: cached.path),
+      let escape = images.escape(
+        for: Array(bytes), name: (cached.path as NSString).lastPathComponent)
+    {
+      console.writeOutput(escape + "\n")
+    }
   }
 
   /// Searches the web and prints the results as numbered cards (at most `count`).
   func search(_ text: String, count: Int?) async -> Outcome {
     guard let result = await request(.search(Action.Search(query: text))) else { return .failed }
-    if let failed = failure(result, doing: "the web search") { return failed }
+    if let failed = failure(result, doing: "the web search", fromServer: false) { return failed }
     guard case .websearchLoaded(let loaded) = result.action else {
       return unexpected(result, doing: "the web search")
     }
@@ -59,7 +86,7 @@ extension TextSession {
     guard let result = await request(.loadLinkPreview(Action.LoadLinkPreview(url: url))) else {
       return .failed
     }
-    if let failed = failure(result, doing: "the link preview") { return failed }
+    if let failed = failure(result, doing: "the link preview", fromServer: false) { return failed }
     guard case .linkPreviewLoaded(let loaded) = result.action else {
       return unexpected(result, doing: "the link preview")
     }

@@ -4,9 +4,9 @@ import SusiCore
 
 extension TextSession {
   /// Reads lines until `/quit` or the end of input: plain text is asked, `/commands` are run,
-  /// each line's answer is printed before the next line is read. At the end it waits for
-  /// answers still planned. Returns the exit code: 0 on a terminal; from a pipe, 1 when any
-  /// line failed.
+  /// each line's answer is printed before the next line is read. At the end, answers planned
+  /// for later stay pending for the next start (it says so), unless `--wait` waits for them.
+  /// Returns the exit code: 0 on a terminal; from a pipe, 1 when any line failed.
   public func chat() async -> Int32 {
     if console.interactive { console.print(await welcome()) }
     var failed = false
@@ -50,7 +50,8 @@ extension TextSession {
       if outcome == .quit { break }
       if outcome != .ok && outcome != .interrupted { failed = true }
     }
-    await finishBackgroundWork()
+    let pending = await finishBackgroundWork()
+    if console.interactive { noteKept(pending) }
     return console.interactive || !failed ? 0 : 1
   }
 
@@ -104,7 +105,12 @@ extension TextSession {
       input.cancel()
       return
     }
-    let waiting = client.waitingFor
+    var waiting = client.waitingFor
+    while waiting.isEmpty && client.isSending {
+      // A request is being logged: its seq is known in a moment, and it is what to cancel.
+      await Task.yield()
+      waiting = client.waitingFor
+    }
     if !waiting.isEmpty {
       console.writeError("\n")
       for seq in waiting {
@@ -118,6 +124,12 @@ extension TextSession {
       console.writeError("(press Ctrl-C again or type /quit to leave)\n")
       restorePrompt()
       return
+    }
+    if countdown != nil {
+      await stopCountdown()
+      console.writeError(
+        console.errorStyle.dim(
+          "Stopped waiting; planned answers stay pending for the next susi run.") + "\n")
     }
     await context.terminate(130)
   }

@@ -116,6 +116,9 @@ extension TextSession {
     let state = await store.state
     let skill = state.skills[loaded.skill.group]?[loaded.skill.tag] ?? loaded.skill
     console.print(renderer.skill(skill, userStars: state.userRatings[skill.id]?.stars))
+    if let image = skill.imageURL ?? skill.image, Validation.webURL(image) {
+      await showImage(image)
+    }
     return .ok
   }
 

@@ -22,6 +22,8 @@ public actor TextSession {
   let startSeq: Int
   /// Whether every skill has been loaded in this run (a name is looked up once more after that).
   var loadedAllSkills = false
+  /// The countdown drawn while `--wait` waits for a planned answer.
+  var countdown: ProgressIndicator?
   /// Ctrl-C presses since the last command started.
   var interrupts = 0
   /// What the session is waiting for, for Ctrl-C.
@@ -37,7 +39,7 @@ public actor TextSession {
     store: Store, console: TextConsole, input: any LineSource, context: TextContext, mode: Mode,
     lineReader: TerminalLineReader? = nil
   ) async {
-    client = await IntentClient(store: store)
+    client = await IntentClient(store: store, after: context.followFrom)
     startSeq = await store.lastSeq
     self.console = console
     self.input = input
@@ -72,22 +74,30 @@ public actor TextSession {
     }
   }
 
-  /// Waits until everything started in the background — planned answers still to come
-  /// included — has been printed.
-  public func finishBackgroundWork() async {
+  /// Waits until everything started in the background has been printed: planned answers
+  /// already due (delivered late at start) included, those still to come only with `--wait`
+  /// (with a countdown on a terminal), those of earlier runs never. Returns the planned answers
+  /// left pending.
+  @discardableResult
+  public func finishBackgroundWork() async -> [PendingAnswer] {
     while true {
-      _ = await store.drain(timeout: 24 * 3600)
       let last = await store.lastSeq
       await client.waitUntilSeen(last)
       await background.waitUntilIdle()
-      let planned = await store.state.inFlight.contains {
-        $0.key > startSeq && $0.value.type == "plannedAnswer"
-      }
-      if planned {
-        // Still to come: wait for the next event rather than asking again at once.
+      let now = context.now()
+      let inFlight = await store.state.inFlight
+      let pending = PendingAnswer.all(in: inFlight)
+      let due = pending.contains { $0.due.map { $0 <= now } ?? false }
+      let others = inFlight.contains { $0.value.type != "plannedAnswer" }
+      // `--wait` waits for what this session's answers planned, not for older reminders.
+      let planned = pending.filter { $0.seq > startSeq && $0.due != nil }
+      let waitForPlanned = context.waitForPlanned && !planned.isEmpty
+      if due || others || waitForPlanned {
+        if waitForPlanned && !due && !others { startCountdown(planned) }
         await client.waitUntilSeen(last + 1)
+        await stopCountdown()
       } else if background.isIdle, await store.lastSeq == last {
-        return
+        return pending
       }
     }
   }
@@ -119,15 +129,17 @@ public actor TextSession {
   }
 
   /// Prints why `event` is not the success it should be, and says how it ended; nil when it is
-  /// a success.
-  func failure(_ event: Event, doing what: String) -> Outcome? {
+  /// a success. `fromServer` is false for requests that go elsewhere (a web search, a page
+  /// preview): their errors name the address that failed, and no hint points at the server.
+  func failure(_ event: Event, doing what: String, fromServer: Bool = true) -> Outcome? {
     switch event.action {
     case .requestFailed(let failed):
       if failed.error.kind == "cancelled" {
         console.error("\(what) was cancelled")
         return .interrupted
       }
-      console.error("\(what) failed: \(Self.describe(failed.error))\(hint(for: failed.error))")
+      let hint = fromServer ? hint(for: failed.error) : ""
+      console.error("\(what) failed: \(Self.describe(failed.error))\(hint)")
       return .failed
     case .loginFailed(let failed):
       console.error("login failed: \(Self.describe(failed.error))")
@@ -193,6 +205,7 @@ public actor TextSession {
 
   /// Prints a planned answer that arrived on its own.
   func showPlanned(_ message: Action.MessageReceived) async {
+    await stopCountdown()
     interruptPrompt()
     _ = await show(message)
     restorePrompt()

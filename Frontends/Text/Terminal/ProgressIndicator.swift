@@ -8,9 +8,17 @@ public final class ProgressIndicator: Sendable {
 
   /// Starts drawing `label` after `delay` (so fast requests show nothing) unless `enabled` is
   /// false.
-  public init(
+  public convenience init(
     _ label: String, after delay: Duration = .milliseconds(400), enabled: Bool, glyphs: Glyphs,
     write: @escaping @Sendable (String) -> Void
+  ) {
+    self.init(after: delay, enabled: enabled, glyphs: glyphs, write: write) { label }
+  }
+
+  /// Starts drawing the label `label` gives, asked again at every frame (a countdown).
+  public init(
+    after delay: Duration, enabled: Bool, glyphs: Glyphs,
+    write: @escaping @Sendable (String) -> Void, label: @escaping @Sendable () -> String
   ) {
     guard enabled else { return }
     let frames = glyphs.spinner
@@ -22,7 +30,7 @@ public final class ProgressIndicator: Sendable {
       }
       var frame = 0
       while !Task.isCancelled {
-        write("\r\(frames[frame % frames.count]) \(label)\u{1B}[K")
+        write("\r\(frames[frame % frames.count]) \(label())\u{1B}[K")
         frame += 1
         do {
           try await Task.sleep(for: .milliseconds(100))

@@ -1,3 +1,4 @@
+import Foundation
 import SusiFrontendSupport
 
 /// Where the text frontend writes, and how: answers and results on the output stream, errors,
@@ -15,12 +16,16 @@ public struct TextConsole: Sendable {
   public var interactive: Bool
   /// Whether to draw progress on standard error (only when it is a terminal).
   public var showsProgress: Bool
+  /// How to show images inline on standard output; nil prints their cached files' paths only.
+  public var images: TerminalImage?
 
   public init(
     writeOutput: @escaping @Sendable (String) -> Void,
     writeError: @escaping @Sendable (String) -> Void,
-    renderer: TextRenderer, errorStyle: TerminalStyle, interactive: Bool, showsProgress: Bool
+    renderer: TextRenderer, errorStyle: TerminalStyle, interactive: Bool, showsProgress: Bool,
+    images: TerminalImage? = nil
   ) {
+    self.images = images
     self.writeOutput = writeOutput
     self.writeError = writeError
     self.renderer = renderer
@@ -29,19 +34,41 @@ public struct TextConsole: Sendable {
     self.showsProgress = showsProgress
   }
 
-  /// The console of this process: colour and width per stream, glyphs from the locale.
-  public static func standard(environment: [String: String]) -> TextConsole {
+  /// The console of this process: colour and width per stream, glyphs from the locale, times
+  /// in the local zone unless `utc`; `quiet` prints nothing on standard output (`--json`
+  /// prints there instead).
+  public static func standard(
+    environment: [String: String], utc: Bool = false, quiet: Bool = false
+  ) -> TextConsole {
     let renderer = TextRenderer(
-      width: StandardStream.output.isTerminal
-        ? TerminalStyle.columns(for: .output, environment: environment) : 80,
+      width: outputWidth(isTerminal: StandardStream.output.isTerminal, environment: environment) {
+        TerminalStyle.columns(for: .output, environment: environment)
+      },
       glyphs: Glyphs.detect(environment: environment),
-      style: TerminalStyle.detect(for: .output, environment: environment))
+      style: TerminalStyle.detect(for: .output, environment: environment),
+      timeZone: DateText.zone(utc: utc, environment: environment))
+    var writeOutput: @Sendable (String) -> Void = { StandardStream.output.write($0) }
+    if quiet { writeOutput = { _ in } }
     return TextConsole(
-      writeOutput: { StandardStream.output.write($0) },
+      writeOutput: writeOutput,
       writeError: { StandardStream.error.write($0) },
       renderer: renderer, errorStyle: TerminalStyle.detect(for: .error, environment: environment),
       interactive: StandardInput.isTerminal,
-      showsProgress: StandardStream.error.isTerminal && environment["TERM"] != "dumb")
+      showsProgress: StandardStream.error.isTerminal && environment["TERM"] != "dumb",
+      images: quiet
+        ? nil
+        : TerminalImage.detect(
+          isTerminal: StandardStream.output.isTerminal, environment: environment))
+  }
+
+  /// How wide output lines may be: the terminal's width; in a pipe `COLUMNS` when set, else
+  /// unlimited (a program reading the output gets whole lines).
+  static func outputWidth(
+    isTerminal: Bool, environment: [String: String], terminalColumns: () -> Int
+  ) -> Int {
+    if isTerminal { return terminalColumns() }
+    if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+    return TextRenderer.unlimitedWidth
   }
 
   /// Prints `text` and a newline on standard output (nothing for empty text).

@@ -75,6 +75,7 @@ extension State {
             let request = s.inFlight[seq]!
             o.field(dynamic: String(seq)) { w in
               w.object {
+                $0.field("due", request.due?.rfc3339)
                 $0.field("key", request.key)
                 $0.field("since", request.since.rfc3339)
                 $0.field("type", request.type)

@@ -44,18 +44,10 @@ extension State {
             "the server answered as if nobody were logged in; the session of \(session.email) has ended"
         ))
     }
-    if let next = p.planned.first {
-      let later = p.planned.dropFirst().map {
-        PlannedAnswer(
-          delayMilliseconds: max(0, $0.delayMilliseconds - next.delayMilliseconds),
-          answers: $0.answers)
-      }
-      inFlight[event.seq] = InFlightRequest(type: "plannedAnswer", since: event.at)
-      effects.append(
-        .deliverLater(
-          delayMilliseconds: max(0, next.delayMilliseconds),
-          message: Action.MessageReceived(
-            query: p.query, answers: next.answers, skill: p.skill, planned: later)))
+    if let (delay, message) = p.nextPlanned {
+      inFlight[event.seq] = InFlightRequest(
+        type: "plannedAnswer", since: event.at, due: event.at.adding(milliseconds: Int64(delay)))
+      effects.append(.deliverLater(delayMilliseconds: delay, message: message))
     }
     return Reaction(effects: effects)
   }
@@ -88,5 +80,23 @@ private struct HistoryKey: Hashable {
   init(_ entry: HistoryEntry) {
     query = entry.query
     date = entry.queryDate
+  }
+}
+
+extension Action.MessageReceived {
+  /// The first of the answers planned for later, as the message that delivers it (carrying the
+  /// rest, their delays counted from it), and its delay in milliseconds; nil when none is planned.
+  /// The reducer schedules it; a restarted susi schedules it again from the same event.
+  public var nextPlanned: (delayMilliseconds: Int, message: Action.MessageReceived)? {
+    guard let next = planned.first else { return nil }
+    let later = planned.dropFirst().map {
+      PlannedAnswer(
+        delayMilliseconds: max(0, $0.delayMilliseconds - next.delayMilliseconds),
+        answers: $0.answers)
+    }
+    return (
+      max(0, next.delayMilliseconds),
+      Action.MessageReceived(query: query, answers: next.answers, skill: skill, planned: later)
+    )
   }
 }

@@ -59,7 +59,7 @@ struct RunnerFailure: Error, Equatable, Sendable {
     switch error {
     case .cannotConnect(let reason):
       RunnerFailure(
-        .network, "cannot reach \(place): \(reason); check the server URL and the network")
+        .network, "cannot reach \(place): \(reason); check the address and the network")
     case .connectionLost(let reason):
       RunnerFailure(.network, "the connection to \(place) broke: \(reason)")
     case .timedOut:

@@ -34,11 +34,11 @@ struct TextBinary {
   }
 
   /// The environment of every run: nothing from the person running the tests, a UTF-8 locale,
-  /// `HOME` and `XDG_STATE_HOME` inside `folder`.
+  /// `HOME` and `XDG_STATE_HOME` inside `folder`, times in UTC whatever the machine's zone.
   static func environment(_ folder: String, _ extra: [String: String] = [:]) -> [String: String] {
     var environment = [
       "PATH": "/usr/bin:/bin", "HOME": folder, "XDG_STATE_HOME": folder + "/xdg", "LANG": "C.UTF-8",
-      "TERM": "xterm",
+      "TERM": "xterm", "TZ": "UTC",
     ]
     environment.merge(extra) { $1 }
     return environment

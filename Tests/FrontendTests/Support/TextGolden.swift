@@ -36,6 +36,7 @@ enum TextGolden {
     var text = text.replacingOccurrences(of: temporaryFolder, with: "$TMP")
     let rules: [(String, String)] = [
       (#"(127\.0\.0\.1|localhost):\d+"#, "$1:PORT"),
+      (#"due at (\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}( UTC)? \([^)]*\)"#, "due at <time>"),
       (#"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z| UTC)?"#, "<time>"),
     ]
     for (pattern, replacement) in rules {

@@ -112,17 +112,22 @@ import Testing
 
     init(
       lines: [String] = [], hold: Bool = false, mode: TextSession.Mode = .shell,
-      passwordFile: String? = nil, recovered: Recovered = Recovered()
+      passwordFile: String? = nil, recovered: Recovered = Recovered(), wait: Bool = false,
+      resumedPlans: [ResumedPlan] = [], interactive: Bool = false
     ) async {
       store = Store(sink: sink, runner: runner, clock: TextFixedClock(), recovered: recovered)
       self.lines = TextScriptedLines(lines, hold: hold)
       let terminated = self.terminated
-      let context = TextContext(
+      var context = TextContext(
         logPath: "events.jsonl", embeddedServerURL: "http://127.0.0.1:4000",
         passwordFile: passwordFile,
         terminate: { code in terminated.codes.withLock { $0.append(code) } })
+      context.now = { TextFixedClock().now() }
+      context.waitForPlanned = wait
+      context.resumedPlans = resumedPlans
       session = await TextSession(
-        store: store, console: capture.console(), input: self.lines, context: context, mode: mode)
+        store: store, console: capture.console(interactive: interactive), input: self.lines,
+        context: context, mode: mode)
     }
 
     var logText: String {
@@ -259,15 +264,79 @@ import Testing
     #expect(!h.runner.effects.contains { if case .login = $0 { true } else { false } })
   }
 
-  @Test func pipedChatAnswersEachLineAndWaitsForPlannedAnswers() async {
+  @Test func pipedChatAnswersEachLineAndSaysWhenAPlannedAnswerIsDue() async {
     let h = await Harness(lines: ["hello", "later", "/skills Knowledge"], mode: .chat)
     #expect(await h.session.chat() == 0)
     #expect(h.capture.output.hasPrefix("Hi! I'm SUSI\nnow\n"))
-    #expect(h.capture.output.contains("later!\n"))
     #expect(h.capture.output.contains("Knowledge (1)\n  Science joke  Nerdy jokes\n"))
+    #expect(
+      h.capture.error
+        == "SUSI planned another answer, due at 10:00 UTC (now). It stays pending: the next "
+        + "susi run after that time shows it, or wait for it with --wait.\n")
   }
 
-  @Test func plannedAnswersOfAnEarlierRunAreNotWaitedFor() async {
+  @Test func pipedChatWithWaitWaitsForPlannedAnswers() async {
+    let h = await Harness(lines: ["later"], mode: .chat, wait: true)
+    #expect(await h.session.chat() == 0)
+    #expect(h.capture.output == "now\nlater!\n")
+    #expect(h.capture.error.contains("waiting for it"))
+  }
+
+  @Test func askSaysWhenItsPlannedAnswerIsDueInTheLocalZone() async {
+    let h = await Harness()
+    var renderer = TextRenderer()
+    renderer.timeZone = TimeZone(identifier: "Asia/Kolkata")!
+    #expect(
+      renderer.dueText(
+        Timestamp(milliseconds: 1_795_255_200_000 + 1_800_000), now: TextFixedClock().now())
+        == "at 16:00 (in 30 min 00 s)")
+    #expect(await h.session.run(.ask("later")) == .ok)
+    #expect(h.capture.error.hasPrefix("SUSI planned another answer, due at 10:00 UTC"))
+  }
+
+  @Test func saysWhatStartUpDidWithPlannedAnswersOfAnEarlierRun() async {
+    let now = TextFixedClock().now()
+    let plans = [
+      ResumedPlan(
+        seq: 2, query: "remind me to drink water", due: now.adding(milliseconds: -600_000),
+        fate: .deliveredLate),
+      ResumedPlan(
+        seq: 4, query: "remind me to stretch", due: now.adding(milliseconds: -13 * 3_600_000),
+        fate: .dropped),
+      ResumedPlan(
+        seq: 6, query: "set a timer", due: now.adding(milliseconds: 120_000), fate: .rescheduled),
+    ]
+    let shell = await Harness(resumedPlans: plans)
+    await shell.session.announceResumedPlans()
+    #expect(
+      shell.capture.error
+        == "A planned answer to \"remind me to drink water\" was due at 09:50 UTC (10 min 00 s ago), "
+        + "while susi was not running; here it is, late:\n"
+        + "A planned answer to \"remind me to stretch\" was due at 2026-11-20 21:00 UTC "
+        + "(13 h 0 min ago), more than 12 hours ago while susi was not running; dropped.\n")
+    let chat = await Harness(mode: .chat, resumedPlans: plans, interactive: true)
+    await chat.session.announceResumedPlans()
+    #expect(
+      chat.capture.error.hasSuffix(
+        "A planned answer to \"set a timer\" from an earlier run is due at 10:02 UTC (in 2 min 00 s); "
+          + "it is shown here when it arrives.\n"))
+  }
+
+  @Test func leavingAnInteractiveChatSaysWhichPlannedAnswersAreKept() async {
+    var state = State()
+    let now = TextFixedClock().now()
+    state.inFlight[1] = InFlightRequest(
+      type: "plannedAnswer", since: now, due: now.adding(milliseconds: 1_800_000))
+    let h = await Harness(
+      mode: .chat, recovered: Recovered(state: state, lastSeq: 1), interactive: true)
+    #expect(await h.session.chat() == 0)
+    #expect(
+      h.capture.error.hasSuffix(
+        "1 planned answer is kept (due at 10:30 UTC (in 30 min 00 s)): the next susi run after "
+          + "that time shows it.\n"))
+  }
+
+  @Test func plannedAnswersOfAnEarlierRunWithoutADueTimeAreNotWaitedFor() async {
     var state = State()
     state.inFlight[1] = InFlightRequest(type: "plannedAnswer", since: TextFixedClock().now())
     let h = await Harness(

@@ -1,0 +1,102 @@
+import SusiCore
+import SusiStore
+
+// Planned answers (reminders, `plan_delay`): a command prints the answer it got at once and
+// says what is still to come; the answer itself stays pending in the log, so the next start
+// delivers it (Store.resumePlannedAnswers), or `--wait` waits for it.
+
+/// A planned answer not delivered yet.
+public struct PendingAnswer: Equatable, Sendable {
+  /// The seq of the answer that planned it.
+  public var seq: Int
+  /// When it is due; nil when the log does not say (written by an older susi).
+  public var due: Timestamp?
+
+  /// The planned answers in flight, soonest first.
+  static func all(in inFlight: InFlightRequests) -> [PendingAnswer] {
+    inFlight.filter { $0.value.type == "plannedAnswer" }
+      .map { PendingAnswer(seq: $0.key, due: $0.value.due) }
+      .sorted {
+        ($0.due ?? Timestamp(milliseconds: .max)) < ($1.due ?? Timestamp(milliseconds: .max))
+      }
+  }
+}
+
+extension TextSession {
+  /// Says what an answer planned for later, right after the answer was printed: when each part
+  /// is due, and what becomes of it.
+  func notePlanned(_ message: Action.MessageReceived, answeredAt at: Timestamp) {
+    guard let first = message.planned.first else { return }
+    let now = context.now()
+    let due = at.adding(milliseconds: Int64(max(0, first.delayMilliseconds)))
+    let count = message.planned.count
+    var text =
+      "SUSI planned \(count == 1 ? "another answer" : "\(count) more answers"), "
+      + "\(count == 1 ? "due" : "the first due") \(renderer.dueText(due, now: now))"
+    if mode == .chat && console.interactive {
+      text += "; it is shown here when it arrives."
+    } else if context.waitForPlanned {
+      text += "; waiting for it (Ctrl-C stops waiting, it stays pending)."
+    } else {
+      text +=
+        ". It stays pending: the next susi run after that time shows it, or wait for it with --wait."
+    }
+    console.writeError(console.errorStyle.dim(text) + "\n")
+  }
+
+  /// Tells the person what start-up did with planned answers of an earlier run: those due while
+  /// susi was not running are delivered now (printed as they arrive) or dropped when too late;
+  /// in an interactive chat, those still to come are mentioned too.
+  public func announceResumedPlans() {
+    let now = context.now()
+    for plan in context.resumedPlans {
+      let about = "A planned answer to \"\(plan.query.singleLine)\""
+      let due = renderer.dueText(plan.due, now: now)
+      let text: String
+      switch plan.fate {
+      case .deliveredLate:
+        text = "\(about) was due \(due), while susi was not running; here it is, late:"
+      case .dropped:
+        text =
+          "\(about) was due \(due), more than 12 hours ago while susi was not running; dropped."
+      case .rescheduled:
+        guard mode == .chat && console.interactive else { continue }
+        text = "\(about) from an earlier run is due \(due); it is shown here when it arrives."
+      }
+      console.writeError(console.errorStyle.dim(text) + "\n")
+    }
+  }
+
+  /// At the end of an interactive chat: which planned answers are kept for the next start.
+  func noteKept(_ pending: [PendingAnswer]) {
+    guard !pending.isEmpty else { return }
+    let now = context.now()
+    let dues = pending.compactMap(\.due).map { renderer.dueText($0, now: now) }
+    let count = pending.count
+    var text = "\(count == 1 ? "1 planned answer is" : "\(count) planned answers are") kept"
+    if !dues.isEmpty { text += " (due \(dues.joined(separator: ", ")))" }
+    text += ": the next susi run after that time shows \(count == 1 ? "it" : "them")."
+    console.writeError(console.errorStyle.dim(text) + "\n")
+  }
+
+  /// Draws a countdown to the soonest of `pending` on a terminal, until `stopCountdown`.
+  func startCountdown(_ pending: [PendingAnswer]) {
+    guard countdown == nil, let due = pending.compactMap(\.due).min() else { return }
+    let now = context.now
+    let renderer = self.renderer
+    let count = pending.count
+    countdown = ProgressIndicator(
+      after: .zero, enabled: console.showsProgress, glyphs: renderer.glyphs,
+      write: console.writeError
+    ) {
+      "Waiting for \(count == 1 ? "a planned answer" : "\(count) planned answers"), due "
+        + renderer.dueText(due, now: now()) + " (Ctrl-C stops waiting)"
+    }
+  }
+
+  func stopCountdown() async {
+    guard let drawing = countdown else { return }
+    countdown = nil
+    await drawing.stop()
+  }
+}
