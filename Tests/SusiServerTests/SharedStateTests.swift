@@ -43,6 +43,29 @@ import Testing
     #expect(remembered["cognitions"]?.array?.count == 2)
   }
 
+  @Test func theMemoryFileIsCompactedToWhatIsKept() throws {
+    let state = try temporaryDirectory().appendingPathComponent("server")
+    let server = try TestServer(stateDirectory: state)
+    let file = state.appendingPathComponent("memory.jsonl").path
+    var chats = 0
+    var largest = 0
+    // Until the file has been compacted once: it shrinks back to one client's 100 replies.
+    while chats < 100_000 {
+      _ = server.send("/susi/chat.json", [("q", "hello \(chats)")])
+      chats += 1
+      let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+      if size < largest { break }
+      largest = size
+    }
+    #expect(largest > StateStore.memoryCompactionBytes * 9 / 10, "compacted only once it was large")
+    let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+    #expect(lines.count <= ConversationMemory.perIdentity + 1)
+    let newest = try server.json("/susi/memory.json", [("cognitions", "1")])
+    #expect(newest["cognitions"]?.array?.first?["query"] == .string("hello \(chats - 1)"))
+    let restarted = try TestServer(stateDirectory: state)
+    #expect(try restarted.json("/susi/memory.json")["cognitions_remaining"] == 90)
+  }
+
   @Test func withoutAStateDirectoryMemoryStaysInMemory() throws {
     let server = try TestServer()
     _ = try server.json("/susi/chat.json", [("q", "hello")])
