@@ -28,8 +28,12 @@ import Testing
 
     let skills = try await JSONLBinary.run(["skills"] + common)
     #expect(skills.status == 0, "susi skills: \(skills.output)")
-    let keys = try await JSONLBinary.run(["serve", "keys", "list"] + common)
+    let log = folder + "/events.jsonl"
+    let before = try Data(contentsOf: URL(fileURLWithPath: log))
+    let keys = try await JSONLBinary.run(
+      ["serve", "keys", "list", "--server", "http://x.test"] + common)
     #expect(keys.status == 0, "susi serve keys list: \(keys.output)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before, "a listing appends nothing")
     let replay = try await JSONLBinary.run(["replay", folder + "/events.jsonl"])
     #expect(replay.status == 0, "susi replay: \(replay.output)")
 
