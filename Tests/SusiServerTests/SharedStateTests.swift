@@ -27,6 +27,27 @@ import Testing
     }
   }
 
+  @Test func concurrentSignupsOnTwoServersKeepEveryAccount() async throws {
+    let state = try temporaryDirectory().appendingPathComponent("server")
+    let servers = [try TestServer(stateDirectory: state), try TestServer(stateDirectory: state)]
+    await withTaskGroup(of: Void.self) { group in
+      for worker in 0..<4 {
+        group.addTask {
+          for n in 0..<10 {
+            _ = servers[worker % 2].send(
+              "/aaa/signup.json",
+              [("signup", "u\(worker)-\(n)@example.com"), ("password", "Secret#123")])
+          }
+        }
+      }
+    }
+    let accounts = try String(
+      contentsOf: state.appendingPathComponent("accounts.json"), encoding: .utf8)
+    for worker in 0..<4 {
+      for n in 0..<10 { #expect(accounts.contains("u\(worker)-\(n)@example.com")) }
+    }
+  }
+
   @Test func chatMemoryIsSavedAndSeenByEveryServerOnTheDirectory() throws {
     let state = try temporaryDirectory().appendingPathComponent("server")
     let first = try TestServer(stateDirectory: state)
