@@ -115,7 +115,7 @@ private struct LogBenchmark {
     printRate("append, fsync never", records, fileSize, neverTime, against: rawTime)
     printRate("append, fsync batch (default)", records, fileSize, batchTime, against: rawTime)
     printRate(
-      "append to a shared log (lock per append), batch", records, fileSize, sharedTime,
+      "append to a shared log, fsync batch", records, fileSize, sharedTime,
       against: rawTime)
     let alwaysBytes = lines.offsets[alwaysRecords]
     print(

@@ -28,8 +28,12 @@ import Testing
 
     let skills = try await JSONLBinary.run(["skills"] + common)
     #expect(skills.status == 0, "susi skills: \(skills.output)")
-    let keys = try await JSONLBinary.run(["serve", "keys", "list"] + common)
+    let log = folder + "/events.jsonl"
+    let before = try Data(contentsOf: URL(fileURLWithPath: log))
+    let keys = try await JSONLBinary.run(
+      ["serve", "keys", "list", "--server", "http://x.test"] + common)
     #expect(keys.status == 0, "susi serve keys list: \(keys.output)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before, "a listing appends nothing")
     let replay = try await JSONLBinary.run(["replay", folder + "/events.jsonl"])
     #expect(replay.status == 0, "susi replay: \(replay.output)")
 
@@ -63,23 +67,25 @@ import Testing
       environment: TextBinary.environment(folder))
     chat.send("hello\n")
     // Answered: the chat holds the log and its built-in server is up.
-    #expect(chat.waitFor { $0.output.contains("\n") })
+    #expect(try await TextBinary.offPool { chat.waitFor { $0.output.contains("\n") } })
     let asked = try await JSONLBinary.run(
       ["ask", "--state-dir", folder, "--fsync", "never", "what is your name"])
     #expect(asked.status == 0)
     let answer = asked.output.split(separator: "\n").first.map(String.init) ?? "?"
-    #expect(
+    let shown = try await TextBinary.offPool {
       chat.waitFor {
         $0.errors.contains("Asked in another susi: what is your name")
           && $0.output.contains(answer)
-      }, "chat output: \(chat.seen)")
+      }
+    }
+    #expect(shown, "chat output: \(chat.seen)")
     chat.send("/quit\n")
-    #expect(chat.exitStatus() == 0)
+    #expect(try await TextBinary.offPool { chat.exitStatus() } == 0)
   }
 }
 
 /// A process whose stdout and stderr are collected as they come, for tests that wait until
-/// something appears (each wait has a deadline).
+/// something appears (each wait has a deadline and blocks its thread: call it off the pool).
 final class WatchedProcess: Sendable {
   struct Seen: Sendable {
     var output = ""

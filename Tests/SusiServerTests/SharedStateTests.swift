@@ -27,6 +27,27 @@ import Testing
     }
   }
 
+  @Test func concurrentSignupsOnTwoServersKeepEveryAccount() async throws {
+    let state = try temporaryDirectory().appendingPathComponent("server")
+    let servers = [try TestServer(stateDirectory: state), try TestServer(stateDirectory: state)]
+    await withTaskGroup(of: Void.self) { group in
+      for worker in 0..<4 {
+        group.addTask {
+          for n in 0..<10 {
+            _ = servers[worker % 2].send(
+              "/aaa/signup.json",
+              [("signup", "u\(worker)-\(n)@example.com"), ("password", "Secret#123")])
+          }
+        }
+      }
+    }
+    let accounts = try String(
+      contentsOf: state.appendingPathComponent("accounts.json"), encoding: .utf8)
+    for worker in 0..<4 {
+      for n in 0..<10 { #expect(accounts.contains("u\(worker)-\(n)@example.com")) }
+    }
+  }
+
   @Test func chatMemoryIsSavedAndSeenByEveryServerOnTheDirectory() throws {
     let state = try temporaryDirectory().appendingPathComponent("server")
     let first = try TestServer(stateDirectory: state)
@@ -41,6 +62,29 @@ import Testing
     let restarted = try TestServer(stateDirectory: state)
     let remembered = try restarted.json("/susi/memory.json")
     #expect(remembered["cognitions"]?.array?.count == 2)
+  }
+
+  @Test func theMemoryFileIsCompactedToWhatIsKept() throws {
+    let state = try temporaryDirectory().appendingPathComponent("server")
+    let server = try TestServer(stateDirectory: state)
+    let file = state.appendingPathComponent("memory.jsonl").path
+    var chats = 0
+    var largest = 0
+    // Until the file has been compacted once: it shrinks back to one client's 100 replies.
+    while chats < 100_000 {
+      _ = server.send("/susi/chat.json", [("q", "hello \(chats)")])
+      chats += 1
+      let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+      if size < largest { break }
+      largest = size
+    }
+    #expect(largest > StateStore.memoryCompactionBytes * 9 / 10, "compacted only once it was large")
+    let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+    #expect(lines.count <= ConversationMemory.perIdentity + 1)
+    let newest = try server.json("/susi/memory.json", [("cognitions", "1")])
+    #expect(newest["cognitions"]?.array?.first?["query"] == .string("hello \(chats - 1)"))
+    let restarted = try TestServer(stateDirectory: state)
+    #expect(try restarted.json("/susi/memory.json")["cognitions_remaining"] == 90)
   }
 
   @Test func withoutAStateDirectoryMemoryStaysInMemory() throws {

@@ -141,6 +141,25 @@ import Testing
     await c.store.close()
   }
 
+  @Test func writingASnapshotLeavesAnotherLiveProcesssTemporaryFileAlone() async throws {
+    let folder = try logFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let log = folder + "/events.jsonl"
+    let a = try Peer(log: log, clock: ManualWallClock())
+    _ = try await a.store.send(.loadGroups(.init()), origin: "a")
+    await a.store.close()
+    let files = SnapshotFiles(logPath: log)
+    // A snapshot another process is writing right now, and one a dead process left behind.
+    let live = files.path(forSeq: 1) + ".\(getppid()).tmp"
+    let dead = files.path(forSeq: 1) + ".2147483646.tmp"
+    for path in [live, dead] { _ = FileManager.default.createFile(atPath: path, contents: Data()) }
+    let checkpoint = try EventLogCheckpoint.ofRecord(
+      endingAt: a.opened.writer.length, inLogAt: log, seq: 1, line: 1)
+    try files.write(Snapshot(checkpoint: checkpoint, recovered: a.opened.recovered))
+    #expect(FileManager.default.fileExists(atPath: live))
+    #expect(!FileManager.default.fileExists(atPath: dead))
+  }
+
   private func readRecords(_ path: String) throws -> [EventLogRecord] {
     let reader = try EventLogReader(path: path)
     var records: [EventLogRecord] = []

@@ -123,7 +123,8 @@ public final class SusiApp: Sendable {
       }
       await store.followOtherWriters(every: followInterval)
       let wanted = options.server ?? State.embeddedServer
-      if await store.state.server != wanted {
+      // Tools that never talk to a server (administration) leave the shared state's server be.
+      if startEmbedded, await store.state.server != wanted {
         logged += try await app.sendAndWait(
           .setServer(Action.SetServer(url: wanted)), origin: origin, timeout: 10)
       }

@@ -34,7 +34,9 @@ enum ChatEndpoint {
     let context = request.context
     let engine = AnswerEngine(library: context.library)
     let queryDate = request.now
-    return context.state.withLock { state in
+    let key = memoryKey(request.identity)
+    let (reply, cognition) = context.state.withLock {
+      state -> (JSONReply, ConversationMemory.Cognition?) in
       var envelope = JSONObject()
       envelope["query"] = .string(query)
       if !query.isEmpty {
@@ -58,13 +60,23 @@ enum ChatEndpoint {
         Int((answerDate.timeIntervalSince(queryDate) * 1000).rounded()))
       envelope["client_id"] = .string(request.identity.clientID)
       let cognition = ConversationMemory.Cognition(date: queryDate, envelope: envelope)
-      if let store = context.store {
-        store.remember(cognition, for: memoryKey(request.identity), in: &state)
-      } else {
-        state.memory.remember(cognition, for: memoryKey(request.identity))
+      guard context.store != nil else {
+        state.memory.remember(cognition, for: key)
+        return (JSONReply(envelope), nil)
       }
-      return JSONReply(envelope)
+      return (JSONReply(envelope), cognition)
     }
+    // Saved outside the state lock, so chats on other threads do not wait for the file.
+    if let cognition, let store = context.store {
+      if let size = store.append(cognition, for: key) {
+        context.state.withLock { state in
+          if store.memoryNeedsCompaction(size: size, state) { store.compactMemory(&state) }
+        }
+      } else {
+        context.state.withLock { $0.memory.remember(cognition, for: key) }
+      }
+    }
+    return reply
   }
 
   static func memoryKey(_ identity: Identity) -> String {

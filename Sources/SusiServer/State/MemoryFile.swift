@@ -13,37 +13,57 @@ extension StateStore {
 
   var memoryFile: URL { directory.appendingPathComponent("memory.jsonl") }
 
-  /// Saves one cognition; it reaches `state.memory` through `catchUpMemory`, as the cognitions
-  /// of other processes do. When it cannot be saved it is only kept in memory.
-  func remember(
-    _ cognition: ConversationMemory.Cognition, for client: String, in state: inout ServerState
-  ) {
-    let line =
-      JSON.object([
-        "client": .string(client), "date": .string(SusiDateFormat.millis(cognition.date)),
-        "envelope": .object(cognition.envelope),
-      ]).compactBytes + [0x0A]
-    guard let lock = try? lock() else {
-      state.memory.remember(cognition, for: client)
-      return
-    }
+  /// Appends one cognition to the memory file; it reaches `state.memory` through
+  /// `catchUpMemory`, as the cognitions of other processes do. Holds the lock shared, so appends
+  /// (one `write` each, to a file opened for appending) go side by side and only a compaction
+  /// waits for them. Returns the file's size after the append, nil when it could not be saved.
+  func append(_ cognition: ConversationMemory.Cognition, for client: String) -> Int? {
+    let line = Self.line(cognition, for: client)
+    guard let lock = try? lock(exclusive: false) else { return nil }
     defer { close(lock) }
     let fd = open(memoryFile.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      state.memory.remember(cognition, for: client)
-      return
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    // A short write leaves a partial line, which readers skip once a newline follows it.
+    guard line.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == line.count else {
+      return nil
     }
-    let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     var info = stat()
-    fstat(fd, &info)
-    close(fd)
-    guard written == line.count else {
-      // A short write leaves a partial line, which the next reader skips once a newline follows.
-      state.memory.remember(cognition, for: client)
+    guard fstat(fd, &info) == 0 else { return nil }
+    return Int(info.st_size)
+  }
+
+  /// Whether a memory file of `size` bytes is due for compaction.
+  func memoryNeedsCompaction(size: Int, _ state: ServerState) -> Bool {
+    size > max(Self.memoryCompactionBytes, 2 * state.memoryPosition.compactedSize)
+  }
+
+  /// Rewrites the memory file with what `state.memory` keeps, holding the lock exclusively (no
+  /// append can fall between reading the file and replacing it).
+  func compactMemory(_ state: inout ServerState) {
+    guard let lock = try? lock() else { return }
+    defer { close(lock) }
+    catchUpMemory(&state)
+    var text: [UInt8] = []
+    for (client, cognition) in state.memory.all { text += Self.line(cognition, for: client) }
+    do throws(FileError) {
+      try AtomicFile.write(text, to: memoryFile)
+    } catch {
       return
     }
-    let threshold = max(Self.memoryCompactionBytes, 2 * state.memoryPosition.compactedSize)
-    if Int(info.st_size) > threshold { compactMemory(&state) }
+    var info = stat()
+    guard stat(memoryFile.path, &info) == 0 else { return }
+    state.memoryPosition = MemoryPosition(
+      inode: UInt64(info.st_ino), offset: Int(info.st_size), compactedSize: Int(info.st_size))
+  }
+
+  private static func line(_ cognition: ConversationMemory.Cognition, for client: String)
+    -> [UInt8]
+  {
+    JSON.object([
+      "client": .string(client), "date": .string(SusiDateFormat.millis(cognition.date)),
+      "envelope": .object(cognition.envelope),
+    ]).compactBytes + [0x0A]
   }
 
   /// Adds to `state.memory` what was appended to the memory file since it was last read (all of
@@ -73,28 +93,6 @@ extension StateStore {
     }
     offset += start
     state.memoryPosition.offset = offset
-  }
-
-  /// Rewrites the memory file with what `state.memory` keeps. Call holding the lock.
-  private func compactMemory(_ state: inout ServerState) {
-    catchUpMemory(&state)
-    var text: [UInt8] = []
-    for (client, cognition) in state.memory.all {
-      text +=
-        JSON.object([
-          "client": .string(client), "date": .string(SusiDateFormat.millis(cognition.date)),
-          "envelope": .object(cognition.envelope),
-        ]).compactBytes + [0x0A]
-    }
-    do throws(FileError) {
-      try AtomicFile.write(text, to: memoryFile)
-    } catch {
-      return
-    }
-    var info = stat()
-    guard stat(memoryFile.path, &info) == 0 else { return }
-    state.memoryPosition = MemoryPosition(
-      inode: UInt64(info.st_ino), offset: Int(info.st_size), compactedSize: Int(info.st_size))
   }
 
   private static func cognition(in line: ArraySlice<UInt8>) -> (

@@ -33,16 +33,16 @@ struct StateStore: Sendable {
     [accountsFile, tokensFile, ratingsFile].map { FileStamp(path: $0.path) }
   }
 
-  /// Takes the exclusive lock on the state files (blocking: others hold it only for one
-  /// read-modify-write). Returns the descriptor to close, which releases it.
-  func lock() throws(APIError) -> Int32 {
+  /// Takes the lock on the state files, exclusive unless told otherwise (blocking: others hold
+  /// it only for one read-modify-write). Returns the descriptor to close, which releases it.
+  func lock(exclusive: Bool = true) throws(APIError) -> Int32 {
     let fd = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
       throw APIError(
         500, "could not lock the server state \(lockFile.path): \(String(cString: strerror(errno)))"
       )
     }
-    while flock(fd, LOCK_EX) != 0 {
+    while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {
       guard errno == EINTR else {
         let reason = String(cString: strerror(errno))
         close(fd)
