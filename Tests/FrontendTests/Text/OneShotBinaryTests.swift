@@ -162,6 +162,25 @@ struct OneShotBinaryTests {
     #expect(log.contains(#""type":"imageCached""#))
   }
 
+  @Test func aSkillImageIsDrawnInlineOnKittyButNotWithNoColor() async throws {
+    defer { try? FileManager.default.removeItem(atPath: folder.path) }
+    let path = susi.path
+    let arguments = ["skill", "Flip a coin"] + isolation
+    let kitty = environment(["TERM": "xterm-kitty"])
+    let (shown, status) = try await TextBinary.offPool {
+      try TextPseudoTerminal.run(path, arguments, environment: kitty, typing: false)
+    }
+    #expect(status == 0, "\(shown)")
+    #expect(shown.contains("Image file: "))
+    #expect(shown.contains("\u{1B}_Ga=T,f=100,"), "the PNG is sent with the kitty protocol")
+    let plain = environment(["TERM": "xterm-kitty", "NO_COLOR": "1"])
+    let (quiet, _) = try await TextBinary.offPool {
+      try TextPseudoTerminal.run(path, arguments, environment: plain, typing: false)
+    }
+    #expect(quiet.contains("Image file: "))
+    #expect(!quiet.contains("\u{1B}_G"))
+  }
+
   @Test func anAnswerImageIsCachedToo() async throws {
     defer { try? FileManager.default.removeItem(atPath: folder.path) }
     let shown = try await run(["ask", "show me a painting"])
