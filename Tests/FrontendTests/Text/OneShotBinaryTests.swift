@@ -199,6 +199,12 @@ struct OneShotBinaryTests {
     #expect(replay.stderr.contains("option '--server' does not apply to 'susi replay'"))
     let help = try await run(["help", "replay"])
     #expect(!help.stdout.contains("--server"))
+    let keys = try await run(["serve", "keys", "list", "--server", "http://127.0.0.1:1/"])
+    #expect(keys.status == 64)
+    #expect(keys.stderr.contains("option '--server' does not apply to 'susi serve keys'"))
+    let serve = try await run(["serve", "--label", "ci", "-p0"])
+    #expect(serve.status == 64)
+    #expect(serve.stderr.contains("option '--label' does not apply to 'susi serve'"))
   }
 
   @Test func aFailedWebSearchNamesItsAddressNotTheServer() async throws {
