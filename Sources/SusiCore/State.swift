@@ -37,7 +37,7 @@ public struct State: Equatable, Sendable {
   /// The version of what the reducer makes of events. Bump it with any change that makes the same
   /// log replay to a different state: snapshots record it, and one made by another version is
   /// ignored (the next start replays the whole log once and writes a new one).
-  public static let reducerVersion = 2
+  public static let reducerVersion = 3
 
   /// The `server` value that means the built-in server.
   public static let embeddedServer = "embedded"

@@ -65,7 +65,7 @@ public enum TextCommandSpecs {
       """,
     examples: [
       "susi ask what is the capital of france", "susi ask \"flip a coin\"",
-      "susi ask --wait \"remind me to drink water\"",
+      "susi ask --wait \"remind me in 2 minutes to stretch\"",
     ],
     arguments: 1...1000)
 

@@ -69,10 +69,25 @@ public enum ServeCommand {
   /// The command for the `susi` command table; `web` is what `--web` mounts.
   public static func command(web: WebMount? = nil) -> Command {
     Command(spec) { invocation in
-      invocation.arguments.isEmpty
-        ? await serve(invocation, web: web) : await administer(invocation)
+      let administering = !invocation.arguments.isEmpty
+      if let unused = (administering ? unusedByAdministration : unusedByServing).first(
+        where: invocation.parsed.has)
+      {
+        let what = administering ? "serve \(invocation.arguments[0])" : "serve"
+        StandardStream.error.line("susi: option '\(unused)' does not apply to 'susi \(what)'")
+        return ExitCode.usage
+      }
+      return administering ? await administer(invocation) : await serve(invocation, web: web)
     }
   }
+
+  /// Options the key, group and subscriber commands have no use for: they talk to no server
+  /// and listen on nothing. Refused rather than silently ignored.
+  static let unusedByAdministration = [
+    "--server", "--websearch-url", "--allow-private-targets", "--port", "--host", "--web",
+  ]
+  /// Options only the key commands read.
+  static let unusedByServing = ["--groups", "--label"]
 
   /// Where the files beside the log are.
   struct Paths {

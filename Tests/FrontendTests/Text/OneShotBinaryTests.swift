@@ -162,6 +162,25 @@ struct OneShotBinaryTests {
     #expect(log.contains(#""type":"imageCached""#))
   }
 
+  @Test func aSkillImageIsDrawnInlineOnKittyButNotWithNoColor() async throws {
+    defer { try? FileManager.default.removeItem(atPath: folder.path) }
+    let path = susi.path
+    let arguments = ["skill", "Flip a coin"] + isolation
+    let kitty = environment(["TERM": "xterm-kitty"])
+    let (shown, status) = try await TextBinary.offPool {
+      try TextPseudoTerminal.run(path, arguments, environment: kitty, typing: false)
+    }
+    #expect(status == 0, "\(shown)")
+    #expect(shown.contains("Image file: "))
+    #expect(shown.contains("\u{1B}_Ga=T,f=100,"), "the PNG is sent with the kitty protocol")
+    let plain = environment(["TERM": "xterm-kitty", "NO_COLOR": "1"])
+    let (quiet, _) = try await TextBinary.offPool {
+      try TextPseudoTerminal.run(path, arguments, environment: plain, typing: false)
+    }
+    #expect(quiet.contains("Image file: "))
+    #expect(!quiet.contains("\u{1B}_G"))
+  }
+
   @Test func anAnswerImageIsCachedToo() async throws {
     defer { try? FileManager.default.removeItem(atPath: folder.path) }
     let shown = try await run(["ask", "show me a painting"])
@@ -180,6 +199,12 @@ struct OneShotBinaryTests {
     #expect(replay.stderr.contains("option '--server' does not apply to 'susi replay'"))
     let help = try await run(["help", "replay"])
     #expect(!help.stdout.contains("--server"))
+    let keys = try await run(["serve", "keys", "list", "--server", "http://127.0.0.1:1/"])
+    #expect(keys.status == 64)
+    #expect(keys.stderr.contains("option '--server' does not apply to 'susi serve keys'"))
+    let serve = try await run(["serve", "--label", "ci", "-p0"])
+    #expect(serve.status == 64)
+    #expect(serve.stderr.contains("option '--label' does not apply to 'susi serve'"))
   }
 
   @Test func aFailedWebSearchNamesItsAddressNotTheServer() async throws {
