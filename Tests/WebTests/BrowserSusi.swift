@@ -1,0 +1,136 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The built `susi web`, running with the built-in server and a state folder of its own.
+final class BrowserSusi: Sendable {
+  /// The address it printed: `http://127.0.0.1:PORT/?token=TOKEN`.
+  let url: String
+  /// `http://127.0.0.1:PORT`
+  let origin: String
+  let folder: URL
+  private let process: Process
+  private let ended: DispatchSemaphore
+
+  /// The `susi` built next to the test bundle.
+  static func executable() throws -> String {
+    let me =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+      ?? CommandLine.arguments[0]
+    var folder = URL(fileURLWithPath: me).deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = folder.appendingPathComponent("susi").path
+      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+      folder = folder.deletingLastPathComponent()
+    }
+    throw ChromiumError("the susi executable is not built next to the tests; run swift build")
+  }
+
+  /// Starts `susi web --port 0` and waits (at most `seconds`) for the address it prints.
+  static func start(seconds: Int = 30) async throws -> BrowserSusi {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "susi-web-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try executable())
+    process.arguments = [
+      "web", "--port", "0", "--state-dir", folder.appendingPathComponent("state").path, "--log",
+      folder.appendingPathComponent("events.jsonl").path,
+    ]
+    // The built-in server's pages name a few images on the internet (a link preview's
+    // picture); a proxy that answers nothing keeps susi's https requests on this machine.
+    let nowhere = "http://127.0.0.1:9"
+    process.environment = [
+      "PATH": "/usr/bin:/bin", "HOME": folder.path, "XDG_STATE_HOME": folder.path + "/xdg",
+      "LANG": "C.UTF-8", "https_proxy": nowhere, "HTTPS_PROXY": nowhere, "http_proxy": nowhere,
+      "all_proxy": nowhere, "no_proxy": "127.0.0.1,localhost",
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardInput = FileHandle.nullDevice
+    FileManager.default.createFile(atPath: folder.appendingPathComponent("stderr.txt").path, contents: nil)
+    process.standardError = try FileHandle(
+      forWritingTo: folder.appendingPathComponent("stderr.txt"))
+    let ended = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in ended.signal() }
+    try process.run()
+    let line = try await firstLine(of: output.fileHandleForReading, process: process, seconds: seconds)
+    guard let line, line.hasPrefix("http://127.0.0.1:"), let range = line.range(of: "/?token=")
+    else {
+      process.terminate()
+      let errors = (try? String(contentsOf: folder.appendingPathComponent("stderr.txt"), encoding: .utf8)) ?? ""
+      throw ChromiumError(
+        "susi web printed \(line.map { "'\($0)'" } ?? "nothing") instead of its address; stderr: \(errors)")
+    }
+    return BrowserSusi(
+      url: line, origin: String(line[..<range.lowerBound]), folder: folder, process: process,
+      ended: ended)
+  }
+
+  private init(url: String, origin: String, folder: URL, process: Process, ended: DispatchSemaphore) {
+    self.url = url
+    self.origin = origin
+    self.folder = folder
+    self.process = process
+    self.ended = ended
+  }
+
+  /// Reads `handle` on a thread of its own until the first line (then goes on reading, so the
+  /// pipe never fills); nil when the process ends without one or `seconds` pass (it is then
+  /// ended).
+  private static func firstLine(of handle: FileHandle, process: Process, seconds: Int)
+    async throws -> String?
+  {
+    let delivered = Mutex(false)
+    return await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+      let deliver: @Sendable (String?) -> Void = { line in
+        let first = delivered.withLock { done in
+          defer { done = true }
+          return !done
+        }
+        if first { continuation.resume(returning: line) }
+      }
+      let reader = Thread {
+        var bytes: [UInt8] = []
+        while true {
+          let data = handle.availableData
+          if data.isEmpty { break }
+          bytes.append(contentsOf: data)
+          if let end = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+            deliver(String(decoding: bytes[..<end], as: UTF8.self))
+            bytes.removeAll(keepingCapacity: false)
+          }
+        }
+        deliver(nil)
+      }
+      reader.start()
+      Task {
+        try? await Task.sleep(for: .seconds(seconds))
+        if delivered.withLock({ !$0 }) {
+          process.terminate()
+          deliver(nil)
+        }
+      }
+    }
+  }
+
+  /// The event log as text.
+  var log: String {
+    (try? String(contentsOf: folder.appendingPathComponent("events.jsonl"), encoding: .utf8)) ?? ""
+  }
+
+  /// Stops susi (SIGTERM, as a person's Ctrl-C would) and removes its folder.
+  func stop() {
+    if process.isRunning {
+      process.terminate()
+      if ended.wait(timeout: .now() + 15) == .timedOut {
+        kill(process.processIdentifier, SIGKILL)
+        ended.wait()
+      }
+    }
+    try? FileManager.default.removeItem(at: folder)
+  }
+}
