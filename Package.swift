@@ -54,6 +54,14 @@ let package = Package(
       dependencies: ["SusiFrontendSupport", "SusiHTTP", "SusiCrypto", "SusiFiles"],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
+      name: "SusiWeb",
+      dependencies: [
+        "SusiFrontendSupport", "SusiWebhook", "SusiHTTP", "SusiCore", "SusiStore", "SusiRunner",
+        "SusiCrypto", "SusiFiles", "SusiJSON",
+      ],
+      path: "Frontends/Web", exclude: ["Screenshots"], resources: [.copy("Resources")],
+      swiftSettings: strict),
+    .target(
       name: "SusiReplay",
       dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto"],
       path: "Frontends/Replay",
@@ -61,8 +69,8 @@ let package = Package(
     .executableTarget(
       name: "susi",
       dependencies: [
-        "SusiFrontendSupport", "SusiText", "SusiJSONL", "SusiWebhook", "SusiReplay", "SusiServer",
-        "CEpoll",
+        "SusiFrontendSupport", "SusiText", "SusiJSONL", "SusiWebhook", "SusiWeb", "SusiReplay",
+        "SusiServer", "CEpoll",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 
@@ -104,7 +112,8 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "SusiHTTPTests", dependencies: ["SusiHTTP"], swiftSettings: strict),
     .testTarget(
-      name: "SusiServerTests", dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto"],
+      name: "SusiServerTests",
+      dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles"],
       swiftSettings: strict),
     .testTarget(
       name: "FrontendTests",
@@ -113,5 +122,12 @@ let package = Package(
         "SusiFiles", "susi",
       ],
       exclude: ["Text/Golden"], swiftSettings: strict),
+    .testTarget(
+      name: "WebTests",
+      dependencies: [
+        "SusiWeb", "SusiWebhook", "SusiFrontendSupport", "SusiTesting", "SusiStore", "SusiCore",
+        "SusiHTTP", "SusiJSON", "SusiCrypto", "susi",
+      ],
+      swiftSettings: strict),
   ]
 )

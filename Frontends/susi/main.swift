@@ -8,6 +8,7 @@ import SusiFrontendSupport
 import SusiJSONL
 import SusiReplay
 import SusiText
+import SusiWeb
 import SusiWebhook
 
 StandardStream.ignoreBrokenPipes()
@@ -20,7 +21,8 @@ let app = CommandLineApp(
     JSONLinesCommand.command,
     ReplayCommand.command,
     ServerCommandSpec.command,
-    ServeCommand.command,
+    ServeCommand.command(web: WebCommand.mount),
+    WebCommand.command,
   ],
   defaultCommand: "chat", version: SusiVersion.current)
 

@@ -1,4 +1,5 @@
 import Foundation
+import SusiFiles
 import SusiHTTP
 import Testing
 

@@ -71,6 +71,11 @@ public final class AccessGate: Sendable {
     snapshot.withLock { $0.privileges[keyID]?.contains(privilege) ?? false }
   }
 
+  /// The caller holding the key `keyID` now, or nil when the key is unknown or revoked.
+  public func caller(keyID: String) -> Caller? {
+    snapshot.withLock { $0.privileges[keyID] }.map { Caller(keyID: keyID, privileges: $0) }
+  }
+
   /// The caller behind the request's `Authorization: Bearer …`, or 401 when there is no such
   /// header, the token is malformed, unknown, does not match, or its key is revoked. The
   /// message does not say which, so probing learns nothing.

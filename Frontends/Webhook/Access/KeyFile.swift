@@ -52,6 +52,16 @@ public final class KeyFile: Sendable {
     hashes = Mutex(loaded)
   }
 
+  /// A key file that holds no key and is kept nowhere (adding one fails): for a frontend that
+  /// takes no keys (`susi web`).
+  public static func none() -> KeyFile { KeyFile(nowhere: ()) }
+
+  private init(nowhere: Void) {
+    path = ""
+    compare = Digest.constantTimeEqual
+    hashes = Mutex([:])
+  }
+
   /// Whether `token` is the secret of its key: its hash matches the stored one (compared in
   /// constant time).
   ///
@@ -80,6 +90,9 @@ public final class KeyFile: Sendable {
   public var keyIDs: [String] { hashes.withLock { $0.keys.sorted() } }
 
   private func update(_ change: (inout [String: [UInt8]]) -> Void) throws(PrivateFile.Failure) {
+    guard !path.isEmpty else {
+      throw PrivateFile.Failure(path: path, reason: "is no file: this frontend takes no keys")
+    }
     try hashes.withLock { (hashes) throws(PrivateFile.Failure) in
       var next = hashes
       change(&next)

@@ -11,13 +11,14 @@ public enum ServeCommand {
     name: "serve",
     summary: "serve an HTTP API for other services (actions in, events out, signed webhooks)",
     usage:
-      "serve [--port N] [--host ADDR] [--keys FILE] [--subscribers FILE] | serve keys|groups|subscribers …",
+      "serve [--port N] [--host ADDR] [--keys FILE] [--subscribers FILE] [--web] | serve keys|groups|subscribers …",
     discussion: """
       Serves POST /actions, GET /state, GET /events, GET /events/stream (server-sent events),
       GET /healthz, GET /metrics and the /admin routes on the event log, and POSTs every event
       to the registered subscribers, signed per Standard Webhooks. Prints its base URL on stdout
       once listening; Ctrl-C or SIGTERM stops it after answering the requests in progress.
-      It binds 127.0.0.1 unless --host says otherwise.
+      It binds 127.0.0.1 unless --host says otherwise. With --web it also serves the browser
+      pages of 'susi web' under /web/, where a person signs in with a key.
 
       Callers send a key (Authorization: Bearer KEY). Keys belong to groups, groups hold
       privileges; the first admin key comes from 'susi serve keys init'. The same tasks as the
@@ -42,6 +43,7 @@ public enum ServeCommand {
         help: "port to listen on; 0 = any free port (default 8080)"),
       OptionSpec("--host", value: "ADDR", help: "address to bind (default 127.0.0.1)"),
       OptionSpec("--keys", value: "FILE", help: "hashes of the keys (default: LOG.keys)"),
+      OptionSpec("--web", help: "also serve the browser pages under /web/ (sign in with a key)"),
       OptionSpec(
         "--subscribers", value: "FILE", help: "outbound subscribers (default: LOG.subscribers)"),
       OptionSpec(
@@ -57,9 +59,16 @@ public enum ServeCommand {
     ],
     arguments: 0...4)
 
-  /// The command for the `susi` command table.
-  public static let command = Command(spec) { invocation in
-    invocation.arguments.isEmpty ? await serve(invocation) : await administer(invocation)
+  /// Puts another handler in front of the webhook's, for `--web`: given the running service
+  /// and the store's log path, it answers what it serves itself and hands the rest on.
+  public typealias WebMount = @Sendable (WebhookService, SusiApp) -> any HTTPHandler
+
+  /// The command for the `susi` command table; `web` is what `--web` mounts.
+  public static func command(web: WebMount? = nil) -> Command {
+    Command(spec) { invocation in
+      invocation.arguments.isEmpty
+        ? await serve(invocation, web: web) : await administer(invocation)
+    }
   }
 
   /// Where the files beside the log are.
@@ -76,11 +85,14 @@ public enum ServeCommand {
     }
   }
 
-  static func serve(_ invocation: Invocation) async -> Int32 {
+  static func serve(_ invocation: Invocation, web: WebMount?) async -> Int32 {
     let host = BindAddress.numeric(invocation.parsed.value("--host") ?? "127.0.0.1")
     let portText = invocation.parsed.value("--port") ?? "8080"
     guard let port = Int(portText), (0...65535).contains(port) else {
       return fail("--port takes a number from 0 to 65535, not '\(portText)'", ExitCode.usage)
+    }
+    if invocation.parsed.has("--web") && web == nil {
+      return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }
     let paths = Paths(invocation)
     let app: SusiApp
@@ -108,7 +120,9 @@ public enum ServeCommand {
         "susi serve: no admin key yet; stop the server and run 'susi serve keys init' to create one"
       )
     }
-    let server = HTTPServer(configuration: .init(host: host, port: port), handler: service.handler)
+    let handler: any HTTPHandler =
+      if let web, invocation.parsed.has("--web") { web(service, app) } else { service.handler }
+    let server = HTTPServer(configuration: .init(host: host, port: port), handler: handler)
     let bound: Int
     do {
       bound = try server.start()

@@ -5,18 +5,19 @@ import Synchronization
   import Glibc
 #endif
 
-/// Catches SIGINT and SIGTERM, so `susi serve` can stop cleanly instead of being killed.
+/// Catches SIGINT and SIGTERM, so `susi serve` and `susi web` can stop cleanly instead of being
+/// killed.
 ///
 /// Install it before announcing that the server is up: a signal that arrives at any moment
 /// afterwards is kept until `wait` asks for it.
-final class ShutdownSignal: @unchecked Sendable {
+public final class ShutdownSignal: @unchecked Sendable {
   private let state = Mutex<(signal: Int32?, waiter: CheckedContinuation<Int32, Never>?)>(
     (nil, nil))
   private let queue = DispatchQueue(label: "susi.serve.signals")
   private var sources: [any DispatchSourceSignal] = []
 
   /// From now on SIGINT and SIGTERM no longer end the process by themselves.
-  init() {
+  public init() {
     for number in [SIGINT, SIGTERM] {
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
@@ -42,7 +43,7 @@ final class ShutdownSignal: @unchecked Sendable {
   }
 
   /// Returns the first signal that arrived, waiting for one if none has yet.
-  func wait() async -> Int32 {
+  public func wait() async -> Int32 {
     await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
       let arrived = state.withLock { s -> Int32? in
         if let signal = s.signal { return signal }

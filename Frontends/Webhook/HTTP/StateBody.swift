@@ -9,7 +9,7 @@ import SusiJSON
 /// into JSON a page of entries at a time, so a request holds one page and one piece, never the
 /// whole document: a state of hundreds of megabytes is sent in the same little memory as a
 /// small one, and nothing is kept once the response ends.
-struct StateBody: Sendable {
+public struct StateBody: Sendable {
   /// Bytes gathered before they are handed to the connection.
   static let pieceSize = 64 * 1024
   /// Entries of a large field turned into JSON at a time.
@@ -18,6 +18,19 @@ struct StateBody: Sendable {
   let state: State
   /// Whether the `access` field (who holds which key) is included.
   let includesAccess: Bool
+
+  /// The body of `state`; `includesAccess` adds who holds which key.
+  public init(state: State, includesAccess: Bool) {
+    self.state = state
+    self.includesAccess = includesAccess
+  }
+
+  /// A `200 application/json` response that streams this body.
+  public var response: HTTPResponse {
+    HTTPResponse(status: 200, headers: ["Content-Type": "application/json"]) {
+      try await write(to: $0)
+    }
+  }
 
   /// Writes the whole document to `body`, piece by piece.
   func write(to body: HTTPBodyWriter) async throws {

@@ -27,7 +27,7 @@ extension WebhookHandler {
     let sent: SentAction
     do {
       sent = try await store.sendChecked(
-        decoded.action, origin: "webhook", id: decoded.id, idempotencyKey: scopedKey)
+        decoded.action, origin: options.origin, id: decoded.id, idempotencyKey: scopedKey)
     } catch {
       switch error {
       case .store(.duplicate(let first)):

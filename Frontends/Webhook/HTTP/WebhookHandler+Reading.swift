@@ -11,13 +11,11 @@ extension WebhookHandler {
   func getState(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.stateRead)
     // Who holds which key is for those who manage keys and groups.
-    let body = StateBody(
+    return StateBody(
       state: await store.state,
       includesAccess: caller.privileges.contains(Privilege.keysManage)
-        || caller.privileges.contains(Privilege.groupsManage))
-    return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"]) {
-      try await body.write(to: $0)
-    }
+        || caller.privileges.contains(Privilege.groupsManage)
+    ).response
   }
 
   func getEvents(_ request: HTTPRequest, _ caller: Caller) async throws(WebhookError)
@@ -46,9 +44,9 @@ extension WebhookHandler {
   }
 
   /// The session that `GET /events/stream` runs: where it starts and what it sends.
-  func eventStreamSession(_ request: HTTPRequest, _ caller: Caller) throws(WebhookError)
-    -> EventStreamSession
-  {
+  func eventStreamSession(
+    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (String) -> Bool
+  ) throws(WebhookError) -> EventStreamSession {
     try caller.require(Privilege.eventsRead)
     var start: Int?
     if let lastID = request.headers["Last-Event-ID"] {
@@ -68,12 +66,10 @@ extension WebhookHandler {
         throw .badRequest("invalid_query", "there is no event type '\(type)'")
       }
     }
-    let gate = self.gate
-    let keyID = caller.keyID
     return EventStreamSession(
       feed: feed, clock: clock, after: start, types: types,
       heartbeatInterval: options.heartbeatInterval, idleLimit: options.streamIdleLimit,
-      authorized: { gate.allows(keyID, Privilege.eventsRead) })
+      authorized: { holds(Privilege.eventsRead) })
   }
 
   func healthz() async -> HTTPResponse {

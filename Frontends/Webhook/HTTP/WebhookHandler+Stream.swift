@@ -5,8 +5,10 @@ import SusiHTTP
 extension WebhookHandler {
   /// A streamed `text/event-stream` response that runs an `EventStreamSession` until the client
   /// goes away, its key loses the privilege, or the server stops.
-  func eventStream(_ request: HTTPRequest, _ caller: Caller) throws(WebhookError) -> HTTPResponse {
-    let session = try eventStreamSession(request, caller)
+  func eventStream(
+    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (String) -> Bool
+  ) throws(WebhookError) -> HTTPResponse {
+    let session = try eventStreamSession(request, caller, holds: holds)
     guard let slot = streams.open(caller.keyID, limit: options.maximumStreamsPerKey) else {
       throw WebhookError(
         429, "too_many_streams",

@@ -34,13 +34,16 @@ public final class WebhookHandler: HTTPHandler {
     public var streamIdleLimit: Int64
     /// The most event streams one key may hold open at once.
     public var maximumStreamsPerKey: Int
+    /// The `origin` of the intents posted to `/actions` (`webhook`; `web` under `susi web`).
+    public var origin: String
 
     /// Options; every argument has the documented default.
     public init(
       waitLimit: Int64 = 10_000, maximumEventsPerPage: Int = 1000,
       heartbeatInterval: Int64 = 15_000, streamIdleLimit: Int64 = 30 * 60_000,
-      maximumStreamsPerKey: Int = 4
+      maximumStreamsPerKey: Int = 4, origin: String = "webhook"
     ) {
+      self.origin = origin
       self.waitLimit = waitLimit
       self.maximumEventsPerPage = maximumEventsPerPage
       self.heartbeatInterval = heartbeatInterval
@@ -76,6 +79,25 @@ public final class WebhookHandler: HTTPHandler {
 
   /// Answers one request; every answer is counted in the metrics by route and status.
   public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    await handle(request, principal: nil)
+  }
+
+  /// Answers `request` for a caller its embedding frontend has already identified (a browser
+  /// session of `susi web`) instead of by a key. `holds` tells whether the caller still holds a
+  /// privilege; it is asked again while an event stream runs, so ending the session ends it.
+  public func handle(
+    _ request: HTTPRequest, as caller: Caller, holds: @escaping @Sendable (String) -> Bool
+  ) async -> HTTPResponse {
+    await handle(request, principal: Principal(caller: caller, holds: holds))
+  }
+
+  /// Who a request is answered for, and how to ask later whether they still hold a privilege.
+  struct Principal {
+    var caller: Caller
+    var holds: @Sendable (String) -> Bool
+  }
+
+  private func handle(_ request: HTTPRequest, principal: Principal?) async -> HTTPResponse {
     guard let route = WebhookRoute(target: request.target) ?? WebhookRoute(path: request.path)
     else {
       let response = WebhookError.notFound(
@@ -86,7 +108,7 @@ public final class WebhookHandler: HTTPHandler {
     }
     let response: HTTPResponse
     do {
-      response = try await answer(request, route)
+      response = try await answer(request, route, principal)
     } catch {
       response = error.response
     }
@@ -94,8 +116,8 @@ public final class WebhookHandler: HTTPHandler {
     return response
   }
 
-  private func answer(_ request: HTTPRequest, _ route: WebhookRoute) async throws(WebhookError)
-    -> HTTPResponse
+  private func answer(_ request: HTTPRequest, _ route: WebhookRoute, _ principal: Principal?)
+    async throws(WebhookError) -> HTTPResponse
   {
     guard route.methods.contains(request.method) else {
       throw WebhookError(
@@ -104,12 +126,22 @@ public final class WebhookHandler: HTTPHandler {
         headers: ["Allow": route.methods.joined(separator: ", ")])
     }
     if route == .healthz { return await healthz() }
-    let caller = try gate.authenticate(request.headers)
+    let caller: Caller
+    let holds: @Sendable (String) -> Bool
+    if let principal {
+      caller = principal.caller
+      holds = principal.holds
+    } else {
+      caller = try gate.authenticate(request.headers)
+      let gate = self.gate
+      let keyID = caller.keyID
+      holds = { gate.allows(keyID, $0) }
+    }
     switch route {
     case .actions: return try await postAction(request, caller)
     case .state: return try await getState(caller)
     case .events: return try await getEvents(request, caller)
-    case .eventStream: return try eventStream(request, caller)
+    case .eventStream: return try eventStream(request, caller, holds: holds)
     case .healthz: return await healthz()
     case .metrics: return try await getMetrics(caller)
     case .adminAccess: return try await getAccess(caller)

@@ -243,9 +243,9 @@ actor ImageCache {
 }
 
 /// Recognises image formats by their first bytes.
-enum ImageSniffer {
+public enum ImageSniffer {
   /// `png`, `jpeg`, `gif`, `webp`, `bmp`, `ico`, `svg`, or nil.
-  static func kind(_ b: [UInt8]) -> String? {
+  public static func kind(_ b: [UInt8]) -> String? {
     if b.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "png" }
     if b.starts(with: [0xFF, 0xD8, 0xFF]) { return "jpeg" }
     if b.starts(with: Array("GIF8".utf8)) { return "gif" }

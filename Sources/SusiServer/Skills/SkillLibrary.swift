@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SusiFiles
 
 /// One loaded skill: where it lives in the `models/<model>/<group>/<language>/` tree and what
 /// its file says.

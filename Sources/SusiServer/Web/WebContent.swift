@@ -1,4 +1,5 @@
 import Foundation
+import SusiFiles
 import SusiJSON
 
 /// The offline web: the web-search corpus, the static pages for link previews, the icons

@@ -9,10 +9,10 @@ import Glibc
 /// separator (`/` or `\`), a NUL, or a `%` (the request was already percent-decoded once, so a
 /// `%` left over is a second layer of encoding). The joined path is then resolved with
 /// `realpath` (symbolic links included) and must still lie under the resolved folder.
-enum ContainedFile {
+public enum ContainedFile {
   /// The regular file at `folder/segments…`, or nil when any segment is refused, the file does
   /// not exist, or it resolves outside `folder`.
-  static func resolve(_ segments: [String], under folder: URL) -> URL? {
+  public static func resolve(_ segments: [String], under folder: URL) -> URL? {
     guard !segments.isEmpty, segments.allSatisfy(isPlainName) else { return nil }
     guard let root = realPath(folder.path) else { return nil }
     let candidate = segments.reduce(root) { $0 + "/" + $1 }
@@ -24,11 +24,12 @@ enum ContainedFile {
 
   /// Splits a request value such as `images/coin.png` into segments for `resolve`; an empty
   /// segment (`a//b`, a leading or trailing `/`) stays in and is refused there.
-  static func segments(_ relative: String) -> [String] {
+  public static func segments(_ relative: String) -> [String] {
     relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
   }
 
-  static func isPlainName(_ segment: String) -> Bool {
+  /// Whether `segment` is a name the rule accepts (see the type).
+  public static func isPlainName(_ segment: String) -> Bool {
     !segment.isEmpty && !segment.hasPrefix(".")
       && !segment.contains { $0 == "/" || $0 == "\\" || $0 == "\0" || $0 == "%" }
   }

@@ -1,0 +1,123 @@
+import Foundation
+import SusiFrontendSupport
+import SusiHTTP
+import SusiWebhook
+
+/// `susi web`: the browser frontend on loopback, and the mount `susi serve --web` uses.
+public enum WebCommand {
+  /// The command's words, options and help.
+  public static let spec = CommandSpec(
+    name: "web",
+    summary: "chat, browse skills and step through the log in a browser (on this machine only)",
+    usage: "web [--port N] [--host ADDR] [--open]",
+    discussion: """
+      Serves a web page on loopback and prints its URL, which holds a secret token made at
+      each start: opening it signs that browser in (an HttpOnly, SameSite=Strict cookie), and
+      every request without that cookie is refused. Changes must come from the page itself
+      (its Origin is checked). The page uses the same API as 'susi serve' (/actions, /state,
+      /events, /events/stream) plus /session, /inspector/state?seq=N, /inspector/log and
+      /images?url=…, which serves pictures from susi's image cache only.
+      Ctrl-C or SIGTERM stops it. To share the pages with a team, use 'susi serve --web'.
+      """,
+    examples: [
+      "susi web",
+      "susi web --port 8080 --open",
+      "susi web --state-dir /tmp/demo --log /tmp/demo/events.jsonl",
+    ],
+    options: [
+      OptionSpec(
+        "--port", short: "-p", value: "N", help: "port to listen on; 0 = any free port (default 0)"),
+      OptionSpec(
+        "--host", value: "ADDR", help: "loopback address to bind: 127.0.0.1 (default) or ::1"),
+      OptionSpec("--open", help: "open the URL in the system browser (xdg-open)"),
+    ])
+
+  /// The command for the `susi` command table.
+  public static let command = Command(spec) { invocation in await run(invocation) }
+
+  /// What `susi serve --web` puts in front of its webhook handler.
+  public static let mount: ServeCommand.WebMount = { service, app in
+    WebHandler(
+      mode: .mounted, service: service, store: app.store, logPath: app.options.log,
+      stateDirectory: app.options.stateDirectory,
+      pages: WebPages.installed() ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")))
+  }
+
+  static func run(_ invocation: Invocation) async -> Int32 {
+    let host = invocation.parsed.value("--host") ?? "127.0.0.1"
+    guard ["127.0.0.1", "::1"].contains(host) else {
+      return fail(
+        "--host takes 127.0.0.1 or ::1, not '\(host)'; to share the pages, use 'susi serve --web'",
+        ExitCode.usage)
+    }
+    let portText = invocation.parsed.value("--port") ?? "0"
+    guard let port = Int(portText), (0...65535).contains(port) else {
+      return fail("--port takes a number from 0 to 65535, not '\(portText)'", ExitCode.usage)
+    }
+    guard let pages = WebPages.installed() else {
+      return fail(
+        "the web pages are not installed beside susi (susi_SusiWeb.resources/Resources)",
+        ExitCode.noInput)
+    }
+    let app: SusiApp
+    do {
+      app = try await SusiApp.start(invocation.common, origin: "web")
+    } catch {
+      return fail(error.message, error.exitCode)
+    }
+    for warning in app.warnings { StandardStream.error.line("susi web: warning: \(warning)") }
+    let service = await WebhookService.start(
+      store: app.store, keys: KeyFile.none(),
+      options: WebhookHandler.Options(origin: "web"))
+    let token = WebSecurity.randomSecret()
+    let handler = WebHandler(
+      mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,
+      stateDirectory: app.options.stateDirectory, pages: pages)
+    let server = HTTPServer(configuration: .init(host: host, port: port), handler: handler)
+    let bound: Int
+    do {
+      bound = try server.start()
+    } catch {
+      await service.shutdown()
+      await app.stop()
+      return fail("cannot listen on \(host):\(port): \(error)", ExitCode.unavailable)
+    }
+    handler.listening(on: bound)
+    let signals = ShutdownSignal()
+    let shownHost = host.contains(":") ? "[\(host)]" : host
+    let url = "http://\(shownHost):\(bound)/?token=\(token)"
+    StandardStream.output.line(url)
+    if invocation.parsed.has("--open") { openInBrowser(url) }
+    _ = await signals.wait()
+    StandardStream.error.line("susi web: stopping")
+    await server.shutdown()
+    await service.shutdown()
+    await app.stop()
+    return ExitCode.success
+  }
+
+  /// Hands the URL to `xdg-open`; without one, says so and keeps serving.
+  private static func openInBrowser(_ url: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["xdg-open", url]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    process.terminationHandler = { finished in
+      if finished.terminationStatus != 0 {
+        StandardStream.error.line(
+          "susi web: xdg-open could not open a browser; open the URL above yourself")
+      }
+    }
+    do {
+      try process.run()
+    } catch {
+      StandardStream.error.line("susi web: cannot run xdg-open; open the URL above yourself")
+    }
+  }
+
+  private static func fail(_ message: String, _ code: Int32) -> Int32 {
+    StandardStream.error.line("susi web: \(message)")
+    return code
+  }
+}

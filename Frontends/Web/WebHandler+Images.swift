@@ -1,0 +1,70 @@
+import Foundation
+import SusiCore
+import SusiFiles
+import SusiHTTP
+import SusiRunner
+import SusiWebhook
+
+// GET /images?url=…: an image from susi's cache, so the page never fetches a third-party URL.
+
+extension WebHandler {
+  /// The cached copy of the image at `url`, as the state's `images` records it. Not cached yet
+  /// (or its file is gone): `404 not_cached`, and the page asks for it with `cacheImage`.
+  func image(_ request: HTTPRequest, _ caller: Caller) async -> HTTPResponse {
+    guard caller.privileges.contains(Privilege.stateRead) else {
+      return Self.lacks(Privilege.stateRead, caller)
+    }
+    guard let url = Self.query(request, "url"), !url.isEmpty else {
+      return WebhookError(400, "invalid_query", "send the image's URL as ?url=").response
+    }
+    let notCached = WebhookError(
+      404, "not_cached", "the image is not in the cache yet; send cacheImage to fetch it")
+    // Only a file the cache wrote, by name, inside the cache folder: the path in the log is
+    // not trusted to point anywhere else.
+    guard let cached = await store.state.images[url],
+      let name = cached.path.split(separator: "/").last.map(String.init),
+      Self.isCacheFileName(name),
+      let file = ContainedFile.resolve([name], under: URL(fileURLWithPath: imagesFolder))
+    else { return notCached.response }
+    let tag = "\"\(name.split(separator: ".").first ?? "")\""
+    var headers: HTTPHeaders = ["ETag": tag, "Cache-Control": "private, max-age=86400"]
+    if let wanted = request.headers["If-None-Match"], Self.matches(wanted, tag) {
+      return HTTPResponse(status: 304, headers: headers)
+    }
+    guard let data = FileManager.default.contents(atPath: file.path) else {
+      return notCached.response
+    }
+    let bytes = Array(data)
+    headers.set("Content-Type", Self.imageType(bytes))
+    return HTTPResponse(status: 200, headers: headers, body: bytes)
+  }
+
+  /// Names the image cache writes: the SHA-256 of the bytes in hex, and an extension.
+  static func isCacheFileName(_ name: String) -> Bool {
+    let stem = name.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)[0]
+    return stem.count == 64 && stem.allSatisfy(\.isHexDigit) && ContainedFile.isPlainName(name)
+  }
+
+  /// Whether an `If-None-Match` list names `tag` (or is `*`).
+  static func matches(_ wanted: String, _ tag: String) -> Bool {
+    wanted.split(separator: ",").contains { item in
+      var candidate = item.trimmingCharacters(in: .whitespaces)
+      if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
+      return candidate == "*" || candidate == tag
+    }
+  }
+
+  /// The media type the image's first bytes show, whatever its name says.
+  static func imageType(_ bytes: [UInt8]) -> String {
+    switch ImageSniffer.kind(Array(bytes.prefix(512))) {
+    case "png": "image/png"
+    case "jpeg": "image/jpeg"
+    case "gif": "image/gif"
+    case "webp": "image/webp"
+    case "svg": "image/svg+xml"
+    case "bmp": "image/bmp"
+    case "ico": "image/x-icon"
+    default: "application/octet-stream"
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import SusiCore
+import SusiHTTP
+import SusiStore
+import SusiWebhook
+
+// GET /inspector/state?seq=N and GET /inspector/log: the time-travel inspector's reads.
+
+extension WebHandler {
+  /// The state as it was right after event `seq`, in the shape of `GET /state`: replayed from
+  /// the log, starting at the newest snapshot at or before `seq` when there is one.
+  func inspectorState(_ request: HTTPRequest, _ caller: Caller) async -> HTTPResponse {
+    guard caller.privileges.contains(Privilege.eventsRead) else {
+      return Self.lacks(Privilege.eventsRead, caller)
+    }
+    let lastSeq = await store.lastSeq
+    guard let text = Self.query(request, "seq"), let seq = Int(text), (0...lastSeq).contains(seq)
+    else {
+      return WebhookError(
+        400, "invalid_seq", "seq must be a whole number from 0 to the last seq, \(lastSeq)"
+      ).response
+    }
+    let path = logPath
+    // Replay reads the file and folds events: work for a task of its own, not the event loop.
+    let replayed = await Task.detached { () -> Result<Recovered, LogReplay.Failure> in
+      Result { () throws(LogReplay.Failure) in try Self.replay(path, to: seq) }
+    }.value
+    switch replayed {
+    case .success(let recovered) where recovered.lastSeq == seq:
+      let access =
+        caller.privileges.contains(Privilege.keysManage)
+        || caller.privileges.contains(Privilege.groupsManage)
+      var response = StateBody(state: recovered.state, includesAccess: access).response
+      response.headers.set("X-Seq", String(seq))
+      return response
+    case .success(let recovered):
+      return WebhookError(
+        500, "log_unreadable", "the log file ends at seq \(recovered.lastSeq), before \(seq)"
+      ).response
+    case .failure(let failure):
+      return WebhookError(500, "log_unreadable", "\(failure)").response
+    }
+  }
+
+  /// What replaying the log at `path` up to event `seq` yields (nothing for seq 0).
+  static func replay(_ path: String, to seq: Int) throws(LogReplay.Failure) -> Recovered {
+    var recovered = Recovered()
+    guard seq > 0 else { return recovered }
+    let files = SnapshotFiles(logPath: path)
+    for (snapshotSeq, snapshotPath) in files.all() where snapshotSeq <= seq {
+      guard case .success(let snapshot) = files.load(snapshotPath) else { continue }
+      recovered = snapshot.recovered
+      try LogReplay.run(path: path, into: &recovered, until: seq, after: snapshot.checkpoint)
+      return recovered
+    }
+    try LogReplay.run(path: path, into: &recovered, until: seq)
+    return recovered
+  }
+
+  /// The log file as a download, streamed in pieces up to the length it had when asked.
+  func inspectorLog(_ caller: Caller) -> HTTPResponse {
+    guard caller.privileges.contains(Privilege.eventsRead) else {
+      return Self.lacks(Privilege.eventsRead, caller)
+    }
+    guard let file = FileHandle(forReadingAtPath: logPath) else {
+      return WebhookError(500, "log_unreadable", "the event log cannot be opened").response
+    }
+    let length = (try? file.seekToEnd()) ?? 0
+    try? file.seek(toOffset: 0)
+    let headers: HTTPHeaders = [
+      "Content-Type": "application/x-ndjson",
+      "Content-Disposition": #"attachment; filename="susi-events.jsonl""#,
+    ]
+    return HTTPResponse(status: 200, headers: headers) { body in
+      defer { try? file.close() }
+      var left = length
+      while left > 0 {
+        let piece = try file.read(upToCount: Int(min(left, 64 * 1024))) ?? Data()
+        if piece.isEmpty { break }
+        left -= UInt64(piece.count)
+        try await body.write(Array(piece))
+      }
+    }
+  }
+
+  static func lacks(_ privilege: String, _ caller: Caller) -> HTTPResponse {
+    WebhookError(403, "forbidden", "key \(caller.keyID) lacks the \(privilege) privilege")
+      .response
+  }
+}

@@ -1,0 +1,292 @@
+import SusiCore
+import SusiHTTP
+import SusiJSON
+import SusiStore
+import SusiWebhook
+import Synchronization
+
+/// Answers the browser frontend's requests: its pages, its sessions, the inspector and cached
+/// images; everything else (`/actions`, `/state`, `/events`, `/events/stream`) goes to the
+/// webhook handler, answered for the session's caller.
+///
+/// Every answer carries the headers of `WebSecurity.harden`. A session is an `HttpOnly`,
+/// `SameSite=Strict` cookie; a request that changes something also needs the server's own
+/// `Origin`.
+public final class WebHandler: HTTPHandler {
+  /// How the pages are reached.
+  public enum Mode: Sendable {
+    /// `susi web`: whoever opens the printed URL, which holds `token`, gets a session; nothing
+    /// is answered without one.
+    case local(token: String)
+    /// `susi serve --web`: the pages under `/web/` for anyone, a session for whoever signs in
+    /// with a serve key (`POST /session`), and every other request answered as before.
+    case mounted
+  }
+
+  let mode: Mode
+  let api: WebhookHandler
+  let gate: AccessGate
+  let store: Store
+  let logPath: String
+  let imagesFolder: String
+  let pages: WebPages
+  let sessions = WebSessions()
+  private let port = Mutex(0)
+
+  /// What a `susi web` session may do: everything but administering access.
+  static let localPrivileges = Set(Privilege.all).subtracting([
+    Privilege.keysManage, Privilege.groupsManage,
+  ])
+
+  /// The key id a `susi web` session acts as (it scopes idempotency keys and stream slots).
+  static let localKeyID = "web"
+
+  /// A handler for `service`'s store, whose log is at `logPath` and image cache in
+  /// `stateDirectory/images`.
+  public init(
+    mode: Mode, service: WebhookService, store: Store, logPath: String, stateDirectory: String,
+    pages: WebPages
+  ) {
+    self.mode = mode
+    self.api = service.handler
+    self.gate = service.gate
+    self.store = store
+    self.logPath = logPath
+    self.imagesFolder = stateDirectory + "/images"
+    self.pages = pages
+  }
+
+  /// Tells the handler the port it is served on, for the `Origin` check of `susi web`. Call it
+  /// before anyone is given the URL.
+  public func listening(on port: Int) {
+    self.port.withLock { $0 = port }
+  }
+
+  public func isPriority(_ request: HTTPRequest) -> Bool { api.isPriority(request) }
+
+  public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    var response: HTTPResponse
+    switch mode {
+    case .local(let token): response = await answerLocal(request, token: token)
+    case .mounted: response = await answerMounted(request)
+    }
+    WebSecurity.harden(&response)
+    return response
+  }
+
+  // MARK: The two modes
+
+  private func answerLocal(_ request: HTTPRequest, token: String) async -> HTTPResponse {
+    let path = request.path
+    if path == "/", let presented = Self.query(request, "token") {
+      guard request.method == "GET", WebSecurity.secretsMatch(presented, token) else {
+        return Self.signInPage
+      }
+      let id = sessions.open(.local)
+      return HTTPResponse(
+        status: 303, headers: ["Location": "/", "Set-Cookie": WebSecurity.sessionCookie(id)])
+    }
+    guard let session = session(request) else {
+      return Self.isPagePath(path)
+        ? Self.signInPage
+        : WebSecurity.unauthorized("open the URL that susi web printed; it signs this browser in")
+    }
+    if WebSecurity.changesState(request.method), !originAllowed(request) {
+      return WebSecurity.badOrigin()
+    }
+    if request.method == "GET", path != "/session", let page = pageFile(path) { return page }
+    return await answer(request, session)
+  }
+
+  private func answerMounted(_ request: HTTPRequest) async -> HTTPResponse {
+    let path = request.path
+    if path == "/web" || path.hasPrefix("/web/") {
+      guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+      if path == "/web" { return HTTPResponse(status: 301, headers: ["Location": "/web/"]) }
+      return pages.response(for: String(path.dropFirst(5)))
+        ?? WebhookError(404, "not_found", "no page \(path)").response
+    }
+    if path == "/session" && request.method != "GET" {
+      guard originAllowed(request) else { return WebSecurity.badOrigin() }
+      switch request.method {
+      case "POST": return signIn(request)
+      case "DELETE": return signOut(request)
+      default: return Self.methodNotAllowed("GET, POST, DELETE")
+      }
+    }
+    let session = request.headers.contains("Authorization") ? nil : session(request)
+    if Self.ownPaths.contains(path) {
+      guard let session = session ?? bearerSession(request) else {
+        return WebSecurity.unauthorized("sign in with a key (POST /session) or send one")
+      }
+      return await answer(request, session)
+    }
+    guard let session else { return await api.handle(request) }
+    if WebSecurity.changesState(request.method), !originAllowed(request) {
+      return WebSecurity.badOrigin()
+    }
+    return await answer(request, session)
+  }
+
+  // MARK: Routes for an identified caller
+
+  /// Who a request is answered for: a session (its id), or a serve key sent with the request.
+  struct Session {
+    var id: String?
+    var caller: Caller
+  }
+
+  /// The paths this handler answers itself, once the caller is known.
+  static let ownPaths: Set<String> = ["/session", "/inspector/state", "/inspector/log", "/images"]
+
+  private func answer(_ request: HTTPRequest, _ session: Session) async -> HTTPResponse {
+    let path = request.path
+    guard Self.ownPaths.contains(path) else {
+      return await api.handle(request, as: session.caller, holds: holds(session.id))
+    }
+    if path == "/session" && request.method == "DELETE" { return signOut(request) }
+    guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+    switch path {
+    case "/session": return sessionInfo(session)
+    case "/inspector/state": return await inspectorState(request, session.caller)
+    case "/inspector/log": return inspectorLog(session.caller)
+    default: return await image(request, session.caller)
+    }
+  }
+
+  private func sessionInfo(_ session: Session) -> HTTPResponse {
+    let mode: String =
+      if case .local = self.mode { "web" } else { "serve" }
+    var w = JSONWriter(capacity: 256)
+    w.object { o in
+      o.field("mode", mode)
+      o.field("privileges") { w in
+        w.array(session.caller.privileges.sorted()) { w, privilege in w.string(privilege) }
+      }
+    }
+    return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: w.bytes)
+  }
+
+  // MARK: Sessions
+
+  /// The session the request's cookie names, if it is open and (for a key) the key still is.
+  private func session(_ request: HTTPRequest) -> Session? {
+    guard let id = WebSecurity.sessionID(request.headers), let holder = sessions.holder(id)
+    else { return nil }
+    switch holder {
+    case .local:
+      return Session(
+        id: id, caller: Caller(keyID: Self.localKeyID, privileges: Self.localPrivileges))
+    case .key(let keyID):
+      guard let caller = gate.caller(keyID: keyID) else {
+        sessions.end(id)
+        return nil
+      }
+      return Session(id: id, caller: caller)
+    }
+  }
+
+  /// A caller whose serve key came with the request (`Authorization: Bearer …`).
+  private func bearerSession(_ request: HTTPRequest) -> Session? {
+    guard case .mounted = mode, let caller = try? gate.authenticate(request.headers) else {
+      return nil
+    }
+    return Session(id: nil, caller: caller)
+  }
+
+  /// Whether the caller still holds a privilege: asked again while an event stream runs, so
+  /// signing out or revoking the key ends the stream.
+  private func holds(_ id: String?) -> @Sendable (String) -> Bool {
+    let sessions = self.sessions
+    let gate = self.gate
+    return { privilege in
+      guard let id else { return false }
+      switch sessions.holder(id) {
+      case nil: return false
+      case .local: return Self.localPrivileges.contains(privilege)
+      case .key(let keyID): return gate.allows(keyID, privilege)
+      }
+    }
+  }
+
+  /// `POST /session {"key":"susi_…"}`: a session bound to that serve key.
+  private func signIn(_ request: HTTPRequest) -> HTTPResponse {
+    if let type = request.headers["Content-Type"],
+      !type.lowercased().hasPrefix("application/json")
+    {
+      return WebhookError(415, "unsupported_media_type", "send the body as application/json")
+        .response
+    }
+    guard let json = try? JSONParser.parse(request.body),
+      let key = try? FieldReader(json).string("key")
+    else {
+      return WebhookError(400, "invalid_request", #"send {"key":"<a serve key>"}"#).response
+    }
+    guard let caller = try? gate.authenticate(["Authorization": "Bearer \(key)"]) else {
+      return WebSecurity.unauthorized("the key is unknown or revoked")
+    }
+    let id = sessions.open(.key(caller.keyID))
+    var response = sessionInfo(Session(id: id, caller: caller))
+    response.headers.set("Set-Cookie", WebSecurity.sessionCookie(id))
+    return response
+  }
+
+  /// `DELETE /session`: ends the session and makes the browser forget the cookie.
+  private func signOut(_ request: HTTPRequest) -> HTTPResponse {
+    if let id = WebSecurity.sessionID(request.headers) { sessions.end(id) }
+    return HTTPResponse(status: 204, headers: ["Set-Cookie": WebSecurity.expiredCookie])
+  }
+
+  /// Whether the request's `Origin` is this server: `susi web` knows its loopback origins;
+  /// on `susi serve` the origin must be the host the browser asked for.
+  private func originAllowed(_ request: HTTPRequest) -> Bool {
+    guard let origin = request.headers["Origin"] else { return false }
+    switch mode {
+    case .local:
+      let port = self.port.withLock { $0 }
+      return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
+        .contains(origin)
+    case .mounted:
+      guard let host = request.headers["Host"] else { return false }
+      return origin == "http://\(host)" || origin == "https://\(host)"
+    }
+  }
+
+  // MARK: Small pieces
+
+  private func pageFile(_ path: String) -> HTTPResponse? {
+    guard Self.isPagePath(path) else { return nil }
+    return pages.response(for: String(path.dropFirst()))
+  }
+
+  /// `/` and paths that name a file (`/app.js`, `/icons/star.svg`) are pages; the rest is API.
+  static func isPagePath(_ path: String) -> Bool {
+    path == "/" || (path.split(separator: "/").last?.contains(".") ?? false)
+  }
+
+  /// What `susi web` answers a browser that has no session: where to get one. It never
+  /// repeats what was sent.
+  static let signInPage = HTTPResponse(
+    status: 401, contentType: "text/html; charset=utf-8",
+    body: """
+      <!doctype html>
+      <html lang="en"><head><meta charset="utf-8"><title>susi: not signed in</title></head>
+      <body><h1>Not signed in</h1>
+      <p>Open the URL that <code>susi web</code> printed when it started
+      (it ends in <code>?token=…</code>). Each start prints a new one.</p></body></html>
+
+      """)
+
+  static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
+    WebhookError(
+      405, "method_not_allowed", "this path answers \(allowed)", headers: ["Allow": allowed]
+    )
+    .response
+  }
+
+  /// The value of query parameter `name`.
+  static func query(_ request: HTTPRequest, _ name: String) -> String? {
+    guard let query = request.query else { return nil }
+    return URLEncodedForm.decode(query).last { $0.0 == name }?.1
+  }
+}

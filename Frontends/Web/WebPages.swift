@@ -1,0 +1,57 @@
+import Foundation
+import SusiFiles
+import SusiHTTP
+
+/// The page's files (HTML, JavaScript, CSS, images), served from a folder: the package's
+/// resources unless told otherwise.
+public struct WebPages: Sendable {
+  /// The folder the files are in.
+  public let folder: URL
+
+  /// Pages from `folder`.
+  public init(folder: URL) {
+    self.folder = folder
+  }
+
+  /// The pages installed with susi: beside the executable as SwiftPM builds them
+  /// (`susi_SusiWeb.resources/Resources`), or in an install prefix (`PREFIX/share/susi/web`).
+  public static func installed() -> WebPages? {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    let folder = executable.deletingLastPathComponent()
+    let candidates = [
+      folder.appendingPathComponent("susi_SusiWeb.resources/Resources"),
+      folder.deletingLastPathComponent().appendingPathComponent("share/susi/web"),
+    ]
+    return candidates.first {
+      FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path)
+    }.map(WebPages.init)
+  }
+
+  /// The answer for `relative` (`""` is `index.html`; a file name, or one folder and a name):
+  /// the file with its content type, or nil when there is no such file inside the folder.
+  func response(for relative: String) -> HTTPResponse? {
+    let name = relative.isEmpty ? "index.html" : relative
+    let segments = ContainedFile.segments(name)
+    guard segments.count <= 2, let file = ContainedFile.resolve(segments, under: folder),
+      let data = FileManager.default.contents(atPath: file.path)
+    else { return nil }
+    return HTTPResponse(
+      status: 200, headers: ["Content-Type": Self.contentType(name)], body: Array(data))
+  }
+
+  /// Content types by extension; anything else is sent as bytes the browser will not run.
+  static func contentType(_ name: String) -> String {
+    switch (name as NSString).pathExtension.lowercased() {
+    case "html": "text/html; charset=utf-8"
+    case "js", "mjs": "text/javascript; charset=utf-8"
+    case "css": "text/css; charset=utf-8"
+    case "svg": "image/svg+xml"
+    case "png": "image/png"
+    case "jpg", "jpeg": "image/jpeg"
+    case "ico": "image/x-icon"
+    case "json": "application/json"
+    case "txt": "text/plain; charset=utf-8"
+    default: "application/octet-stream"
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import SusiCrypto
+import SusiHTTP
+import SusiWebhook
+
+/// The headers and checks that keep other sites away from the browser frontend: a strict
+/// content policy on every answer, the session cookie, and the `Origin` of state changes.
+enum WebSecurity {
+  /// Only the page's own files run; it talks to its own origin only, and nothing frames it.
+  static let contentSecurityPolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    + "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+  /// The cookie that carries a session id.
+  static let cookieName = "susi_session"
+
+  /// Adds the headers every answer carries. Answers are not cached unless they say so
+  /// themselves (images, `private`); no CORS header ever leaves.
+  static func harden(_ response: inout HTTPResponse) {
+    response.headers.set("Content-Security-Policy", contentSecurityPolicy)
+    response.headers.set("X-Content-Type-Options", "nosniff")
+    response.headers.set("Referrer-Policy", "no-referrer")
+    if !(response.headers["Cache-Control"]?.hasPrefix("private") ?? false) {
+      response.headers.set("Cache-Control", "no-store")
+    }
+    for field in response.headers where field.name.lowercased().hasPrefix("access-control-") {
+      response.headers.remove(field.name)
+    }
+  }
+
+  /// The `Set-Cookie` value that hands a browser the session `id`: script cannot read it and
+  /// no other site's request carries it.
+  static func sessionCookie(_ id: String) -> String {
+    "\(cookieName)=\(id); HttpOnly; SameSite=Strict; Path=/"
+  }
+
+  /// The `Set-Cookie` value that makes a browser forget its session.
+  static let expiredCookie = "\(cookieName)=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"
+
+  /// The session id in the request's `Cookie` header, if any.
+  static func sessionID(_ headers: HTTPHeaders) -> String? {
+    for header in headers.values("Cookie") {
+      for pair in header.split(separator: ";") {
+        let parts = pair.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2,
+          parts[0].trimmingCharacters(in: " ") == cookieName
+        else { continue }
+        let value = parts[1].trimmingCharacters(in: " ")
+        if !value.isEmpty { return value }
+      }
+    }
+    return nil
+  }
+
+  /// Methods that change something: they also need a matching `Origin`.
+  static func changesState(_ method: String) -> Bool {
+    !["GET", "HEAD", "OPTIONS"].contains(method)
+  }
+
+  /// 32 random bytes, base64url without padding: start tokens and session ids.
+  static func randomSecret() -> String {
+    var text = ByteEncoding.base64(Digest.randomBytes(32))
+    text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+    while text.hasSuffix("=") { text.removeLast() }
+    return text
+  }
+
+  /// Compares a presented secret with the real one in time that does not depend on where they
+  /// differ.
+  static func secretsMatch(_ presented: String, _ real: String) -> Bool {
+    Digest.constantTimeEqual(Digest.sha256(presented.utf8), Digest.sha256(real.utf8))
+  }
+
+  static func unauthorized(_ message: String) -> HTTPResponse {
+    WebhookError(401, "unauthorized", message).response
+  }
+
+  static func badOrigin() -> HTTPResponse {
+    WebhookError(
+      403, "bad_origin", "a change must come from this server's own page (the Origin did not match)"
+    ).response
+  }
+}
+
+extension Substring {
+  fileprivate func trimmingCharacters(in set: String) -> String {
+    var s = self
+    while let c = s.first, set.contains(c) { s.removeFirst() }
+    while let c = s.last, set.contains(c) { s.removeLast() }
+    return String(s)
+  }
+}
