@@ -51,13 +51,14 @@ final class BrowserSusi: Sendable {
     let output = Pipe()
     process.standardOutput = output
     process.standardInput = FileHandle.nullDevice
-    FileManager.default.createFile(atPath: folder.appendingPathComponent("stderr.txt").path, contents: nil)
+    _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("stderr.txt").path, contents: nil)
     process.standardError = try FileHandle(
       forWritingTo: folder.appendingPathComponent("stderr.txt"))
     let ended = DispatchSemaphore(value: 0)
     process.terminationHandler = { _ in ended.signal() }
     try process.run()
-    let line = try await firstLine(of: output.fileHandleForReading, process: process, seconds: seconds)
+    let line = await firstLine(
+      of: output.fileHandleForReading, pid: process.processIdentifier, seconds: seconds)
     guard let line, line.hasPrefix("http://127.0.0.1:"), let range = line.range(of: "/?token=")
     else {
       process.terminate()
@@ -81,17 +82,13 @@ final class BrowserSusi: Sendable {
   /// Reads `handle` on a thread of its own until the first line (then goes on reading, so the
   /// pipe never fills); nil when the process ends without one or `seconds` pass (it is then
   /// ended).
-  private static func firstLine(of handle: FileHandle, process: Process, seconds: Int)
-    async throws -> String?
+  private static func firstLine(of handle: FileHandle, pid: pid_t, seconds: Int) async
+    -> String?
   {
-    let delivered = Mutex(false)
+    let delivered = Once()
     return await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
       let deliver: @Sendable (String?) -> Void = { line in
-        let first = delivered.withLock { done in
-          defer { done = true }
-          return !done
-        }
-        if first { continuation.resume(returning: line) }
+        if delivered.first() { continuation.resume(returning: line) }
       }
       let reader = Thread {
         var bytes: [UInt8] = []
@@ -109,8 +106,8 @@ final class BrowserSusi: Sendable {
       reader.start()
       Task {
         try? await Task.sleep(for: .seconds(seconds))
-        if delivered.withLock({ !$0 }) {
-          process.terminate()
+        if !delivered.happened {
+          kill(pid, SIGTERM)
           deliver(nil)
         }
       }
@@ -133,4 +130,18 @@ final class BrowserSusi: Sendable {
     }
     try? FileManager.default.removeItem(at: folder)
   }
+}
+
+/// Something that happens once: `first()` is true for the first caller only.
+private final class Once: Sendable {
+  private let done = Mutex(false)
+
+  func first() -> Bool {
+    done.withLock { done in
+      defer { done = true }
+      return !done
+    }
+  }
+
+  var happened: Bool { done.withLock { $0 } }
 }

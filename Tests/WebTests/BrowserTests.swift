@@ -220,18 +220,18 @@ struct BrowserTests {
         "document.querySelector('#detail-title').textContent === 'Event \(latest): messageReceived'",
         "one step forward again")
       try await s.page.evaluate(
-        "const r = document.querySelector('#seq-slider'); r.value = '0'; r.dispatchEvent(new Event('input'))")
+        "{ const r = document.querySelector('#seq-slider'); r.value = '0'; r.dispatchEvent(new Event('input')); }")
       try await s.page.waitUntil(
         "document.querySelector('#detail-title').textContent === 'The initial state'", "the start")
 
       // Filters: by type, and by the cause chain of the question.
       try await s.page.evaluate(
-        "const t = document.querySelector('#filter-type'); t.value = 'sendMessage'; t.dispatchEvent(new Event('change'))")
+        "{ const t = document.querySelector('#filter-type'); t.value = 'sendMessage'; t.dispatchEvent(new Event('change')); }")
       try await s.page.waitUntil(
         "[...document.querySelectorAll('#event-table tbody tr[data-seq]')].every((r) => r.children[3].textContent === 'sendMessage')",
         "only sendMessage events")
       try await s.page.evaluate(
-        "const t = document.querySelector('#filter-type'); t.value = ''; t.dispatchEvent(new Event('change'))")
+        "{ const t = document.querySelector('#filter-type'); t.value = ''; t.dispatchEvent(new Event('change')); }")
       try await s.page.fill("#filter-chain", String(latest - 1))
       try await s.page.submit("#chain-form")
       try await s.page.waitUntil(

@@ -90,7 +90,7 @@ final class ChromiumProcess: Sendable {
   /// child is always a real move (which clears close-on-exec there).
   private static func pipe() throws -> (read: Int32, write: Int32) {
     var fds: [Int32] = [0, 0]
-    guard pipe2(&fds, O_CLOEXEC) == 0 else {
+    guard Glibc.pipe(&fds) == 0 else {
       throw ChromiumError("pipe: \(String(cString: strerror(errno)))")
     }
     let read = fcntl(fds[0], F_DUPFD_CLOEXEC, 10)

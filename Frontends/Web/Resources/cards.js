@@ -8,6 +8,8 @@ import { send } from "./store.js";
 /** Searches and previews this page asked for (once per page load). */
 const askedSearches = new Set();
 const askedPreviews = new Set();
+/** Why a search this page asked for failed: query -> message. */
+export const failedSearches = new Map();
 
 /** Asks susi for the link preview of `url` unless the state has it or it was asked for. */
 function wantPreview(url, state) {
@@ -93,9 +95,15 @@ function websearchCard(action, state) {
   const query = action.query;
   const results = (state.searches || {})[query];
   if (!results) {
+    if (failedSearches.has(query)) {
+      return h("p", { class: "error" }, `The web search for “${query}” failed: ${failedSearches.get(query)}`);
+    }
     if (!askedSearches.has(query)) {
       askedSearches.add(query);
-      send("search", { query });
+      send("search", { query }, (event) => {
+        const error = event.payload.error;
+        failedSearches.set(query, error ? error.message : event.payload.reason);
+      });
     }
     return h("p", { class: "pending-text" }, `Searching the web for “${query}”…`);
   }

@@ -2,7 +2,7 @@
 // planned for later), each answer action as a card.
 
 import { h, clockTime } from "./dom.js";
-import { answerCards } from "./cards.js";
+import { answerCards, failedSearches } from "./cards.js";
 import { send } from "./store.js";
 
 const log = () => document.getElementById("chat-log");
@@ -71,7 +71,7 @@ function signature(group, state) {
   return JSON.stringify([
     group.user && group.user.seq, group.answers.map((a) => a.seq),
     pendingText(group, state.inFlight || {}),
-    searches.map((q) => (state.searches || {})[q] || null),
+    searches.map((q) => (state.searches || {})[q] || failedSearches.get(q) || null),
     links.map((l) => (state.linkPreviews || {})[l] || null),
   ]);
 }
