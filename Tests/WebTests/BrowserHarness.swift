@@ -1,5 +1,6 @@
 import Foundation
 import SusiJSON
+import Synchronization
 import Testing
 
 /// One headless Chromium for every browser test (starting one is the slow part); each test
@@ -8,11 +9,22 @@ actor SharedChromium {
   static let shared = SharedChromium()
   private var started: Result<ChromiumConnection, ChromiumError>?
 
+  /// The browser's folder, removed when the test process ends (the browser itself ends when
+  /// its pipe closes, with the process).
+  private static let folder = Mutex<String?>(nil)
+
   /// The browser, started on first use. A missing Chromium fails every test that needs it.
   func connection() throws -> ChromiumConnection {
     if started == nil {
       do {
-        started = .success(try ChromiumConnection())
+        let connection = try ChromiumConnection()
+        Self.folder.withLock { $0 = connection.process.folder.path }
+        atexit {
+          if let path = SharedChromium.folder.withLock({ $0 }) {
+            try? FileManager.default.removeItem(atPath: path)
+          }
+        }
+        started = .success(connection)
       } catch let error as ChromiumError {
         started = .failure(error)
       } catch {
@@ -69,6 +81,8 @@ struct BrowserSession {
   /// Saves a screenshot under `.build/web-screenshots/` (a test artifact); with
   /// `SUSI_RECORD_SCREENSHOTS=1` also into `Frontends/Web/Screenshots/` for the README.
   func screenshot(_ name: String) async throws {
+    // No focus ring or caret in the pictures.
+    try await page.evaluate("document.activeElement?.blur()")
     let root = FileManager.default.currentDirectoryPath
     try await page.screenshot(to: "\(root)/.build/web-screenshots/\(name).png")
     if ProcessInfo.processInfo.environment["SUSI_RECORD_SCREENSHOTS"] == "1" {

@@ -96,6 +96,8 @@ struct BrowserTests {
 
       // New answers are announced to screen readers.
       #expect(try await s.page.evaluate("document.querySelector('#chat-log').getAttribute('aria-live')") == "polite")
+      // A taller window for the picture: the feed, the map and the pie chart together.
+      try await s.page.resize(width: 1200, height: 1500)
       try await s.page.evaluate(
         "\(BrowserSession.exchange("show me the news")).scrollIntoView({ block: 'start' }); window.scrollBy(0, -70)")
       try await s.screenshot("chat")

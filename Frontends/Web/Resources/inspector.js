@@ -243,7 +243,6 @@ async function drawDetail() {
   const changes = before ? diff(before, after) : [];
   fill(detail,
     h("h3", { id: "detail-title" }, seq === 0 ? "The initial state" : `Event ${seq}: ${event ? event.type : ""}`),
-    event ? h("pre", { class: "event-json" }, prettyJSON(event)) : null,
     h("h4", {}, seq === 0 ? "Nothing happened yet" : `What it changed (${changes.length})`),
     seq === 0 ? null : changes.length === 0 ? h("p", { id: "diff-none", class: "muted" }, "Nothing in the state changed.")
       : h("ul", { id: "diff", class: "diff" }, changes.slice(0, 200).map((c) => h("li", { class: `change ${c.kind}` },
@@ -251,6 +250,9 @@ async function drawDetail() {
         c.kind === "added" ? ["added ", h("code", {}, short(c.after))]
           : c.kind === "removed" ? ["removed ", h("code", {}, short(c.before))]
             : [h("code", {}, short(c.before)), " → ", h("code", {}, short(c.after))]))),
+    event ? h("details", { class: "event-line", open: true },
+      h("summary", {}, "The event as logged"),
+      h("pre", { class: "event-json" }, prettyJSON(event))) : null,
     h("details", { class: "state-at" },
       h("summary", {}, `The state after event ${seq}`),
       h("pre", {}, prettyJSON(after))));
