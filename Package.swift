@@ -126,7 +126,7 @@ let package = Package(
       name: "WebTests",
       dependencies: [
         "SusiWeb", "SusiWebhook", "SusiFrontendSupport", "SusiTesting", "SusiStore", "SusiCore",
-        "SusiHTTP", "SusiJSON", "SusiCrypto", "susi",
+        "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiEventLog", "susi",
       ],
       swiftSettings: strict),
   ]

@@ -20,41 +20,22 @@ extension WebHandler {
         400, "invalid_seq", "seq must be a whole number from 0 to the last seq, \(lastSeq)"
       ).response
     }
-    let path = logPath
+    let states = inspectorStates
     // Replay reads the file and folds events: work for a task of its own, not the event loop.
-    let replayed = await Task.detached { () -> Result<Recovered, LogReplay.Failure> in
-      Result { () throws(LogReplay.Failure) in try Self.replay(path, to: seq) }
+    let replayed = await Task.detached { () -> Result<Recovered, InspectorStates.Failure> in
+      Result { () throws(InspectorStates.Failure) in try states.state(after: seq) }
     }.value
     switch replayed {
-    case .success(let recovered) where recovered.lastSeq == seq:
+    case .success(let recovered):
       let access =
         caller.privileges.contains(Privilege.keysManage)
         || caller.privileges.contains(Privilege.groupsManage)
       var response = StateBody(state: recovered.state, includesAccess: access).response
       response.headers.set("X-Seq", String(seq))
       return response
-    case .success(let recovered):
-      return WebhookError(
-        500, "log_unreadable", "the log file ends at seq \(recovered.lastSeq), before \(seq)"
-      ).response
     case .failure(let failure):
-      return WebhookError(500, "log_unreadable", "\(failure)").response
+      return WebhookError(500, "log_unreadable", failure.message).response
     }
-  }
-
-  /// What replaying the log at `path` up to event `seq` yields (nothing for seq 0).
-  static func replay(_ path: String, to seq: Int) throws(LogReplay.Failure) -> Recovered {
-    var recovered = Recovered()
-    guard seq > 0 else { return recovered }
-    let files = SnapshotFiles(logPath: path)
-    for (snapshotSeq, snapshotPath) in files.all() where snapshotSeq <= seq {
-      guard case .success(let snapshot) = files.load(snapshotPath) else { continue }
-      recovered = snapshot.recovered
-      try LogReplay.run(path: path, into: &recovered, until: seq, after: snapshot.checkpoint)
-      return recovered
-    }
-    try LogReplay.run(path: path, into: &recovered, until: seq)
-    return recovered
   }
 
   /// The log file as a download, streamed in pieces up to the length it had when asked.

@@ -1,1 +1,300 @@
-// Shared pieces of the web server tests.
+import Foundation
+import SusiCore
+import SusiFrontendSupport
+import SusiHTTP
+import SusiJSON
+import SusiStore
+import SusiWeb
+import SusiWebhook
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+// Shared pieces of the web server tests: a running susi (real log, built-in server) with the
+// web handler in front, requests answered in process, and a small client for the real binary.
+
+/// A fresh folder for one test's files.
+func temporaryDirectory() -> String {
+  let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "susi-web-\(UUID().uuidString)"
+  ).path
+  try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  return path
+}
+
+/// A response with its body read whole (streamed bodies included).
+struct Answer: Sendable {
+  var status: Int
+  var headers: HTTPHeaders
+  var body: [UInt8]
+
+  var text: String { String(decoding: body, as: UTF8.self) }
+
+  /// The `code` of a `{"error":{"code":…}}` body.
+  var errorCode: String? {
+    guard let json = try? JSONParser.parse(body), let error = json["error"] else { return nil }
+    return error["code"]?.string
+  }
+
+  static func collect(_ response: HTTPResponse) async throws -> Answer {
+    var body = response.body
+    if let stream = response.bodyStream {
+      let gathered = Mutex<[UInt8]>([])
+      try await stream.produce(HTTPBodyWriter { bytes in gathered.withLock { $0 += bytes } })
+      body = gathered.withLock { $0 }
+    }
+    return Answer(status: response.status, headers: response.headers, body: body)
+  }
+}
+
+/// susi started on a log in a temporary folder, with the web handler in front of its store.
+struct WebFixture {
+  /// The port the handler is told it listens on (no socket is opened).
+  static let port = 4242
+  static let origin = "http://127.0.0.1:\(port)"
+
+  let app: SusiApp
+  let service: WebhookService
+  let handler: WebHandler
+  let directory: String
+  /// The start token (`susi web`) or an admin key (`susi serve --web`).
+  let secret: String
+
+  var store: Store { app.store }
+  var log: String { app.options.log }
+
+  /// `susi web`: a session for whoever presents the token.
+  static func local(directory: String = temporaryDirectory(), pages: WebPages? = nil)
+    async throws -> WebFixture
+  {
+    let app = try await start(directory)
+    let service = await WebhookService.start(
+      store: app.store, keys: KeyFile.none(), options: WebhookHandler.Options(origin: "web"))
+    let token = "test-token-\(UUID().uuidString)"
+    let handler = WebHandler(
+      mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,
+      stateDirectory: directory, pages: try pages ?? installedPages())
+    handler.listening(on: port)
+    return WebFixture(
+      app: app, service: service, handler: handler, directory: directory, secret: token)
+  }
+
+  /// `susi serve --web`: the pages under /web/, sessions for keys; `secret` is an admin key.
+  static func mounted(directory: String = temporaryDirectory()) async throws -> WebFixture {
+    let app = try await start(directory)
+    let keys = try KeyFile(path: app.options.log + ".keys")
+    let admin = KeyToken.generate()
+    try keys.add(admin)
+    try await app.store.send(
+      .issueKey(.init(by: "local", key: admin.keyID, groups: ["admin"])), origin: "cli")
+    let service = await WebhookService.start(store: app.store, keys: keys)
+    let handler = WebHandler(
+      mode: .mounted, service: service, store: app.store, logPath: app.options.log,
+      stateDirectory: directory, pages: try installedPages())
+    return WebFixture(
+      app: app, service: service, handler: handler, directory: directory, secret: admin.text)
+  }
+
+  private static func start(_ directory: String) async throws -> SusiApp {
+    var options = CommonOptions(log: directory + "/events.jsonl", stateDirectory: directory)
+    options.allowsPrivateTargets = true
+    return try await SusiApp.start(options, origin: "web")
+  }
+
+  static func installedPages() throws -> WebPages {
+    guard let pages = WebPages.installed() else {
+      throw WebhookError(500, "test", "the web resources are not beside the test binary")
+    }
+    return pages
+  }
+
+  /// Sends a request to the handler; `cookie` is a session id, `origin` an `Origin` header.
+  func request(
+    _ method: String, _ target: String, cookie: String? = nil, origin: String? = nil,
+    key: String? = nil, body: String? = nil, headers: [(String, String)] = []
+  ) async throws -> Answer {
+    var all = HTTPHeaders(headers)
+    all.add("Host", "127.0.0.1:\(Self.port)")
+    if let cookie { all.add("Cookie", "theme=dark; susi_session=\(cookie)") }
+    if let origin { all.add("Origin", origin) }
+    if let key { all.add("Authorization", "Bearer \(key)") }
+    if body != nil && all["Content-Type"] == nil { all.add("Content-Type", "application/json") }
+    let request = HTTPRequest(
+      method: method, target: target, headers: all, body: Array((body ?? "").utf8))
+    return try await Answer.collect(await handler.handle(request))
+  }
+
+  /// Opens the printed URL and returns the session id the cookie carries.
+  func signIn() async throws -> String {
+    let answer = try await request("GET", "/?token=\(secret)")
+    guard answer.status == 303, let cookie = answer.headers["Set-Cookie"],
+      let id = Self.sessionID(cookie)
+    else {
+      throw WebhookError(answer.status, "test", "no session: \(answer.text)")
+    }
+    return id
+  }
+
+  static func sessionID(_ setCookie: String) -> String? {
+    guard setCookie.hasPrefix("susi_session=") else { return nil }
+    return setCookie.dropFirst("susi_session=".count).split(separator: ";").first.map(String.init)
+  }
+
+  /// Sends an intent as the page does, waiting for its results.
+  @discardableResult
+  func post(_ intent: String, cookie: String) async throws -> Answer {
+    try await request("POST", "/actions?wait=1", cookie: cookie, origin: Self.origin, body: intent)
+  }
+
+  /// Runs `body` with a `susi web` fixture, stopping it afterwards.
+  static func withLocal(
+    directory: String = temporaryDirectory(), pages: WebPages? = nil,
+    _ body: (WebFixture) async throws -> Void
+  ) async throws {
+    let web = try await local(directory: directory, pages: pages)
+    do {
+      try await body(web)
+    } catch {
+      await web.stop()
+      throw error
+    }
+    await web.stop()
+  }
+
+  /// Runs `body` with a `susi serve --web` fixture, stopping it afterwards.
+  static func withMounted(_ body: (WebFixture) async throws -> Void) async throws {
+    let web = try await mounted()
+    do {
+      try await body(web)
+    } catch {
+      await web.stop()
+      throw error
+    }
+    await web.stop()
+  }
+
+  func stop() async {
+    await service.shutdown()
+    await app.stop()
+  }
+}
+
+/// The headers every answer of the web frontend carries.
+let expectedPolicy =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+  + "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+/// Whether `answer` carries the security headers (and no CORS header).
+func isHardened(_ answer: Answer, cached: Bool = false) -> Bool {
+  answer.headers["Content-Security-Policy"] == expectedPolicy
+    && answer.headers["X-Content-Type-Options"] == "nosniff"
+    && answer.headers["Referrer-Policy"] == "no-referrer"
+    && (cached || answer.headers["Cache-Control"] == "no-store")
+    && !answer.headers.contains { $0.name.lowercased().hasPrefix("access-control-") }
+}
+
+// MARK: The real binary
+
+/// The built `susi` beside the test binary.
+let susiBinary: String? = {
+  let tests = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    .deletingLastPathComponent()
+  for folder in [tests, tests.deletingLastPathComponent()] {
+    let candidate = folder.appendingPathComponent("susi").path
+    if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+  }
+  return nil
+}()
+
+/// Runs blocking work on a thread of its own, so it never holds up the tasks a server needs.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+  await withCheckedContinuation { continuation in
+    Thread { continuation.resume(returning: body()) }.start()
+  }
+}
+
+/// One HTTP/1.1 exchange with 127.0.0.1:`port` over a fresh connection (`Connection: close`),
+/// reading at most 20 s; nil when no complete answer came.
+func exchange(
+  port: Int, _ method: String, _ target: String, headers: [(String, String)] = [],
+  body: String = ""
+) -> Answer? {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  guard fd >= 0 else { return nil }
+  defer { close(fd) }
+  var timeout = timeval(tv_sec: 20, tv_usec: 0)
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+  }
+  guard connected == 0 else { return nil }
+  var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+  for (name, value) in headers { head += "\(name): \(value)\r\n" }
+  head += "Content-Length: \(body.utf8.count)\r\n\r\n"
+  let bytes = Array((head + body).utf8)
+  guard
+    bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) })
+      == bytes.count
+  else { return nil }
+  var received: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+  while true {
+    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+    if n < 0 { return nil }
+    if n == 0 { break }
+    received += buffer[0..<n]
+  }
+  return parseAnswer(received)
+}
+
+private func parseAnswer(_ bytes: [UInt8]) -> Answer? {
+  let separator: [UInt8] = [13, 10, 13, 10]
+  guard
+    let end = (0..<max(0, bytes.count - 3)).first(where: {
+      bytes[$0..<$0 + 4].elementsEqual(separator)
+    })
+  else { return nil }
+  let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+  guard let statusText = lines.first?.split(separator: " ").dropFirst().first,
+    let status = Int(statusText)
+  else { return nil }
+  var headers = HTTPHeaders()
+  for line in lines.dropFirst() {
+    guard let colon = line.firstIndex(of: ":") else { continue }
+    headers.add(
+      String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    )
+  }
+  var body = Array(bytes[(end + 4)...])
+  if headers["Transfer-Encoding"]?.lowercased() == "chunked" { body = dechunk(body) }
+  return Answer(status: status, headers: headers, body: body)
+}
+
+private func dechunk(_ bytes: [UInt8]) -> [UInt8] {
+  var out: [UInt8] = []
+  var index = 0
+  while index < bytes.count {
+    guard
+      let lineEnd = (index..<bytes.count - 1).first(where: {
+        bytes[$0] == 13 && bytes[$0 + 1] == 10
+      })
+    else { break }
+    let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self)
+    guard let size = Int(sizeText.split(separator: ";").first ?? "", radix: 16), size > 0 else {
+      break
+    }
+    let start = lineEnd + 2
+    guard start + size <= bytes.count else { break }
+    out += bytes[start..<start + size]
+    index = start + size + 2
+  }
+  return out
+}

@@ -36,6 +36,7 @@ public enum ServeCommand {
       "curl -H \"Authorization: Bearer $KEY\" -d '{\"type\":\"sendMessage\",\"payload\":{\"query\":\"hi\"}}' \\",
       "     -H 'Content-Type: application/json' 'http://127.0.0.1:8080/actions?wait=1'",
       "susi serve subscribers add https://example.org/hook --events messageReceived",
+      "susi serve --web --port 8080          # the browser pages at http://127.0.0.1:8080/web/",
     ],
     options: [
       OptionSpec(

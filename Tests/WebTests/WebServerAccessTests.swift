@@ -1,0 +1,158 @@
+import Foundation
+import SusiCore
+import SusiHTTP
+import SusiJSON
+import Testing
+
+/// `susi web`'s access model, through the handler: the token becomes a cookie, nothing is
+/// answered without it, changes need the page's own origin, and every answer is hardened.
+@Suite struct WebServerAccessTests {
+  @Test func noTokenOrAWrongTokenIsRefused() async throws {
+    try await WebFixture.withLocal { web in
+      for target in ["/", "/?token=", "/?token=wrong", "/?token=\(web.secret)x", "/app.js"] {
+        let answer = try await web.request("GET", target)
+        #expect(answer.status == 401, "\(target)")
+        #expect(answer.headers["Content-Type"]?.hasPrefix("text/html") == true, "\(target)")
+        #expect(answer.text.contains("susi web"), "\(target)")
+        #expect(answer.headers["Set-Cookie"] == nil, "\(target)")
+        #expect(!answer.text.contains(web.secret), "\(target)")
+      }
+      for target in ["/state", "/session", "/events", "/inspector/log", "/images?url=x"] {
+        let answer = try await web.request("GET", target)
+        #expect(answer.status == 401, "\(target)")
+        #expect(answer.errorCode == "unauthorized", "\(target)")
+      }
+      // A made-up cookie, or the token itself as a cookie, is no session.
+      for cookie in ["made-up", web.secret] {
+        #expect(try await web.request("GET", "/state", cookie: cookie).status == 401)
+      }
+      // The token on another path signs nothing in.
+      #expect(try await web.request("GET", "/state?token=\(web.secret)").status == 401)
+    }
+  }
+
+  @Test func theRightTokenRedirectsWithAStrictHttpOnlySessionCookie() async throws {
+    try await WebFixture.withLocal { web in
+      let answer = try await web.request("GET", "/?token=\(web.secret)")
+      #expect(answer.status == 303)
+      #expect(answer.headers["Location"] == "/")
+      #expect(answer.body.isEmpty)
+      let cookie = try #require(answer.headers["Set-Cookie"])
+      let attributes = cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+      #expect(attributes.dropFirst().sorted() == ["HttpOnly", "Path=/", "SameSite=Strict"])
+      let id = try #require(WebFixture.sessionID(cookie))
+      #expect(id.count == 43 && id != web.secret)
+      #expect(!cookie.contains(web.secret))
+
+      let page = try await web.request("GET", "/", cookie: id)
+      #expect(page.status == 200)
+      #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
+      let script = try await web.request("GET", "/app.js", cookie: id)
+      #expect(script.status == 200)
+      #expect(script.headers["Content-Type"] == "text/javascript; charset=utf-8")
+
+      let session = try await web.request("GET", "/session", cookie: id)
+      #expect(session.status == 200)
+      let json = try JSONParser.parse(session.body)
+      #expect(json["mode"]?.string == "web")
+      let privileges = (json["privileges"]?.array ?? []).compactMap(\.string)
+      #expect(privileges.contains("sendMessage") && privileges.contains("events.read"))
+      #expect(!privileges.contains("keys.manage") && !privileges.contains("groups.manage"))
+      // Each visit of the URL is a session of its own.
+      #expect(try await web.signIn() != id)
+    }
+  }
+
+  @Test func aSessionCannotAdministerAccess() async throws {
+    try await WebFixture.withLocal { web in
+      let id = try await web.signIn()
+      let before = await web.store.lastSeq
+      // As on serve, access changes never go through /actions; the /admin routes need
+      // keys.manage or groups.manage, which no browser session holds.
+      let action = try await web.post(
+        #"{"type":"createAccessGroup","payload":{"group":"mine"}}"#, cookie: id)
+      #expect(action.errorCode == "admin_only")
+      let group = try await web.request(
+        "POST", "/admin/groups", cookie: id, origin: WebFixture.origin, body: #"{"name":"mine"}"#)
+      #expect(group.status == 403)
+      let keys = try await web.request(
+        "POST", "/admin/keys", cookie: id, origin: WebFixture.origin,
+        body: #"{"groups":["admin"]}"#)
+      #expect(keys.status == 403)
+      #expect(await web.store.lastSeq == before)
+    }
+  }
+
+  @Test func aCrossOriginChangeIsRefusedAndAppendsNothing() async throws {
+    try await WebFixture.withLocal { web in
+      let id = try await web.signIn()
+      let before = await web.store.lastSeq
+      let intent = #"{"type":"sendMessage","payload":{"query":"hi"}}"#
+      let origins: [String?] = [
+        nil, "null", "http://evil.example", "http://127.0.0.1:4243", "https://127.0.0.1:4242",
+        "http://127.0.0.1:4242.evil.example",
+      ]
+      for origin in origins {
+        let answer = try await web.request(
+          "POST", "/actions", cookie: id, origin: origin, body: intent)
+        #expect(answer.status == 403, "\(origin ?? "no Origin")")
+        #expect(answer.errorCode == "bad_origin", "\(origin ?? "no Origin")")
+      }
+      let logout = try await web.request(
+        "DELETE", "/session", cookie: id, origin: "http://evil.example")
+      #expect(logout.status == 403)
+      #expect(await web.store.lastSeq == before)
+      #expect(try await web.request("GET", "/session", cookie: id).status == 200)
+
+      for origin in [WebFixture.origin, "http://localhost:4242"] {
+        let answer = try await web.request(
+          "POST", "/actions", cookie: id, origin: origin, body: intent)
+        #expect(answer.status == 202, "\(origin)")
+      }
+      #expect(await web.store.lastSeq >= before + 2)
+    }
+  }
+
+  @Test func signingOutEndsTheSession() async throws {
+    try await WebFixture.withLocal { web in
+      let id = try await web.signIn()
+      let answer = try await web.request(
+        "DELETE", "/session", cookie: id, origin: WebFixture.origin)
+      #expect(answer.status == 204)
+      #expect(answer.headers["Set-Cookie"]?.contains("Max-Age=0") == true)
+      #expect(try await web.request("GET", "/state", cookie: id).status == 401)
+    }
+  }
+
+  @Test func everyAnswerCarriesTheSecurityHeaders() async throws {
+    try await WebFixture.withLocal { web in
+      let id = try await web.signIn()
+      let evil = [("Origin", "http://evil.example")]
+      let requests: [(String, String, String?, String?)] = [
+        ("GET", "/?token=\(web.secret)", nil, nil),
+        ("GET", "/", nil, nil),
+        ("GET", "/", id, nil),
+        ("GET", "/app.css", id, nil),
+        ("GET", "/state", id, nil),
+        ("GET", "/state", nil, nil),
+        ("GET", "/events?after=0", id, nil),
+        ("GET", "/session", id, nil),
+        ("GET", "/inspector/state?seq=0", id, nil),
+        ("GET", "/inspector/state?seq=-1", id, nil),
+        ("GET", "/inspector/log", id, nil),
+        ("GET", "/images?url=http%3A%2F%2Fexample.org%2Fa.png", id, nil),
+        ("GET", "/nothing-here", id, nil),
+        ("GET", "/missing.js", id, nil),
+        ("PUT", "/state", id, WebFixture.origin),
+        ("POST", "/actions", id, "http://evil.example"),
+        ("POST", "/actions", id, WebFixture.origin),
+      ]
+      for (method, target, cookie, origin) in requests {
+        let answer = try await web.request(
+          method, target, cookie: cookie, origin: origin, body: method == "GET" ? nil : "{",
+          headers: origin == nil ? evil : [])
+        #expect(isHardened(answer), "\(method) \(target) -> \(answer.status)")
+      }
+    }
+  }
+}
