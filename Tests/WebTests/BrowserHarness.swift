@@ -9,21 +9,16 @@ actor SharedChromium {
   static let shared = SharedChromium()
   private var started: Result<ChromiumConnection, ChromiumError>?
 
-  /// The browser's folder, removed when the test process ends (the browser itself ends when
-  /// its pipe closes, with the process).
-  private static let folder = Mutex<String?>(nil)
+  /// The browser, ended (and its folder removed) when the test process exits.
+  private static let running = Mutex<ChromiumConnection?>(nil)
 
   /// The browser, started on first use. A missing Chromium fails every test that needs it.
   func connection() throws -> ChromiumConnection {
     if started == nil {
       do {
         let connection = try ChromiumConnection()
-        Self.folder.withLock { $0 = connection.process.folder.path }
-        atexit {
-          if let path = SharedChromium.folder.withLock({ $0 }) {
-            try? FileManager.default.removeItem(atPath: path)
-          }
-        }
+        Self.running.withLock { $0 = connection }
+        atexit { SharedChromium.running.withLock { $0 }?.process.stop() }
         started = .success(connection)
       } catch let error as ChromiumError {
         started = .failure(error)
@@ -43,17 +38,21 @@ struct BrowserSession {
   /// Starts `susi web`, opens its printed address in a new tab and waits for the page to be
   /// ready; runs `body`; then checks what every browser test must hold (no script errors, no
   /// request beyond loopback, images only from susi's cache) and stops everything.
+  /// With `serve`, it is `susi serve --web` instead, and the page is left at its sign-in.
   static func run(
-    width: Int = 1200, height: Int = 900, _ body: (BrowserSession) async throws -> Void
+    width: Int = 1200, height: Int = 900, serve: Bool = false,
+    _ body: (BrowserSession) async throws -> Void
   ) async throws {
     let browser = try await SharedChromium.shared.connection()
-    let susi = try await BrowserSusi.start()
+    let susi = try await serve ? BrowserSusi.startServe() : BrowserSusi.start()
     defer { susi.stop() }
     let page = try await ChromiumPage.open(in: browser, width: width, height: height)
     let session = BrowserSession(susi: susi, page: page)
     do {
       try await page.navigate(susi.url)
-      try await page.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+      if !serve {
+        try await page.waitUntil("document.body.dataset.ready === 'true'", "the page to start")
+      }
       try await body(session)
     } catch {
       await page.close()
@@ -71,7 +70,8 @@ struct BrowserSession {
     for request in requests {
       let url = URL(string: request.url)
       #expect(
-        url?.scheme == "http" && url?.host == "127.0.0.1", "a request left loopback: \(request.url)")
+        url?.scheme == "http" && url?.host == "127.0.0.1", "a request left loopback: \(request.url)"
+      )
       if request.type == "Image" {
         #expect(url?.path == "/images", "an image did not come from the cache: \(request.url)")
       }
@@ -81,8 +81,10 @@ struct BrowserSession {
   /// Saves a screenshot under `.build/web-screenshots/` (a test artifact); with
   /// `SUSI_RECORD_SCREENSHOTS=1` also into `Frontends/Web/Screenshots/` for the README.
   func screenshot(_ name: String) async throws {
-    // No focus ring or caret in the pictures.
-    try await page.evaluate("document.activeElement?.blur()")
+    // No focus ring, caret or passing status message in the pictures.
+    try await page.evaluate(
+      "document.activeElement?.blur(); document.querySelector('#notice').classList.remove('visible')"
+    )
     let root = FileManager.default.currentDirectoryPath
     try await page.screenshot(to: "\(root)/.build/web-screenshots/\(name).png")
     if ProcessInfo.processInfo.environment["SUSI_RECORD_SCREENSHOTS"] == "1" {

@@ -12,6 +12,8 @@ final class BrowserSusi: Sendable {
   /// `http://127.0.0.1:PORT`
   let origin: String
   let folder: URL
+  /// The serve key (`startServe` only).
+  let key: String?
   private let process: Process
   private let ended: DispatchSemaphore
 
@@ -31,15 +33,61 @@ final class BrowserSusi: Sendable {
 
   /// Starts `susi web --port 0` and waits (at most `seconds`) for the address it prints.
   static func start(seconds: Int = 30) async throws -> BrowserSusi {
+    let folder = try makeFolder()
+    let (process, ended, line) = try await launch(
+      ["web", "--port", "0"] + commonArguments(folder), in: folder, seconds: seconds)
+    guard let line, line.hasPrefix("http://127.0.0.1:"), let range = line.range(of: "/?token=")
+    else {
+      throw failure(process, folder, "susi web printed \(line.map { "'\($0)'" } ?? "nothing")")
+    }
+    return BrowserSusi(
+      url: line, origin: String(line[..<range.lowerBound]), folder: folder, process: process,
+      ended: ended, key: nil)
+  }
+
+  /// Starts `susi serve --web --port 0` with a first key made by `susi serve keys init`; the
+  /// pages are at `ORIGIN/web/`.
+  static func startServe(seconds: Int = 30) async throws -> BrowserSusi {
+    let folder = try makeFolder()
+    let (initProcess, initEnded, key) = try await launch(
+      ["serve", "keys", "init"] + commonArguments(folder), in: folder, seconds: seconds)
+    if initEnded.wait(timeout: .now() + .seconds(seconds)) == .timedOut {
+      kill(initProcess.processIdentifier, SIGKILL)
+    }
+    guard let key, key.hasPrefix("susi_") else {
+      throw failure(initProcess, folder, "susi serve keys init printed \(key ?? "nothing")")
+    }
+    let (process, ended, line) = try await launch(
+      ["serve", "--web", "--port", "0"] + commonArguments(folder), in: folder, seconds: seconds)
+    guard let line, line.hasPrefix("http://127.0.0.1:") else {
+      throw failure(process, folder, "susi serve printed \(line.map { "'\($0)'" } ?? "nothing")")
+    }
+    return BrowserSusi(
+      url: line + "/web/", origin: line, folder: folder, process: process, ended: ended, key: key)
+  }
+
+  private static func makeFolder() throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "susi-web-test-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try executable())
-    process.arguments = [
-      "web", "--port", "0", "--state-dir", folder.appendingPathComponent("state").path, "--log",
+    return folder
+  }
+
+  private static func commonArguments(_ folder: URL) -> [String] {
+    [
+      "--state-dir", folder.appendingPathComponent("state").path, "--log",
       folder.appendingPathComponent("events.jsonl").path,
     ]
+  }
+
+  /// Runs susi with `arguments` and returns it with the first line it printed (nil when none
+  /// came within `seconds`).
+  private static func launch(_ arguments: [String], in folder: URL, seconds: Int) async throws
+    -> (Process, DispatchSemaphore, String?)
+  {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try executable())
+    process.arguments = arguments
     // The built-in server's pages name a few images on the internet (a link preview's
     // picture); a proxy that answers nothing keeps susi's https requests on this machine.
     let nowhere = "http://127.0.0.1:9"
@@ -51,27 +99,33 @@ final class BrowserSusi: Sendable {
     let output = Pipe()
     process.standardOutput = output
     process.standardInput = FileHandle.nullDevice
-    _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("stderr.txt").path, contents: nil)
-    process.standardError = try FileHandle(
-      forWritingTo: folder.appendingPathComponent("stderr.txt"))
+    let errors = folder.appendingPathComponent("stderr.txt")
+    if !FileManager.default.fileExists(atPath: errors.path) {
+      _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+    }
+    let handle = try FileHandle(forWritingTo: errors)
+    handle.seekToEndOfFile()
+    process.standardError = handle
     let ended = DispatchSemaphore(value: 0)
     process.terminationHandler = { _ in ended.signal() }
     try process.run()
     let line = await firstLine(
       of: output.fileHandleForReading, pid: process.processIdentifier, seconds: seconds)
-    guard let line, line.hasPrefix("http://127.0.0.1:"), let range = line.range(of: "/?token=")
-    else {
-      process.terminate()
-      let errors = (try? String(contentsOf: folder.appendingPathComponent("stderr.txt"), encoding: .utf8)) ?? ""
-      throw ChromiumError(
-        "susi web printed \(line.map { "'\($0)'" } ?? "nothing") instead of its address; stderr: \(errors)")
-    }
-    return BrowserSusi(
-      url: line, origin: String(line[..<range.lowerBound]), folder: folder, process: process,
-      ended: ended)
+    return (process, ended, line)
   }
 
-  private init(url: String, origin: String, folder: URL, process: Process, ended: DispatchSemaphore) {
+  private static func failure(_ process: Process, _ folder: URL, _ what: String) -> ChromiumError {
+    if process.isRunning { process.terminate() }
+    let errors =
+      (try? String(contentsOf: folder.appendingPathComponent("stderr.txt"), encoding: .utf8)) ?? ""
+    return ChromiumError("\(what) instead of its address; stderr: \(errors)")
+  }
+
+  private init(
+    url: String, origin: String, folder: URL, process: Process, ended: DispatchSemaphore,
+    key: String?
+  ) {
+    self.key = key
     self.url = url
     self.origin = origin
     self.folder = folder

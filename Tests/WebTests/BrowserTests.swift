@@ -9,7 +9,8 @@ struct BrowserTests {
   @Test func chatShowsEveryAnswerTypeAsACard() async throws {
     try await BrowserSession.run { s in
       try await s.ask("hi")
-      try await s.waitInExchange("hi", "e.querySelector('.card-answer p').textContent.length > 0", "a text card")
+      try await s.waitInExchange(
+        "hi", "e.querySelector('.card-answer p').textContent.length > 0", "a text card")
 
       try await s.ask("show me the noble gases")
       try await s.waitInExchange(
@@ -53,7 +54,8 @@ struct BrowserTests {
         "set volume to 40", "e.querySelector('.card-audio_volume').textContent.includes('40')",
         "the volume")
       try await s.ask("stop the music")
-      try await s.waitInExchange("stop the music", "e.querySelector('.card-stop')", "a player control")
+      try await s.waitInExchange(
+        "stop the music", "e.querySelector('.card-stop')", "a player control")
 
       try await s.ask("show me a painting")
       try await s.waitInExchange(
@@ -75,7 +77,8 @@ struct BrowserTests {
       try await s.page.fill("#chat-input", "set a timer for 1 seconds")
       try await s.page.submit("#chat-form")
       try await s.waitInExchange(
-        "set a timer for 1 seconds", "e.querySelector('.card-pending') && e.querySelector('.answer')",
+        "set a timer for 1 seconds",
+        "e.querySelector('.card-pending') && e.querySelector('.answer')",
         "a pending card after the first answer")
       try await s.waitInExchange(
         "set a timer for 1 seconds",
@@ -95,11 +98,14 @@ struct BrowserTests {
       #expect(raw.string?.contains("\"beam\": \"blue\"") == true)
 
       // New answers are announced to screen readers.
-      #expect(try await s.page.evaluate("document.querySelector('#chat-log').getAttribute('aria-live')") == "polite")
+      #expect(
+        try await s.page.evaluate("document.querySelector('#chat-log').getAttribute('aria-live')")
+          == "polite")
       // A taller window for the picture: the feed, the map and the pie chart together.
       try await s.page.resize(width: 1200, height: 1500)
       try await s.page.evaluate(
-        "\(BrowserSession.exchange("show me the news")).scrollIntoView({ block: 'start' }); window.scrollBy(0, -70)")
+        "\(BrowserSession.exchange("show me the news")).scrollIntoView({ block: 'start' }); window.scrollBy(0, -70)"
+      )
       try await s.screenshot("chat")
     }
   }
@@ -109,7 +115,8 @@ struct BrowserTests {
       try await s.signUpAndLogIn(email: "ada@example.org", password: "Secret-Pass-123")
       try await s.go("skills")
       try await s.page.waitUntil(
-        "document.querySelectorAll('#group-list [role=tab]').length === 22", "the 22 groups as tabs")
+        "document.querySelectorAll('#group-list [role=tab]').length === 22", "the 22 groups as tabs"
+      )
       try await s.page.click("#group-list [data-group='Knowledge']")
       try await s.page.waitUntil(
         "document.querySelector('[data-group=Knowledge]').getAttribute('aria-selected') === 'true' && document.querySelectorAll('.skill-card').length >= 4",
@@ -125,12 +132,14 @@ struct BrowserTests {
       // The group tabs move with the arrow keys.
       try await s.page.evaluate("document.querySelector('[data-group=Knowledge]').focus()")
       try await s.page.call(
-        "Input.dispatchKeyEvent", ["type": "keyDown", "key": "ArrowDown", "code": "ArrowDown", "windowsVirtualKeyCode": 40])
+        "Input.dispatchKeyEvent",
+        ["type": "keyDown", "key": "ArrowDown", "code": "ArrowDown", "windowsVirtualKeyCode": 40])
       try await s.page.waitUntil(
         "document.activeElement.dataset.group === 'Lifestyle' && location.hash === '#/skills/Lifestyle'",
         "the next group after ArrowDown")
       try await s.page.click("[data-group='Knowledge']")
-      try await s.page.waitUntil("document.querySelectorAll('.skill-card').length >= 4", "Knowledge again")
+      try await s.page.waitUntil(
+        "document.querySelectorAll('.skill-card').length >= 4", "Knowledge again")
       try await s.screenshot("skills")
 
       try await s.page.click("a.skill-card[href='#/skill/Knowledge/Synonyms']")
@@ -172,20 +181,25 @@ struct BrowserTests {
         "fetch('/state').then((r) => r.json()).then((s) => s.settings.userName === 'Grace Hopper' && s.settings.theme === 'dark' && s.settings.enterAsSend === true)",
         "the settings to be saved")
       try await s.page.waitUntil(
-        "document.querySelector('#setting-userName').value === 'Grace Hopper'", "the form to show them")
+        "document.querySelector('#setting-userName').value === 'Grace Hopper'",
+        "the form to show them")
       try await s.page.click("#sync-settings")
       try await s.page.waitUntil(
-        "document.querySelector('#notice').textContent.includes('loaded from the server')", "the sync")
+        "document.querySelector('#notice').textContent.includes('loaded from the server')",
+        "the sync")
       try await s.screenshot("settings")
 
       try await s.page.click("#logout")
-      try await s.page.waitUntil("document.querySelector('#login-form')", "the login form after logging out")
+      try await s.page.waitUntil(
+        "document.querySelector('#login-form')", "the login form after logging out")
       try await s.page.fill("#login-form-email", "grace@example.org")
       try await s.page.fill("#login-form-password", "Wrong-Pass-789")
       try await s.page.submit("#login-form")
       try await s.page.waitUntil(
-        "document.querySelector('#notice').textContent.includes('Login failed')", "the refused login")
-      #expect(try await s.page.evaluate("document.querySelector('#login-form-password').value") == "")
+        "document.querySelector('#notice').textContent.includes('Login failed')",
+        "the refused login")
+      #expect(
+        try await s.page.evaluate("document.querySelector('#login-form-password').value") == "")
 
       // The password is in no address the page asked for, and in no log line.
       for request in s.page.requests() {
@@ -206,8 +220,10 @@ struct BrowserTests {
       let head = try await s.page.evaluate(
         "[...document.querySelectorAll('#event-table th')].map((t) => t.textContent).join(',')")
       #expect(head == "seq,time,origin,type,cause,id")
-      let latest = try await s.page.evaluate(
-        "Number(document.querySelector('#seq-slider').max)").int ?? 0
+      let latest =
+        try await s.page.evaluate(
+          "Number(document.querySelector('#seq-slider').max)"
+        ).int ?? 0
       #expect(latest >= 2)
       try await s.page.waitUntil(
         "document.querySelector('#detail-title').textContent === 'Event \(latest): messageReceived' && document.querySelector('#diff').textContent.includes('transcript')",
@@ -222,18 +238,21 @@ struct BrowserTests {
         "document.querySelector('#detail-title').textContent === 'Event \(latest): messageReceived'",
         "one step forward again")
       try await s.page.evaluate(
-        "{ const r = document.querySelector('#seq-slider'); r.value = '0'; r.dispatchEvent(new Event('input')); }")
+        "{ const r = document.querySelector('#seq-slider'); r.value = '0'; r.dispatchEvent(new Event('input')); }"
+      )
       try await s.page.waitUntil(
         "document.querySelector('#detail-title').textContent === 'The initial state'", "the start")
 
       // Filters: by type, and by the cause chain of the question.
       try await s.page.evaluate(
-        "{ const t = document.querySelector('#filter-type'); t.value = 'sendMessage'; t.dispatchEvent(new Event('change')); }")
+        "{ const t = document.querySelector('#filter-type'); t.value = 'sendMessage'; t.dispatchEvent(new Event('change')); }"
+      )
       try await s.page.waitUntil(
         "[...document.querySelectorAll('#event-table tbody tr[data-seq]')].every((r) => r.children[3].textContent === 'sendMessage')",
         "only sendMessage events")
       try await s.page.evaluate(
-        "{ const t = document.querySelector('#filter-type'); t.value = ''; t.dispatchEvent(new Event('change')); }")
+        "{ const t = document.querySelector('#filter-type'); t.value = ''; t.dispatchEvent(new Event('change')); }"
+      )
       try await s.page.fill("#filter-chain", String(latest - 1))
       try await s.page.submit("#chain-form")
       try await s.page.waitUntil(
@@ -275,6 +294,42 @@ struct BrowserTests {
       let dark = try await s.page.evaluate("getComputedStyle(document.body).backgroundColor")
       #expect(light != dark)
       #expect(dark == "rgb(21, 23, 26)")
+    }
+  }
+}
+
+/// Getting in: the key form of `susi serve --web`, and what the page says when its session ends.
+extension BrowserTests {
+  @Test func serveWebAsksForAKeyAndThenShowsThePage() async throws {
+    try await BrowserSession.run(serve: true) { s in
+      try await s.page.waitUntil(
+        "!document.querySelector('#gate-key').hidden && document.querySelector('#gate-web').hidden",
+        "the access key form")
+      try await s.page.fill("#gate-key-input", "susi_0000000000000000_wrong")
+      try await s.page.submit("#gate-key")
+      try await s.page.waitUntil(
+        "document.querySelector('#gate-key-error').textContent.startsWith('Not accepted')",
+        "the refusal of a wrong key")
+      try await s.page.fill("#gate-key-input", try #require(s.susi.key))
+      try await s.page.submit("#gate-key")
+      try await s.page.waitUntil(
+        "document.body.dataset.ready === 'true' && !document.querySelector('#screen-chat').hidden",
+        "the chat after signing in")
+      try await s.ask("hi")
+      #expect(try await s.page.evaluate("location.pathname") == "/web/")
+    }
+  }
+
+  @Test func aPageWhoseSessionEndedSaysHowToGetBackIn() async throws {
+    try await BrowserSession.run { s in
+      let status = try await s.page.evaluate(
+        "fetch('/session', { method: 'DELETE' }).then((r) => r.status)")
+      #expect(status == 204)
+      try await s.go("skills")
+      try await s.page.waitUntil(
+        "!document.querySelector('#screen-gate').hidden && !document.querySelector('#gate-web').hidden",
+        "the note to open the address susi web printed")
+      #expect(try await s.page.text("#gate-web").contains("susi web"))
     }
   }
 }

@@ -93,7 +93,8 @@ struct ChromiumPage: Sendable {
     let met = try await evaluate(script, timeout: .seconds(seconds + 10))
     guard met == .bool(true) else {
       let shown = (try? await evaluate("document.body.innerText.slice(0, 3000)"))?.string ?? ""
-      throw ChromiumError("gave up waiting for \(what) after \(seconds) s; the page shows:\n\(shown)")
+      throw ChromiumError(
+        "gave up waiting for \(what) after \(seconds) s; the page shows:\n\(shown)")
     }
   }
 

@@ -107,7 +107,9 @@ final class ChromiumProcess: Sendable {
       bytes.append(0)
       var offset = 0
       while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { write(toBrowser, $0.baseAddress, $0.count) }
+        let written = bytes[offset...].withUnsafeBytes {
+          write(toBrowser, $0.baseAddress, $0.count)
+        }
         if written < 0 {
           if errno == EINTR { continue }
           throw ChromiumError("the browser's pipe is closed: \(String(cString: strerror(errno)))")
@@ -119,7 +121,9 @@ final class ChromiumProcess: Sendable {
 
   /// Reads messages until the browser closes its end, calling `receive` with each, on a thread
   /// of its own (the reads block); the thread closes the pipe when it ends.
-  func startReading(_ receive: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable () -> Void) {
+  func startReading(
+    _ receive: @escaping @Sendable ([UInt8]) -> Void, ended: @escaping @Sendable () -> Void
+  ) {
     let fd = fromBrowser
     let thread = Thread {
       var pending: [UInt8] = []

@@ -22,6 +22,10 @@ async function failure(response) {
   } catch {
     // Not JSON: the status says enough.
   }
+  if (response.status === 401) {
+    // The session is gone (susi restarted, or the key was revoked): the page says how to get back.
+    window.dispatchEvent(new CustomEvent("susi-unauthorized"));
+  }
   return new APIError(response.status, code, message);
 }
 

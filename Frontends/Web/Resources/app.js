@@ -77,7 +77,11 @@ function navigate(moveFocus) {
   }
 }
 
+let gateShown = false;
+
 function showGate() {
+  if (gateShown) return;
+  gateShown = true;
   showScreen("gate");
   document.getElementById("connection").textContent = "Not connected";
   const served = location.pathname.startsWith("/web/");
@@ -98,6 +102,8 @@ function showGate() {
   });
 }
 
+let stream = null;
+
 async function boot() {
   try {
     await getSession();
@@ -109,6 +115,10 @@ async function boot() {
     document.getElementById("connection").textContent = `susi cannot be reached: ${error.message}`;
     return;
   }
+  window.addEventListener("susi-unauthorized", () => {
+    stream?.close();
+    showGate();
+  });
   setUpChat();
   const connection = document.getElementById("connection");
   let start = 0;
@@ -118,7 +128,7 @@ async function boot() {
     notice(`Could not read the log: ${error.message}`);
   }
   startStreamAt(start);
-  followEvents(start, receive, (status) => {
+  stream = followEvents(start, receive, (status) => {
     connection.textContent = status === "open" ? "Live" : "Reconnecting…";
     connection.dataset.status = status;
     // Whatever happened while the stream was down is in the state: read it again.
@@ -126,7 +136,9 @@ async function boot() {
   });
   onState(render);
   await refreshState();
-  window.addEventListener("hashchange", () => navigate(true));
+  window.addEventListener("hashchange", () => {
+    if (!gateShown) navigate(true);
+  });
   navigate(false);
   document.body.dataset.ready = "true";
 }
