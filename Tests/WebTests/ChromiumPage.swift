@@ -76,25 +76,40 @@ struct ChromiumPage: Sendable {
 
   /// Waits until the JavaScript expression `condition` is true in the page, checking it every
   /// few milliseconds in the page itself; fails after `seconds` with `what` and what the page
-  /// shows.
+  /// shows. A check cut short by the page loading anew is simply made again.
   func waitUntil(_ condition: String, _ what: String, seconds: Int = 15) async throws {
-    let script = """
-      (async () => {
-        const end = Date.now() + \(seconds * 1000);
-        for (;;) {
-          let ok = false;
-          try { ok = Boolean(await (async () => (\(condition)))()); } catch (e) { ok = false; }
-          if (ok) return true;
-          if (Date.now() > end) return false;
-          await new Promise((resolve) => setTimeout(resolve, 20));
+    let clock = ContinuousClock()
+    let deadline = clock.now + .seconds(seconds)
+    while clock.now < deadline {
+      let left = Int((deadline - clock.now) / .milliseconds(1))
+      let script = """
+        (async () => {
+          const end = Date.now() + \(left);
+          for (;;) {
+            let ok = false;
+            try { ok = Boolean(await (async () => (\(condition)))()); } catch (e) { ok = false; }
+            if (ok) return true;
+            if (Date.now() > end) return false;
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        })()
+        """
+      do {
+        if try await evaluate(script, timeout: .milliseconds(left) + .seconds(10)) == .bool(true) {
+          return
         }
-      })()
-      """
-    let met = try await evaluate(script, timeout: .seconds(seconds + 10))
-    guard met == .bool(true) else {
-      let shown = (try? await evaluate("document.body.innerText.slice(0, 3000)"))?.string ?? ""
-      throw ChromiumError(
-        "gave up waiting for \(what) after \(seconds) s; the page shows:\n\(shown)")
+      } catch let error as ChromiumError where Self.isNavigation(error) {
+        continue
+      }
+    }
+    let shown = (try? await evaluate("document.body.innerText.slice(0, 3000)"))?.string ?? ""
+    throw ChromiumError("gave up waiting for \(what) after \(seconds) s; the page shows:\n\(shown)")
+  }
+
+  /// Whether a script failed only because the page went away under it (a reload).
+  private static func isNavigation(_ error: ChromiumError) -> Bool {
+    ["navigated or closed", "context was destroyed", "Cannot find context"].contains {
+      error.description.contains($0)
     }
   }
 
