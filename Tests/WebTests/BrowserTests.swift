@@ -287,6 +287,16 @@ struct BrowserTests {
       #expect(
         try await s.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
           == .bool(true), "the page is wider than a phone")
+      // The chat's wide cards scroll inside themselves; the page never gets wider.
+      try await s.ask("show me the noble gases")
+      try await s.ask("show me the news")
+      #expect(
+        try await s.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+          == .bool(true), "the chat is wider than a phone")
+      #expect(
+        try await s.page.evaluate(
+          "((r) => r.scrollWidth > r.clientWidth)(document.querySelector('.card-rss .card-row'))")
+          == .bool(true), "the feed's cards do not scroll sideways")
       let light = try await s.page.evaluate("getComputedStyle(document.body).backgroundColor")
       try await s.page.call(
         "Emulation.setEmulatedMedia",

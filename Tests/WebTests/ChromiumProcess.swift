@@ -26,7 +26,12 @@ final class ChromiumProcess: Sendable {
   /// The browser named by `SUSI_CHROMIUM`, or `chromium` on the PATH.
   static func executable() throws -> String {
     let environment = ProcessInfo.processInfo.environment
-    if let path = environment["SUSI_CHROMIUM"], !path.isEmpty { return path }
+    if let path = environment["SUSI_CHROMIUM"], !path.isEmpty {
+      guard FileManager.default.isExecutableFile(atPath: path) else {
+        throw ChromiumError("SUSI_CHROMIUM names \(path), which is not an executable file")
+      }
+      return path
+    }
     for folder in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
       for name in ["chromium", "chromium-browser"] {
         let candidate = "\(folder)/\(name)"
