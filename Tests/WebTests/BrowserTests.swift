@@ -170,6 +170,15 @@ struct BrowserTests {
   @Test func accountSignsUpLogsInChangesAndSyncsSettings() async throws {
     let password = "Another-Pass-456"
     try await BrowserSession.run { s in
+      // The server's refusal of a weak password is shown.
+      try await s.go("account")
+      try await s.page.waitUntil("document.querySelector('#signup-form')", "the sign-up form")
+      try await s.page.fill("#signup-form-email", "grace@example.org")
+      try await s.page.fill("#signup-form-password", "weak")
+      try await s.page.submit("#signup-form")
+      try await s.page.waitUntil(
+        "document.querySelector('#notice').textContent.startsWith('Failed:')",
+        "the refusal of a weak password")
       try await s.signUpAndLogIn(email: "grace@example.org", password: password)
       #expect(try await s.page.evaluate("document.querySelector('#login-form-password')") == .null)
       try await s.page.fill("#setting-userName", "Grace Hopper")
@@ -332,14 +341,13 @@ extension BrowserTests {
 
   @Test func aPageWhoseSessionEndedSaysHowToGetBackIn() async throws {
     try await BrowserSession.run { s in
-      let status = try await s.page.evaluate(
-        "fetch('/session', { method: 'DELETE' }).then((r) => r.status)")
-      #expect(status == 204)
-      try await s.go("skills")
+      try await s.go("account")
+      try await s.page.click("#close-session")
       try await s.page.waitUntil(
         "!document.querySelector('#screen-gate').hidden && !document.querySelector('#gate-web').hidden",
         "the note to open the address susi web printed")
       #expect(try await s.page.text("#gate-web").contains("susi web"))
+      #expect(try await s.page.evaluate("fetch('/state').then((r) => r.status)") == 401)
     }
   }
 }

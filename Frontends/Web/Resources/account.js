@@ -3,7 +3,8 @@
 // keeps it nowhere, and forms post (never GET), so it can never land in an address.
 
 import { h, fill } from "./dom.js";
-import { send, onEvent, notice } from "./store.js";
+import { send, onEvent, notice, access } from "./store.js";
+import { closeSession } from "./api.js";
 
 /** The settings the SUSI server accepts, in its order, with what each takes. */
 const settingFields = [
@@ -47,7 +48,25 @@ export function renderAccount(state) {
   if (signature === drawnSignature) return;
   drawnSignature = signature;
   const area = document.getElementById("account-area");
-  fill(area, state.session ? loggedIn(state) : loggedOut(state));
+  fill(area, state.session ? loggedIn(state) : loggedOut(state), browserAccess());
+}
+
+/** This browser's own access to susi (not the SUSI account): it can be ended here. */
+function browserAccess() {
+  const shared = access && access.mode === "serve";
+  return h("div", { class: "panel browser-access" },
+    h("h3", {}, "This browser"),
+    h("p", {}, shared ? "Signed in to this shared susi with an access key."
+      : "Signed in to susi web through the address it printed."),
+    h("button", { type: "button", id: "close-session", onclick: async () => {
+      try {
+        await closeSession();
+      } catch (error) {
+        notice(`Not signed out: ${error.message}`);
+        return;
+      }
+      window.dispatchEvent(new CustomEvent("susi-unauthorized"));
+    } }, "Sign this browser out"));
 }
 
 function credentialsForm(id, title, button, intent, passwordAutocomplete) {

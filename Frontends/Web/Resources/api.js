@@ -23,7 +23,8 @@ async function failure(response) {
     // Not JSON: the status says enough.
   }
   if (response.status === 401) {
-    // The session is gone (susi restarted, or the key was revoked): the page says how to get back.
+    // The session is gone (susi restarted, the key was revoked, or it was signed out): the page
+    // says how to get back in (app.js listens).
     window.dispatchEvent(new CustomEvent("susi-unauthorized"));
   }
   return new APIError(response.status, code, message);
@@ -47,6 +48,12 @@ export async function openSession(key) {
     headers: { "Content-Type": "application/json" }, body: JSON.stringify({ key }),
   });
   if (!response.ok) throw await failure(response);
+}
+
+/** Ends this browser's session. */
+export async function closeSession() {
+  const response = await fetch("/session", { method: "DELETE", credentials: "same-origin" });
+  if (!response.ok && response.status !== 401) throw await failure(response);
 }
 
 /** The current state (canonical JSON, as `/state` gives it). */

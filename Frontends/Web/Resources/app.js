@@ -3,7 +3,7 @@
 // #/account, #/inspector).
 
 import { getSession, openSession, getEvents, followEvents, APIError } from "./api.js";
-import { state, onState, refreshState, receive, startStreamAt, notice } from "./store.js";
+import { state, onState, refreshState, receive, startStreamAt, notice, setAccess } from "./store.js";
 import { setUpChat, renderChat } from "./chat.js";
 import { renderSkills, renderSkill, enterSkill, leaveSkill } from "./skills.js";
 import { renderAccount } from "./account.js";
@@ -106,7 +106,7 @@ let stream = null;
 
 async function boot() {
   try {
-    await getSession();
+    setAccess(await getSession());
   } catch (error) {
     if (error instanceof APIError && error.status === 401) {
       showGate();

@@ -6,8 +6,13 @@ import { getState, postIntent, APIError } from "./api.js";
 
 /** The latest state from `/state` (null until the first one arrives). */
 export let state = null;
-/** Events seen on the stream since the page started, in seq order. */
-export const liveEvents = [];
+/** What `/session` said: `{mode, privileges}`. */
+export let access = null;
+
+export function setAccess(value) {
+  access = value;
+}
+
 /** The highest seq the page knows of. */
 export let lastSeq = 0;
 
@@ -66,27 +71,44 @@ export function startStreamAt(seq) {
   setLastSeq(seq);
 }
 
+/**
+ * The latest results by the seq that caused them: an intent's result can come down the stream
+ * before the answer to its POST says which seq it got.
+ */
+const recentResults = new Map();
+
 /** Takes one event from the stream (a reconnect may repeat one: it is dropped). */
 export function receive(event) {
   if (event.seq <= streamSeq) return;
   streamSeq = event.seq;
   setLastSeq(event.seq);
-  liveEvents.push(event);
-  if (event.origin === "runner" && failureListeners.has(event.cause)) {
-    if (event.type === "actionRejected" || event.type === "requestFailed") {
-      failureListeners.get(event.cause)(event);
-    }
-    failureListeners.delete(event.cause);
-  }
-  if (event.origin === "runner" && ownSeqs.has(event.cause)) {
-    if (event.type === "actionRejected") notice(`Not done: ${event.payload.reason}`);
-    if (event.type === "requestFailed") {
-      const error = event.payload.error || {};
-      if (error.kind !== "superseded") notice(`Failed: ${error.message || error.kind}`);
-    }
+  if (event.origin === "runner" && event.cause) {
+    if (!recentResults.has(event.cause)) recentResults.set(event.cause, []);
+    recentResults.get(event.cause).push(event);
+    if (recentResults.size > 500) recentResults.delete(recentResults.keys().next().value);
+    answered(event);
   }
   for (const listener of eventListeners) listener(event);
   refreshState();
+}
+
+/** Tells whoever asked for the intent behind `result` that it failed. */
+function answered(result) {
+  const failed = result.type === "actionRejected" || result.type === "requestFailed";
+  const listener = failureListeners.get(result.cause);
+  if (listener) {
+    failureListeners.delete(result.cause);
+    if (failed) listener(result);
+  }
+  if (ownSeqs.has(result.cause)) {
+    ownSeqs.delete(result.cause);
+    if (!failed) return;
+    if (result.type === "actionRejected") notice(`Not done: ${result.payload.reason}`);
+    const error = result.payload.error || {};
+    if (result.type === "requestFailed" && error.kind !== "superseded") {
+      notice(`Failed: ${error.message || error.kind}`);
+    }
+  }
 }
 
 /**
@@ -95,15 +117,17 @@ export function receive(event) {
  * `onFailure(event)` instead of the status line.
  */
 export async function send(type, payload = {}, onFailure = null) {
+  let seq;
   try {
-    const seq = await postIntent(type, payload);
-    if (onFailure) failureListeners.set(seq, onFailure);
-    else ownSeqs.add(seq);
-    return seq;
+    seq = await postIntent(type, payload);
   } catch (error) {
     notice(error instanceof APIError ? `Not sent: ${error.message}` : `Not sent: ${error}`);
     return null;
   }
+  if (onFailure) failureListeners.set(seq, onFailure);
+  else ownSeqs.add(seq);
+  for (const result of recentResults.get(seq) || []) answered(result);
+  return seq;
 }
 
 let noticeTimer = null;
