@@ -8,6 +8,8 @@ import { onEvent, lastSeq, notice } from "./store.js";
 
 const events = [];
 let loading = null;
+let loaded = false;
+const early = [];
 let selected = null;
 let follow = true;
 let typeFilter = "";
@@ -27,6 +29,8 @@ function loadAll() {
       after = page.events[page.events.length - 1].seq;
       if (after >= page.lastSeq) break;
     }
+    loaded = true;
+    for (const event of early.splice(0)) add(event);
   })();
   return loading;
 }
@@ -38,11 +42,25 @@ function add(event) {
   return true;
 }
 
+let drawScheduled = false;
+
 onEvent((event) => {
   if (!loading) return;
+  if (!loaded) {
+    // Events that arrive while the log is being read are added after it, in order.
+    early.push(event);
+    return;
+  }
   if (add(event) && visible) {
     if (follow) selected = event.seq;
-    draw();
+    // A burst of events is drawn once, at the next frame.
+    if (!drawScheduled) {
+      drawScheduled = true;
+      requestAnimationFrame(() => {
+        drawScheduled = false;
+        draw();
+      });
+    }
   }
 });
 
@@ -83,6 +101,8 @@ export async function showInspector() {
     await loadAll();
   } catch (error) {
     notice(`Could not read the log: ${error.message}`);
+    loading = null; // Read it again next time the inspector is shown.
+    early.length = 0;
   }
   if (selected === null || follow) selected = latest();
   draw();

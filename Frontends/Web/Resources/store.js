@@ -121,7 +121,9 @@ export async function send(type, payload = {}, onFailure = null) {
   try {
     seq = await postIntent(type, payload);
   } catch (error) {
-    notice(error instanceof APIError ? `Not sent: ${error.message}` : `Not sent: ${error}`);
+    const reason = error instanceof APIError ? error.message : String(error);
+    if (onFailure) onFailure({ type: "actionRejected", payload: { reason } });
+    else notice(`Not sent: ${reason}`);
     return null;
   }
   if (onFailure) failureListeners.set(seq, onFailure);
