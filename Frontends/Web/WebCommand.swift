@@ -32,15 +32,26 @@ public enum WebCommand {
       OptionSpec("--open", help: "open the URL in the system browser (xdg-open)"),
     ])
 
+  /// Event streams open at once (one per browser tab) across every session of one start.
+  static let maximumStreams = 16
+
   /// The command for the `susi` command table.
   public static let command = Command(spec) { invocation in await run(invocation) }
 
   /// What `susi serve --web` puts in front of its webhook handler.
   public static let mount: ServeCommand.WebMount = { service, app in
-    WebHandler(
+    let pages = WebPages.installed()
+    if pages == nil { StandardStream.error.line("susi serve: warning: \(notInstalled)") }
+    return WebHandler(
       mode: .mounted, service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory,
-      pages: WebPages.installed() ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")))
+      pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")))
+  }
+
+  static var notInstalled: String {
+    "the web pages are not installed (looked in "
+      + WebPages.candidates.map(\.path).joined(separator: " and ")
+      + "); copy the folder Frontends/Web/Resources of the susi sources to one of those places"
   }
 
   static func run(_ invocation: Invocation) async -> Int32 {
@@ -55,9 +66,7 @@ public enum WebCommand {
       return fail("--port takes a number from 0 to 65535, not '\(portText)'", ExitCode.usage)
     }
     guard let pages = WebPages.installed() else {
-      return fail(
-        "the web pages are not installed beside susi (susi_SusiWeb.resources/Resources)",
-        ExitCode.noInput)
+      return fail(notInstalled, ExitCode.noInput)
     }
     let app: SusiApp
     do {
@@ -68,7 +77,8 @@ public enum WebCommand {
     for warning in app.warnings { StandardStream.error.line("susi web: warning: \(warning)") }
     let service = await WebhookService.start(
       store: app.store, keys: KeyFile.none(),
-      options: WebhookHandler.Options(origin: "web"))
+      options: WebhookHandler.Options(
+        maximumStreamsPerKey: maximumStreams, origin: "web"))
     let token = WebSecurity.randomSecret()
     let handler = WebHandler(
       mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,

@@ -43,22 +43,25 @@ extension WebHandler {
     guard caller.privileges.contains(Privilege.eventsRead) else {
       return Self.lacks(Privilege.eventsRead, caller)
     }
-    guard let file = FileHandle(forReadingAtPath: logPath) else {
-      return WebhookError(500, "log_unreadable", "the event log cannot be opened").response
+    let path = logPath
+    // The length now: events appended while the download runs are left for the next one.
+    guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+    else {
+      return WebhookError(500, "log_unreadable", "the event log cannot be read").response
     }
-    let length = (try? file.seekToEnd()) ?? 0
-    try? file.seek(toOffset: 0)
     let headers: HTTPHeaders = [
       "Content-Type": "application/x-ndjson",
       "Content-Disposition": #"attachment; filename="susi-events.jsonl""#,
     ]
+    // The file is opened only once the body is sent (a HEAD request never opens it).
     return HTTPResponse(status: 200, headers: headers) { body in
+      guard let file = FileHandle(forReadingAtPath: path) else { return }
       defer { try? file.close() }
-      var left = length
+      var left = size
       while left > 0 {
-        let piece = try file.read(upToCount: Int(min(left, 64 * 1024))) ?? Data()
+        let piece = try file.read(upToCount: min(left, 64 * 1024)) ?? Data()
         if piece.isEmpty { break }
-        left -= UInt64(piece.count)
+        left -= piece.count
         try await body.write(Array(piece))
       }
     }

@@ -16,15 +16,19 @@ public struct WebPages: Sendable {
   /// The pages installed with susi: beside the executable as SwiftPM builds them
   /// (`susi_SusiWeb.resources/Resources`), or in an install prefix (`PREFIX/share/susi/web`).
   public static func installed() -> WebPages? {
+    candidates.first {
+      FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path)
+    }.map(WebPages.init)
+  }
+
+  /// Where `installed` looks, in order.
+  public static var candidates: [URL] {
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     let folder = executable.deletingLastPathComponent()
-    let candidates = [
+    return [
       folder.appendingPathComponent("susi_SusiWeb.resources/Resources"),
       folder.deletingLastPathComponent().appendingPathComponent("share/susi/web"),
     ]
-    return candidates.first {
-      FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path)
-    }.map(WebPages.init)
   }
 
   /// The answer for `relative` (`""` is `index.html`; a file name, or one folder and a name):

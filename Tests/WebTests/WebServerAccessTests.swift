@@ -2,6 +2,7 @@ import Foundation
 import SusiCore
 import SusiHTTP
 import SusiJSON
+import Synchronization
 import Testing
 
 /// `susi web`'s access model, through the handler: the token becomes a cookie, nothing is
@@ -121,6 +122,50 @@ import Testing
       #expect(answer.status == 204)
       #expect(answer.headers["Set-Cookie"]?.contains("Max-Age=0") == true)
       #expect(try await web.request("GET", "/state", cookie: id).status == 401)
+    }
+  }
+
+  @Test func anEventStreamFollowsTheLogAndEndsWithItsSession() async throws {
+    try await WebFixture.withLocal { web in
+      let id = try await web.signIn()
+      let other = try await web.signIn()
+      let request = HTTPRequest(
+        method: "GET", target: "/events/stream?after=0",
+        headers: ["Cookie": "susi_session=\(id)", "Host": "127.0.0.1:4242"])
+      let response = await web.handler.handle(request)
+      #expect(response.status == 200)
+      #expect(response.headers["Content-Type"] == "text/event-stream")
+      let stream = try #require(response.bodyStream)
+      let (pieces, sink) = AsyncStream.makeStream(of: String.self)
+      let streaming = Task {
+        try? await stream.produce(
+          HTTPBodyWriter { bytes in sink.yield(String(decoding: bytes, as: UTF8.self)) })
+        sink.finish()
+      }
+      // Every wait below ends: the stream is cancelled after 20 s at the latest.
+      let timedOut = Mutex(false)
+      let watchdog = Task {
+        try await Task.sleep(for: .seconds(20))
+        timedOut.withLock { $0 = true }
+        streaming.cancel()
+      }
+      try await web.post(#"{"type":"sendMessage","payload":{"query":"hi"}}"#, cookie: other)
+      var received = ""
+      for await piece in pieces {
+        received += piece
+        if received.contains("messageReceived") { break }
+      }
+      #expect(received.contains("id: 1\n"))
+      #expect(received.contains("messageReceived"))
+      // Signing out ends the stream at its next event, which it does not send.
+      let out = try await web.request(
+        "DELETE", "/session", cookie: id, origin: WebFixture.origin)
+      #expect(out.status == 204)
+      try await web.post(#"{"type":"sendMessage","payload":{"query":"again"}}"#, cookie: other)
+      for await piece in pieces { received += piece }
+      watchdog.cancel()
+      #expect(!timedOut.withLock { $0 })
+      #expect(!received.contains("again"))
     }
   }
 
