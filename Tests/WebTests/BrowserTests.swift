@@ -164,6 +164,10 @@ struct BrowserTests {
       try await s.page.waitUntil(
         "location.hash === '#/chat' && \(BrowserSession.exchange("synonyms of happy"))?.querySelector('.answer')",
         "the example's answer in the chat")
+      try await s.waitInExchange(
+        "synonyms of happy",
+        "e.querySelector('.card-anchor a').href === 'https://www.thesaurus.com/browse/happy' && e.querySelector('.card-anchor a').textContent === 'Synonyms of happy'",
+        "the answer's link card")
     }
   }
 

@@ -73,6 +73,15 @@ final class ChromiumProcess: Sendable {
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
     posix_spawn_file_actions_adddup2(&actions, childReads, 3)
     posix_spawn_file_actions_adddup2(&actions, childWrites, 4)
+    // The browser outlives every test: it must not keep other tests' pipes open (a child
+    // waiting for the end of its input would wait for ever), so it gets fds 0 to 4 only.
+    guard Self.closeFrom(&actions, 5) == 0 else {
+      close(childReads)
+      close(childWrites)
+      close(parentReads)
+      close(parentWrites)
+      throw ChromiumError("could not arrange the browser's file descriptors")
+    }
     var pid: pid_t = 0
     let status = withCStrings(arguments) { argv in
       withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
@@ -91,11 +100,31 @@ final class ChromiumProcess: Sendable {
     fromBrowser = parentReads
   }
 
+  /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc module
+  /// does not show; looked up by name.
+  private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32)
+    -> Int32
+  {
+    typealias CloseFrom =
+      @convention(c) (
+        UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32
+      ) -> Int32
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np")
+    else { return -1 }
+    return unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)
+  }
+
   /// A close-on-exec pipe whose ends are above fd 4, so that moving them to fds 3 and 4 in the
   /// child is always a real move (which clears close-on-exec there).
   private static func pipe() throws -> (read: Int32, write: Int32) {
+    // Close-on-exec from the start (pipe2, looked up as closeFrom is), so no child another
+    // test starts meanwhile inherits an end.
+    typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "pipe2") else {
+      throw ChromiumError("this C library has no pipe2")
+    }
     var fds: [Int32] = [0, 0]
-    guard Glibc.pipe(&fds) == 0 else {
+    guard unsafeBitCast(symbol, to: Pipe2.self)(&fds, O_CLOEXEC) == 0 else {
       throw ChromiumError("pipe: \(String(cString: strerror(errno)))")
     }
     let read = fcntl(fds[0], F_DUPFD_CLOEXEC, 10)
