@@ -60,6 +60,8 @@ struct BrowserSession {
     }
     session.checkRequests()
     #expect(page.scriptErrors() == [], "the page threw")
+    let violations = page.browserErrors().filter { $0.contains("Content Security Policy") }
+    #expect(violations == [], "the page broke its Content-Security-Policy")
     await page.close()
   }
 

@@ -26,7 +26,7 @@ struct ChromiumPage: Sendable {
       .string
     guard let session else { throw ChromiumError("could not attach to the tab") }
     let page = ChromiumPage(browser: browser, context: context, target: target, session: session)
-    for domain in ["Page.enable", "Network.enable", "Runtime.enable"] {
+    for domain in ["Page.enable", "Network.enable", "Runtime.enable", "Log.enable"] {
       _ = try await page.call(domain)
     }
     try await page.resize(width: width, height: height)
@@ -180,6 +180,15 @@ struct ChromiumPage: Sendable {
     browser.events("Runtime.exceptionThrown", session: session).map {
       $0["exceptionDetails"]?["exception"]?["description"]?.string
         ?? $0["exceptionDetails"]?["text"]?.string ?? "an error"
+    }
+  }
+
+  /// What the browser itself complained about in the tab (a blocked script or style, a
+  /// Content-Security-Policy violation), as its log's error lines.
+  func browserErrors() -> [String] {
+    browser.events("Log.entryAdded", session: session).compactMap { params in
+      guard params["entry"]?["level"]?.string == "error" else { return nil }
+      return params["entry"]?["text"]?.string
     }
   }
 
