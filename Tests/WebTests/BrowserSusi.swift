@@ -32,7 +32,7 @@ final class BrowserSusi: Sendable {
   }
 
   /// Starts `susi web --port 0` and waits (at most `seconds`) for the address it prints.
-  static func start(seconds: Int = 30) async throws -> BrowserSusi {
+  static func start(seconds: Int = 60) async throws -> BrowserSusi {
     let folder = try makeFolder()
     let (process, ended, line) = try await launch(
       ["web", "--port", "0"] + commonArguments(folder), in: folder, seconds: seconds)
@@ -47,7 +47,7 @@ final class BrowserSusi: Sendable {
 
   /// Starts `susi serve --web --port 0` with a first key made by `susi serve keys init`; the
   /// pages are at `ORIGIN/web/`.
-  static func startServe(seconds: Int = 30) async throws -> BrowserSusi {
+  static func startServe(seconds: Int = 60) async throws -> BrowserSusi {
     let folder = try makeFolder()
     let (initProcess, initEnded, key) = try await launch(
       ["serve", "keys", "init"] + commonArguments(folder), in: folder, seconds: seconds)

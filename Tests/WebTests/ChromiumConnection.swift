@@ -34,7 +34,7 @@ final class ChromiumConnection: Sendable {
   /// came within `timeout`.
   func call(
     _ method: String, _ params: JSONObject = [:], session: String? = nil,
-    timeout: Duration = .seconds(20)
+    timeout: Duration = .seconds(40)
   ) async throws -> JSON {
     let id = calls.withLock { calls in
       defer { calls.nextID += 1 }

@@ -35,7 +35,7 @@ struct ChromiumPage: Sendable {
 
   /// Sends a command to this tab.
   @discardableResult
-  func call(_ method: String, _ params: JSONObject = [:], timeout: Duration = .seconds(20))
+  func call(_ method: String, _ params: JSONObject = [:], timeout: Duration = .seconds(40))
     async throws -> JSON
   {
     try await browser.call(method, params, session: session, timeout: timeout)
@@ -60,7 +60,7 @@ struct ChromiumPage: Sendable {
 
   /// Runs `expression` in the page (awaiting it when it is a promise) and returns its value.
   @discardableResult
-  func evaluate(_ expression: String, timeout: Duration = .seconds(20)) async throws -> JSON {
+  func evaluate(_ expression: String, timeout: Duration = .seconds(40)) async throws -> JSON {
     let result = try await call(
       "Runtime.evaluate",
       ["expression": .string(expression), "returnByValue": true, "awaitPromise": true],
@@ -77,7 +77,7 @@ struct ChromiumPage: Sendable {
   /// Waits until the JavaScript expression `condition` is true in the page, checking it every
   /// few milliseconds in the page itself; fails after `seconds` with `what` and what the page
   /// shows. A check cut short by the page loading anew is simply made again.
-  func waitUntil(_ condition: String, _ what: String, seconds: Int = 15) async throws {
+  func waitUntil(_ condition: String, _ what: String, seconds: Int = 30) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now + .seconds(seconds)
     while clock.now < deadline {
