@@ -12,7 +12,7 @@ final class BrowserSusi: Sendable {
   /// `http://127.0.0.1:PORT`
   let origin: String
   let folder: URL
-  /// The serve key (`startServe` only).
+  /// A serve key of the `default` group (`startServe` only).
   let key: String?
   private let process: Process
   private let ended: DispatchSemaphore
@@ -45,18 +45,14 @@ final class BrowserSusi: Sendable {
       ended: ended, key: nil)
   }
 
-  /// Starts `susi serve --web --port 0` with a first key made by `susi serve keys init`; the
-  /// pages are at `ORIGIN/web/`.
+  /// Starts `susi serve --web --port 0` with a first key (`susi serve keys init`) and a key of
+  /// the `default` group, which may chat and browse but not log in or rate; the pages are at
+  /// `ORIGIN/web/`.
   static func startServe(seconds: Int = 60) async throws -> BrowserSusi {
     let folder = try makeFolder()
-    let (initProcess, initEnded, key) = try await launch(
-      ["serve", "keys", "init"] + commonArguments(folder), in: folder, seconds: seconds)
-    if initEnded.wait(timeout: .now() + .seconds(seconds)) == .timedOut {
-      kill(initProcess.processIdentifier, SIGKILL)
-    }
-    guard let key, key.hasPrefix("susi_") else {
-      throw failure(initProcess, folder, "susi serve keys init printed \(key ?? "nothing")")
-    }
+    _ = try await administer(["keys", "init"], in: folder, seconds: seconds)
+    let key = try await administer(
+      ["keys", "issue", "--groups", "default"], in: folder, seconds: seconds)
     let (process, ended, line) = try await launch(
       ["serve", "--web", "--port", "0"] + commonArguments(folder), in: folder, seconds: seconds)
     guard let line, line.hasPrefix("http://127.0.0.1:") else {
@@ -64,6 +60,23 @@ final class BrowserSusi: Sendable {
     }
     return BrowserSusi(
       url: line + "/web/", origin: line, folder: folder, process: process, ended: ended, key: key)
+  }
+
+  /// Runs `susi serve ARGUMENTS` to its end and returns the key it printed.
+  private static func administer(_ arguments: [String], in folder: URL, seconds: Int) async throws
+    -> String
+  {
+    let (process, ended, key) = try await launch(
+      ["serve"] + arguments + commonArguments(folder), in: folder, seconds: seconds)
+    if ended.wait(timeout: .now() + .seconds(seconds)) == .timedOut {
+      kill(process.processIdentifier, SIGKILL)
+    }
+    guard let key, key.hasPrefix("susi_") else {
+      throw failure(
+        process, folder,
+        "susi serve \(arguments.joined(separator: " ")) printed \(key ?? "nothing")")
+    }
+    return key
   }
 
   private static func makeFolder() throws -> URL {

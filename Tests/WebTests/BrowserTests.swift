@@ -323,7 +323,7 @@ struct BrowserTests {
 
 /// Getting in: the key form of `susi serve --web`, and what the page says when its session ends.
 extension BrowserTests {
-  @Test func serveWebAsksForAKeyAndThenShowsThePage() async throws {
+  @Test func serveWebAsksForAKeyAndShowsWhatThatKeyMayDo() async throws {
     try await BrowserSession.run(serve: true) { s in
       try await s.page.waitUntil(
         "!document.querySelector('#gate-key').hidden && document.querySelector('#gate-web').hidden",
@@ -340,6 +340,15 @@ extension BrowserTests {
         "the chat after signing in")
       try await s.ask("hi")
       #expect(try await s.page.evaluate("location.pathname") == "/web/")
+      // The key's group may not log in or rate: the page says so instead of offering it.
+      try await s.go("account")
+      try await s.page.waitUntil(
+        "document.querySelector('#login-form')?.textContent.includes('may not login') && !document.querySelector('#login-form-password')",
+        "the note that this key may not log in")
+      try await s.go("skill/Knowledge/Synonyms")
+      try await s.page.waitUntil(
+        "document.querySelector('#own-rating')?.textContent.includes('may not submitRating') && !document.querySelector('.star')",
+        "the note that this key may not rate")
     }
   }
 

@@ -3,7 +3,7 @@
 // keeps it nowhere, and forms post (never GET), so it can never land in an address.
 
 import { h, fill } from "./dom.js";
-import { send, onEvent, notice, access } from "./store.js";
+import { send, onEvent, notice, access, allowed, notAllowedText } from "./store.js";
 import { closeSession } from "./api.js";
 
 /** The settings the SUSI server accepts, in its order, with what each takes. */
@@ -70,6 +70,9 @@ function browserAccess() {
 }
 
 function credentialsForm(id, title, button, intent, passwordAutocomplete) {
+  if (!allowed(intent)) {
+    return h("div", { id, class: "panel" }, h("h3", {}, title), h("p", { class: "muted" }, notAllowedText(intent)));
+  }
   const email = h("input", { id: `${id}-email`, name: "email", type: "email", autocomplete: "email", required: true });
   const password = h("input", { id: `${id}-password`, name: "password", type: "password",
     autocomplete: passwordAutocomplete, required: true });
@@ -103,7 +106,7 @@ function loggedIn(state) {
     h("div", { class: "panel session" },
       h("p", {}, "Logged in as ", h("strong", { id: "session-email" }, session.email),
         ` on ${state.server}`, session.expiresAt ? ` until ${session.expiresAt}.` : "."),
-      h("button", { type: "button", id: "logout", onclick: () => send("logout", {}) }, "Log out")),
+      allowed("logout") ? h("button", { type: "button", id: "logout", onclick: () => send("logout", {}) }, "Log out") : null),
     settingsForm(state.settings || {}),
   ];
 }
@@ -132,6 +135,10 @@ function settingInput(field, value) {
 
 /** The settings form: saving sends only what differs from the state. */
 function settingsForm(settings) {
+  if (!allowed("changeSettings")) {
+    return h("div", { id: "settings-form", class: "panel" }, h("h3", {}, "Settings"),
+      h("p", { class: "muted" }, notAllowedText("changeSettings")));
+  }
   const form = h("form", { id: "settings-form", class: "panel settings", method: "post",
     "aria-labelledby": "settings-title" },
     h("h3", { id: "settings-title" }, "Settings"),

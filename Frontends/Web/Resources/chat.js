@@ -3,7 +3,7 @@
 
 import { h, clockTime } from "./dom.js";
 import { answerCards, failedSearches } from "./cards.js";
-import { send } from "./store.js";
+import { send, allowed, notAllowedText } from "./store.js";
 
 const log = () => document.getElementById("chat-log");
 
@@ -18,6 +18,11 @@ export async function ask(query) {
 export function setUpChat() {
   const form = document.getElementById("chat-form");
   const input = document.getElementById("chat-input");
+  if (!allowed("sendMessage")) {
+    input.disabled = true;
+    input.placeholder = notAllowedText("sendMessage");
+    form.querySelector("button").disabled = true;
+  }
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const query = input.value;

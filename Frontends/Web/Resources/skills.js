@@ -3,7 +3,7 @@
 
 import { h, fill, externalLink, shortNumber } from "./dom.js";
 import { cachedImage } from "./images.js";
-import { send } from "./store.js";
+import { send, allowed, notAllowedText } from "./store.js";
 import { ask } from "./chat.js";
 
 const askedGroups = new Set();
@@ -174,6 +174,7 @@ function ratingChart(rating) {
 }
 
 function starWidget(state, group, tag, own) {
+  if (!allowed("submitRating")) return h("p", { id: "own-rating", class: "muted" }, notAllowedText("submitRating"));
   const loggedIn = Boolean(state.session);
   const buttons = [1, 2, 3, 4, 5].map((stars) => h("button", {
     type: "button", role: "radio", class: `star ${own && stars <= own ? "on" : ""}`,

@@ -13,6 +13,16 @@ export function setAccess(value) {
   access = value;
 }
 
+/** Whether this browser's session may post `intent` (a key on `susi serve` may not). */
+export function allowed(intent) {
+  return Boolean(access && (access.privileges || []).includes(intent));
+}
+
+/** What the page says where a key lacks the privilege for `intent`. */
+export function notAllowedText(intent) {
+  return `The access key of this browser may not ${intent}; ask whoever runs susi for one that may.`;
+}
+
 /** The highest seq the page knows of. */
 export let lastSeq = 0;
 
