@@ -288,6 +288,15 @@ struct BrowserTests {
       try await s.page.waitUntil(
         "document.querySelector('#detail-title').textContent === 'Event \(latest): messageReceived'",
         "the answer's event, chosen from the list")
+      // The diff itself, on values of every kind.
+      let changes = try await s.page.evaluate(
+        """
+        import(new URL('inspector.js', document.baseURI).href).then((m) => m.diff(
+          { a: 1, list: [1, 2], gone: true, same: { x: [1] }, kind: [1] },
+          { a: 2, list: [1, 2, 3], same: { x: [1] }, added: 'y', kind: { 0: 1 } }
+        ).map((c) => c.kind + ' ' + c.path).join(','))
+        """)
+      #expect(changes == "changed a,added added,removed gone,changed kind,added list[2]")
       try await s.screenshot("inspector")
     }
   }
