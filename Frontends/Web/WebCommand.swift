@@ -114,7 +114,13 @@ public enum WebCommand {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     process.terminationHandler = { finished in
-      if finished.terminationStatus != 0 {
+      switch finished.terminationStatus {
+      case 0: break
+      // `env` answers 127 when it finds no such program.
+      case 127:
+        StandardStream.error.line(
+          "susi web: xdg-open is not installed; open the URL above yourself")
+      default:
         StandardStream.error.line(
           "susi web: xdg-open could not open a browser; open the URL above yourself")
       }

@@ -11,9 +11,12 @@ import Testing
     let firstLine: String
     let errors: Pipe
     let output: Pipe
+    /// Ends the process after 120 s, so no read of its output can wait for ever.
+    let watchdog: Task<Void, any Error>
 
     /// Sends SIGTERM; the exit status and everything it wrote to stderr and stdout.
     func stop() async -> (Int32, String, String) {
+      watchdog.cancel()
       process.terminate()
       let process = self.process
       let errors = self.errors
@@ -30,15 +33,24 @@ import Testing
     }
   }
 
-  static func start(_ arguments: [String]) async throws -> Running {
+  static func start(_ arguments: [String], path: String? = nil) async throws -> Running {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try #require(susiBinary))
     process.arguments = arguments
+    if let path {
+      var environment = ProcessInfo.processInfo.environment
+      environment["PATH"] = path
+      process.environment = environment
+    }
     let output = Pipe()
     let errors = Pipe()
     process.standardOutput = output
     process.standardError = errors
     try process.run()
+    let watchdog = Task {
+      try await Task.sleep(for: .seconds(120))
+      process.terminate()
+    }
     let reader = output.fileHandleForReading
     // Reads byte by byte up to the first newline, so nothing after it is taken from the pipe.
     let line = await onThread { () -> String in
@@ -50,7 +62,8 @@ import Testing
       }
       return String(decoding: bytes, as: UTF8.self)
     }
-    return Running(process: process, firstLine: line, errors: errors, output: output)
+    return Running(
+      process: process, firstLine: line, errors: errors, output: output, watchdog: watchdog)
   }
 
   /// Every file under `folder`, with its bytes.
@@ -92,21 +105,21 @@ import Testing
           body: intent))
       answers.append(
         exchange(
-          port: port, "POST", "/actions?wait=1", headers: json + [("Origin", origin)],
+          port: port, "POST", "/actions", headers: json + [("Origin", origin)],
           body: intent))
       answers.append(exchange(port: port, "GET", "/state", headers: session))
       answers.append(exchange(port: port, "GET", "/inspector/log", headers: session))
       return answers
     }
     let (status, stderr, stdout) = await running.stop()
-    #expect(answers.map { $0?.status } == [401, 401, 303, 200, 200, 403, 200, 200, 200])
+    #expect(answers.map { $0?.status } == [401, 401, 303, 200, 200, 403, 202, 200, 200])
     for answer in answers.compactMap({ $0 }) {
       #expect(isHardened(answer), "\(answer.status)")
       #expect(!answer.text.contains(token))
       #expect(!answer.headers.contains { $0.value.contains(token) })
     }
     #expect(answers[4]?.text.contains(#""mode":"web""#) == true)
-    #expect(answers[6]?.text.contains("messageReceived") == true)
+    #expect(answers[6]?.text.contains(#""seq":"#) == true)
     #expect(answers[8]?.text.contains(#""origin":"web""#) == true)
     #expect(status == 0)
     #expect(stdout.isEmpty)
@@ -150,6 +163,54 @@ import Testing
     #expect(answers.map { $0?.status } == [200, 401, 200, 200])
     #expect(answers[0]?.headers["Content-Type"] == "text/html; charset=utf-8")
     #expect(status == 0)
+  }
+
+  @Test func openHandsThePrintedURLToXdgOpenOrSaysItIsMissing() async throws {
+    let state = temporaryDirectory()
+    let tools = temporaryDirectory()
+    let opened = tools + "/opened"
+    let script = "#!/bin/sh\nprintf '%s' \"$1\" > \(opened).tmp && mv \(opened).tmp \(opened)\n"
+    try Data(script.utf8).write(to: URL(fileURLWithPath: tools + "/xdg-open"))
+    chmod(tools + "/xdg-open", 0o755)
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    let running = try await Self.start(
+      ["web", "--open", "--state-dir", state, "--port", "0"], path: tools + ":" + path)
+    // The fake xdg-open renames its file into place once written; wait for it (120 s at most).
+    let seen = await onThread { () -> String? in
+      let deadline = Date().addingTimeInterval(120)
+      while Date() < deadline {
+        if let data = FileManager.default.contents(atPath: opened) {
+          return String(decoding: data, as: UTF8.self)
+        }
+        usleep(10_000)
+      }
+      return nil
+    }
+    let (status, _, _) = await running.stop()
+    #expect(seen == running.firstLine)
+    #expect(status == 0)
+
+    // With no xdg-open on the PATH, susi web says so and keeps serving.
+    let empty = temporaryDirectory()
+    let alone = try await Self.start(
+      ["web", "--open", "--state-dir", temporaryDirectory(), "--port", "0"], path: empty)
+    let port = try #require(alone.firstLine.split(separator: ":").last?.split(separator: "/").first)
+    let errors = alone.errors.fileHandleForReading
+    // Reads stderr until the note arrives (or the watchdog ends the process: end of file).
+    let note = await onThread { () -> String in
+      var text = ""
+      while !text.contains("not installed") {
+        let data = errors.availableData
+        if data.isEmpty { break }
+        text += String(decoding: data, as: UTF8.self)
+      }
+      return text
+    }
+    let answer = await onThread { exchange(port: Int(port) ?? 0, "GET", "/") }
+    let (aloneStatus, _, _) = await alone.stop()
+    #expect(note.contains("susi web: xdg-open is not installed; open the URL above yourself"))
+    #expect(answer?.status == 401)
+    #expect(aloneStatus == 0)
   }
 
   @Test func susiWebRefusesAHostOffLoopback() async throws {

@@ -54,6 +54,9 @@ struct WebFixture {
   /// The port the handler is told it listens on (no socket is opened).
   static let port = 4242
   static let origin = "http://127.0.0.1:\(port)"
+  /// How long `?wait=1` waits for results: it returns as soon as they are in, so a long limit
+  /// only matters on a loaded machine, where a chat can take seconds.
+  static let waitLimit: Int64 = 120_000
 
   let app: SusiApp
   let service: WebhookService
@@ -71,7 +74,8 @@ struct WebFixture {
   {
     let app = try await start(directory)
     let service = await WebhookService.start(
-      store: app.store, keys: KeyFile.none(), options: WebhookHandler.Options(origin: "web"))
+      store: app.store, keys: KeyFile.none(),
+      options: WebhookHandler.Options(waitLimit: waitLimit, origin: "web"))
     let token = "test-token-\(UUID().uuidString)"
     let handler = WebHandler(
       mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,
@@ -89,7 +93,8 @@ struct WebFixture {
     try keys.add(admin)
     try await app.store.send(
       .issueKey(.init(by: "local", key: admin.keyID, groups: ["admin"])), origin: "cli")
-    let service = await WebhookService.start(store: app.store, keys: keys)
+    let service = await WebhookService.start(
+      store: app.store, keys: keys, options: WebhookHandler.Options(waitLimit: waitLimit))
     let handler = WebHandler(
       mode: .mounted, service: service, store: app.store, logPath: app.options.log,
       stateDirectory: directory, pages: try installedPages())

@@ -61,7 +61,8 @@ public enum ServeCommand {
     arguments: 0...4)
 
   /// Puts another handler in front of the webhook's, for `--web`: given the running service
-  /// and the store's log path, it answers what it serves itself and hands the rest on.
+  /// and susi (its store, log and state folder), it answers what it serves itself and hands
+  /// the rest on.
   public typealias WebMount = @Sendable (WebhookService, SusiApp) -> any HTTPHandler
 
   /// The command for the `susi` command table; `web` is what `--web` mounts.

@@ -8,7 +8,8 @@ import SusiStore
 /// admin routes for keys, groups and subscribers.
 ///
 /// Every request but `/healthz` needs a key (`Authorization: Bearer …`) whose groups grant the
-/// route's privilege; a refused request appends nothing to the log.
+/// route's privilege, or comes through `handle(_:as:holds:)` for a caller a frontend in front
+/// identified itself (`susi web`'s sessions); a refused request appends nothing to the log.
 public final class WebhookHandler: HTTPHandler {
   let store: Store
   let feed: EventFeed
