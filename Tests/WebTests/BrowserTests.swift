@@ -168,6 +168,12 @@ struct BrowserTests {
         "synonyms of happy",
         "e.querySelector('.card-anchor a').href === 'https://www.thesaurus.com/browse/happy' && e.querySelector('.card-anchor a').textContent === 'Synonyms of happy'",
         "the answer's link card")
+
+      // The server remembers the logged-in chat: the history shows it above this page's chat.
+      try await s.page.click("#load-history")
+      try await s.page.waitUntil(
+        "[...document.querySelectorAll('#history-log .exchange')].some((e) => e.dataset.query === 'synonyms of happy' && e.querySelector('.card-anchor a'))",
+        "the chat from the server's memory")
     }
   }
 

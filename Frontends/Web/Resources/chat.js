@@ -1,7 +1,7 @@
 // The chat: the transcript as exchanges (a question and every answer to it, including answers
 // planned for later), each answer action as a card.
 
-import { h, clockTime } from "./dom.js";
+import { h, fill, clockTime } from "./dom.js";
 import { answerCards, failedSearches } from "./cards.js";
 import { send, allowed, notAllowedText } from "./store.js";
 
@@ -96,10 +96,42 @@ function renderExchange(group, state) {
       h("span", { class: "spinner", "aria-hidden": "true" }), pending) : null);
 }
 
+let historySignature = null;
+
+/**
+ * The server's memory of this account (`loadHistory`), oldest first, above this page's chat;
+ * offered once someone is logged in.
+ */
+function renderHistory(state) {
+  const section = document.getElementById("chat-history");
+  const shown = Boolean(state.session) && allowed("loadHistory");
+  const history = state.history || [];
+  const signature = JSON.stringify([shown, history.length, state.historyRemaining,
+    Boolean((state.inFlight && Object.values(state.inFlight).some((r) => r.type === "loadHistory")))]);
+  if (signature === historySignature) return;
+  historySignature = signature;
+  section.hidden = !shown;
+  if (!shown) return;
+  const loading = Object.values(state.inFlight || {}).some((r) => r.type === "loadHistory");
+  const more = history.length === 0 || state.historyRemaining > 0;
+  fill(section,
+    history.length ? h("h3", {}, "Earlier, from the server's memory") : null,
+    history.length ? h("ol", { id: "history-log", class: "chat-log" }, [...history].reverse().map((entry) =>
+      h("li", { class: "exchange", "data-query": entry.query },
+        h("div", { class: "bubble user" }, h("span", { class: "visually-hidden" }, "You: "), entry.query,
+          entry.queryDate ? h("time", { datetime: entry.queryDate }, clockTime(entry.queryDate)) : null),
+        h("div", { class: "answer" }, h("span", { class: "visually-hidden" }, "SUSI: "),
+          answerCards(entry.answers || [], state))))) : null,
+    more ? h("button", { type: "button", id: "load-history", class: "secondary", disabled: loading,
+      onclick: () => send("loadHistory", {}) },
+    loading ? "Loading…" : history.length ? "Load earlier conversations" : "Show earlier conversations") : null);
+}
+
 const drawn = new Map();
 
 /** Brings the chat up to date with `state`, touching only exchanges that changed. */
 export function renderChat(state) {
+  renderHistory(state);
   const list = log();
   const groups = exchanges(state.transcript);
   const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
