@@ -85,7 +85,7 @@ struct BrowserSession {
   func screenshot(_ name: String) async throws {
     // No focus ring, caret or passing status message in the pictures.
     try await page.evaluate(
-      "document.activeElement?.blur(); document.querySelector('#notice').classList.remove('visible')"
+      "{ document.activeElement?.blur(); const n = document.querySelector('#notice'); n.style.transition = 'none'; n.classList.remove('visible'); }"
     )
     let root = FileManager.default.currentDirectoryPath
     try await page.screenshot(to: "\(root)/.build/web-screenshots/\(name).png")
