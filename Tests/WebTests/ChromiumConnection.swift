@@ -75,12 +75,6 @@ final class ChromiumConnection: Sendable {
     }
   }
 
-  /// Ends the browser.
-  func stop() {
-    process.stop()
-    closeAll()
-  }
-
   private func finish(_ id: Int, _ result: Result<JSON, any Error>) {
     let continuation = calls.withLock { $0.pending.removeValue(forKey: id) }
     continuation?.resume(with: result)
