@@ -73,15 +73,16 @@ struct BrowserTests {
         "[...e.querySelectorAll('.link-preview strong')].some((t) => t.textContent.includes('Pancakes'))",
         "a result's link preview")
 
-      // A delayed answer: a pending card first, filled in by the planned answer.
-      try await s.page.fill("#chat-input", "set a timer for 1 seconds")
+      // A delayed answer: a pending card first, filled in by the planned answer (3 s leave the
+      // page time to show the pending card on a busy machine).
+      try await s.page.fill("#chat-input", "set a timer for 3 seconds")
       try await s.page.submit("#chat-form")
       try await s.waitInExchange(
-        "set a timer for 1 seconds",
+        "set a timer for 3 seconds",
         "e.querySelector('.card-pending') && e.querySelector('.answer')",
         "a pending card after the first answer")
       try await s.waitInExchange(
-        "set a timer for 1 seconds",
+        "set a timer for 3 seconds",
         "e.querySelectorAll('.answer').length === 2 && !e.querySelector('.card-pending') && e.textContent.includes('timer is done')",
         "the planned answer in place of the pending card")
 
