@@ -1,0 +1,382 @@
+import Foundation
+import SusiJSON
+import Testing
+
+/// The page of `susi web` in a real headless Chromium, against the real `susi` binary and its
+/// built-in server. One browser serves the whole suite; the tests run one at a time.
+@Suite(.serialized)
+struct BrowserTests {
+  @Test func chatShowsEveryAnswerTypeAsACard() async throws {
+    try await BrowserSession.run { s in
+      try await s.ask("hi")
+      try await s.waitInExchange(
+        "hi", "e.querySelector('.card-answer p').textContent.length > 0", "a text card")
+
+      try await s.ask("show me the noble gases")
+      try await s.waitInExchange(
+        "show me the noble gases",
+        "e.querySelectorAll('.card-table tbody tr').length === 6 && e.querySelector('.card-table th').textContent === 'Element' && e.querySelector('.card-table td').textContent === 'Helium'",
+        "a real table")
+
+      try await s.ask("show me the news")
+      try await s.waitInExchange(
+        "show me the news",
+        "e.querySelectorAll('.card-rss .card-row > li.row-card').length === 3 && e.querySelector('.card-rss h3 a').href.includes('/pages/susi.html')",
+        "a row of three feed cards")
+      try await s.waitInExchange(
+        "show me the news",
+        "[...e.querySelectorAll('.card-rss img.preview-image')].some((i) => i.getAttribute('src')?.startsWith('/images?url=') && i.complete && i.naturalWidth > 0)",
+        "a feed card's picture, loaded from the image cache")
+
+      try await s.ask("where is Berlin")
+      try await s.waitInExchange(
+        "where is Berlin",
+        "e.querySelector('.card-map .coordinates').textContent.includes('52.52') && e.querySelector('.card-map a').href.startsWith('https://www.openstreetmap.org/?mlat=52.52&mlon=13.405')",
+        "a map card with the coordinates and an OpenStreetMap link")
+
+      try await s.ask("world population by continent")
+      try await s.waitInExchange(
+        "world population by continent",
+        "e.querySelectorAll('.card-piechart svg path.slice').length === 6 && e.querySelector('.card-piechart .legend').textContent.includes('Asia: 59.4%')",
+        "a pie chart drawn as SVG")
+
+      try await s.ask("play a video")
+      try await s.waitInExchange(
+        "play a video",
+        "e.querySelector('.card-video_play a').href === 'https://www.youtube.com/watch?v=aqz-KE-bpKQ'",
+        "a video link")
+      try await s.ask("play some music")
+      try await s.waitInExchange(
+        "play some music", "e.querySelector('.card-audio_play a').href.includes('jfKfPfyJRdk')",
+        "an audio link")
+      try await s.ask("set volume to 40")
+      try await s.waitInExchange(
+        "set volume to 40", "e.querySelector('.card-audio_volume').textContent.includes('40')",
+        "the volume")
+      try await s.ask("stop the music")
+      try await s.waitInExchange(
+        "stop the music", "e.querySelector('.card-stop')", "a player control")
+
+      try await s.ask("show me a painting")
+      try await s.waitInExchange(
+        "show me a painting",
+        "((i) => i && i.getAttribute('src').startsWith('/images?url=') && i.complete && i.naturalWidth > 0)(e.querySelector('.card-image_show img'))",
+        "the picture, from the image cache")
+
+      try await s.ask("search for pancakes")
+      try await s.waitInExchange(
+        "search for pancakes",
+        "e.querySelectorAll('.card-websearch .search-result').length === 2 && e.querySelector('.card-websearch .search-result a').href.includes('/pages/pancakes.html')",
+        "web search result cards")
+      try await s.waitInExchange(
+        "search for pancakes",
+        "[...e.querySelectorAll('.link-preview strong')].some((t) => t.textContent.includes('Pancakes'))",
+        "a result's link preview")
+
+      // A delayed answer: a pending card first, filled in by the planned answer (3 s leave the
+      // page time to show the pending card on a busy machine).
+      try await s.page.fill("#chat-input", "set a timer for 3 seconds")
+      try await s.page.submit("#chat-form")
+      try await s.waitInExchange(
+        "set a timer for 3 seconds",
+        "e.querySelector('.card-pending') && e.querySelector('.answer')",
+        "a pending card after the first answer")
+      try await s.waitInExchange(
+        "set a timer for 3 seconds",
+        "e.querySelectorAll('.answer').length === 2 && !e.querySelector('.card-pending') && e.textContent.includes('timer is done')",
+        "the planned answer in place of the pending card")
+
+      // No default skill answers with a type susi does not know; the card for one is checked
+      // through the page's own module.
+      let raw = try await s.page.evaluate(
+        """
+        import(new URL('cards.js', document.baseURI).href).then((m) => {
+          const [card] = m.answerCards([{ type: 'hologram', raw: { beam: 'blue' } }], {});
+          return card.querySelector('summary').textContent + '|' + card.querySelector('pre').textContent;
+        })
+        """)
+      #expect(raw.string?.contains("hologram") == true)
+      #expect(raw.string?.contains("\"beam\": \"blue\"") == true)
+
+      // New answers are announced to screen readers.
+      #expect(
+        try await s.page.evaluate("document.querySelector('#chat-log').getAttribute('aria-live')")
+          == "polite")
+      // A taller window for the picture: the feed, the map and the pie chart together.
+      try await s.page.resize(width: 1200, height: 1500)
+      try await s.page.evaluate(
+        "\(BrowserSession.exchange("show me the news")).scrollIntoView({ block: 'start' }); window.scrollBy(0, -70)"
+      )
+      try await s.screenshot("chat")
+    }
+  }
+
+  @Test func skillsBrowseByGroupAndARatingChangesTheChart() async throws {
+    try await BrowserSession.run { s in
+      try await s.signUpAndLogIn(email: "ada@example.org", password: "Secret-Pass-123")
+      try await s.go("skills")
+      try await s.page.waitUntil(
+        "document.querySelectorAll('#group-list [role=tab]').length === 22", "the 22 groups as tabs"
+      )
+      try await s.page.click("#group-list [data-group='Knowledge']")
+      try await s.page.waitUntil(
+        "document.querySelector('[data-group=Knowledge]').getAttribute('aria-selected') === 'true' && document.querySelectorAll('.skill-card').length >= 4",
+        "the skill cards of Knowledge")
+      let card = try await s.page.evaluate(
+        "(() => { const c = document.querySelector(\"a.skill-card[href='#/skill/Knowledge/Synonyms']\"); return c.querySelector('h4').textContent + '|' + c.querySelector('.author').textContent + '|' + c.querySelector('.description').textContent; })()"
+      )
+      #expect(card.string == "Synonyms|by Chen Wu|Points you to synonyms of a word")
+      try await s.page.waitUntil(
+        "[...document.querySelectorAll('.skill-card img')].every((i) => i.getAttribute('src')?.startsWith('/images?url=') && i.complete && i.naturalWidth > 0)",
+        "every skill card's image, from the image cache")
+
+      // The group tabs move with the arrow keys.
+      try await s.page.evaluate("document.querySelector('[data-group=Knowledge]').focus()")
+      try await s.page.call(
+        "Input.dispatchKeyEvent",
+        ["type": "keyDown", "key": "ArrowDown", "code": "ArrowDown", "windowsVirtualKeyCode": 40])
+      try await s.page.waitUntil(
+        "document.activeElement.dataset.group === 'Lifestyle' && location.hash === '#/skills/Lifestyle'",
+        "the next group after ArrowDown")
+      try await s.page.click("[data-group='Knowledge']")
+      try await s.page.waitUntil(
+        "document.querySelectorAll('.skill-card').length >= 4", "Knowledge again")
+      try await s.screenshot("skills")
+
+      try await s.page.click("a.skill-card[href='#/skill/Knowledge/Synonyms']")
+      try await s.page.waitUntil(
+        "document.querySelector('#skill-title')?.textContent === 'Synonyms' && document.querySelector('#own-rating')?.textContent.includes('not rated')",
+        "the skill's page")
+      let bars = try await s.page.evaluate(
+        "[...document.querySelectorAll('.rating-chart li')].map((l) => l.dataset.stars + ':' + l.querySelector('.bar-count').textContent).join(',')"
+      )
+      #expect(bars == "5:0,4:0,3:0,2:0,1:0")
+      #expect(try await s.page.text("#terms-title") == "Terms")
+      #expect(try await s.page.count(".example") == 1)
+
+      try await s.page.click(".star[data-stars='4']")
+      try await s.page.waitUntil(
+        "document.querySelector(\".rating-chart li[data-stars='4'] .bar-count\").textContent === '1' && document.querySelector('#own-rating').textContent === 'Your rating: 4 stars' && document.querySelector(\".star[data-stars='4']\").getAttribute('aria-checked') === 'true'",
+        "the chart and your rating after rating 4 stars")
+      try await s.screenshot("skill")
+
+      // An example asks itself in the chat.
+      try await s.page.click(".example")
+      try await s.page.waitUntil(
+        "location.hash === '#/chat' && \(BrowserSession.exchange("synonyms of happy"))?.querySelector('.answer')",
+        "the example's answer in the chat")
+      try await s.waitInExchange(
+        "synonyms of happy",
+        "e.querySelector('.card-anchor a').href === 'https://www.thesaurus.com/browse/happy' && e.querySelector('.card-anchor a').textContent === 'Synonyms of happy'",
+        "the answer's link card")
+
+      // The server remembers the logged-in chat: the history shows it above this page's chat.
+      try await s.page.click("#load-history")
+      try await s.page.waitUntil(
+        "[...document.querySelectorAll('#history-log .exchange')].some((e) => e.dataset.query === 'synonyms of happy' && e.querySelector('.card-anchor a'))",
+        "the chat from the server's memory")
+    }
+  }
+
+  @Test func accountSignsUpLogsInChangesAndSyncsSettings() async throws {
+    let password = "Another-Pass-456"
+    try await BrowserSession.run { s in
+      // The server's refusal of a weak password is shown.
+      try await s.go("account")
+      try await s.page.waitUntil("document.querySelector('#signup-form')", "the sign-up form")
+      try await s.page.fill("#signup-form-email", "grace@example.org")
+      try await s.page.fill("#signup-form-password", "weak")
+      try await s.page.submit("#signup-form")
+      try await s.page.waitUntil(
+        "document.querySelector('#notice').textContent.startsWith('Failed:')",
+        "the refusal of a weak password")
+      try await s.signUpAndLogIn(email: "grace@example.org", password: password)
+      #expect(try await s.page.evaluate("document.querySelector('#login-form-password')") == .null)
+      try await s.page.fill("#setting-userName", "Grace Hopper")
+      try await s.page.evaluate(
+        "document.querySelector('#setting-theme').value = 'dark'; document.querySelector('#setting-enterAsSend').checked = true"
+      )
+      try await s.page.submit("#settings-form")
+      try await s.page.waitUntil(
+        "fetch('/state').then((r) => r.json()).then((s) => s.settings.userName === 'Grace Hopper' && s.settings.theme === 'dark' && s.settings.enterAsSend === true)",
+        "the settings to be saved")
+      try await s.page.waitUntil(
+        "document.querySelector('#setting-userName').value === 'Grace Hopper'",
+        "the form to show them")
+      try await s.page.click("#sync-settings")
+      try await s.page.waitUntil(
+        "document.querySelector('#notice').textContent.includes('loaded from the server')",
+        "the sync")
+      try await s.screenshot("settings")
+
+      try await s.page.click("#logout")
+      try await s.page.waitUntil(
+        "document.querySelector('#login-form')", "the login form after logging out")
+      try await s.page.fill("#login-form-email", "grace@example.org")
+      try await s.page.fill("#login-form-password", "Wrong-Pass-789")
+      try await s.page.submit("#login-form")
+      try await s.page.waitUntil(
+        "document.querySelector('#notice').textContent.includes('Login failed')",
+        "the refused login")
+      #expect(
+        try await s.page.evaluate("document.querySelector('#login-form-password').value") == "")
+
+      // The password is in no address the page asked for, and in no log line.
+      for request in s.page.requests() {
+        #expect(!request.url.contains(password))
+        #expect(!request.url.contains("Wrong-Pass"))
+      }
+      #expect(!s.susi.log.contains(password))
+    }
+  }
+
+  @Test func inspectorStepsThroughTheLogAndShowsWhatEachEventChanged() async throws {
+    try await BrowserSession.run { s in
+      try await s.ask("hi")
+      try await s.go("inspector")
+      try await s.page.waitUntil(
+        "document.querySelectorAll('#event-table tbody tr[data-seq]').length >= 2 && document.querySelector('#diff, #diff-none')",
+        "the event list and the latest event's changes")
+      let head = try await s.page.evaluate(
+        "[...document.querySelectorAll('#event-table th')].map((t) => t.textContent).join(',')")
+      #expect(head == "seq,time,origin,type,cause,id")
+      let latest =
+        try await s.page.evaluate(
+          "Number(document.querySelector('#seq-slider').max)"
+        ).int ?? 0
+      #expect(latest >= 2)
+      try await s.page.waitUntil(
+        "document.querySelector('#detail-title').textContent === 'Event \(latest): messageReceived' && document.querySelector('#diff').textContent.includes('transcript')",
+        "the answer's event and its change to the transcript")
+
+      try await s.page.click("#step-back")
+      try await s.page.waitUntil(
+        "document.querySelector('#seq-output').textContent === 'seq \(latest - 1) of \(latest)' && document.querySelector('#detail-title').textContent === 'Event \(latest - 1): sendMessage' && document.querySelector('#diff')?.textContent.includes('inFlight')",
+        "one step back: the question and what it changed")
+      try await s.page.click("#step-forward")
+      try await s.page.waitUntil(
+        "document.querySelector('#detail-title').textContent === 'Event \(latest): messageReceived'",
+        "one step forward again")
+      try await s.page.evaluate(
+        "{ const r = document.querySelector('#seq-slider'); r.value = '0'; r.dispatchEvent(new Event('input')); }"
+      )
+      try await s.page.waitUntil(
+        "document.querySelector('#detail-title').textContent === 'The initial state'", "the start")
+
+      // Filters: by type, and by the cause chain of the question.
+      try await s.page.evaluate(
+        "{ const t = document.querySelector('#filter-type'); t.value = 'sendMessage'; t.dispatchEvent(new Event('change')); }"
+      )
+      try await s.page.waitUntil(
+        "[...document.querySelectorAll('#event-table tbody tr[data-seq]')].every((r) => r.children[3].textContent === 'sendMessage')",
+        "only sendMessage events")
+      try await s.page.evaluate(
+        "{ const t = document.querySelector('#filter-type'); t.value = ''; t.dispatchEvent(new Event('change')); }"
+      )
+      try await s.page.fill("#filter-chain", String(latest - 1))
+      try await s.page.submit("#chain-form")
+      try await s.page.waitUntil(
+        "[...document.querySelectorAll('#event-table tbody tr[data-seq]')].map((r) => r.dataset.seq).join() === '\(latest - 1),\(latest)'",
+        "the question and its answer as the cause chain")
+      try await s.page.click("#chain-clear")
+
+      // Live: a new event shows up while the inspector is open.
+      try await s.page.click("#step-last")
+      try await s.page.evaluate(
+        "fetch('/actions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ type: 'loadGroups', payload: {} }) }).then((r) => r.status)"
+      )
+      try await s.page.waitUntil(
+        "[...document.querySelectorAll('#event-table tbody tr[data-seq]')].some((r) => r.children[3].textContent === 'groupsLoaded') && document.querySelector('#detail-title').textContent.endsWith('groupsLoaded')",
+        "the new events, followed live")
+      #expect(
+        try await s.page.evaluate("document.querySelector('#download-log').getAttribute('href')")
+          == "/inspector/log")
+      try await s.page.click("#event-table tr[data-seq='\(latest)'] button")
+      try await s.page.waitUntil(
+        "document.querySelector('#detail-title').textContent === 'Event \(latest): messageReceived'",
+        "the answer's event, chosen from the list")
+      // The diff itself, on values of every kind.
+      let changes = try await s.page.evaluate(
+        """
+        import(new URL('inspector.js', document.baseURI).href).then((m) => m.diff(
+          { a: 1, list: [1, 2], gone: true, same: { x: [1] }, kind: [1] },
+          { a: 2, list: [1, 2, 3], same: { x: [1] }, added: 'y', kind: { 0: 1 } }
+        ).map((c) => c.kind + ' ' + c.path).join(','))
+        """)
+      #expect(changes == "changed a,added added,removed gone,changed kind,added list[2]")
+      try await s.screenshot("inspector")
+    }
+  }
+
+  @Test func layoutFitsAPhoneAndFollowsTheDarkScheme() async throws {
+    try await BrowserSession.run(width: 390, height: 844) { s in
+      try await s.go("skills")
+      try await s.page.waitUntil(
+        "document.querySelectorAll('.skill-card').length > 0", "the skills on a phone")
+      #expect(
+        try await s.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+          == .bool(true), "the page is wider than a phone")
+      // The chat's wide cards scroll inside themselves; the page never gets wider.
+      try await s.ask("show me the noble gases")
+      try await s.ask("show me the news")
+      #expect(
+        try await s.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+          == .bool(true), "the chat is wider than a phone")
+      #expect(
+        try await s.page.evaluate(
+          "((r) => r.scrollWidth > r.clientWidth)(document.querySelector('.card-rss .card-row'))")
+          == .bool(true), "the feed's cards do not scroll sideways")
+      let light = try await s.page.evaluate("getComputedStyle(document.body).backgroundColor")
+      try await s.page.call(
+        "Emulation.setEmulatedMedia",
+        ["features": [["name": "prefers-color-scheme", "value": "dark"]]])
+      let dark = try await s.page.evaluate("getComputedStyle(document.body).backgroundColor")
+      #expect(light != dark)
+      #expect(dark == "rgb(21, 23, 26)")
+    }
+  }
+}
+
+/// Getting in: the key form of `susi serve --web`, and what the page says when its session ends.
+extension BrowserTests {
+  @Test func serveWebAsksForAKeyAndShowsWhatThatKeyMayDo() async throws {
+    try await BrowserSession.run(serve: true) { s in
+      try await s.page.waitUntil(
+        "!document.querySelector('#gate-key').hidden && document.querySelector('#gate-web').hidden",
+        "the access key form")
+      try await s.page.fill("#gate-key-input", "susi_0000000000000000_wrong")
+      try await s.page.submit("#gate-key")
+      try await s.page.waitUntil(
+        "document.querySelector('#gate-key-error').textContent.startsWith('Not accepted')",
+        "the refusal of a wrong key")
+      try await s.page.fill("#gate-key-input", try #require(s.susi.key))
+      try await s.page.submit("#gate-key")
+      try await s.page.waitUntil(
+        "document.body.dataset.ready === 'true' && !document.querySelector('#screen-chat').hidden",
+        "the chat after signing in")
+      try await s.ask("hi")
+      #expect(try await s.page.evaluate("location.pathname") == "/web/")
+      // The key's group may not log in or rate: the page says so instead of offering it.
+      try await s.go("account")
+      try await s.page.waitUntil(
+        "document.querySelector('#login-form')?.textContent.includes('may not login') && !document.querySelector('#login-form-password')",
+        "the note that this key may not log in")
+      try await s.go("skill/Knowledge/Synonyms")
+      try await s.page.waitUntil(
+        "document.querySelector('#own-rating')?.textContent.includes('may not submitRating') && !document.querySelector('.star')",
+        "the note that this key may not rate")
+    }
+  }
+
+  @Test func aPageWhoseSessionEndedSaysHowToGetBackIn() async throws {
+    try await BrowserSession.run { s in
+      try await s.go("account")
+      try await s.page.click("#close-session")
+      try await s.page.waitUntil(
+        "!document.querySelector('#screen-gate').hidden && !document.querySelector('#gate-web').hidden",
+        "the note to open the address susi web printed")
+      #expect(try await s.page.text("#gate-web").contains("susi web"))
+      #expect(try await s.page.evaluate("fetch('/state').then((r) => r.status)") == 401)
+    }
+  }
+}
