@@ -21,7 +21,10 @@ struct ReadmeExamplesTests {
     "susi serve --port 8080": "runs until stopped; WebhookServeCommandTests start it",
     "susi serve keys revoke key_1f0c…": "key_1f0c… stands for a key id that the run prints",
     "susi server --port 4000 &":
-      "runs until stopped on a fixed port; ServerCommandTests start it on a free port",
+      "runs until stopped on a fixed port; ServerForegroundTests start it on a free port",
+    "susi web": "runs until stopped; WebServerBinaryTests start it on a free port",
+    "susi web --port 8080 --open":
+      "runs until stopped on a fixed port and opens a browser; WebServerBinaryTests start it",
     "susi --server http://127.0.0.1:4000 ask hello": "needs the server of the line before",
   ]
 
