@@ -207,7 +207,8 @@ import Testing
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let susi = try JSONLProcess([], folder: folder)
-    susi.send(Self.timer)
+    // A timer far longer than any test: only the second signal can end the drain in time.
+    susi.send(#"{"type":"sendMessage","payload":{"query":"set a timer for 600 seconds"}}"#)
     _ = try await susi.lines { $0["type"] == "messageReceived" }
     susi.signal(SIGTERM)
     // Signals of one kind sent back to back may arrive as one: wait until the first is taken.

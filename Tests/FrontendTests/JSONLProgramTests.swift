@@ -117,15 +117,15 @@ import Testing
     #expect(state["skills"]?["Knowledge"]?["Ghost"] == nil)
   }
 
-  /// A chat query whose answer plans a second answer one second later: a request that is
-  /// surely still in flight when the input ends.
-  private static let timer =
-    #"{"type":"sendMessage","payload":{"query":"set a timer for 1 seconds"},"id":"timer"}"#
+  /// A question to a server that accepts and never answers: a request surely still in flight
+  /// when `--no-wait` ends the run, whatever the machine's load.
+  private static let question =
+    #"{"type":"sendMessage","payload":{"query":"hello"},"id":"timer"}"#
 
-  /// A folder whose log holds a timer question left unanswered by `--no-wait`; returns its seq.
-  private func abandonedTimer(_ folder: String) async throws -> JSON {
-    let susi = try JSONLProcess(["--no-wait"], folder: folder)
-    susi.send(Self.timer)
+  /// A folder whose log holds a question left unanswered by `--no-wait`; returns its seq.
+  private func abandonedQuestion(_ folder: String, server: String) async throws -> JSON {
+    let susi = try JSONLProcess(["--no-wait", "--server", server], folder: folder)
+    susi.send(Self.question)
     susi.closeInput()
     let lines = try await susi.remainingLines()
     #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
@@ -141,9 +141,12 @@ import Testing
   @Test func writesTheRequestsOfAPreviousRunClosedAtStartToStdout() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let asked = try await abandonedTimer(folder)
+    let server = try #require(TextSilentServer())
+    let asked = try await abandonedQuestion(folder, server: server.url)
 
-    let lines = try await outputLines(["jsonl", "--state-dir", folder, "--no-wait"])
+    let lines = try await outputLines([
+      "jsonl", "--state-dir", folder, "--no-wait", "--server", server.url,
+    ])
     #expect(lines.count == 1, "\(lines)")
     let closed = try #require(lines.first)
     #expect(closed["type"] == "requestFailed")
@@ -153,16 +156,20 @@ import Testing
     #expect(closed["payload"]?["error"]?["kind"] == "interrupted")
 
     // Closed once: the next start has nothing more to say.
-    #expect(try await outputLines(["jsonl", "--state-dir", folder, "--no-wait"]).isEmpty)
+    #expect(
+      try await outputLines([
+        "jsonl", "--state-dir", folder, "--no-wait", "--server", server.url,
+      ]).isEmpty)
   }
 
   @Test func withReplayFirstTheClosedRequestsComeBeforeTheStateThatIncludesThem() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let asked = try await abandonedTimer(folder)
+    let server = try #require(TextSilentServer())
+    let asked = try await abandonedQuestion(folder, server: server.url)
 
     let lines = try await outputLines([
-      "jsonl", "--state-dir", folder, "--no-wait", "--replay-first",
+      "jsonl", "--state-dir", folder, "--no-wait", "--replay-first", "--server", server.url,
     ])
     #expect(lines.count == 2, "\(lines)")
     #expect(lines.first?["type"] == "requestFailed")

@@ -31,7 +31,7 @@ import Testing
     let log = folder + "/events.jsonl"
     let before = try Data(contentsOf: URL(fileURLWithPath: log))
     let keys = try await JSONLBinary.run(
-      ["serve", "keys", "list", "--server", "http://x.test"] + common)
+      ["serve", "keys", "list"] + common)
     #expect(keys.status == 0, "susi serve keys list: \(keys.output)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before, "a listing appends nothing")
     let replay = try await JSONLBinary.run(["replay", folder + "/events.jsonl"])
