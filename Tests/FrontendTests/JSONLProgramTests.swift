@@ -178,6 +178,29 @@ import Testing
     #expect(lines.last?["state"]?["inFlight"] == [:])
   }
 
+  /// The server chosen last is the one the next start uses: only `--server` changes it.
+  @Test func theServerChosenLastIsKeptForTheNextStart() async throws {
+    let folder = try JSONLBinary.freshFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let server = try #require(TextSilentServer())
+    let susi = try JSONLProcess([], folder: folder)
+    let changed = try await result(
+      susi, #"{"type":"setServer","payload":{"url":"\#(server.url)"},"id":"s"}"#, id: "s")
+    #expect(changed["type"] == "serverChanged")
+    susi.closeInput()
+    _ = try await susi.remainingLines()
+    #expect(await susi.exitStatus() == 0)
+
+    func stateServer(_ extra: [String]) async throws -> JSON? {
+      let lines = try await outputLines(
+        ["jsonl", "--state-dir", folder, "--no-wait", "--replay-first"] + extra)
+      return lines.last?["state"]?["server"]
+    }
+    #expect(try await stateServer([]) == .string(server.url))
+    #expect(try await stateServer(["--server", "embedded"]) == "embedded")
+    #expect(try await stateServer([]) == "embedded")
+  }
+
   @Test func aLoadReplacedByANewerOneEndsAsSuperseded() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -41,7 +41,7 @@ public final class SusiApp: Sendable {
 
   /// Opens the log shared with other susi processes (cutting a torn tail), rebuilds the state
   /// from it, follows what the others append, starts the built-in server if needed, and makes
-  /// the state's server the one the options ask for.
+  /// the state's server the one `--server` asks for (without it, the one chosen last).
   ///
   /// - Parameters:
   ///   - origin: the `origin` of events this start-up sends (`cli`, `jsonl`, `webhook`).
@@ -122,9 +122,11 @@ public final class SusiApp: Sendable {
           keeping: Set(resumed.plans.filter { $0.fate != .dropped }.map(\.seq)))
       }
       await store.followOtherWriters(every: followInterval)
+      // The server chosen last (`/server URL`, `--server`) is kept in the state and used again;
+      // only an explicit `--server` (or SUSI_SERVER) changes it. Tools that never talk to a
+      // server (administration) leave it be.
       let wanted = options.server ?? State.embeddedServer
-      // Tools that never talk to a server (administration) leave the shared state's server be.
-      if startEmbedded, await store.state.server != wanted {
+      if startEmbedded, options.choosesServer, await store.state.server != wanted {
         logged += try await app.sendAndWait(
           .setServer(Action.SetServer(url: wanted)), origin: origin, timeout: 10)
       }

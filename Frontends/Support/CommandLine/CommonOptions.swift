@@ -4,6 +4,9 @@ import SusiCore
 public struct CommonOptions: Sendable, Equatable {
   /// The SUSI server URL, or nil for the built-in server.
   public var server: String?
+  /// Whether `--server` or SUSI_SERVER named a server (`embedded` included): only then does a
+  /// start change the server chosen last, which the state keeps.
+  public var choosesServer = false
   /// The event log file.
   public var log: String
   /// Where DuckDuckGo-format web searches go; nil = the built-in server's search with the built-in
@@ -46,6 +49,7 @@ public struct CommonOptions: Sendable, Equatable {
     fsync: String = "batch"
   ) {
     self.server = server
+    self.choosesServer = server != nil
     self.log = log
     self.websearchURL = websearchURL
     self.stateDirectory = stateDirectory
@@ -93,6 +97,7 @@ public struct CommonOptions: Sendable, Equatable {
     var options = CommonOptions(
       server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory,
       fsync: fsync)
+    options.choosesServer = pick("--server", "SUSI_SERVER") != nil
     options.allowsPrivateTargets = parsed.has("--allow-private-targets")
     if !options.allowsPrivateTargets, let text = environment["SUSI_ALLOW_PRIVATE_TARGETS"] {
       switch text.lowercased() {

@@ -171,7 +171,8 @@ struct TextEndToEndTests {
       (["skill", "no such skill"], 1),
       (["login", "nobody@example.org"], 1),
       (["--server", "http://127.0.0.1:1", "groups"], 1),
-      (["groups"], 0),
+      // The server chosen last is kept: back to the built-in one by name.
+      (["--server", "embedded", "groups"], 0),
       (["rate", "--help"], 0),
       (["--version"], 0),
       (["chat"], 0),
