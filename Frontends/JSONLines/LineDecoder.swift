@@ -55,10 +55,7 @@ enum LineDecoder {
         case .invalidJSON, .invalidUTF8: "the line is " + error.message
         default: error.message
         }
-      // The envelope's codes are a subset of the documented line codes, spelled the same.
-      return .refused(
-        JSONLinesError(
-          JSONLinesError.Code(rawValue: error.code.rawValue)!, message, id: error.id, line: number))
+      return .refused(JSONLinesError(error.code, message, id: error.id, line: number))
     }
   }
 }

@@ -25,20 +25,7 @@ public struct IntentEnvelope: Sendable {
 
   /// Why an envelope was refused. Nothing is sent for it.
   public struct Refusal: Error, Equatable, Sendable {
-    /// Stable, documented reasons. Programs branch on these; never rename one.
-    public enum Code: String, Sendable, CaseIterable {
-      case invalidJSON = "invalid_json"
-      case invalidUTF8 = "invalid_utf8"
-      case notAnObject = "not_an_object"
-      /// No string `type`, or a member other than `type`, `payload`, `id`.
-      case invalidRequest = "invalid_request"
-      case unknownType = "unknown_type"
-      /// The type names a result, which only the effects runner reports.
-      case resultType = "result_type"
-      case invalidPayload = "invalid_payload"
-      /// An access change where the frontend does not take one.
-      case adminOnly = "admin_only"
-    }
+    public typealias Code = IntentErrorCode
 
     public var code: Code
     public var message: String
@@ -144,4 +131,30 @@ public struct IntentEnvelope: Sendable {
     guard text.utf8.count > 64 else { return text }
     return String(text.prefix(48)) + "…"
   }
+}
+
+/// Why an intent was not accepted, the same for `susi jsonl` lines and `POST /actions` bodies.
+/// Stable and documented: programs branch on these; never rename one.
+public enum IntentErrorCode: String, Sendable, CaseIterable {
+  /// Not JSON.
+  case invalidJSON = "invalid_json"
+  /// Not valid UTF-8.
+  case invalidUTF8 = "invalid_utf8"
+  /// A line longer than the limit; it was skipped unread (a body too large gets HTTP 413).
+  case lineTooLong = "line_too_long"
+  /// JSON, but not an object.
+  case notAnObject = "not_an_object"
+  /// No string `type`, or a member other than `type`, `payload`, `id`.
+  case invalidRequest = "invalid_request"
+  /// No action has this type.
+  case unknownType = "unknown_type"
+  /// The type names a result, which only the effects runner reports.
+  case resultType = "result_type"
+  /// The payload is not an object, lacks a field, has a field of the wrong type or an unknown
+  /// field.
+  case invalidPayload = "invalid_payload"
+  /// The event log refused the intent (disk full, log closed); nothing was recorded.
+  case logFailed = "log_failed"
+  /// An access change (keys, groups, privileges) where the frontend does not take one.
+  case adminOnly = "admin_only"
 }

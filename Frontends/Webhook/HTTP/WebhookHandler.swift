@@ -1,4 +1,5 @@
 import SusiCore
+import SusiFrontendSupport
 import SusiHTTP
 import SusiJSON
 import SusiRunner
@@ -222,7 +223,8 @@ public final class WebhookHandler: HTTPHandler {
 
   /// The store refused to record anything more.
   static func unavailable(_ error: StoreError) -> WebhookError {
-    WebhookError(503, "log_failed", "the event log accepts nothing more: \(error)")
+    WebhookError(
+      503, IntentErrorCode.logFailed.rawValue, "the event log accepts nothing more: \(error)")
   }
 }
 
