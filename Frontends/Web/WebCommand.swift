@@ -1,6 +1,5 @@
 import Foundation
 import SusiFrontendSupport
-import SusiHTTP
 import SusiWebhook
 
 /// `susi web`: the browser frontend on loopback, and the mount `susi serve --web` uses.
@@ -83,27 +82,14 @@ public enum WebCommand {
     let handler = WebHandler(
       mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory, pages: pages)
-    let server = HTTPServer(configuration: .init(host: host, port: port), handler: handler)
-    let bound: Int
-    do {
-      bound = try server.start()
-    } catch {
-      await service.shutdown()
-      await app.stop()
-      return fail("cannot listen on \(host):\(port): \(error)", ExitCode.unavailable)
+    return await service.serveUntilSignalled(
+      handler, host: host, port: port, app: app, command: "web"
+    ) { baseURL, bound in
+      handler.listening(on: bound)
+      let url = baseURL + "/?token=" + token
+      if invocation.parsed.has("--open") { openInBrowser(url) }
+      return url
     }
-    handler.listening(on: bound)
-    let signals = ShutdownSignal()
-    let shownHost = host.contains(":") ? "[\(host)]" : host
-    let url = "http://\(shownHost):\(bound)/?token=\(token)"
-    StandardStream.output.line(url)
-    if invocation.parsed.has("--open") { openInBrowser(url) }
-    _ = await signals.wait()
-    StandardStream.error.line("susi web: stopping")
-    await server.shutdown()
-    await service.shutdown()
-    await app.stop()
-    return ExitCode.success
   }
 
   /// Hands the URL to `xdg-open`; without one, says so and keeps serving.

@@ -147,24 +147,8 @@ public enum ServeCommand {
     }
     let handler: any HTTPHandler =
       if let web, invocation.parsed.has("--web") { web(service, app) } else { service.handler }
-    let server = HTTPServer(configuration: .init(host: host, port: port), handler: handler)
-    let bound: Int
-    do {
-      bound = try server.start()
-    } catch {
-      await service.shutdown()
-      await app.stop()
-      return fail("cannot listen on \(host):\(port): \(error)", ExitCode.unavailable)
-    }
-    let signals = ShutdownSignal()
-    let shownHost = host.contains(":") ? "[\(host)]" : host
-    StandardStream.output.line("http://\(shownHost):\(bound)")
-    _ = await signals.wait()
-    StandardStream.error.line("susi serve: stopping")
-    await server.shutdown()
-    await service.shutdown()
-    await app.stop()
-    return ExitCode.success
+    return await service.serveUntilSignalled(
+      handler, host: host, port: port, app: app, command: "serve")
   }
 
   /// The command-line tasks that rewrite the keys or subscribers file.
