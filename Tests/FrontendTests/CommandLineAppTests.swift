@@ -1,4 +1,5 @@
 import Foundation
+import SusiTesting
 import Testing
 
 /// The `susi` command line as a whole: help, version, typos and a locked log, through the binary.
@@ -202,7 +203,7 @@ struct CommandLineAppTests {
     let output = Pipe()
     server.standardOutput = output
     server.standardError = FileHandle.nullDevice
-    try server.run()
+    try ProcessLaunch.run(server)
     let reader = output.fileHandleForReading
     // The first line is the URL once listening; an exit closes the pipe and ends the read.
     let firstLine = await onThread { () -> String in

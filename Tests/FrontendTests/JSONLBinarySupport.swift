@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiJSON
+import SusiTesting
 import Synchronization
 
 /// The built `susi` binary, next to the test bundle.
@@ -32,7 +33,7 @@ enum JSONLBinary {
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = stdout
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try ProcessLaunch.run(process)
     let reading = stdout.fileHandleForReading
     return await withCheckedContinuation { continuation in
       let thread = Thread {
@@ -98,7 +99,7 @@ final class JSONLProcess: Sendable {
       }
       for waiter in waiters { waiter.resume(returning: process.terminationStatus) }
     }
-    try process.run()
+    try ProcessLaunch.run(process)
     let reading = output.fileHandleForReading
     let thread = Thread {
       while true {

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiJSON
+import SusiTesting
 import Synchronization
 import Testing
 
@@ -111,7 +112,7 @@ final class WatchedProcess: Sendable {
     input = stdin.fileHandleForWriting
     let ended = ended
     process.terminationHandler = { _ in ended.signal() }
-    try process.run()
+    try ProcessLaunch.run(process)
     collect(stdout.fileHandleForReading) { $0.output += $1 }
     collect(stderr.fileHandleForReading) { $0.errors += $1 }
   }

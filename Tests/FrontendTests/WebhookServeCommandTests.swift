@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiEventLog
+import SusiTesting
 import SusiWebhook
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
     let output = Pipe()
     process.standardOutput = output
     process.standardError = Pipe()
-    try process.run()
+    try ProcessLaunch.run(process)
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
@@ -38,7 +39,7 @@ import Testing
     let output = Pipe()
     server.standardOutput = output
     server.standardError = Pipe()
-    try server.run()
+    try ProcessLaunch.run(server)
     let reader = output.fileHandleForReading
     let url = await onThread { () -> String in
       var text = ""

@@ -122,7 +122,7 @@ final class AppendChild {
     process.arguments = ["log-append-child"] + arguments
     process.standardOutput = output
     process.standardInput = input
-    try process.run()
+    try ProcessLaunch.run(process)
     try output.fileHandleForWriting.close()
     try input.fileHandleForReading.close()
   }

@@ -1,6 +1,7 @@
 // The built `susi` on the network: what waiting costs, and which targets it refuses.
 
 import Foundation
+import SusiTesting
 import Testing
 
 #if canImport(Glibc)
@@ -102,7 +103,7 @@ struct PrivateTargetBinaryTests {
     process.standardOutput = output
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try ProcessLaunch.run(process)
     let stdout = output.fileHandleForReading.readDataToEndOfFile()
     let stderr = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

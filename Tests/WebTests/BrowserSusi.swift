@@ -1,4 +1,5 @@
 import Foundation
+import SusiTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -121,7 +122,7 @@ final class BrowserSusi: Sendable {
     process.standardError = handle
     let ended = DispatchSemaphore(value: 0)
     process.terminationHandler = { _ in ended.signal() }
-    try process.run()
+    try ProcessLaunch.run(process)
     let line = await firstLine(
       of: output.fileHandleForReading, pid: process.processIdentifier, seconds: seconds)
     return (process, ended, line)

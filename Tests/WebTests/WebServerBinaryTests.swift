@@ -1,5 +1,6 @@
 import Foundation
 import SusiJSON
+import SusiTesting
 import Testing
 
 /// The built `susi`: `susi web` prints its URL, signs a browser in with it, and the token shows
@@ -46,7 +47,7 @@ import Testing
     let errors = Pipe()
     process.standardOutput = output
     process.standardError = errors
-    try process.run()
+    try ProcessLaunch.run(process)
     let watchdog = Task {
       try await Task.sleep(for: .seconds(120))
       process.terminate()
@@ -140,7 +141,7 @@ import Testing
     initialize.arguments = ["serve", "keys", "init", "--state-dir", state]
     let keyOutput = Pipe()
     initialize.standardOutput = keyOutput
-    try initialize.run()
+    try ProcessLaunch.run(initialize)
     let key = await onThread {
       let data = keyOutput.fileHandleForReading.readDataToEndOfFile()
       initialize.waitUntilExit()
@@ -221,7 +222,7 @@ import Testing
     process.arguments = ["web", "--host", "0.0.0.0", "--state-dir", temporaryDirectory()]
     let errors = Pipe()
     process.standardError = errors
-    try process.run()
+    try ProcessLaunch.run(process)
     let (status, text) = await onThread {
       let data = errors.fileHandleForReading.readDataToEndOfFile()
       process.waitUntilExit()

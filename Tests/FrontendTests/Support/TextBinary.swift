@@ -1,4 +1,5 @@
 import Foundation
+import SusiTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -97,7 +98,7 @@ struct TextBinary {
       process.standardOutput = stdout
       process.standardError = stderr
       input = stdin.fileHandleForWriting
-      try process.run()
+      try ProcessLaunch.run(process)
       collect(stdout.fileHandleForReading, isError: false)
       collect(stderr.fileHandleForReading, isError: true)
     }

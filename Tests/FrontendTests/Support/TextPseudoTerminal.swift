@@ -1,4 +1,5 @@
 import Foundation
+import SusiTesting
 
 #if canImport(Glibc)
   import Glibc
@@ -78,7 +79,7 @@ final class TextPseudoTerminal {
     process.standardInput = typing ? terminal.device : FileHandle.nullDevice
     process.standardOutput = terminal.device
     process.standardError = terminal.device
-    try process.run()
+    try ProcessLaunch.run(process)
     terminal.closeDevice()
     var output = ""
     for step in steps {

@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiTesting
 import Testing
 
 #if canImport(Glibc)
@@ -145,7 +146,7 @@ struct LineEditorTerminalTests {
       process.standardInput = terminal.device
       process.standardOutput = terminal.device
       process.standardError = terminal.device
-      try process.run()
+      try ProcessLaunch.run(process)
       terminal.closeDevice()
       _ = terminal.read(until: Self.prompt, timeout: 120)
       let raw = terminal.localModes & tcflag_t(ICANON | ECHO) == 0

@@ -1,4 +1,5 @@
 import Foundation
+import SusiTesting
 import Testing
 
 #if canImport(Glibc)
@@ -24,7 +25,7 @@ import Testing
       process.standardInput = terminal.device
       process.standardOutput = terminal.device
       process.standardError = terminal.device
-      try process.run()
+      try ProcessLaunch.run(process)
       terminal.closeDevice()
       var shown = terminal.read(until: LineEditorTerminalTests.prompt, timeout: 120)
       // Something half typed at the prompt stays where it was.
