@@ -70,7 +70,9 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "SusiReplay",
-      dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto"],
+      dependencies: [
+        "SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles",
+      ],
       path: "Frontends/Replay",
       swiftSettings: strict),
     .executableTarget(
@@ -87,6 +89,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
         "SusiSamples", "SusiFrontendSupport", "SusiJSONL", "SusiWebhook", "SusiRunner", "CEpoll",
+        "SusiFiles",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
     // A deterministic, realistic event stream shared by the benchmarks and the tests.
@@ -120,7 +123,7 @@ let package = Package(
       name: "SusiRunnerTests",
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog",
+        "SusiCrypto", "SusiEventLog", "SusiFiles",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -140,7 +143,7 @@ let package = Package(
       name: "WebTests",
       dependencies: [
         "SusiWeb", "SusiWebhook", "SusiFrontendSupport", "SusiTesting", "SusiStore", "SusiCore",
-        "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiEventLog", "susi",
+        "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiEventLog", "SusiFiles", "susi",
       ],
       swiftSettings: strict),
   ]

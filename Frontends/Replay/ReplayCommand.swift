@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiCrypto
+import SusiFiles
 import SusiFrontendSupport
 import SusiJSON
 import SusiStore
@@ -411,7 +412,7 @@ public enum ReplayCommand {
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice
     do { try process.run() } catch { return nil }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    let data = pipe.fileHandleForReading.readToEndOfInput()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else { return nil }
     return String(decoding: data, as: UTF8.self).trimmed

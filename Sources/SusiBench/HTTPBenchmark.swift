@@ -10,6 +10,7 @@
 import CEpoll
 import Foundation
 import Glibc
+import SusiFiles
 import SusiHTTP
 import SusiJSON
 
@@ -364,7 +365,7 @@ enum HTTPBenchmark {
       do {
         try process.run()
         process.waitUntilExit()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: pipe.fileHandleForReading.readToEndOfInput(), as: UTF8.self)
         let wanted = text.split(separator: "\n").filter {
           $0.contains("Requests/sec") || $0.contains(" 50%") || $0.contains(" 99%")
         }

@@ -8,6 +8,7 @@
 
 import Foundation
 import SusiEventLog
+import SusiFiles
 import SusiJSON
 import SusiSamples
 
@@ -264,7 +265,7 @@ private struct LogBenchmark {
     } catch {
       return "cannot run \(executable): \(error)"
     }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    let data = pipe.fileHandleForReading.readToEndOfInput()
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   }

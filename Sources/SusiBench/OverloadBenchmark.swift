@@ -8,6 +8,7 @@
 // Options: --overload-seconds=N (default 60), --overload-connections=N (default 32).
 
 import Foundation
+import SusiFiles
 import Synchronization
 
 #if canImport(Glibc)
@@ -142,7 +143,7 @@ enum OverloadBenchmark {
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice
     try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    let data = pipe.fileHandleForReading.readToEndOfInput()
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self)
   }
@@ -151,7 +152,7 @@ enum OverloadBenchmark {
   static func readLine(_ handle: FileHandle) -> String? {
     var bytes: [UInt8] = []
     while true {
-      let chunk = handle.readData(ofLength: 1)
+      let chunk = handle.readAvailable(limit: 1)
       guard let byte = chunk.first else { return nil }
       if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
       bytes.append(byte)

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiEventLog
+import SusiFiles
 import SusiStore
 
 /// The replay figures of issue 2, on a log of realistic events: decoding, reducing, encoding, the
@@ -59,7 +60,7 @@ enum ReplayFigures {
       print("  replay memory: could not run the child: \(error)")
       return
     }
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let output = String(decoding: pipe.fileHandleForReading.readToEndOfInput(), as: UTF8.self)
     process.waitUntilExit()
     let fields = output.split(whereSeparator: { $0 == " " || $0 == "\n" })
     guard fields.count >= 8, let before = Int(fields[3]), let peak = Int(fields[5]),

@@ -4,6 +4,7 @@
 
 import Foundation
 import SusiCore
+import SusiFiles
 import SusiRunner
 import Synchronization
 
@@ -110,7 +111,7 @@ struct TransportBenchmark {
     let output = Pipe()
     process.standardOutput = output
     try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let data = output.fileHandleForReading.readToEndOfInput()
     process.waitUntilExit()
     guard process.terminationStatus == 0,
       let rate = Double(
@@ -151,7 +152,7 @@ private final class SusiServerProcess {
     try process.run()
     var line: [UInt8] = []
     while true {
-      let byte = output.fileHandleForReading.readData(ofLength: 1)
+      let byte = output.fileHandleForReading.readAvailable(limit: 1)
       guard let first = byte.first else { break }
       if first == UInt8(ascii: "\n") { break }
       line.append(first)

@@ -8,6 +8,7 @@
 
 import Foundation
 import SusiCore
+import SusiFiles
 import SusiFrontendSupport
 import SusiHTTP
 import SusiStore
@@ -110,7 +111,7 @@ enum WebhookBenchmark {
       process.standardOutput = pipe
       do {
         try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: pipe.fileHandleForReading.readToEndOfInput(), as: UTF8.self)
         process.waitUntilExit()
         let wanted = text.split(separator: "\n").filter {
           $0.contains("Requests/sec") || $0.contains(" 50%") || $0.contains(" 99%")

@@ -1,4 +1,5 @@
 import Foundation
+import SusiFiles
 import SusiTesting
 import Testing
 
@@ -209,7 +210,7 @@ struct CommandLineAppTests {
     let firstLine = await onThread { () -> String in
       var text = ""
       while !text.contains("\n") {
-        let data = reader.availableData
+        let data = reader.readAvailable()
         if data.isEmpty { break }
         text += String(decoding: data, as: UTF8.self)
       }

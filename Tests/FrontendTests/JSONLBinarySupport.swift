@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiFiles
 import SusiJSON
 import SusiTesting
 import Synchronization
@@ -37,7 +38,7 @@ enum JSONLBinary {
     let reading = stdout.fileHandleForReading
     return await withCheckedContinuation { continuation in
       let thread = Thread {
-        let data = reading.readDataToEndOfFile()
+        let data = reading.readToEndOfInput()
         process.waitUntilExit()
         continuation.resume(
           returning: (String(decoding: data, as: UTF8.self), process.terminationStatus))
@@ -103,7 +104,7 @@ final class JSONLProcess: Sendable {
     let reading = output.fileHandleForReading
     let thread = Thread {
       while true {
-        let data = reading.availableData
+        let data = reading.readAvailable()
         let waiters = shared.status.withLock { s -> [CheckedContinuation<Void, Never>] in
           if data.isEmpty {
             s.ended = true
@@ -128,12 +129,12 @@ final class JSONLProcess: Sendable {
 
   /// Writes `line` and a newline to the process's stdin.
   func send(_ line: String) {
-    stdin.write(Data((line + "\n").utf8))
+    try? stdin.write(contentsOf: Data((line + "\n").utf8))
   }
 
   /// Writes raw bytes to stdin (may block until the process reads them).
   func send(bytes: Data) {
-    stdin.write(bytes)
+    try? stdin.write(contentsOf: bytes)
   }
 
   func closeInput() {

@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiFiles
 import SusiJSON
 import SusiTesting
 import Synchronization
@@ -122,7 +123,7 @@ final class WatchedProcess: Sendable {
   ) {
     Thread { [self] in
       while true {
-        let data = handle.availableData
+        let data = handle.readAvailable()
         if data.isEmpty { return }
         collected.withLock { add(&$0, String(decoding: data, as: UTF8.self)) }
         arrived.lock()

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiEventLog
+import SusiFiles
 import SusiTesting
 import SusiWebhook
 import Testing
@@ -26,7 +27,7 @@ import Testing
     process.standardOutput = output
     process.standardError = Pipe()
     try ProcessLaunch.run(process)
-    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let data = output.fileHandleForReading.readToEndOfInput()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
   }
@@ -44,7 +45,7 @@ import Testing
     let url = await onThread { () -> String in
       var text = ""
       while !text.contains("\n") {
-        let data = reader.availableData
+        let data = reader.readAvailable()
         if data.isEmpty { break }
         text += String(decoding: data, as: UTF8.self)
       }

@@ -1,6 +1,7 @@
 // The built `susi` on the network: what waiting costs, and which targets it refuses.
 
 import Foundation
+import SusiFiles
 import SusiTesting
 import Testing
 
@@ -104,8 +105,8 @@ struct PrivateTargetBinaryTests {
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
     try ProcessLaunch.run(process)
-    let stdout = output.fileHandleForReading.readDataToEndOfFile()
-    let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+    let stdout = output.fileHandleForReading.readToEndOfInput()
+    let stderr = errors.fileHandleForReading.readToEndOfInput()
     process.waitUntilExit()
     return (
       process.terminationStatus, String(decoding: stdout, as: UTF8.self),

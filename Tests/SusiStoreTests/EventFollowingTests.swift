@@ -66,8 +66,8 @@ import Testing
     try writer.close()
     // A line still being written is not read.
     let handle = try #require(FileHandle(forWritingAtPath: path))
-    handle.seekToEndOfFile()
-    handle.write(Data(#"{"v":2,"seq":1001,"at""#.utf8))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(#"{"v":2,"seq":1001,"at""#.utf8))
     try handle.close()
 
     let history = LogHistory(path: path)

@@ -1,4 +1,5 @@
 import Foundation
+import SusiFiles
 import SusiTesting
 import Synchronization
 
@@ -118,7 +119,7 @@ final class BrowserSusi: Sendable {
       _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
     }
     let handle = try FileHandle(forWritingTo: errors)
-    handle.seekToEndOfFile()
+    try handle.seekToEnd()
     process.standardError = handle
     let ended = DispatchSemaphore(value: 0)
     process.terminationHandler = { _ in ended.signal() }
@@ -161,7 +162,7 @@ final class BrowserSusi: Sendable {
       let reader = Thread {
         var bytes: [UInt8] = []
         while true {
-          let data = handle.availableData
+          let data = handle.readAvailable()
           if data.isEmpty { break }
           bytes.append(contentsOf: data)
           if let end = bytes.firstIndex(of: UInt8(ascii: "\n")) {

@@ -1,4 +1,5 @@
 import Foundation
+import SusiFiles
 import SusiJSON
 import SusiTesting
 import Testing
@@ -23,8 +24,8 @@ import Testing
       let errors = self.errors
       let output = self.output
       return await onThread {
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.fileHandleForReading.readToEndOfInput()
+        let stdout = output.fileHandleForReading.readToEndOfInput()
         process.waitUntilExit()
         return (
           process.terminationStatus, String(decoding: stderr, as: UTF8.self),
@@ -57,7 +58,7 @@ import Testing
     let line = await onThread { () -> String in
       var bytes: [UInt8] = []
       while true {
-        let data = reader.readData(ofLength: 1)
+        let data = reader.readAvailable(limit: 1)
         guard let byte = data.first, byte != 0x0A else { break }
         bytes.append(byte)
       }
@@ -143,7 +144,7 @@ import Testing
     initialize.standardOutput = keyOutput
     try ProcessLaunch.run(initialize)
     let key = await onThread {
-      let data = keyOutput.fileHandleForReading.readDataToEndOfFile()
+      let data = keyOutput.fileHandleForReading.readToEndOfInput()
       initialize.waitUntilExit()
       return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -203,7 +204,7 @@ import Testing
     let note = await onThread { () -> String in
       var text = ""
       while !text.contains("not installed") {
-        let data = errors.availableData
+        let data = errors.readAvailable()
         if data.isEmpty { break }
         text += String(decoding: data, as: UTF8.self)
       }
@@ -224,7 +225,7 @@ import Testing
     process.standardError = errors
     try ProcessLaunch.run(process)
     let (status, text) = await onThread {
-      let data = errors.fileHandleForReading.readDataToEndOfFile()
+      let data = errors.fileHandleForReading.readToEndOfInput()
       process.waitUntilExit()
       return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }

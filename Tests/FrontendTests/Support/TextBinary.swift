@@ -1,4 +1,5 @@
 import Foundation
+import SusiFiles
 import SusiTesting
 import Synchronization
 
@@ -106,7 +107,7 @@ struct TextBinary {
     private func collect(_ handle: FileHandle, isError: Bool) {
       readers.enter()
       DispatchQueue.global().async {
-        let data = handle.readDataToEndOfFile()
+        let data = handle.readToEndOfInput()
         self.collected.withLock {
           if isError { $0.stderr.append(data) } else { $0.stdout.append(data) }
         }
