@@ -36,50 +36,56 @@ let package = Package(
       name: "SusiServer", dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles"],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
-    // Frontends: thin layers that turn input into intents and events into output.
+    // Frontends: thin layers that turn input into intents and events into output. They share the
+    // command-line layer (parsing, help, exit codes, signals, terminal output) and the
+    // composition root that opens the log, the store, the runner and the built-in server.
     .target(
-      name: "SusiFrontendSupport",
+      name: "SusiCommandLine", dependencies: ["SusiCore"], path: "Frontends/CommandLine",
+      swiftSettings: strict),
+    .target(
+      name: "SusiApplication",
       dependencies: [
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
+        "SusiCommandLine",
       ],
-      path: "Frontends/Support", swiftSettings: strict),
+      path: "Frontends/App", swiftSettings: strict),
     .target(
       name: "SusiText",
-      dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON"],
+      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine"],
       path: "Frontends/Text",
       swiftSettings: strict),
     .target(
-      name: "SusiJSONL",
-      dependencies: ["SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON"],
+      name: "SusiJSONLines",
+      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine"],
       path: "Frontends/JSONLines",
       swiftSettings: strict),
     .target(
       name: "SusiWebhook",
       dependencies: [
-        "SusiFrontendSupport", "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP",
-        "SusiCrypto", "SusiFiles",
+        "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP", "SusiCrypto", "SusiFiles",
+        "SusiApplication", "SusiCommandLine",
       ],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
       name: "SusiWeb",
       dependencies: [
-        "SusiFrontendSupport", "SusiWebhook", "SusiHTTP", "SusiCore", "SusiStore", "SusiRunner",
-        "SusiCrypto", "SusiFiles", "SusiJSON",
+        "SusiWebhook", "SusiHTTP", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto", "SusiFiles",
+        "SusiJSON", "SusiApplication", "SusiCommandLine",
       ],
       path: "Frontends/Web", exclude: ["Screenshots"], resources: [.copy("Resources")],
       swiftSettings: strict),
     .target(
       name: "SusiReplay",
       dependencies: [
-        "SusiFrontendSupport", "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles",
+        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
       ],
       path: "Frontends/Replay",
       swiftSettings: strict),
     .executableTarget(
       name: "susi",
       dependencies: [
-        "SusiFrontendSupport", "SusiText", "SusiJSONL", "SusiWebhook", "SusiWeb", "SusiReplay",
-        "SusiServer", "CEpoll",
+        "SusiText", "SusiJSONLines", "SusiWebhook", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
+        "SusiCommandLine",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 
@@ -88,8 +94,8 @@ let package = Package(
       name: "SusiBench",
       dependencies: [
         "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
-        "SusiSamples", "SusiFrontendSupport", "SusiJSONL", "SusiWebhook", "SusiRunner", "CEpoll",
-        "SusiFiles",
+        "SusiSamples", "SusiJSONLines", "SusiWebhook", "SusiRunner", "CEpoll", "SusiFiles",
+        "SusiApplication", "SusiCommandLine",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
     // A deterministic, realistic event stream shared by the benchmarks and the tests.
@@ -109,9 +115,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "SusiEventLogTests",
-      dependencies: [
-        "SusiEventLog", "SusiCore", "SusiStore", "SusiTesting", "SusiCrypto", "SusiSamples",
-      ],
+      dependencies: ["SusiEventLog", "SusiStore", "SusiTesting", "SusiCrypto", "SusiSamples"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiStoreTests",
@@ -135,15 +139,16 @@ let package = Package(
     .testTarget(
       name: "FrontendTests",
       dependencies: [
-        "SusiText", "SusiJSONL", "SusiWebhook", "SusiReplay", "SusiFrontendSupport", "SusiTesting",
-        "SusiFiles", "susi",
+        "SusiText", "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
+        "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
+        "SusiRunner", "SusiServer", "SusiStore", "susi",
       ],
       exclude: ["Text/Golden"], swiftSettings: strict),
     .testTarget(
       name: "WebTests",
       dependencies: [
-        "SusiWeb", "SusiWebhook", "SusiFrontendSupport", "SusiTesting", "SusiStore", "SusiCore",
-        "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiEventLog", "SusiFiles", "susi",
+        "SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON",
+        "SusiCrypto", "SusiEventLog", "SusiFiles", "SusiApplication", "SusiCommandLine", "susi",
       ],
       swiftSettings: strict),
   ]

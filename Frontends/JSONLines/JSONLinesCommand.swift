@@ -1,5 +1,6 @@
 import Dispatch
-import SusiFrontendSupport
+import SusiApplication
+import SusiCommandLine
 import SusiStore
 import Synchronization
 

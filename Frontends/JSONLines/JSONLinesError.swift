@@ -1,4 +1,4 @@
-import SusiFrontendSupport
+import SusiCore
 import SusiJSON
 
 /// Why an input line was not accepted: written to stdout as the line's one and only answer,

@@ -1,5 +1,5 @@
+import SusiCommandLine
 import SusiCore
-import SusiFrontendSupport
 import SusiJSON
 import SusiStore
 import Synchronization

@@ -1,5 +1,4 @@
 import SusiCore
-import SusiFrontendSupport
 import SusiJSON
 import Synchronization
 

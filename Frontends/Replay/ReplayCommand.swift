@@ -1,8 +1,8 @@
 import Foundation
+import SusiCommandLine
 import SusiCore
 import SusiCrypto
 import SusiFiles
-import SusiFrontendSupport
 import SusiJSON
 import SusiStore
 

@@ -1,5 +1,6 @@
 import Foundation
-import SusiFrontendSupport
+import SusiApplication
+import SusiCommandLine
 import SusiWebhook
 
 /// `susi web`: the browser frontend on loopback, and the mount `susi serve --web` uses.

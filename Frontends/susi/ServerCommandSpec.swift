@@ -1,5 +1,5 @@
 import Foundation
-import SusiFrontendSupport
+import SusiCommandLine
 import SusiServer
 
 /// `susi server`: the built-in SUSI-compatible server in the foreground.

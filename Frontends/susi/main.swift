@@ -4,8 +4,8 @@
 
 import CEpoll
 import Foundation
-import SusiFrontendSupport
-import SusiJSONL
+import SusiCommandLine
+import SusiJSONLines
 import SusiReplay
 import SusiText
 import SusiWeb

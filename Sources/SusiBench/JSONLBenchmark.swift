@@ -11,7 +11,7 @@ import Foundation
 import SusiCore
 import SusiEventLog
 import SusiJSON
-import SusiJSONL
+import SusiJSONLines
 import SusiRunner
 import SusiStore
 import Synchronization

@@ -7,9 +7,10 @@
 // Options: --seconds=N (per run, default 5).
 
 import Foundation
+import SusiApplication
+import SusiCommandLine
 import SusiCore
 import SusiFiles
-import SusiFrontendSupport
 import SusiHTTP
 import SusiStore
 import SusiWebhook

@@ -1,6 +1,7 @@
 import Foundation
+import SusiApplication
+import SusiCommandLine
 import SusiCore
-import SusiFrontendSupport
 import SusiStore
 import Testing
 

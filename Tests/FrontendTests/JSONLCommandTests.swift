@@ -1,5 +1,5 @@
-import SusiFrontendSupport
-import SusiJSONL
+import SusiCommandLine
+import SusiJSONLines
 import Testing
 
 @Suite struct JSONLCommandTests {

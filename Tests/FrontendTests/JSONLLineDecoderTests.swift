@@ -2,7 +2,7 @@ import SusiCore
 import SusiJSON
 import Testing
 
-@testable import SusiJSONL
+@testable import SusiJSONLines
 
 @Suite struct JSONLLineDecoderTests {
   private func decode(_ text: String) -> DecodedLine {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SusiJSONL
+@testable import SusiJSONLines
 
 @Suite struct JSONLLineReaderTests {
   /// Reads everything, returning each line as text (or `<too long N>`) with its number.

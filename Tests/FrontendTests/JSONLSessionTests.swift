@@ -1,6 +1,6 @@
 import SusiCore
 import SusiJSON
-import SusiJSONL
+import SusiJSONLines
 import SusiStore
 import Testing
 

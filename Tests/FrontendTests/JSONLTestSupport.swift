@@ -1,7 +1,7 @@
 import Foundation
 import SusiCore
 import SusiJSON
-import SusiJSONL
+import SusiJSONLines
 import SusiStore
 import Synchronization
 

@@ -2,7 +2,7 @@ import SusiCore
 import SusiJSON
 import Testing
 
-@testable import SusiJSONL
+@testable import SusiJSONLines
 
 /// The frontends' answers to the parser's stricter reading: a repeated key is their usual
 /// `invalid_json`, and an id no Int or Double holds comes back exactly as sent.

@@ -1,5 +1,6 @@
+import SusiApplication
+import SusiCommandLine
 import SusiCore
-import SusiFrontendSupport
 import SusiJSON
 import SusiWebhook
 import Testing

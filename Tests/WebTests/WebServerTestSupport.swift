@@ -1,6 +1,7 @@
 import Foundation
+import SusiApplication
+import SusiCommandLine
 import SusiCore
-import SusiFrontendSupport
 import SusiHTTP
 import SusiJSON
 import SusiStore

@@ -1,5 +1,5 @@
+import SusiCommandLine
 import SusiCore
-import SusiFrontendSupport
 
 /// One line typed at the chat prompt.
 public enum ChatLine: Equatable, Sendable {

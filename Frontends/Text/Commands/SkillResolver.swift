@@ -1,5 +1,5 @@
+import SusiCommandLine
 import SusiCore
-import SusiFrontendSupport
 
 /// Finds the skill a person means by a name: its tag or display name, ignoring case, or
 /// `GROUP/NAME` to pick one of several.
@@ -46,7 +46,7 @@ public enum SkillResolver {
       let name = skill.displayName
       guard seen.insert(name.lowercased()).inserted else { continue }
       let lower = name.lowercased()
-      let distance = ParsedCommandLine.editDistance(wanted, lower)
+      let distance = Spelling.editDistance(wanted, lower)
       if lower.contains(wanted) || wanted.contains(lower) {
         scored.append((name, min(distance, 1)))
       } else if distance <= max(2, wanted.count / 3) {

@@ -1,5 +1,5 @@
+import SusiCommandLine
 import SusiCore
-import SusiFrontendSupport
 
 /// What a person asked for, from a slash command in the chat or a one-shot subcommand: both
 /// read their words through `TextCommand.make`, so `/rate X 5` and `susi rate X 5` mean the same.
@@ -96,7 +96,7 @@ public enum TextCommand: Equatable, Sendable {
     default:
       throw UsageError(
         "unknown command '/\(name)'",
-        suggestion: ParsedCommandLine.closest(to: name, in: slashNames).map { "/" + $0 })
+        suggestion: Spelling.closest(to: name, in: slashNames).map { "/" + $0 })
     }
   }
 }

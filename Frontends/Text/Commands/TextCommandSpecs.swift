@@ -1,5 +1,5 @@
+import SusiCommandLine
 import SusiCore
-import SusiFrontendSupport
 
 /// Help for the text frontend's subcommands: what `susi --help`, `susi help CMD` and
 /// `susi CMD --help` print.
@@ -163,7 +163,7 @@ public enum TextCommandSpecs {
       default:
         throw UsageError(
           "'\(first)' is not a settings action; use 'set KEY VALUE' or 'sync'",
-          suggestion: ParsedCommandLine.closest(to: first, in: ["set", "sync"]))
+          suggestion: Spelling.closest(to: first, in: ["set", "sync"]))
       }
     default:
       return try TextCommand.make(spec.name, words)

@@ -1,4 +1,4 @@
-import SusiFrontendSupport
+import SusiCommandLine
 
 /// How a command ended, for the exit code of a one-shot command and the chat's bookkeeping.
 public enum Outcome: Sendable, Equatable {

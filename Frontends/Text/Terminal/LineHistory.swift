@@ -1,5 +1,4 @@
 import Foundation
-import SusiFrontendSupport
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
+import SusiCommandLine
 import SusiCore
-import SusiFrontendSupport
 import SusiStore
 
 /// `susi serve keys …`, `susi serve groups …` and `susi serve subscribers …`: the admin tasks

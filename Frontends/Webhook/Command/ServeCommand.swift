@@ -1,5 +1,6 @@
 import Foundation
-import SusiFrontendSupport
+import SusiApplication
+import SusiCommandLine
 import SusiHTTP
 import SusiRunner
 

@@ -1,4 +1,5 @@
-import SusiFrontendSupport
+import SusiApplication
+import SusiCommandLine
 import SusiHTTP
 
 extension WebhookService {

@@ -1,5 +1,4 @@
 import SusiCore
-import SusiFrontendSupport
 import SusiJSON
 
 /// One action as a caller posts it: the intent envelope that is also a line of `susi jsonl`,

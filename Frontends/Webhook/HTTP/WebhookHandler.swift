@@ -1,5 +1,4 @@
 import SusiCore
-import SusiFrontendSupport
 import SusiHTTP
 import SusiJSON
 import SusiRunner

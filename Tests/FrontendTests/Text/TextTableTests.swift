@@ -1,4 +1,4 @@
-import SusiFrontendSupport
+import SusiCommandLine
 import Testing
 
 @testable import SusiText

@@ -92,7 +92,7 @@ public struct CommonOptions: Sendable, Equatable {
     guard fsyncModes.contains(fsync) else {
       throw UsageError(
         "\(origin("--fsync", "SUSI_FSYNC")) takes always, batch or never, not '\(fsync)'",
-        suggestion: ParsedCommandLine.closest(to: fsync, in: fsyncModes))
+        suggestion: Spelling.closest(to: fsync, in: fsyncModes))
     }
     var options = CommonOptions(
       server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory,

@@ -1,4 +1,5 @@
 import Foundation
+import SusiCommandLine
 import SusiCore
 import SusiEventLog
 import SusiJSON

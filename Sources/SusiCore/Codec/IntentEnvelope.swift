@@ -1,4 +1,3 @@
-import SusiCore
 import SusiJSON
 import Synchronization
 
@@ -117,7 +116,7 @@ public struct IntentEnvelope: Sendable {
     // Only a short name can be near an intent name, and the search costs length squared.
     guard type.utf8.count <= 32 else { return nil }
     if let known = suggestions.withLock({ $0[type] }) { return known.isEmpty ? nil : known }
-    let found = ParsedCommandLine.closest(to: type, in: Action.intentTypes) ?? ""
+    let found = Spelling.closest(to: type, in: Action.intentTypes) ?? ""
     suggestions.withLock {
       if $0.count >= 64 { $0.removeAll() }
       $0[type] = found

@@ -1,3 +1,5 @@
+import SusiCore
+
 /// A subcommand: its description and what it does.
 public struct Command: Sendable {
   public var spec: CommandSpec
@@ -151,7 +153,7 @@ public struct CommandLineApp: Sendable {
   }
 
   private func closestCommand(_ word: String) -> String? {
-    ParsedCommandLine.closest(
+    Spelling.closest(
       to: word, in: commands.filter { !$0.spec.hidden }.map(\.spec.name) + ["help", "version"])
   }
 
