@@ -2,6 +2,7 @@ import Foundation
 import SusiApplication
 import SusiCommandLine
 import SusiHTTP
+import SusiHTTPClient
 import SusiRunner
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
