@@ -3,7 +3,6 @@ import SusiApplication
 import SusiCommandLine
 import SusiHTTP
 import SusiHTTPClient
-import SusiRunner
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.
