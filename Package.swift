@@ -19,6 +19,11 @@ let package = Package(
     .target(name: "SusiCore", dependencies: ["SusiJSON"], swiftSettings: strict),
     .target(name: "SusiFiles", swiftSettings: strict),
 
+    // HTTP: the message pieces client and server share, and the client (plain sockets for
+    // http, URLSession for https) that the runner and the webhook deliveries send with.
+    .target(name: "SusiHTTPTypes", swiftSettings: strict),
+    .target(name: "SusiHTTPClient", dependencies: ["SusiHTTPTypes"], swiftSettings: strict),
+
     // Runtime: the event log, the store, the effects runner.
     .target(name: "SusiEventLog", dependencies: ["SusiJSON"], swiftSettings: strict),
     .target(
@@ -26,14 +31,18 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "SusiRunner",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiHTTP", "SusiFiles"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiHTTPClient",
+        "SusiHTTPTypes",
+      ],
       swiftSettings: strict),
 
     // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
     .systemLibrary(name: "CEpoll"),
-    .target(name: "SusiHTTP", dependencies: ["CEpoll"], swiftSettings: strict),
+    .target(name: "SusiHTTP", dependencies: ["CEpoll", "SusiHTTPTypes"], swiftSettings: strict),
     .target(
-      name: "SusiServer", dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles"],
+      name: "SusiServer",
+      dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiHTTPTypes"],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
     // Frontends: thin layers that turn input into intents and events into output. They share the
@@ -46,7 +55,7 @@ let package = Package(
       name: "SusiApplication",
       dependencies: [
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
-        "SusiCommandLine",
+        "SusiCommandLine", "SusiHTTPClient",
       ],
       path: "Frontends/App", swiftSettings: strict),
     .target(
@@ -63,14 +72,14 @@ let package = Package(
       name: "SusiWebhook",
       dependencies: [
         "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP", "SusiCrypto", "SusiFiles",
-        "SusiApplication", "SusiCommandLine",
+        "SusiApplication", "SusiCommandLine", "SusiHTTPClient", "SusiHTTPTypes",
       ],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
       name: "SusiWeb",
       dependencies: [
         "SusiWebhook", "SusiHTTP", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto", "SusiFiles",
-        "SusiJSON", "SusiApplication", "SusiCommandLine",
+        "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes",
       ],
       path: "Frontends/Web", exclude: ["Screenshots"], resources: [.copy("Resources")],
       swiftSettings: strict),
@@ -95,7 +104,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
         "SusiSamples", "SusiJSONLines", "SusiWebhook", "SusiRunner", "CEpoll", "SusiFiles",
-        "SusiApplication", "SusiCommandLine",
+        "SusiApplication", "SusiCommandLine", "SusiHTTPClient", "SusiHTTPTypes",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
     // A deterministic, realistic event stream shared by the benchmarks and the tests.
@@ -104,7 +113,9 @@ let package = Package(
     // Tests
     .target(
       name: "SusiTesting",
-      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTPClient", "SusiHTTPTypes",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
@@ -127,28 +138,32 @@ let package = Package(
       name: "SusiRunnerTests",
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiFiles",
+        "SusiCrypto", "SusiEventLog", "SusiFiles", "SusiHTTPClient", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "SusiHTTPTests", dependencies: ["SusiHTTP", "SusiCrypto"], swiftSettings: strict),
+      name: "SusiHTTPTests", dependencies: ["SusiHTTP", "SusiCrypto", "SusiHTTPTypes"],
+      swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests",
-      dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles"],
+      dependencies: [
+        "SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiHTTPTypes",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "FrontendTests",
       dependencies: [
         "SusiText", "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
         "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
-        "SusiRunner", "SusiServer", "SusiStore", "susi",
+        "SusiRunner", "SusiServer", "SusiStore", "SusiHTTPClient", "SusiHTTPTypes", "susi",
       ],
       exclude: ["Text/Golden"], swiftSettings: strict),
     .testTarget(
       name: "WebTests",
       dependencies: [
         "SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiFiles", "SusiApplication", "SusiCommandLine", "susi",
+        "SusiCrypto", "SusiEventLog", "SusiFiles", "SusiApplication", "SusiCommandLine",
+        "SusiHTTPTypes", "susi",
       ],
       swiftSettings: strict),
   ]

@@ -2,6 +2,7 @@ import Foundation
 import SusiCommandLine
 import SusiCore
 import SusiEventLog
+import SusiHTTPClient
 import SusiJSON
 import SusiRunner
 import SusiServer

@@ -2,6 +2,7 @@ import Foundation
 import SusiCore
 import SusiFiles
 import SusiHTTP
+import SusiHTTPTypes
 import SusiRunner
 import SusiWebhook
 

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiHTTP
+import SusiHTTPTypes
 import SusiStore
 import SusiWebhook
 

@@ -1,5 +1,6 @@
 import SusiCrypto
 import SusiHTTP
+import SusiHTTPTypes
 import SusiWebhook
 
 /// The headers and checks that keep other sites away from the browser frontend: a strict

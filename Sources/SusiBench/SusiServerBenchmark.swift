@@ -1,5 +1,6 @@
 import Foundation
 import SusiHTTP
+import SusiHTTPTypes
 import SusiServer
 
 /// The embedded SUSI server's request handling, without sockets: chat answers, the full skill

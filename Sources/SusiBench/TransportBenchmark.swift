@@ -5,6 +5,7 @@
 import Foundation
 import SusiCore
 import SusiFiles
+import SusiHTTPClient
 import SusiRunner
 import Synchronization
 

@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 /// Reads a request head line by line as its bytes arrive, checking each line once.
 ///
 /// Offsets are relative to the first byte of the request, so the parser may move its buffer

@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 /// Why the server refused a request before it reached the handler: the status it answers and a
 /// reason a person can act on. The server always closes the connection after a rejection.
 struct HTTPRejection: Error, Equatable, Sendable, CustomStringConvertible {

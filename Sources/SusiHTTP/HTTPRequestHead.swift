@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 /// The HTTP version named in a request line.
 struct HTTPVersion: Equatable, Sendable {
   var major: Int

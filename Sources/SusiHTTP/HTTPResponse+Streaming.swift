@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 /// The body of a streamed response: a closure that writes it piece by piece.
 ///
 /// The server runs `produce` after sending the response head, and sends what it writes with

@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 /// How the connection state machine decided to frame one response.
 struct HTTPResponseFraming: Equatable {
   /// Whether the connection stays open afterwards; false adds `Connection: close`.

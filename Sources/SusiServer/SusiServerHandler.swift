@@ -1,5 +1,6 @@
 import Foundation
 import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 
 /// The embedded SUSI server as an `HTTPHandler`: routes each request to its endpoint and

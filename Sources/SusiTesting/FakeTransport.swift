@@ -1,4 +1,5 @@
-import SusiHTTP
+import SusiHTTPClient
+import SusiHTTPTypes
 import SusiRunner
 import Synchronization
 

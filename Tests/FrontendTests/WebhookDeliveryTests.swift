@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiHTTPClient
 import SusiJSON
 import SusiRunner
 import SusiWebhook

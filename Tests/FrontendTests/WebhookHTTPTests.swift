@@ -1,6 +1,8 @@
 import Foundation
 import SusiCore
 import SusiHTTP
+import SusiHTTPClient
+import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
 import SusiWebhook

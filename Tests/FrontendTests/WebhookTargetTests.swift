@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPClient
 import SusiRunner
 import SusiWebhook
 import Testing

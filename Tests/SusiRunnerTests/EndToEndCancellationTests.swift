@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiHTTPClient
 import SusiRunner
 import SusiServer
 import Testing

@@ -1,3 +1,4 @@
+import SusiHTTPClient
 import SusiRunner
 import Synchronization
 

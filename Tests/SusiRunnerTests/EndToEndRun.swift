@@ -1,7 +1,7 @@
 import Foundation
 import SusiCore
 import SusiEventLog
-import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
 import SusiServer

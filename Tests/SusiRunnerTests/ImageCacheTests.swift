@@ -1,7 +1,7 @@
 import Foundation
 import SusiCore
 import SusiCrypto
-import SusiHTTP
+import SusiHTTPClient
 import SusiRunner
 import SusiTesting
 import Synchronization

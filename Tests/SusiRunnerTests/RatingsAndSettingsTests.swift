@@ -1,4 +1,5 @@
 import SusiCore
+import SusiHTTPClient
 import SusiJSON
 import SusiRunner
 import SusiTesting

@@ -1,5 +1,5 @@
 import SusiCore
-import SusiHTTP
+import SusiHTTPClient
 import Testing
 
 @testable import SusiRunner

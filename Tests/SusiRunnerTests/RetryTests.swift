@@ -1,5 +1,5 @@
 import SusiCore
-import SusiHTTP
+import SusiHTTPClient
 import SusiRunner
 import SusiTesting
 import Synchronization

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiHTTPClient
 import SusiRunner
 import SusiTesting
 import Testing

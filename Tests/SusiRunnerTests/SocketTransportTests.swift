@@ -5,6 +5,7 @@ import SusiTesting
 import Synchronization
 import Testing
 
+@testable import SusiHTTPClient
 @testable import SusiRunner
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import SusiCore
 import SusiTesting
 import Testing
 
+@testable import SusiHTTPClient
 @testable import SusiRunner
 
 /// The guard against requests to internal addresses: every spelling of an internal address is

@@ -1,5 +1,5 @@
 import Foundation
-import SusiHTTP
+import SusiHTTPClient
 import SusiRunner
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import SusiFiles
 import SusiHTTP
+import SusiHTTPTypes
 import Testing
 
 @testable import SusiServer

@@ -3,6 +3,7 @@ import SusiCore
 import SusiCrypto
 import SusiEventLog
 import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 import SusiStore
 import SusiWeb

@@ -3,6 +3,7 @@ import SusiApplication
 import SusiCommandLine
 import SusiCore
 import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 import SusiStore
 import SusiWeb

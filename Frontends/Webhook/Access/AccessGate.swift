@@ -1,5 +1,5 @@
 import SusiCore
-import SusiHTTP
+import SusiHTTPTypes
 import Synchronization
 
 /// Who is calling, once their key checked out.

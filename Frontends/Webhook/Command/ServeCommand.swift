@@ -2,7 +2,7 @@ import Foundation
 import SusiApplication
 import SusiCommandLine
 import SusiHTTP
-import SusiRunner
+import SusiHTTPClient
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.

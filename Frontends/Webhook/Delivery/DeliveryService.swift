@@ -1,4 +1,5 @@
 import SusiCrypto
+import SusiHTTPClient
 import SusiRunner
 import SusiStore
 import Synchronization

@@ -1,4 +1,5 @@
 import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 
 /// A refused request: its status and a `{"error":{"code","message"}}` body. Codes match the

@@ -1,4 +1,5 @@
 import SusiHTTP
+import SusiHTTPTypes
 
 // GET /events/stream: server-sent events.
 

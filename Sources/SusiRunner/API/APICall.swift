@@ -1,4 +1,5 @@
-import SusiHTTP
+import SusiHTTPClient
+import SusiHTTPTypes
 
 /// A call to one SUSI endpoint with its parameters, ready to become an HTTP request.
 ///

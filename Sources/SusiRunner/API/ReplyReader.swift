@@ -1,4 +1,5 @@
-import SusiHTTP
+import SusiHTTPClient
+import SusiHTTPTypes
 import SusiJSON
 
 /// Turns an HTTP reply from a SUSI server into a JSON object, or into the failure it stands for.

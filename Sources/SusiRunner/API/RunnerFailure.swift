@@ -1,4 +1,5 @@
 import SusiCore
+import SusiHTTPClient
 
 /// Why an effect failed, in the terms `requestFailed` reports (`RequestError`).
 ///

@@ -1,3 +1,4 @@
+import SusiHTTPTypes
 import SusiJSON
 
 /// Reads the replies of `/aaa/login.json` and `/aaa/signup.json`.

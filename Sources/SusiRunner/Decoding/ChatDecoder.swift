@@ -1,4 +1,5 @@
 import SusiCore
+import SusiHTTPTypes
 import SusiJSON
 
 /// Reads a `chat.json` reply (and each cognition of `memory.json`, which has the same shape).

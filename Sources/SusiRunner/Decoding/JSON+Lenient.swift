@@ -1,3 +1,4 @@
+import SusiHTTPTypes
 import SusiJSON
 
 // Servers send numbers as strings and strings as numbers; these readers accept both, and

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiHTTPClient
 
 /// Reads what a page says about itself: Open Graph (`og:title`, `og:description`,
 /// `og:image`), Twitter cards, `<title>` and `<meta name="description">`.

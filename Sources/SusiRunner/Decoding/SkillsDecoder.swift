@@ -1,5 +1,5 @@
 import SusiCore
-import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 
 /// Reads `getGroups`, `getSkillList` and `getSkillMetadata`, and builds skill image URLs.

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiHTTPClient
 import SusiJSON
 
 /// Reads DuckDuckGo Instant Answer replies into search results.

@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 /// Small, forgiving helpers for reading text out of HTML: error pages, search snippets and
 /// page metadata. Not a full parser: they never fail, and unknown constructs pass through.
 enum HTMLText {

@@ -1,3 +1,4 @@
+import SusiHTTPClient
 import Synchronization
 
 /// Spaces calls to the same SUSI path so they respect the server's DoS window: the real server

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiHTTPTypes
 
 /// Reads a `Retry-After` header (RFC 9110 §10.2.3): a number of seconds, or an HTTP-date.
 enum RetryAfter {

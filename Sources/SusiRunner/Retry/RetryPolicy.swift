@@ -1,3 +1,5 @@
+import SusiHTTPClient
+
 /// When and how long to wait before sending a request again.
 ///
 /// Backoff is "full jitter" (AWS Architecture Blog, *Exponential Backoff And Jitter*): before

@@ -1,5 +1,6 @@
 import SusiCore
-import SusiHTTP
+import SusiHTTPClient
+import SusiHTTPTypes
 
 // Web search, link previews and image downloads: requests to hosts other than the SUSI server.
 

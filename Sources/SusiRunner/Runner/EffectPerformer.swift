@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
-import SusiHTTP
+import SusiHTTPClient
+import SusiHTTPTypes
 import SusiJSON
 
 /// Performs one effect and turns its outcome into the one result action it owes.

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiHTTPClient
 import SusiStore
 import Synchronization
 

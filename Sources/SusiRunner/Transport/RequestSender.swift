@@ -1,3 +1,5 @@
+import SusiHTTPClient
+
 /// Sends requests with a deadline and the retry policy: the one place where attempts, backoff
 /// and `Retry-After` are decided.
 struct RequestSender: Sendable {

@@ -1,4 +1,5 @@
 import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 
 /// Turns endpoint results into HTTP responses the way the real server shapes them.

@@ -1,4 +1,5 @@
 import SusiHTTP
+import SusiHTTPTypes
 
 /// The parameters of a request, read like Java's `getParameter`: from the query string and
 /// from an `application/x-www-form-urlencoded` body, the first value of a name winning.

@@ -1,5 +1,6 @@
 import Foundation
 import SusiHTTP
+import SusiHTTPClient
 import SusiRunner
 import SusiServer
 

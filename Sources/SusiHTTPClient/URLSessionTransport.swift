@@ -1,5 +1,5 @@
 import Foundation
-import SusiHTTP
+import SusiHTTPTypes
 import Synchronization
 
 #if canImport(FoundationNetworking)

@@ -1,5 +1,4 @@
 import Dispatch
-import SusiHTTP
 import Synchronization
 
 /// The production transport: our own HTTP/1.1 client on POSIX sockets for `http://`, and

@@ -1,10 +1,11 @@
 import Foundation
+import SusiHTTPTypes
 
 /// Resolves references found in pages and replies (`/i/abc.png`, `../img.png`,
 /// `//cdn.example/x.png`) against the URL they came from.
-enum URLResolver {
+public enum URLResolver {
   /// The absolute `http(s)` URL `reference` points to from `base`, or nil.
-  static func resolve(_ reference: String, against base: String) -> String? {
+  public static func resolve(_ reference: String, against base: String) -> String? {
     let reference = reference.trimmingSpaces()
     guard !reference.isEmpty else { return nil }
     guard let baseURL = URL(string: base),
@@ -16,7 +17,7 @@ enum URLResolver {
   }
 
   /// The URL with a query appended (`?` or `&` as the URL needs).
-  static func appendingQuery(_ query: String, to url: String) -> String {
+  public static func appendingQuery(_ query: String, to url: String) -> String {
     guard !query.isEmpty else { return url }
     if url.hasSuffix("?") || url.hasSuffix("&") { return url + query }
     return url + (url.contains("?") ? "&" : "?") + query

@@ -1,9 +1,10 @@
-import SusiHTTP
+import SusiHTTPTypes
 
-/// Sends one HTTP request and reads its reply: the runner's only way onto the network.
+/// Sends one HTTP request and reads its reply: the only way the runner and the webhook
+/// deliveries reach the network.
 ///
-/// Injected through `RunnerConfiguration`, so tests answer requests from memory
-/// (`FakeTransport`) and production uses `SocketTransport`.
+/// Injected (the runner takes it through `RunnerConfiguration`), so tests answer requests from
+/// memory and production uses `SocketTransport`.
 public protocol HTTPTransport: Sendable {
   /// Performs `request`. Implementations stop early, throwing `.cancelled`, when the calling
   /// task is cancelled.
@@ -145,15 +146,5 @@ extension TransportError: CustomStringConvertible {
     case .invalidURL(let reason): "cannot request the URL: \(reason)"
     case .refused(let reason), .failed(let reason): reason
     }
-  }
-}
-
-extension String {
-  /// The string without leading and trailing spaces and tabs.
-  func trimmingSpaces() -> String {
-    var scalars = Substring(self).unicodeScalars
-    while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-    while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-    return String(scalars)
   }
 }

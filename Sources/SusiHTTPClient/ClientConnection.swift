@@ -1,4 +1,4 @@
-import SusiHTTP
+import SusiHTTPTypes
 import Synchronization
 
 #if canImport(Glibc)

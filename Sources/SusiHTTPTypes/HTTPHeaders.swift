@@ -1,0 +1,65 @@
+/// Header fields in the order they arrived; names compare case-insensitively.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+  public struct Field: Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+      self.name = name
+      self.value = value
+    }
+  }
+
+  public private(set) var fields: [Field] = []
+
+  public init() {}
+  public init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
+  public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
+
+  /// The first value of `name`, or nil.
+  public subscript(name: String) -> String? {
+    fields.first { Self.namesMatch($0.name, name) }?.value
+  }
+
+  /// Every value of `name`, in order.
+  public func values(_ name: String) -> [String] {
+    fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+  }
+
+  public mutating func add(_ name: String, _ value: String) {
+    fields.append(Field(name: name, value: value))
+  }
+
+  /// Replaces every field called `name` with one field.
+  public mutating func set(_ name: String, _ value: String) {
+    fields.removeAll { Self.namesMatch($0.name, name) }
+    fields.append(Field(name: name, value: value))
+  }
+
+  public mutating func remove(_ name: String) {
+    fields.removeAll { Self.namesMatch($0.name, name) }
+  }
+
+  /// Whether `name` is present.
+  public func contains(_ name: String) -> Bool {
+    fields.contains { Self.namesMatch($0.name, name) }
+  }
+
+  /// Field names are ASCII tokens, so ASCII case folding is enough and needs no allocation.
+  public static func namesMatch(_ a: String, _ b: String) -> Bool {
+    var left = a.utf8.makeIterator()
+    var right = b.utf8.makeIterator()
+    while true {
+      switch (left.next(), right.next()) {
+      case (nil, nil): return true
+      case (let x?, let y?):
+        if x == y { continue }
+        let foldedX = x >= 65 && x <= 90 ? x | 0x20 : x
+        let foldedY = y >= 65 && y <= 90 ? y | 0x20 : y
+        if foldedX != foldedY { return false }
+      default: return false
+      }
+    }
+  }
+
+  public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+}
