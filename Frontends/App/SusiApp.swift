@@ -53,7 +53,7 @@ public final class SusiApp: Sendable {
   ///     here, at start.
   ///   - followInterval: how often the log is checked for what other susi processes appended.
   public static func start(
-    _ options: CommonOptions, origin: String,
+    _ options: CommonOptions, origin: EventOrigin,
     environment: [String: String] = ProcessInfo.processInfo.environment,
     clock: (any RunnerClock)? = nil, startEmbedded: Bool = true, embeddedWithServer: Bool = false,
     followInterval: Duration = defaultFollowInterval
@@ -162,7 +162,7 @@ public final class SusiApp: Sendable {
   /// pass). Returns the intent's event followed by its results, in log order, following chains
   /// (a planned answer is caused by the answer that carried it).
   public func sendAndWait(
-    _ action: Action, origin: String, id: JSON? = nil, timeout: Double = 60
+    _ action: Action, origin: EventOrigin, id: JSON? = nil, timeout: Double = 60
   ) async throws(StoreError) -> [PublishedEvent] {
     let sent = try await store.send(action, origin: origin, id: id)
     let (results, _) = await store.collectResults(of: sent.seq) {

@@ -1,3 +1,5 @@
+import SusiCore
+
 /// How a JSON-lines session behaves (the `susi jsonl` flags).
 public struct JSONLinesOptions: Sendable, Equatable {
   /// At the end of input (or on SIGTERM), how long to wait for requests still in flight, in
@@ -8,7 +10,7 @@ public struct JSONLinesOptions: Sendable, Equatable {
   /// Whether to print the current state as the first line (`--replay-first`).
   public var replayFirst: Bool
   /// The `origin` stamped on every event this session sends.
-  public var origin: String
+  public var origin: EventOrigin
   /// The longest input line accepted, in bytes, not counting the line end.
   public var maximumLineLength: Int
   /// Whether access-control intents are taken (`--allow-admin`); they are recorded as done by
@@ -20,7 +22,8 @@ public struct JSONLinesOptions: Sendable, Equatable {
 
   public init(
     drainTimeout: Double = 30, waitForEffects: Bool = true, replayFirst: Bool = false,
-    origin: String = "jsonl", maximumLineLength: Int = JSONLinesOptions.defaultMaximumLineLength,
+    origin: EventOrigin = .jsonl,
+    maximumLineLength: Int = JSONLinesOptions.defaultMaximumLineLength,
     allowsAdministration: Bool = false
   ) {
     self.drainTimeout = drainTimeout

@@ -170,9 +170,9 @@ public enum ReplayCommand {
         w.object { o in
           o.field("seq", event.seq)
           o.field("at", event.at.rfc3339)
-          o.field("origin", event.origin)
+          o.field("origin", event.origin.rawValue)
           o.field("cause", event.cause)
-          o.field("type", event.action.typeName)
+          o.field("type", event.action.type.rawValue)
           o.field("changes") { w in
             w.array(changes) { w, change in
               w.object { o in
@@ -200,7 +200,7 @@ public enum ReplayCommand {
       } else {
         var text = "#\(event.seq) \(event.at.rfc3339) \(event.origin)"
         if let cause = event.cause { text += " ←#\(cause)" }
-        text += " \(event.action.typeName) \(event.action.payloadJSON.compactText)\n"
+        text += " \(event.action.type) \(event.action.payloadJSON.compactText)\n"
         for change in changes { text += "    \(change)\n" }
         for effect in effects { text += "    ⇒ \(describe(effect))\n" }
         if changes.isEmpty && effects.isEmpty { text += "    (no change)\n" }
@@ -233,8 +233,8 @@ public enum ReplayCommand {
     var total = 0
     let started = ContinuousClock.now
     let torn = try LogReplay.run(path: path, into: &recovered, until: until) { event, _, _ in
-      counts[event.action.typeName, default: 0] += 1
-      origins[event.origin, default: 0] += 1
+      counts[event.action.type.rawValue, default: 0] += 1
+      origins[event.origin.rawValue, default: 0] += 1
       if first == nil { first = event.at }
       last = event.at
       total += 1

@@ -70,7 +70,7 @@ public enum WebCommand {
     }
     let app: SusiApp
     do {
-      app = try await SusiApp.start(invocation.common, origin: "web")
+      app = try await SusiApp.start(invocation.common, origin: .web)
     } catch {
       return fail(error.message, error.exitCode)
     }
@@ -78,7 +78,7 @@ public enum WebCommand {
     let service = await WebhookService.start(
       store: app.store, keys: KeyFile.none(),
       options: WebhookHandler.Options(
-        maximumStreamsPerKey: maximumStreams, origin: "web"))
+        maximumStreamsPerKey: maximumStreams, origin: .web))
     let token = WebSecurity.randomSecret()
     let handler = WebHandler(
       mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,

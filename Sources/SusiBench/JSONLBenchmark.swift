@@ -146,7 +146,6 @@ struct JSONLBenchmark {
       close(input)
       close(output)
     }
-    let intents = Set(Action.intentTypes)
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     var partial: [UInt8] = []
     var out = JSONWriter(capacity: 128 * 1024)
@@ -161,13 +160,13 @@ struct JSONLBenchmark {
           throw JSONLinesError(.invalidRequest, "not an action", line: number)
         }
         id = object["id"]
-        guard intents.contains(type) else {
+        guard ActionType(rawValue: type)?.kind == .intent else {
           throw JSONLinesError(.unknownType, "no intent '\(type)'", line: number)
         }
         let action = try Action.decode(type: type, payload: object["payload"], strict: true)
         seq += 1
         let event = Event(
-          seq: seq, at: Timestamp(milliseconds: 1_795_341_600_000), origin: "jsonl", id: id,
+          seq: seq, at: Timestamp(milliseconds: 1_795_341_600_000), origin: .jsonl, id: id,
           action: action)
         event.write(to: &out)
       } catch let error as JSONLinesError {
@@ -236,7 +235,7 @@ struct JSONLBenchmark {
   }
 
   static func sendAll(_ actions: ArraySlice<(Action, JSON?)>, to store: isolated Store) {
-    for (action, id) in actions { _ = try? store.send(action, origin: "jsonl", id: id) }
+    for (action, id) in actions { _ = try? store.send(action, origin: .jsonl, id: id) }
   }
 
   /// Runs a whole session over the file, output to /dev/null; returns the lines written.

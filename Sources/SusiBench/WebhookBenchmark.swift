@@ -44,13 +44,13 @@ enum WebhookBenchmark {
     let log = directory + "/events.jsonl"
     let app = try await SusiApp.start(
       CommonOptions(log: log, stateDirectory: directory + "/state", fsync: "batch"),
-      origin: "webhook",
+      origin: .webhook,
       startEmbedded: false)
     let keys = try KeyFile(path: log + ".keys")
     let token = KeyToken.generate()
     try keys.add(token)
     try await app.store.send(
-      .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: "cli")
+      .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: .cli)
     let service = await WebhookService.start(
       store: app.store, keys: keys)
     let server = HTTPServer(

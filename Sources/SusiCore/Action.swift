@@ -1,7 +1,7 @@
 import SusiJSON
 
 /// Everything that can happen in susi. Intents (imperative) come from frontends; results (past
-/// tense) come only from the effects runner. Each case's `type` name in the log is the case name.
+/// tense) come only from the effects runner. Each case's `type` (`ActionType`) has the case's name.
 ///
 /// Payload field names are an external contract: add fields, never rename.
 public enum Action: Equatable, Sendable {
@@ -56,78 +56,52 @@ extension Action {
   /// Whether an action is asked for (intent) or reports what happened (result).
   public enum Kind: Sendable { case intent, result }
 
-  /// Intent type names, in the documented order (Events/README.md).
-  public static let intentTypes: [String] = [
-    "setServer", "signup", "login", "logout", "loadGroups", "loadSkills", "loadSkill",
-    "submitRating", "loadUserRating", "changeSettings", "syncSettings", "sendMessage",
-    "loadHistory", "search", "loadLinkPreview", "cacheImage", "cancelRequest",
-    "createAccessGroup", "grantPrivilege", "revokePrivilege", "issueKey", "revokeKey",
-  ]
+  public var kind: Kind { type.kind }
 
-  /// Result type names, in the documented order (Events/README.md).
-  public static let resultTypes: [String] = [
-    "serverChanged", "signedUp", "loggedIn", "loginFailed", "loggedOut", "groupsLoaded",
-    "skillsLoaded", "skillLoaded", "ratingSubmitted", "userRatingLoaded", "settingsChanged",
-    "settingsSynced", "messageReceived", "historyLoaded", "websearchLoaded",
-    "linkPreviewLoaded", "imageCached", "requestFailed", "actionRejected",
-  ]
-
-  public var kind: Kind {
+  /// The type of this action; its raw value is the `type` name in the log and on the wire.
+  public var type: ActionType {
     switch self {
-    case .setServer, .signup, .login, .logout, .loadGroups, .loadSkills, .loadSkill,
-      .submitRating, .loadUserRating, .changeSettings, .syncSettings, .sendMessage, .loadHistory,
-      .search, .loadLinkPreview, .cacheImage, .cancelRequest, .createAccessGroup, .grantPrivilege,
-      .revokePrivilege, .issueKey, .revokeKey:
-      .intent
-    default:
-      .result
-    }
-  }
-
-  /// The `type` name of this action in the log and on the wire.
-  public var typeName: String {
-    switch self {
-    case .setServer: "setServer"
-    case .signup: "signup"
-    case .login: "login"
-    case .logout: "logout"
-    case .loadGroups: "loadGroups"
-    case .loadSkills: "loadSkills"
-    case .loadSkill: "loadSkill"
-    case .submitRating: "submitRating"
-    case .loadUserRating: "loadUserRating"
-    case .changeSettings: "changeSettings"
-    case .syncSettings: "syncSettings"
-    case .sendMessage: "sendMessage"
-    case .loadHistory: "loadHistory"
-    case .search: "search"
-    case .loadLinkPreview: "loadLinkPreview"
-    case .cacheImage: "cacheImage"
-    case .cancelRequest: "cancelRequest"
-    case .createAccessGroup: "createAccessGroup"
-    case .grantPrivilege: "grantPrivilege"
-    case .revokePrivilege: "revokePrivilege"
-    case .issueKey: "issueKey"
-    case .revokeKey: "revokeKey"
-    case .serverChanged: "serverChanged"
-    case .signedUp: "signedUp"
-    case .loggedIn: "loggedIn"
-    case .loginFailed: "loginFailed"
-    case .loggedOut: "loggedOut"
-    case .groupsLoaded: "groupsLoaded"
-    case .skillsLoaded: "skillsLoaded"
-    case .skillLoaded: "skillLoaded"
-    case .ratingSubmitted: "ratingSubmitted"
-    case .userRatingLoaded: "userRatingLoaded"
-    case .settingsChanged: "settingsChanged"
-    case .settingsSynced: "settingsSynced"
-    case .messageReceived: "messageReceived"
-    case .historyLoaded: "historyLoaded"
-    case .websearchLoaded: "websearchLoaded"
-    case .linkPreviewLoaded: "linkPreviewLoaded"
-    case .imageCached: "imageCached"
-    case .requestFailed: "requestFailed"
-    case .actionRejected: "actionRejected"
+    case .setServer: .setServer
+    case .signup: .signup
+    case .login: .login
+    case .logout: .logout
+    case .loadGroups: .loadGroups
+    case .loadSkills: .loadSkills
+    case .loadSkill: .loadSkill
+    case .submitRating: .submitRating
+    case .loadUserRating: .loadUserRating
+    case .changeSettings: .changeSettings
+    case .syncSettings: .syncSettings
+    case .sendMessage: .sendMessage
+    case .loadHistory: .loadHistory
+    case .search: .search
+    case .loadLinkPreview: .loadLinkPreview
+    case .cacheImage: .cacheImage
+    case .cancelRequest: .cancelRequest
+    case .createAccessGroup: .createAccessGroup
+    case .grantPrivilege: .grantPrivilege
+    case .revokePrivilege: .revokePrivilege
+    case .issueKey: .issueKey
+    case .revokeKey: .revokeKey
+    case .serverChanged: .serverChanged
+    case .signedUp: .signedUp
+    case .loggedIn: .loggedIn
+    case .loginFailed: .loginFailed
+    case .loggedOut: .loggedOut
+    case .groupsLoaded: .groupsLoaded
+    case .skillsLoaded: .skillsLoaded
+    case .skillLoaded: .skillLoaded
+    case .ratingSubmitted: .ratingSubmitted
+    case .userRatingLoaded: .userRatingLoaded
+    case .settingsChanged: .settingsChanged
+    case .settingsSynced: .settingsSynced
+    case .messageReceived: .messageReceived
+    case .historyLoaded: .historyLoaded
+    case .websearchLoaded: .websearchLoaded
+    case .linkPreviewLoaded: .linkPreviewLoaded
+    case .imageCached: .imageCached
+    case .requestFailed: .requestFailed
+    case .actionRejected: .actionRejected
     }
   }
 }

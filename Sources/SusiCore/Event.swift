@@ -14,8 +14,8 @@ public struct Event: Equatable, Sendable {
   public var seq: Int
   /// When the store accepted the action.
   public var at: Timestamp
-  /// Who sent it: `cli`, `jsonl`, `webhook`, `runner`, `store`.
-  public var origin: String
+  /// Who sent it.
+  public var origin: EventOrigin
   /// For results: the seq of the action that asked for this one.
   public var cause: Int?
   /// The caller's correlation id (a JSON-lines input line's `id`), carried to the results.
@@ -25,7 +25,7 @@ public struct Event: Equatable, Sendable {
   public var action: Action
 
   public init(
-    seq: Int, at: Timestamp, origin: String, cause: Int? = nil, id: JSON? = nil,
+    seq: Int, at: Timestamp, origin: EventOrigin, cause: Int? = nil, id: JSON? = nil,
     idempotencyKey: String? = nil, action: Action
   ) {
     self.seq = seq
@@ -63,11 +63,11 @@ extension Event {
         at.append(to: &w.bytes)
         w.byte(UInt8(ascii: "\""))
       }
-      o.field("origin", origin)
+      o.field("origin", origin.rawValue)
       o.field("cause", cause)
       o.field("id", id)
       o.field("idempotencyKey", idempotencyKey)
-      o.field("type", action.typeName)
+      o.field("type", action.type.rawValue)
       o.field("payload") { action.writePayload(to: &$0) }
     }
   }
@@ -103,7 +103,7 @@ extension Event {
     var version = 1
     var seq: Int?
     var at: Timestamp?
-    var origin: String?
+    var origin: EventOrigin?
     var cause: Int?
     var id: JSON?
     var idempotencyKey: String?
@@ -132,7 +132,7 @@ extension Event {
         guard case .string(let text) = member.value else {
           throw mismatch("origin", "a string", member.value)
         }
-        origin = text
+        origin = EventOrigin(rawValue: text)
       case "cause":
         if member.value.isNull { break }
         guard let n = member.value.int else { throw mismatch("cause", "an integer", member.value) }

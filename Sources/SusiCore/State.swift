@@ -85,4 +85,13 @@ public struct InFlightRequest: Equatable, Sendable {
     self.key = key
     self.due = due
   }
+
+  /// The `type` of the wait for a planned answer, which no intent of its own asked for.
+  public static let plannedAnswer = "plannedAnswer"
+
+  /// The intent that asked for this request; nil for a planned answer.
+  public var intent: ActionType? { ActionType(rawValue: type) }
+
+  /// Whether this is the wait for a planned answer.
+  public var isPlannedAnswer: Bool { type == Self.plannedAnswer }
 }

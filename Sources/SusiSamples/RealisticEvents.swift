@@ -34,27 +34,27 @@ public enum RealisticEvents {
       (0..<count).map { _ in words[next(words.count)] }.joined(separator: " ")
     }
     let at = start.adding(milliseconds: Int64(seq) * 137)
-    func intent(_ origin: String, _ action: Action) -> Event {
+    func intent(_ origin: EventOrigin, _ action: Action) -> Event {
       Event(seq: seq, at: at, origin: origin, action: action)
     }
     func result(_ action: Action) -> Event {
-      Event(seq: seq, at: at, origin: "runner", cause: seq - 1, action: action)
+      Event(seq: seq, at: at, origin: .runner, cause: seq - 1, action: action)
     }
     let group = groups[(seq / cycle) % groups.count]
     let skill = skillNames[(seq / cycle) % skillNames.count]
 
     switch seq {
     case 1:
-      return intent("cli", .login(.init(email: "ada@example.org", password: Secret("not stored"))))
+      return intent(.cli, .login(.init(email: "ada@example.org", password: Secret("not stored"))))
     case 2:
       return result(
         .loggedIn(
           .init(
             email: "ada@example.org", expiresAt: start.adding(milliseconds: 10 * 365 * 86_400_000)))
       )
-    case 3: return intent("cli", .loadGroups(.init()))
+    case 3: return intent(.cli, .loadGroups(.init()))
     case 4: return result(.groupsLoaded(.init(groups: groups)))
-    case 5: return intent("cli", .loadSkills(.init()))
+    case 5: return intent(.cli, .loadSkills(.init()))
     case 6:
       var skills: [Skill] = []
       for g in groups {
@@ -72,7 +72,7 @@ public enum RealisticEvents {
     default: break
     }
     switch (seq - preamble - 1) % cycle {
-    case 0: return intent("cli", .sendMessage(.init(query: sentence(3 + next(8)))))
+    case 0: return intent(.cli, .sendMessage(.init(query: sentence(3 + next(8)))))
     case 1:
       return result(
         .messageReceived(
@@ -82,14 +82,14 @@ public enum RealisticEvents {
             skill: "/susi_skill_data/models/general/\(group)/en/\(skill).txt")))
     case 2:
       return Event(
-        seq: seq, at: at, origin: "jsonl", id: .string("q\(seq)"),
+        seq: seq, at: at, origin: .jsonl, id: .string("q\(seq)"),
         action: .sendMessage(.init(query: sentence(4))))
     case 3:
       let rows: [[JSON]] = (0..<4).map { _ in
         [.string(sentence(2)), .int(next(1000)), .double(Double(next(100)) / 4)]
       }
       return Event(
-        seq: seq, at: at, origin: "runner", cause: seq - 1, id: .string("q\(seq - 1)"),
+        seq: seq, at: at, origin: .runner, cause: seq - 1, id: .string("q\(seq - 1)"),
         action: .messageReceived(
           .init(
             query: sentence(4),
@@ -102,7 +102,7 @@ public enum RealisticEvents {
                 ], rows: rows),
             ])))
     case 4:
-      return intent("cli", .submitRating(.init(group: group, skill: skill, stars: 1 + next(5))))
+      return intent(.cli, .submitRating(.init(group: group, skill: skill, stars: 1 + next(5))))
     case 5:
       let stars = 1 + next(5)
       return result(
@@ -111,7 +111,7 @@ public enum RealisticEvents {
             group: group, skill: skill, stars: stars,
             ratings: RatingAggregate(threeStar: 1, fourStar: 2, fiveStar: 1, average: 4, total: 4)))
       )
-    case 6: return intent("cli", .search(.init(query: words[next(words.count)])))
+    case 6: return intent(.cli, .search(.init(query: words[next(words.count)])))
     case 7:
       let results = (0..<4).map { i in
         SearchResult(
@@ -119,7 +119,7 @@ public enum RealisticEvents {
           link: "https://duckduckgo.com/\(words[(i * 7) % words.count])", icon: nil)
       }
       return result(.websearchLoaded(.init(query: words[next(words.count)], results: results)))
-    case 8: return intent("cli", .loadSkill(.init(group: group, skill: skill)))
+    case 8: return intent(.cli, .loadSkill(.init(group: group, skill: skill)))
     case 9:
       return result(
         .skillLoaded(
@@ -131,7 +131,7 @@ public enum RealisticEvents {
       )
     case 10:
       return intent(
-        "cli",
+        .cli,
         .changeSettings(
           .init(settings: [
             "theme": .string(next(2) == 0 ? "dark" : "light"),
@@ -140,7 +140,7 @@ public enum RealisticEvents {
     case 11:
       return result(
         .settingsChanged(.init(settings: ["theme": .string("dark"), "speechRate": .number(1.5)])))
-    case 12: return intent("jsonl", .submitRating(.init(group: group, skill: skill, stars: 9)))
+    case 12: return intent(.jsonl, .submitRating(.init(group: group, skill: skill, stars: 9)))
     default: return result(.actionRejected(.init(reason: "stars must be 1 to 5, not 9")))
     }
   }

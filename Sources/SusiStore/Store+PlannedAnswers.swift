@@ -49,7 +49,7 @@ extension Store {
     var resumed: [ResumedPlan] = []
     var logged: [PublishedEvent] = []
     for (seq, request) in state.inFlight.sorted(by: { $0.key < $1.key })
-    where request.type == "plannedAnswer" {
+    where request.isPlannedAnswer {
       guard let planner = try? sink.history.events(after: seq - 1, limit: 1).first?.event,
         planner.seq == seq, case .messageReceived(let received) = planner.action,
         let (delay, message) = received.nextPlanned
@@ -58,13 +58,13 @@ extension Store {
       let overdue = now.milliseconds - due.milliseconds
       if overdue > Self.plannedAnswerGraceMilliseconds {
         let error = RequestError(
-          kind: "expired",
+          kind: .expired,
           message:
             "the answer planned for \(due.rfc3339) was not delivered: susi was not running then, and it is more than 12 hours late"
         )
         logged.append(
           try apply(
-            .requestFailed(Action.RequestFailed(cause: seq, error: error)), origin: "store",
+            .requestFailed(Action.RequestFailed(cause: seq, error: error)), origin: .store,
             cause: seq, id: book.ledger.id(owedBy: seq), idempotencyKey: nil))
         resumed.append(ResumedPlan(seq: seq, query: received.query, due: due, fate: .dropped))
         continue

@@ -59,7 +59,7 @@ public actor Store {
   ///     seq is reported through `StoreError.duplicate`.
   @discardableResult
   public func send(
-    _ action: Action, origin: String, id: JSON? = nil, idempotencyKey: String? = nil
+    _ action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil
   ) throws(StoreError) -> PublishedEvent {
     try apply(action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
   }
@@ -93,7 +93,7 @@ public actor Store {
   func receive(_ result: Action, cause: Int) {
     do {
       _ = try apply(
-        result, origin: "runner", cause: cause, id: book.ledger.id(owedBy: cause),
+        result, origin: .runner, cause: cause, id: book.ledger.id(owedBy: cause),
         idempotencyKey: nil)
     } catch {
       // The log refused the result; the store is already failed and says so on the next send.
@@ -101,7 +101,7 @@ public actor Store {
   }
 
   func apply(
-    _ action: Action, origin: String, cause: Int?, id: JSON?, idempotencyKey: String?
+    _ action: Action, origin: EventOrigin, cause: Int?, id: JSON?, idempotencyKey: String?
   ) throws(StoreError) -> PublishedEvent {
     if let failure { throw failure }
     var logged: Event?
@@ -145,7 +145,7 @@ public actor Store {
     // logged with origin `runner`, as every result is, so a log reads the same either way.
     for result in reaction.results {
       _ = try apply(
-        result, origin: "runner", cause: event.seq, id: book.ledger.id(owedBy: event.seq),
+        result, origin: .runner, cause: event.seq, id: book.ledger.id(owedBy: event.seq),
         idempotencyKey: nil)
     }
     return published
@@ -213,13 +213,13 @@ public actor Store {
     for (seq, request) in state.inFlight.sorted(by: { $0.key < $1.key })
     where !keeping.contains(seq) {
       let error = RequestError(
-        kind: "interrupted",
+        kind: .interrupted,
         message:
           "susi stopped before the answer to \(request.type) arrived; nothing was re-sent, ask again if needed"
       )
       closed.append(
         try apply(
-          .requestFailed(Action.RequestFailed(cause: seq, error: error)), origin: "store",
+          .requestFailed(Action.RequestFailed(cause: seq, error: error)), origin: .store,
           cause: seq,
           id: book.ledger.id(owedBy: seq), idempotencyKey: nil))
     }

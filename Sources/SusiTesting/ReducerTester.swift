@@ -29,7 +29,7 @@ public struct ReducerTester {
   /// Sends an intent and checks the resulting state and effects. Returns the event's seq.
   @discardableResult
   public mutating func send(
-    _ action: Action, origin: String = "test",
+    _ action: Action, origin: EventOrigin = .test,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ update: (inout State) -> Void = { _ in },
     effects expected: [Effect] = [], results: [Action] = [], rejected reason: String? = nil
@@ -48,7 +48,7 @@ public struct ReducerTester {
     effects expected: [Effect] = [], results: [Action] = [], rejected reason: String? = nil
   ) -> Int {
     step(
-      Event(seq: nextSeq, at: now, origin: "runner", cause: cause, action: action), sourceLocation,
+      Event(seq: nextSeq, at: now, origin: .runner, cause: cause, action: action), sourceLocation,
       update, Reaction(effects: expected, results: Self.results(results, rejected: reason)))
   }
 
@@ -67,15 +67,15 @@ public struct ReducerTester {
     update(&expectedState)
     let reaction = reduce(&state, event)
     #expect(
-      reaction.effects == expected.effects, "effects of \(event.action.typeName) #\(event.seq)",
+      reaction.effects == expected.effects, "effects of \(event.action.type) #\(event.seq)",
       sourceLocation: sourceLocation)
     #expect(
-      reaction.results == expected.results, "results of \(event.action.typeName) #\(event.seq)",
+      reaction.results == expected.results, "results of \(event.action.type) #\(event.seq)",
       sourceLocation: sourceLocation)
     if state != expectedState {
       Issue.record(
         Comment(
-          rawValue: "state after \(event.action.typeName) #\(event.seq) differs:\n"
+          rawValue: "state after \(event.action.type) #\(event.seq) differs:\n"
             + Self.difference(expectedState, state)),
         sourceLocation: sourceLocation)
     }

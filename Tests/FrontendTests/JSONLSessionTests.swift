@@ -169,7 +169,7 @@ import Testing
     var recovered = Recovered()
     recovered.apply(
       Event(
-        seq: 1, at: Timestamp(milliseconds: 1_795_341_600_000), origin: "cli",
+        seq: 1, at: Timestamp(milliseconds: 1_795_341_600_000), origin: .cli,
         action: .serverChanged(.init(url: "http://127.0.0.1:9"))))
     let harness = JSONLHarness(recovered: recovered)
     _ = await harness.run(
@@ -310,7 +310,7 @@ import Testing
     async let summary = session.run()
     pipe.write(#"{"type":"logout","id":1}"# + "\n")
     await harness.output.waitForLines(2)
-    try await harness.store.send(.syncSettings, origin: "webhook")
+    try await harness.store.send(.syncSettings, origin: .webhook)
     await harness.output.waitForLines(4)
     pipe.closeWriteEnd()
     _ = await summary

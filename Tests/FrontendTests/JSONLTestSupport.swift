@@ -55,7 +55,7 @@ final class JSONLScriptedRunner: EffectsRunner {
     case .cancel: nil
     default:
       .requestFailed(
-        .init(cause: cause, error: RequestError(kind: "network", message: "no network in tests")))
+        .init(cause: cause, error: RequestError(kind: .network, message: "no network in tests")))
     }
   }
 

@@ -23,15 +23,15 @@ struct SessionRecorder {
     let log = Self.eventsFolder.appendingPathComponent("session.jsonl").path
     try? FileManager.default.removeItem(atPath: log)
     let app = try await SusiApp.start(
-      CommonOptions(log: log, stateDirectory: state, fsync: "batch"), origin: "cli")
+      CommonOptions(log: log, stateDirectory: state, fsync: "batch"), origin: .cli)
     let server = try #require(app.embedded?.baseURLString)
-    var seen = Set<String>()
+    var seen = Set<ActionType>()
 
-    func run(_ action: Action, origin: String = "cli", id: JSON? = nil) async throws
+    func run(_ action: Action, origin: EventOrigin = .cli, id: JSON? = nil) async throws
       -> [PublishedEvent]
     {
       let events = try await app.sendAndWait(action, origin: origin, id: id, timeout: 20)
-      for event in events { seen.insert(event.event.action.typeName) }
+      for event in events { seen.insert(event.event.action.type) }
       return events
     }
 
@@ -42,11 +42,11 @@ struct SessionRecorder {
     _ = try await run(.login(.init(email: "ada@example.org", password: Secret("Lovelace-1815!"))))
     _ = try await run(.loadGroups(.init()))
     _ = try await run(.loadSkills(.init()))
-    _ = try await run(.loadSkills(.init(group: "Knowledge")), origin: "jsonl", id: "skills-1")
+    _ = try await run(.loadSkills(.init(group: "Knowledge")), origin: .jsonl, id: "skills-1")
     _ = try await run(.loadSkill(.init(group: "Knowledge", skill: "Synonyms")))
     _ = try await run(.submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 4)))
     _ = try await run(
-      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 7)), origin: "jsonl", id: 7)
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 7)), origin: .jsonl, id: 7)
     _ = try await run(.loadUserRating(.init(group: "Knowledge", skill: "Synonyms")))
     _ = try await run(
       .loadUserRating(.init(group: "Games, Trivia and Accessories", skill: "Flip a coin")))
@@ -66,7 +66,7 @@ struct SessionRecorder {
     }
     // A planned answer that is cancelled before it is due.
     let timer = try await app.store.send(
-      .sendMessage(.init(query: "set a timer for 60 seconds")), origin: "cli")
+      .sendMessage(.init(query: "set a timer for 60 seconds")), origin: .cli)
     var answer: PublishedEvent?
     for try await event in app.store.results(of: timer.seq) {
       answer = event
@@ -88,20 +88,20 @@ struct SessionRecorder {
     let bot = "key_7a7e57a7e57a7e57"
     _ = try await run(
       .issueKey(.init(by: "local", key: admin, groups: ["admin"], label: "session admin")))
-    _ = try await run(.createAccessGroup(.init(by: admin, group: "raters")), origin: "webhook")
+    _ = try await run(.createAccessGroup(.init(by: admin, group: "raters")), origin: .webhook)
     _ = try await run(
       .grantPrivilege(.init(by: admin, group: "raters", privilege: "submitRating")),
-      origin: "webhook")
+      origin: .webhook)
     _ = try await run(
-      .revokePrivilege(.init(by: admin, group: "raters", privilege: "search")), origin: "webhook")
+      .revokePrivilege(.init(by: admin, group: "raters", privilege: "search")), origin: .webhook)
     _ = try await run(
       .issueKey(.init(by: admin, key: bot, groups: ["raters"], label: "rating bot")),
-      origin: "webhook")
-    _ = try await run(.revokeKey(.init(by: admin, key: bot)), origin: "webhook")
+      origin: .webhook)
+    _ = try await run(.revokeKey(.init(by: admin, key: bot)), origin: .webhook)
     await app.stop()
     try? FileManager.default.removeItem(atPath: state)
 
-    let missing = Set(Action.intentTypes + Action.resultTypes).subtracting(seen)
-    #expect(missing.isEmpty, "the session never produced: \(missing.sorted())")
+    let missing = Set(ActionType.allCases).subtracting(seen)
+    #expect(missing.isEmpty, "the session never produced: \(missing.map(\.rawValue).sorted())")
   }
 }

@@ -37,9 +37,9 @@ import Testing
     #expect(Privilege.all.contains("submitRating"))
     #expect(Privilege.all.contains("keys.manage"))
     #expect(!Privilege.all.contains("issueKey"))
-    #expect(Privilege.forIntent("issueKey") == "keys.manage")
-    #expect(Privilege.forIntent("grantPrivilege") == "groups.manage")
-    #expect(Privilege.forIntent("sendMessage") == "sendMessage")
+    #expect(Privilege.forIntent(.issueKey) == "keys.manage")
+    #expect(Privilege.forIntent(.grantPrivilege) == "groups.manage")
+    #expect(Privilege.forIntent(.sendMessage) == "sendMessage")
   }
 
   @Test func adminCreatesGroupStartingFromDefaultPrivileges() {
@@ -235,7 +235,7 @@ import Testing
     var live = State()
     var lines: [[UInt8]] = []
     for (i, action) in actions.enumerated() {
-      let event = Event(seq: i + 1, at: ReducerTester.epoch, origin: "webhook", action: action)
+      let event = Event(seq: i + 1, at: ReducerTester.epoch, origin: .webhook, action: action)
       _ = reduce(&live, event)
       lines.append(event.encoded())
     }
@@ -265,7 +265,7 @@ import Testing
     for action in actions {
       #expect(action.kind == .intent)
       let decoded = try Action.decode(
-        type: action.typeName, payload: action.payloadJSON, strict: true)
+        type: action.type.rawValue, payload: action.payloadJSON, strict: true)
       #expect(decoded == action)
     }
     #expect(throws: ActionDecodingError.self) {

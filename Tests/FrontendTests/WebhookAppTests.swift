@@ -14,7 +14,7 @@ import Testing
   func start(_ directory: String) async throws -> (SusiApp, WebhookService) {
     let log = directory + "/events.jsonl"
     let app = try await SusiApp.start(
-      CommonOptions(log: log, stateDirectory: directory + "/state"), origin: "webhook",
+      CommonOptions(log: log, stateDirectory: directory + "/state"), origin: .webhook,
       startEmbedded: false)
     let service = await WebhookService.start(
       store: app.store,

@@ -19,7 +19,7 @@ import Testing
     #expect(response.status == 202)
     #expect(response.json == ["seq": 2])
     let event = try Event.decode(f.sink.lines[1])
-    #expect(event.origin == "webhook")
+    #expect(event.origin == .webhook)
     #expect(event.action == .setServer(.init(url: "embedded")))
   }
 
@@ -46,7 +46,7 @@ import Testing
     let token = KeyToken.generate()
     try f.keys.add(token)
     let issued = try await silent.send(
-      .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: "cli")
+      .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: .cli)
     #expect(issued.seq == 1)
     service.gate.update(await silent.state.access)
     async let answer = service.handler.handle(
@@ -70,7 +70,7 @@ import Testing
     let token = KeyToken.generate()
     try f.keys.add(token)
     try await busy.send(
-      .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: "cli")
+      .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: .cli)
     service.gate.update(await busy.state.access)
     func post(_ query: String, key: String? = nil) async -> HTTPResponse {
       var headers: HTTPHeaders = ["Authorization": "Bearer \(token.text)"]
@@ -265,13 +265,13 @@ import Testing
     let setServer = Action.setServer(.init(url: "embedded"))
     let log = [
       Event(
-        seq: 1, at: hours(25), origin: "cli",
+        seq: 1, at: hours(25), origin: .cli,
         action: .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"]))),
       Event(
-        seq: 2, at: hours(25), origin: "webhook", idempotencyKey: "\(token.keyID):order-17",
+        seq: 2, at: hours(25), origin: .webhook, idempotencyKey: "\(token.keyID):order-17",
         action: setServer),
       Event(
-        seq: 3, at: hours(1), origin: "webhook", idempotencyKey: "\(token.keyID):order-18",
+        seq: 3, at: hours(1), origin: .webhook, idempotencyKey: "\(token.keyID):order-18",
         action: setServer),
     ].map { $0.encoded() }
     let f = try await WebhookFixture.make(replaying: log, directory: directory, issueAdmin: false)

@@ -123,12 +123,12 @@ import Testing
     let log = try EventLogWriter(path: state + "/events.jsonl")
     _ = try log.appendLine(
       Event(
-        seq: 1, at: yesterday, origin: "cli",
+        seq: 1, at: yesterday, origin: .cli,
         action: .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"]))
       ).encoded())
     _ = try log.appendLine(
       Event(
-        seq: 2, at: yesterday, origin: "webhook", idempotencyKey: "\(token.keyID):order-17",
+        seq: 2, at: yesterday, origin: .webhook, idempotencyKey: "\(token.keyID):order-17",
         action: .setServer(.init(url: "embedded"))
       ).encoded())
     try log.close()

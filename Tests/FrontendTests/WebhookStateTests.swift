@@ -19,11 +19,11 @@ import Testing
     for n in 0..<exchanges {
       let query = "question \(n) " + String(repeating: "q", count: 1100)
       let asked = Event(
-        seq: 2 * n + 1, at: at, origin: "jsonl", action: .sendMessage(.init(query: query)))
+        seq: 2 * n + 1, at: at, origin: .jsonl, action: .sendMessage(.init(query: query)))
       let answer = AnswerAction.answer(
         expression: "answer \(n) " + String(repeating: "a", count: 1100), language: "en", mood: nil)
       let answered = Event(
-        seq: 2 * n + 2, at: at, origin: "runner", cause: 2 * n + 1,
+        seq: 2 * n + 2, at: at, origin: .runner, cause: 2 * n + 1,
         action: .messageReceived(.init(query: query, answers: [answer])))
       lines.append(asked.encoded())
       lines.append(answered.encoded())

@@ -27,7 +27,7 @@ final class InstantRunner: EffectsRunner {
     case .cancel: result = nil
     default:
       result = .requestFailed(
-        .init(cause: cause, error: RequestError(kind: "network", message: "offline")))
+        .init(cause: cause, error: RequestError(kind: .network, message: "offline")))
     }
     guard let result else { return }
     Task { await deliver(result) }
@@ -136,7 +136,7 @@ struct WebhookFixture {
       let token = KeyToken.generate()
       try keys.add(token)
       try await store.send(
-        .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: "cli")
+        .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: .cli)
       adminKey = token.text
     }
     let clock = TestClock()
@@ -197,7 +197,7 @@ struct WebhookFixture {
   }
 
   /// The event types in the log, in order.
-  var types: [String] { sink.lines.compactMap { try? Event.decode($0).action.typeName } }
+  var types: [String] { sink.lines.compactMap { try? Event.decode($0).action.type.rawValue } }
 }
 
 extension HTTPResponse {

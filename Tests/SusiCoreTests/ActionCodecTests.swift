@@ -26,21 +26,33 @@ import Testing
 
   // MARK: coverage
 
-  @Test func theTypeNamesAreUniqueAndSplitIntoIntentsAndResults() {
-    let intents = Set(Action.intentTypes)
-    let results = Set(Action.resultTypes)
-    #expect(intents.count == Action.intentTypes.count)
-    #expect(results.count == Action.resultTypes.count)
-    #expect(intents.isDisjoint(with: results))
+  @Test func theTypeNamesAreTheLogsInTheDocumentedOrder() {
+    #expect(
+      ActionType.intents.map(\.rawValue) == [
+        "setServer", "signup", "login", "logout", "loadGroups", "loadSkills", "loadSkill",
+        "submitRating", "loadUserRating", "changeSettings", "syncSettings", "sendMessage",
+        "loadHistory", "search", "loadLinkPreview", "cacheImage", "cancelRequest",
+        "createAccessGroup", "grantPrivilege", "revokePrivilege", "issueKey", "revokeKey",
+      ])
+    #expect(
+      ActionType.results.map(\.rawValue) == [
+        "serverChanged", "signedUp", "loggedIn", "loginFailed", "loggedOut", "groupsLoaded",
+        "skillsLoaded", "skillLoaded", "ratingSubmitted", "userRatingLoaded", "settingsChanged",
+        "settingsSynced", "messageReceived", "historyLoaded", "websearchLoaded",
+        "linkPreviewLoaded", "imageCached", "requestFailed", "actionRejected",
+      ])
+    #expect(ActionType.intents + ActionType.results == ActionType.allCases)
+  }
+
+  @Test func anActionsKindIsItsTypesKind() {
     for action in SampleActions.all {
-      let expected: Action.Kind = intents.contains(action.typeName) ? .intent : .result
-      #expect(action.kind == expected, "\(action.typeName)")
+      #expect(action.kind == action.type.kind, "\(action.type)")
     }
   }
 
   @Test func theSamplesCoverEveryActionType() {
-    let sampled = Set(SampleActions.all.map(\.typeName))
-    #expect(sampled == Set(Action.intentTypes + Action.resultTypes))
+    let sampled = Set(SampleActions.all.map(\.type))
+    #expect(sampled == Set(ActionType.allCases))
   }
 
   // MARK: round trips
@@ -48,13 +60,13 @@ import Testing
   @Test(arguments: SampleActions.all)
   func everyActionSurvivesEncodingAndDecoding(action: Action) throws {
     let json = try JSONParser.parse(payloadBytes(action))
-    #expect(try decode(action.typeName, json) == SampleActions.redacted(action))
+    #expect(try decode(action.type.rawValue, json) == SampleActions.redacted(action))
   }
 
   @Test(arguments: SampleActions.all)
   func reencodingADecodedActionGivesIdenticalBytes(action: Action) throws {
     let bytes = payloadBytes(action)
-    let decoded = try decode(action.typeName, try JSONParser.parse(bytes))
+    let decoded = try decode(action.type.rawValue, try JSONParser.parse(bytes))
     #expect(payloadBytes(decoded) == bytes)
   }
 
@@ -66,7 +78,7 @@ import Testing
   @Test(arguments: SampleActions.all.filter { $0.kind == .intent })
   func everyWrittenIntentPassesStrictDecoding(action: Action) throws {
     let json = try JSONParser.parse(payloadBytes(action))
-    #expect(try decode(action.typeName, json, strict: true) == SampleActions.redacted(action))
+    #expect(try decode(action.type.rawValue, json, strict: true) == SampleActions.redacted(action))
   }
 
   @Test func writesPayloadsInTheDocumentedShape() {
@@ -281,10 +293,10 @@ import Testing
     var payload = try #require(action.payloadJSON.object)
     payload["extra"] = 1
     #expect(
-      problem(action.typeName, .object(payload), strict: true)
+      problem(action.type.rawValue, .object(payload), strict: true)
         == "invalid payload: payload.extra: unknown field")
     // Without strictness the field is ignored.
-    #expect(try decode(action.typeName, .object(payload)) == SampleActions.redacted(action))
+    #expect(try decode(action.type.rawValue, .object(payload)) == SampleActions.redacted(action))
   }
 
   @Test func strictDecodingNamesAMisspelledField() {
@@ -301,5 +313,5 @@ import Testing
 }
 
 extension Action: CustomTestStringConvertible {
-  public var testDescription: String { "\(typeName) \(payloadJSON.compactText)" }
+  public var testDescription: String { "\(type) \(payloadJSON.compactText)" }
 }

@@ -295,7 +295,7 @@ import Testing
     t.send(.cancelRequest(.init(seq: seq)), effects: [.cancel(seq: seq)])
     t.receive(
       .requestFailed(
-        .init(cause: seq, error: RequestError(kind: "cancelled", message: "cancelled"))), cause: seq
+        .init(cause: seq, error: RequestError(kind: .cancelled, message: "cancelled"))), cause: seq
     ) { $0.inFlight = [:] }
   }
 }

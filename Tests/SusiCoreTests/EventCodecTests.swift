@@ -7,18 +7,18 @@ import Testing
   static let rating = Action.submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 4))
 
   static let envelopes: [Event] = [
-    Event(seq: 1, at: at, origin: "cli", action: rating),
-    Event(seq: 2, at: at, origin: "runner", cause: 1, action: .actionRejected(.init(reason: "no"))),
-    Event(seq: 3, at: at, origin: "jsonl", id: "req-1", action: .logout),
-    Event(seq: 4, at: at, origin: "jsonl", id: 42, action: .syncSettings),
-    Event(seq: 5, at: at, origin: "jsonl", id: 4.5, action: .loadHistory(.init())),
-    Event(seq: 6, at: at, origin: "jsonl", id: true, action: .loadGroups(.init())),
+    Event(seq: 1, at: at, origin: .cli, action: rating),
+    Event(seq: 2, at: at, origin: .runner, cause: 1, action: .actionRejected(.init(reason: "no"))),
+    Event(seq: 3, at: at, origin: .jsonl, id: "req-1", action: .logout),
+    Event(seq: 4, at: at, origin: .jsonl, id: 42, action: .syncSettings),
+    Event(seq: 5, at: at, origin: .jsonl, id: 4.5, action: .loadHistory(.init())),
+    Event(seq: 6, at: at, origin: .jsonl, id: true, action: .loadGroups(.init())),
     Event(
-      seq: 7, at: at, origin: "jsonl", id: ["b": 1, "a": [nil, "x"]], action: .loadSkills(.init())),
-    Event(seq: 8, at: at, origin: "jsonl", id: [1, "two"], action: .search(.init(query: "q"))),
-    Event(seq: 9, at: at, origin: "webhook", idempotencyKey: "8e03978e-40d5-43e8", action: rating),
+      seq: 7, at: at, origin: .jsonl, id: ["b": 1, "a": [nil, "x"]], action: .loadSkills(.init())),
+    Event(seq: 8, at: at, origin: .jsonl, id: [1, "two"], action: .search(.init(query: "q"))),
+    Event(seq: 9, at: at, origin: .webhook, idempotencyKey: "8e03978e-40d5-43e8", action: rating),
     Event(
-      seq: 10, at: Timestamp(milliseconds: -1), origin: "runner", cause: 9, id: "req-9",
+      seq: 10, at: Timestamp(milliseconds: -1), origin: .runner, cause: 9, id: "req-9",
       idempotencyKey: "k",
       action: .ratingSubmitted(
         .init(group: "Knowledge", skill: "Synonyms", stars: 4, ratings: Fixture.ratings))),
@@ -32,7 +32,7 @@ import Testing
   private func problem(_ text: String) -> String? {
     do {
       let event = try decode(text)
-      Issue.record("decoded as \(event.action.typeName)")
+      Issue.record("decoded as \(event.action.type)")
       return nil
     } catch {
       return "\(error)"
@@ -41,7 +41,7 @@ import Testing
 
   @Test func writesTheEnvelopeFieldsFirstInAFixedOrder() {
     let event = Event(
-      seq: 8, at: Self.at, origin: "runner", cause: 7, id: ["b": 1, "a": [true]],
+      seq: 8, at: Self.at, origin: .runner, cause: 7, id: ["b": 1, "a": [true]],
       idempotencyKey: "k-1",
       action: .userRatingLoaded(.init(group: "G", skill: "S", stars: 3)))
     #expect(
@@ -52,7 +52,7 @@ import Testing
 
   @Test func leavesOutAbsentEnvelopeFields() {
     #expect(
-      text(Event(seq: 7, at: Self.at, origin: "jsonl", action: Self.rating))
+      text(Event(seq: 7, at: Self.at, origin: .jsonl, action: Self.rating))
         == #"{"v":2,"seq":7,"at":"2026-11-21T10:00:00.123Z","origin":"jsonl","type":"submitRating","payload":{"group":"Knowledge","skill":"Synonyms","stars":4}}"#
     )
   }
@@ -70,11 +70,11 @@ import Testing
 
   @Test func everyActionTypeSurvivesTheEnvelope() throws {
     for (i, action) in SampleActions.all.enumerated() {
-      let event = Event(seq: i + 1, at: Self.at, origin: "test", cause: i, action: action)
+      let event = Event(seq: i + 1, at: Self.at, origin: .test, cause: i, action: action)
       let bytes = event.encoded()
       let decoded = try Event.decode(bytes)
-      #expect(decoded.action == SampleActions.redacted(action), "\(action.typeName)")
-      #expect(decoded.encoded() == bytes, "\(action.typeName)")
+      #expect(decoded.action == SampleActions.redacted(action), "\(action.type)")
+      #expect(decoded.encoded() == bytes, "\(action.type)")
     }
   }
 
@@ -89,13 +89,34 @@ import Testing
     let line =
       #"{"seq":7,"at":"2026-11-21T10:00:00.123Z","origin":"jsonl","type":"submitRating","payload":{"group":"Knowledge","skill":"Synonyms","stars":4}}"#
     let event = try decode(line)
-    #expect(event == Event(seq: 7, at: Self.at, origin: "jsonl", action: Self.rating))
+    #expect(event == Event(seq: 7, at: Self.at, origin: .jsonl, action: Self.rating))
     // It is written back in the current format.
     #expect(text(event).hasPrefix(#"{"v":2,"seq":7,"#))
     #expect(
       try decode(
         #"{"v":1,"seq":7,"at":"2026-11-21T10:00:00.123Z","origin":"jsonl","type":"logout"}"#
       ).action == .logout)
+  }
+
+  @Test func readsKnownOriginsAndErrorKindsAsTheirNamedValues() throws {
+    let event = try decode(
+      #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00.123Z","origin":"store","cause":2,"type":"requestFailed","payload":{"cause":2,"error":{"kind":"interrupted","message":"m"}}}"#
+    )
+    #expect(event.origin == .store)
+    #expect(
+      event.action
+        == .requestFailed(.init(cause: 2, error: .init(kind: .interrupted, message: "m"))))
+  }
+
+  @Test func keepsAnOriginAndAnErrorKindItDoesNotKnowByteForByte() throws {
+    let line =
+      #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00.123Z","origin":"webhook:k1","cause":2,"type":"requestFailed","payload":{"cause":2,"error":{"kind":"quotaExceeded","status":429,"message":"slow down"}}}"#
+    let event = try decode(line)
+    #expect(event.origin == EventOrigin(rawValue: "webhook:k1"))
+    let error = RequestError(
+      kind: RequestErrorKind(rawValue: "quotaExceeded"), status: 429, message: "slow down")
+    #expect(event.action == .requestFailed(.init(cause: 2, error: error)))
+    #expect(text(event) == line)
   }
 
   @Test func refusesARecordFromANewerFormatWithAClearMessage() {
@@ -187,5 +208,5 @@ import Testing
 }
 
 extension Event: CustomTestStringConvertible {
-  public var testDescription: String { "#\(seq) \(action.typeName)" }
+  public var testDescription: String { "#\(seq) \(action.type)" }
 }

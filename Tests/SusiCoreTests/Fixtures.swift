@@ -24,7 +24,7 @@ enum Fixture {
     Session(email: email, expiresAt: expiresAt, since: Timestamp(milliseconds: 1_700_000_000_000))
   }
 
-  static func error(_ kind: String = "network", status: Int? = nil) -> RequestError {
+  static func error(_ kind: RequestErrorKind = .network, status: Int? = nil) -> RequestError {
     RequestError(kind: kind, status: status, message: "the server could not be reached")
   }
 

@@ -83,9 +83,9 @@ import Testing
 
   @Test func requestErrorsDescribeThemselves() {
     #expect(
-      RequestError(kind: "http", status: 502, message: "bad gateway").description
+      RequestError(kind: .http, status: 502, message: "bad gateway").description
         == "bad gateway (http, HTTP 502)")
-    #expect(RequestError(kind: "network", message: "no route").description == "no route (network)")
+    #expect(RequestError(kind: .network, message: "no route").description == "no route (network)")
   }
 
   @Test func answerActionsUseTheServersTypeNames() {

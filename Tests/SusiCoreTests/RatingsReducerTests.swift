@@ -78,7 +78,7 @@ import Testing
         .resolvingSkill(
           .rateSkill(server: "embedded", group: "Games", skill: "Ghost", language: "en", stars: 4))
       ])
-    let error = RequestError(kind: "notFound", message: "unknown skill 'Ghost' in group 'Games'")
+    let error = RequestError(kind: .notFound, message: "unknown skill 'Ghost' in group 'Games'")
     t.receive(.requestFailed(.init(cause: asked, error: error)), cause: asked) {
       $0.inFlight = [:]
       $0.lastErrors["submitRating"] = error

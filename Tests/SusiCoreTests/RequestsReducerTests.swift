@@ -50,7 +50,7 @@ import Testing
     t.receive(
       .requestFailed(
         .init(
-          cause: search, error: RequestError(kind: "cancelled", message: "cancelled by request 2"))),
+          cause: search, error: RequestError(kind: .cancelled, message: "cancelled by request 2"))),
       cause: search
     ) { $0.inFlight = [:] }
   }
@@ -69,7 +69,7 @@ import Testing
   @Test(arguments: requestTypes)
   func aFailureEndsTheRequestWhateverItsTypeAndRecordsTheError(type: String) {
     var t = ReducerTester()
-    let failure = Fixture.error("http", status: 500)
+    let failure = Fixture.error(.http, status: 500)
     t.prepare {
       $0.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0, key: "k")
       $0.inFlight[2] = InFlightRequest(type: type, since: Fixture.t0, key: "k")
@@ -82,8 +82,8 @@ import Testing
 
   @Test func aNewerFailureReplacesTheErrorOfItsType() {
     var t = ReducerTester()
-    let first = Fixture.error("timeout")
-    let second = Fixture.error("http", status: 503)
+    let first = Fixture.error(.timeout)
+    let second = Fixture.error(.http, status: 503)
     t.prepare {
       $0.inFlight[1] = InFlightRequest(type: "loadGroups", since: Fixture.t0, key: "loadGroups")
       $0.inFlight[2] = InFlightRequest(type: "loadGroups", since: Fixture.t0, key: "loadGroups")
@@ -99,8 +99,8 @@ import Testing
     }
   }
 
-  @Test(arguments: ["cancelled", "superseded"])
-  func aCancelledOrSupersededRequestRecordsNoError(kind: String) {
+  @Test(arguments: [RequestErrorKind.cancelled, .superseded])
+  func aCancelledOrSupersededRequestRecordsNoError(kind: RequestErrorKind) {
     var t = ReducerTester.loggedIn()
     t.prepare {
       $0.inFlight[1] = InFlightRequest(type: "loadGroups", since: Fixture.t0, key: "loadGroups")
@@ -128,7 +128,7 @@ import Testing
       { $0.inFlight[2] = InFlightRequest(type: "loadGroups", since: at, key: "loadGroups") },
       effects: [.supersede(seq: older), .fetchGroups(server: "embedded", language: "en")])
     let replaced = RequestError(
-      kind: "superseded", message: "replaced by the same request of event 2")
+      kind: .superseded, message: "replaced by the same request of event 2")
     t.receive(.requestFailed(.init(cause: older, error: replaced)), cause: older) {
       $0.inFlight[1] = nil
     }
@@ -136,7 +136,7 @@ import Testing
 
   @Test func aFailureOfNoKnownRequestIsRecordedAsUnknown() {
     var t = ReducerTester()
-    let failure = Fixture.error("network")
+    let failure = Fixture.error(.network)
     t.prepare {
       $0.inFlight[1] = InFlightRequest(type: "search", since: Fixture.t0, key: "search:x")
     }
@@ -144,14 +144,14 @@ import Testing
       $0.lastErrors["unknown"] = failure
     }
     t.receive(
-      .requestFailed(.init(cause: 43, error: RequestError(kind: "cancelled", message: "gone"))),
+      .requestFailed(.init(cause: 43, error: RequestError(kind: .cancelled, message: "gone"))),
       cause: 43)
   }
 
   @Test(arguments: loginOnlyTypes)
   func anUnauthorizedLoginOnlyRequestWhileLoggedInEndsTheSession(type: String) {
     var t = ReducerTester.loggedIn()
-    let failure = Fixture.error("unauthorized", status: 401)
+    let failure = Fixture.error(.unauthorized, status: 401)
     t.prepare { $0.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0) }
     t.receive(
       .requestFailed(.init(cause: 1, error: failure)), cause: 1,
@@ -169,7 +169,7 @@ import Testing
   @Test(arguments: loginOnlyTypes)
   func anUnauthorizedLoginOnlyRequestWhileLoggedOutOnlyRecordsTheError(type: String) {
     var t = ReducerTester()
-    let failure = Fixture.error("unauthorized", status: 401)
+    let failure = Fixture.error(.unauthorized, status: 401)
     t.prepare { $0.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0) }
     t.receive(.requestFailed(.init(cause: 1, error: failure)), cause: 1) {
       $0.inFlight = [:]
@@ -180,7 +180,7 @@ import Testing
   @Test(arguments: ["loadGroups", "loadSkills", "sendMessage", "login", "logout", "search"])
   func anUnauthorizedRequestThatNeedsNoLoginKeepsTheSession(type: String) {
     var t = ReducerTester.loggedIn()
-    let failure = Fixture.error("unauthorized", status: 401)
+    let failure = Fixture.error(.unauthorized, status: 401)
     t.prepare { $0.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0) }
     t.receive(.requestFailed(.init(cause: 1, error: failure)), cause: 1) {
       $0.inFlight = [:]
@@ -190,16 +190,16 @@ import Testing
 
   @Test func anUnauthorizedFailureOfNoKnownRequestKeepsTheSession() {
     var t = ReducerTester.loggedIn()
-    let failure = Fixture.error("unauthorized", status: 401)
+    let failure = Fixture.error(.unauthorized, status: 401)
     t.receive(.requestFailed(.init(cause: 8, error: failure)), cause: 8) {
       $0.lastErrors["unknown"] = failure
     }
   }
 
-  @Test(arguments: ["http", "server", "timeout", "badResponse"])
-  func otherFailuresOfLoginOnlyRequestsKeepTheSession(kind: String) {
+  @Test(arguments: [RequestErrorKind.http, .server, .timeout, .badResponse])
+  func otherFailuresOfLoginOnlyRequestsKeepTheSession(kind: RequestErrorKind) {
     var t = ReducerTester.loggedIn()
-    let failure = Fixture.error(kind, status: kind == "http" ? 403 : nil)
+    let failure = Fixture.error(kind, status: kind == .http ? 403 : nil)
     t.prepare {
       $0.inFlight[1] = InFlightRequest(type: "syncSettings", since: Fixture.t0, key: "syncSettings")
     }
@@ -252,10 +252,10 @@ import Testing
         state.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0, key: "k")
         state.inFlight[2] = InFlightRequest(type: type, since: Fixture.t0, key: "k")
         state.lastErrors = [type: Fixture.error(), "other": Fixture.error()]
-        let event = Event(seq: 3, at: Fixture.t0, origin: "runner", cause: 1, action: result)
+        let event = Event(seq: 3, at: Fixture.t0, origin: .runner, cause: 1, action: result)
         _ = reduce(&state, event)
         let completed = completes.contains(type)
-        let name = "\(result.typeName) for a \(type) request"
+        let name = "\(result.type) for a \(type) request"
         #expect((state.inFlight[1] == nil) == completed, "\(name): in flight")
         #expect(state.inFlight[2] != nil, "\(name): another request")
         #expect((state.lastErrors[type] == nil) == completed, "\(name): error")
@@ -294,7 +294,7 @@ import Testing
       var state = State()
       state.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0)
       let event = Event(
-        seq: 2, at: Fixture.t0, origin: "runner", cause: 1,
+        seq: 2, at: Fixture.t0, origin: .runner, cause: 1,
         action: .loginFailed(.init(email: Fixture.email, error: Fixture.error())))
       _ = reduce(&state, event)
       #expect((state.inFlight[1] == nil) == (type == "login"), "loginFailed for a \(type) request")
@@ -309,7 +309,7 @@ import Testing
       seq += 1
       events.append(
         Event(
-          seq: seq, at: Fixture.t0.adding(milliseconds: Int64(seq) * 10), origin: "test",
+          seq: seq, at: Fixture.t0.adding(milliseconds: Int64(seq) * 10), origin: .test,
           cause: cause, action: action))
     }
     add(.login(.init(email: Fixture.email, password: Secret("pw"))))

@@ -90,9 +90,9 @@ enum SampleActions {
     .loginFailed(
       .init(
         email: Fixture.email,
-        error: RequestError(kind: "unauthorized", status: 401, message: "wrong password"))),
+        error: RequestError(kind: .unauthorized, status: 401, message: "wrong password"))),
     .loginFailed(
-      .init(email: Fixture.email, error: RequestError(kind: "network", message: "no route to host"))
+      .init(email: Fixture.email, error: RequestError(kind: .network, message: "no route to host"))
     ),
     .loggedOut(.init()),
     .loggedOut(.init(reason: "session expired")),
@@ -154,8 +154,8 @@ enum SampleActions {
         url: "https://swift.org/logo.png", path: "/home/u/.cache/susi/images/ab12.png",
         bytes: 48_213)),
     .requestFailed(
-      .init(cause: 7, error: RequestError(kind: "http", status: 502, message: "bad gateway"))),
-    .requestFailed(.init(cause: 8, error: RequestError(kind: "cancelled", message: "superseded"))),
+      .init(cause: 7, error: RequestError(kind: .http, status: 502, message: "bad gateway"))),
+    .requestFailed(.init(cause: 8, error: RequestError(kind: .cancelled, message: "superseded"))),
     .actionRejected(.init(reason: "stars must be 1 to 5, not 9")),
   ]
 

@@ -18,7 +18,7 @@ import Testing
   }
 
   private func logged(_ action: Action) -> [UInt8] {
-    Event(seq: 1, at: Fixture.t0, origin: "cli", action: action).encoded()
+    Event(seq: 1, at: Fixture.t0, origin: .cli, action: action).encoded()
   }
 
   // MARK: Secret
@@ -193,17 +193,17 @@ import Testing
     let leak = "GET https://h/x.json?access_token=tok123 failed; Authorization: Bearer tok456"
     let actions: [Action] = [
       .requestFailed(
-        .init(cause: 1, error: RequestError(kind: "http", status: 500, message: leak))),
+        .init(cause: 1, error: RequestError(kind: .http, status: 500, message: leak))),
       .loginFailed(
-        .init(email: Fixture.email, error: RequestError(kind: "unauthorized", message: leak))),
+        .init(email: Fixture.email, error: RequestError(kind: .unauthorized, message: leak))),
       .actionRejected(.init(reason: leak)),
       .loggedOut(.init(reason: leak)),
     ]
     for action in actions {
       let bytes = logged(action)
-      #expect(!contains(bytes, "tok123"), "\(action.typeName)")
-      #expect(!contains(bytes, "tok456"), "\(action.typeName)")
-      #expect(contains(bytes, "access_token=[redacted]"), "\(action.typeName)")
+      #expect(!contains(bytes, "tok123"), "\(action.type)")
+      #expect(!contains(bytes, "tok456"), "\(action.type)")
+      #expect(contains(bytes, "access_token=[redacted]"), "\(action.type)")
     }
   }
 }

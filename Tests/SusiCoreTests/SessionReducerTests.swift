@@ -133,7 +133,7 @@ import Testing
   @Test func loggedInStartsTheSessionAndClearsTheLoginError() {
     var t = ReducerTester()
     let asked = t.now
-    t.prepare { $0.lastErrors = ["login": Fixture.error("unauthorized", status: 401)] }
+    t.prepare { $0.lastErrors = ["login": Fixture.error(.unauthorized, status: 401)] }
     let login = t.send(
       .login(.init(email: Fixture.email, password: Secret("pw"))),
       { $0.inFlight[1] = InFlightRequest(type: "login", since: asked, key: "login") },
@@ -194,7 +194,7 @@ import Testing
   @Test func loginFailedEndsTheLoginAndRecordsTheError() {
     var t = ReducerTester()
     let at = t.now
-    let failure = Fixture.error("unauthorized", status: 401)
+    let failure = Fixture.error(.unauthorized, status: 401)
     let login = t.send(
       .login(.init(email: Fixture.email, password: Secret("wrong"))),
       { $0.inFlight[1] = InFlightRequest(type: "login", since: at, key: "login") },

@@ -21,7 +21,7 @@ import Testing
       SearchResult(title: "K", description: "d", link: "https://k.example", icon: "https://i")
     ]
     state.lastErrors["login"] = RequestError(
-      kind: "unauthorized", status: 401, message: "wrong password")
+      kind: .unauthorized, status: 401, message: "wrong password")
     state.inFlight[10] = InFlightRequest(type: "search", since: Fixture.t0, key: "search:swift")
     state.inFlight[9] = InFlightRequest(type: "cacheImage", since: Fixture.t0)
     state.userRatings[SkillID(group: "Games", skill: "Flip a coin")] = UserRating(stars: nil)
@@ -114,7 +114,7 @@ import Testing
   @Test func keepsSecretsOutOfTheStatesJSON() {
     var state = State()
     state.lastErrors["syncSettings"] = RequestError(
-      kind: "http", status: 500,
+      kind: .http, status: 500,
       message: "GET /aaa/listUserSettings.json?access_token=tok123 failed")
     let text = String(decoding: state.canonicalJSON(), as: UTF8.self)
     #expect(!text.contains("tok123"))
@@ -124,7 +124,7 @@ import Testing
   @Test func replayedStatesHaveEqualBytes() {
     let events = SampleActions.all.enumerated().map { i, action in
       Event(
-        seq: i + 1, at: Fixture.t0.adding(milliseconds: Int64(i)), origin: "test", cause: i,
+        seq: i + 1, at: Fixture.t0.adding(milliseconds: Int64(i)), origin: .test, cause: i,
         action: action)
     }
     var first = State()

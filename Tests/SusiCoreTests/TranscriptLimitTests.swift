@@ -9,7 +9,7 @@ import Testing
     var largest = 0
     for seq in 1...(5 * limit + 7) {
       let event = Event(
-        seq: seq, at: Timestamp(milliseconds: Int64(seq)), origin: "cli", cause: nil, id: nil,
+        seq: seq, at: Timestamp(milliseconds: Int64(seq)), origin: .cli, cause: nil, id: nil,
         idempotencyKey: nil, action: .sendMessage(Action.SendMessage(query: "q\(seq)")))
       _ = reduce(&state, event)
       largest = max(largest, state.transcript.count)

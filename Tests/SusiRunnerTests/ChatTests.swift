@@ -155,7 +155,7 @@ struct ChatTests {
 
   @Test func answersOfTheWrongShapeAreABadResponse() async {
     let harness = Harness { _ in .json(#"{"query":"q","answers":"none"}"#) }
-    #expect(await harness.run(Self.chat).failure?.kind == "badResponse")
+    #expect(await harness.run(Self.chat).failure?.kind == .badResponse)
   }
 
   @Test func everyActionTypeIsDecodedInOrder() async {

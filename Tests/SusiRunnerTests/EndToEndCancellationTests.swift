@@ -47,15 +47,15 @@ struct EndToEndCancellationTests {
       async let newer = run.send(.loadSkills(.init()))
       let (first, second) = try await (older, newer)
       for events in [first, second] {
-        #expect(events.count == 2, "\(events.map(\.action.typeName))")
+        #expect(events.count == 2, "\(events.map(\.action.type))")
         switch events.last?.action {
         case .skillsLoaded?: break
-        case .requestFailed(let failed)?: #expect(failed.error.kind == "superseded")
-        default: Issue.record("unexpected result: \(events.map(\.action.typeName))")
+        case .requestFailed(let failed)?: #expect(failed.error.kind == .superseded)
+        default: Issue.record("unexpected result: \(events.map(\.action.type))")
         }
       }
       let newest = first[0].seq > second[0].seq ? first : second
-      #expect(newest.last?.action.typeName == "skillsLoaded")
+      #expect(newest.last?.action.type == .skillsLoaded)
     }
     #expect(await run.store.state.inFlight.isEmpty)
     #expect(await run.store.state.skills.count == 22)

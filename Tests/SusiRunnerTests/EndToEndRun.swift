@@ -98,7 +98,7 @@ final class EndToEndRun: Sendable {
   func send(
     _ action: Action, until done: @escaping @Sendable ([Event]) -> Bool = { _ in false }
   ) async throws -> [Event] {
-    let sent = try await store.send(action, origin: "test")
+    let sent = try await store.send(action, origin: .test)
     let results = store.results(of: sent.seq)
     let waiter = Task {
       var gathered: [Event] = []
@@ -125,7 +125,7 @@ final class EndToEndRun: Sendable {
   {
     let events = try await send(action)
     let last = try #require(
-      events.dropFirst().last, "\(action.typeName) got no result", sourceLocation: sourceLocation)
+      events.dropFirst().last, "\(action.type) got no result", sourceLocation: sourceLocation)
     return last.action
   }
 

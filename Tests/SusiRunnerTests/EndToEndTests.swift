@@ -382,7 +382,7 @@ struct EndToEndTests {
     // for the clock.
     let sent = try await run.send(.sendMessage(.init(query: "set a timer for 10 seconds"))) {
       results in
-      results.contains { $0.action.typeName == "messageReceived" }
+      results.contains { $0.action.type == .messageReceived }
     }
     let answer = try #require(sent.last)
     guard case .messageReceived(let now) = answer.action else {
@@ -602,12 +602,12 @@ struct EndToEndTests {
     // The server's clock passes the token's end; the client's has not, so it still sends it.
     run.serverClock.advance(by: 120)
     let events = try await run.send(.syncSettings)
-    #expect(events.map(\.action.typeName) == ["syncSettings", "requestFailed", "loggedOut"])
+    #expect(events.map(\.action.type) == [.syncSettings, .requestFailed, .loggedOut])
     guard case .requestFailed(let failed)? = events.dropFirst().first?.action else {
       Issue.record("the sync did not fail")
       return
     }
-    #expect(failed.error.kind == "unauthorized")
+    #expect(failed.error.kind == .unauthorized)
     #expect(failed.error.status == 401)
     guard case .loggedOut(let loggedOut)? = events.last?.action else {
       Issue.record("the session did not end")
@@ -617,7 +617,7 @@ struct EndToEndTests {
     #expect(events.last?.cause == events.dropFirst().first?.seq)
     let state = await run.store.state
     #expect(state.session == nil)
-    #expect(state.lastErrors["syncSettings"]?.kind == "unauthorized")
+    #expect(state.lastErrors["syncSettings"]?.kind == .unauthorized)
     #expect(run.credentialsFiles().isEmpty)
 
     try await run.finish()
@@ -632,7 +632,7 @@ struct EndToEndTests {
     run.clock.advance(by: 61_000)
     let before = run.transport.count
     let events = try await run.send(.changeSettings(.init(settings: ["theme": .string("dark")])))
-    #expect(events.map(\.action.typeName) == ["changeSettings", "actionRejected", "loggedOut"])
+    #expect(events.map(\.action.type) == [.changeSettings, .actionRejected, .loggedOut])
     guard case .actionRejected(let rejected)? = events.dropFirst().first?.action else {
       Issue.record("the change was not refused")
       return
@@ -663,7 +663,7 @@ struct EndToEndTests {
     // answer is kept and the session ends.
     run.serverClock.advance(by: 120)
     let events = try await run.send(.sendMessage(.init(query: "flip a coin")))
-    #expect(events.map(\.action.typeName) == ["sendMessage", "messageReceived", "loggedOut"])
+    #expect(events.map(\.action.type) == [.sendMessage, .messageReceived, .loggedOut])
     guard case .messageReceived(let after)? = events.dropFirst().first?.action else {
       Issue.record("no answer")
       return

@@ -75,7 +75,7 @@ struct ImageCacheTests {
     harness.start(.cacheImage(url: "https://img.example/b.png"), cause: 2)
     await harness.transport.waitForHeld(count: 1)
     harness.start(.cancel(seq: 1), cause: 3)
-    #expect(await harness.results.next(for: 1).failure?.kind == "cancelled")
+    #expect(await harness.results.next(for: 1).failure?.kind == .cancelled)
     harness.transport.releaseAll()
     guard case .imageCached(let cached) = await harness.results.next(for: 2) else {
       Issue.record("the second request should still get the image")
@@ -162,7 +162,7 @@ struct ImageCacheTests {
         status: 200, headers: ["Content-Type": "text/html"], body: Array("<html>login</html>".utf8))
     }
     let result = await harness.run(.cacheImage(url: "https://img.example/x.png?sig=private"))
-    #expect(result.failure?.kind == "badResponse")
+    #expect(result.failure?.kind == .badResponse)
     #expect(result.failure?.message == "https://img.example/x.png is not an image (text/html)")
     #expect(
       (try? FileManager.default.contentsOfDirectory(atPath: harness.directory + "/images"))?
@@ -176,7 +176,7 @@ struct ImageCacheTests {
         throw TransportError.tooLarge(limit: request.maximumBodyBytes)
       })
     let result = await harness.run(.cacheImage(url: "https://img.example/huge.png"))
-    #expect(result.failure?.kind == "tooLarge")
+    #expect(result.failure?.kind == .tooLarge)
     let request = harness.transport.requests[0]
     #expect(request.maximumBodyBytes == 4096)
     #expect(request.followsRedirects)
@@ -186,7 +186,7 @@ struct ImageCacheTests {
   @Test func aMissingImageIsAnHTTPFailure() async {
     let harness = Harness { _ in TransportResponse(status: 404) }
     let result = await harness.run(.cacheImage(url: "https://img.example/gone.png"))
-    #expect(result.failure?.kind == "http")
+    #expect(result.failure?.kind == .http)
     #expect(result.failure?.status == 404)
   }
 }

@@ -65,7 +65,7 @@ struct RatingsAndSettingsTests {
     let harness = await Self.loggedIn { _ in .json(#"{"accepted":true}"#) }
     let result = await harness.run(
       .rateSkill(server: "embedded", group: "G", skill: "s", language: "en", stars: 3))
-    #expect(result.failure?.kind == "badResponse")
+    #expect(result.failure?.kind == .badResponse)
   }
 
   @Test func ratingAMissingSkillReportsTheServersMessage() async {
@@ -73,7 +73,7 @@ struct RatingsAndSettingsTests {
     let result = await harness.run(
       .rateSkill(server: "embedded", group: "G", skill: "s", language: "en", stars: 3))
     #expect(
-      result.failure == RequestError(kind: "http", status: 404, message: "Skill does not exist."))
+      result.failure == RequestError(kind: .http, status: 404, message: "Skill does not exist."))
   }
 
   @Test(
@@ -150,7 +150,7 @@ struct RatingsAndSettingsTests {
     let harness = await Self.loggedIn { _ in .json(#"{"accepted":true}"#) }
     let result = await harness.run(
       .storeSettings(server: "embedded", settings: ["hotwordRecognition": .bool(true)]))
-    #expect(result.failure?.kind == "server")
+    #expect(result.failure?.kind == .server)
     #expect(harness.transport.requests.count == 1)
   }
 
@@ -213,7 +213,7 @@ struct RatingsAndSettingsTests {
     let result = await harness.run(
       .resolvingSkill(
         .fetchUserRating(server: "embedded", group: "Games", skill: "Ghost", language: "en")))
-    #expect(result.failure?.kind == "notFound")
+    #expect(result.failure?.kind == .notFound)
     #expect(
       result.failure?.message
         == "unknown skill 'Ghost' in group 'Games': the server has no such skill in language 'en'")
@@ -229,7 +229,7 @@ struct RatingsAndSettingsTests {
       .fetchUserRating(server: "embedded", group: "G", skill: "s", language: "en"),
     ] {
       let result = await harness.run(effect)
-      #expect(result.failure?.kind == "notLoggedIn", "\(effect)")
+      #expect(result.failure?.kind == .notLoggedIn, "\(effect)")
     }
     #expect(harness.transport.requests.isEmpty)
   }
@@ -245,7 +245,7 @@ struct RatingsAndSettingsTests {
       .login(server: "embedded", email: "u@example.com", password: Secret("pw"), validSeconds: 60))
     harness.clock.advance(by: 60_000)
     let result = await harness.run(.fetchSettings(server: "embedded"), cause: 2)
-    #expect(result.failure?.kind == "unauthorized")
+    #expect(result.failure?.kind == .unauthorized)
     #expect(result.failure?.message.contains("expired") == true)
     #expect(harness.transport.requests.count == 1)
   }

@@ -66,20 +66,20 @@ struct ReplyQuirksTests {
 
   @Test func acceptedFalseOnHTTP200IsAServerFailure() async {
     let result = await Self.body(#"{"accepted":false,"message":"Please verify recaptcha"}"#)
-    #expect(result.failure == RequestError(kind: "server", message: "Please verify recaptcha"))
+    #expect(result.failure == RequestError(kind: .server, message: "Please verify recaptcha"))
   }
 
   @Test func acceptedFalseWithoutAMessageStillSaysWhere() async {
     let result = await Self.body(#"{"accepted":false}"#)
     #expect(
       result.failure
-        == RequestError(kind: "server", message: "/cms/getGroups.json did not accept the request"))
+        == RequestError(kind: .server, message: "/cms/getGroups.json did not accept the request"))
   }
 
   @Test func htmlErrorPagesGiveTheStatusAndTheTitlesMessage() async {
     let result = await Self.reply(.jettyError(422, "Rating not provided."))
     #expect(
-      result.failure == RequestError(kind: "http", status: 422, message: "Rating not provided."))
+      result.failure == RequestError(kind: .http, status: 422, message: "Rating not provided."))
   }
 
   @Test func anErrorPageWithEntitiesIsDecoded() async {
@@ -88,7 +88,7 @@ struct ReplyQuirksTests {
     let result = await Self.reply(TransportResponse(status: 404, body: Array(page.utf8)))
     #expect(
       result.failure
-        == RequestError(kind: "http", status: 404, message: "Skill \"x\" does not exist."))
+        == RequestError(kind: .http, status: 404, message: "Skill \"x\" does not exist."))
   }
 
   @Test func anErrorPageWithoutATitleUsesThePreText() async {
@@ -96,7 +96,7 @@ struct ReplyQuirksTests {
       "<html><body><h2>HTTP ERROR 400</h2><pre>    Bad login parameters.</pre></body></html>"
     let result = await Self.reply(TransportResponse(status: 400, body: Array(page.utf8)))
     #expect(
-      result.failure == RequestError(kind: "http", status: 400, message: "Bad login parameters."))
+      result.failure == RequestError(kind: .http, status: 400, message: "Bad login parameters."))
   }
 
   @Test func anEmptyErrorBodyStillGivesTheStatus() async {
@@ -104,7 +104,7 @@ struct ReplyQuirksTests {
     #expect(
       result.failure
         == RequestError(
-          kind: "http", status: 422,
+          kind: .http, status: 422,
           message: "/cms/getGroups.json answered HTTP 422 Unprocessable Content"))
     let busy = await Self.reply(TransportResponse(status: 503))
     #expect(busy.failure?.status == 503)
@@ -116,7 +116,7 @@ struct ReplyQuirksTests {
       TransportResponse(
         status: 301,
         headers: ["Location": "https://api.example/cms/getGroups.json?access_token=abc"]))
-    #expect(result.failure?.kind == "http")
+    #expect(result.failure?.kind == .http)
     #expect(result.failure?.status == 301)
     #expect(result.failure?.message.contains("https://api.example/cms/getGroups.json") == true)
     #expect(result.failure?.message.contains("abc") == false)
@@ -137,13 +137,13 @@ struct ReplyQuirksTests {
   ])
   func garbageBodiesAreTypedFailures(body: String, says: String) async {
     let result = await Self.body(body)
-    #expect(result.failure?.kind == "badResponse")
+    #expect(result.failure?.kind == .badResponse)
     #expect(result.failure?.message.contains(says) == true, "\(result)")
   }
 
   @Test func aGroupsReplyOfTheWrongShapeIsABadResponse() async {
     let result = await Self.body(#"{"accepted":true,"groups":"Knowledge"}"#)
-    #expect(result.failure?.kind == "badResponse")
+    #expect(result.failure?.kind == .badResponse)
   }
 
   @Test func anOversizeBodyIsATypedFailure() async {
@@ -154,7 +154,7 @@ struct ReplyQuirksTests {
     #expect(
       result.failure
         == RequestError(
-          kind: "tooLarge",
+          kind: .tooLarge,
           message: "the reply from /cms/getGroups.json is larger than 1048576 bytes"))
     #expect(harness.transport.requests.first?.maximumBodyBytes == 1 << 20)
   }
@@ -174,7 +174,7 @@ struct ReplyQuirksTests {
     _ = await harness.run(
       .login(server: "embedded", email: "u@example.com", password: Secret("pw"), validSeconds: nil))
     let result = await harness.run(.fetchSettings(server: "embedded"), cause: 2)
-    #expect(result.failure?.kind == "unauthorized")
+    #expect(result.failure?.kind == .unauthorized)
     #expect(result.failure?.status == 401)
     #expect(result.failure?.message.hasSuffix("log in again") == true)
   }
@@ -188,6 +188,6 @@ struct ReplyQuirksTests {
         == .loginFailed(
           .init(
             email: "u@example.com",
-            error: .init(kind: "http", status: 401, message: "Invalid credentials"))))
+            error: .init(kind: .http, status: 401, message: "Invalid credentials"))))
   }
 }

@@ -45,7 +45,7 @@ struct RetryTests {
     let result = await Self.runWithBackoff(harness, Self.groups)
     #expect(
       result.failure
-        == RequestError(kind: "http", status: 503, message: "your request frequency is too high"))
+        == RequestError(kind: .http, status: 503, message: "your request frequency is too high"))
     #expect(harness.transport.requests.count == 3)
     let sleeps = Self.backoffSleeps(harness)
     #expect(sleeps.count == 2)
@@ -63,7 +63,7 @@ struct RetryTests {
         $0.randomSeed = seed
       }, respond: { _ in throw TransportError.cannotConnect("refused") })
     let result = await Self.runWithBackoff(harness, Self.groups)
-    #expect(result.failure?.kind == "network")
+    #expect(result.failure?.kind == .network)
     #expect(harness.transport.requests.count == 7)
     let sleeps = Self.backoffSleeps(harness)
     #expect(sleeps.count == 6)
@@ -133,7 +133,7 @@ struct RetryTests {
         .success(.jettyError(503, "busy", headers: [("Retry-After", "3600")]))
       ]))
     let result = await harness.run(Self.groups)
-    #expect(result.failure == RequestError(kind: "http", status: 503, message: "busy"))
+    #expect(result.failure == RequestError(kind: .http, status: 503, message: "busy"))
     #expect(harness.transport.requests.count == 1)
     #expect(Self.backoffSleeps(harness).isEmpty)
   }
@@ -142,7 +142,7 @@ struct RetryTests {
   func clientErrorsAreNeverRetried(status: Int) async {
     let harness = Harness { _ in .jettyError(status, "refused") }
     let result = await harness.run(Self.groups)
-    #expect(result.failure == RequestError(kind: "http", status: status, message: "refused"))
+    #expect(result.failure == RequestError(kind: .http, status: status, message: "refused"))
     #expect(harness.transport.requests.count == 1)
   }
 
@@ -152,7 +152,7 @@ struct RetryTests {
   func aChatWhoseOutcomeIsUnknownIsNotSentAgain(error: TransportError) async {
     let harness = Harness { _ in throw error }
     let result = await Self.runWithBackoff(harness, Self.chat)
-    #expect(result.failure?.kind == (error == .timedOut ? "timeout" : "network"))
+    #expect(result.failure?.kind == (error == .timedOut ? .timeout : .network))
     #expect(harness.transport.requests.count == 1)
   }
 
@@ -172,7 +172,7 @@ struct RetryTests {
       Issue.record("expected loginFailed, got \(result)")
       return
     }
-    #expect(failed.error.kind == "network")
+    #expect(failed.error.kind == .network)
     #expect(harness.transport.requests.count == 1)
   }
 
@@ -215,7 +215,7 @@ struct RetryTests {
     #expect(harness.results.all.isEmpty)
     harness.clock.advance(by: 1)
     let result = await harness.results.next(for: 5)
-    #expect(result.failure?.kind == "timeout")
+    #expect(result.failure?.kind == .timeout)
     #expect(result.failure?.message == "/susi/chat.json did not answer in time; try again later")
     #expect(harness.transport.heldRequests.isEmpty)
     #expect(harness.transport.requests.count == 1)
@@ -233,7 +233,7 @@ struct RetryTests {
         harness.clock.advance(by: harness.clock.pendingSleeps[0])
       }
     }
-    #expect(await harness.results.next(for: 1).failure?.kind == "timeout")
+    #expect(await harness.results.next(for: 1).failure?.kind == .timeout)
     #expect(harness.transport.requests.count == 3)
   }
 
@@ -242,7 +242,7 @@ struct RetryTests {
     harness.start(Self.groups, cause: 2)
     await harness.clock.waitForSleepers { $0.contains { $0 < Self.deadline } }
     harness.start(.cancel(seq: 2), cause: 3)
-    #expect(await harness.results.next(for: 2).failure?.kind == "cancelled")
+    #expect(await harness.results.next(for: 2).failure?.kind == .cancelled)
     #expect(harness.transport.requests.count == 1)
   }
 }

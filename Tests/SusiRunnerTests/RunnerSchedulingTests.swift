@@ -41,10 +41,10 @@ struct RunnerSchedulingTests {
       switch entry.cause % 5 {
       case 0: #expect(entry.action == .groupsLoaded(.init(groups: ["Knowledge"])))
       case 1: #expect(entry.action.failure?.status == 500)
-      case 2: #expect(entry.action.failure?.kind == "network")
-      case 3: #expect(entry.action.failure?.kind == "notLoggedIn")
+      case 2: #expect(entry.action.failure?.kind == .network)
+      case 3: #expect(entry.action.failure?.kind == .notLoggedIn)
       default:
-        #expect(entry.action.failure == RequestError(kind: "http", status: 500, message: "boom"))
+        #expect(entry.action.failure == RequestError(kind: .http, status: 500, message: "boom"))
         if case .requestFailed(let p) = entry.action { #expect(p.cause == entry.cause) }
       }
     }
@@ -83,7 +83,7 @@ struct RunnerSchedulingTests {
     #expect(
       result
         == .requestFailed(
-          .init(cause: 7, error: .init(kind: "cancelled", message: "the request was cancelled"))))
+          .init(cause: 7, error: .init(kind: .cancelled, message: "the request was cancelled"))))
     #expect(await harness.runner.waitUntilIdle(timeout: 60))
     #expect(harness.results.actions(for: 7).count == 1)
     #expect(harness.results.actions(for: 8).isEmpty)
@@ -100,7 +100,7 @@ struct RunnerSchedulingTests {
         == .requestFailed(
           .init(
             cause: 7,
-            error: .init(kind: "superseded", message: "replaced by the same request of event 8"))))
+            error: .init(kind: .superseded, message: "replaced by the same request of event 8"))))
     #expect(await harness.runner.waitUntilIdle(timeout: 60))
     #expect(harness.results.actions(for: 7).count == 1)
     #expect(harness.results.actions(for: 8).isEmpty)
@@ -116,7 +116,7 @@ struct RunnerSchedulingTests {
     harness.start(.fetchGroups(server: "embedded", language: "en"), cause: 2)
     await harness.transport.waitForHeld(count: 1)
     harness.start(.supersede(seq: 2), cause: 3)
-    #expect(await harness.results.next(for: 2).failure?.kind == "superseded")
+    #expect(await harness.results.next(for: 2).failure?.kind == .superseded)
     harness.transport.releaseAll()
     #expect(await harness.results.next(for: 1) == .groupsLoaded(.init(groups: ["Knowledge"])))
     #expect(await harness.runner.waitUntilIdle(timeout: 60))
@@ -136,7 +136,7 @@ struct RunnerSchedulingTests {
     #expect(
       await harness.results.next(for: 2)
         == .requestFailed(
-          .init(cause: 2, error: .init(kind: "cancelled", message: "the request was cancelled"))))
+          .init(cause: 2, error: .init(kind: .cancelled, message: "the request was cancelled"))))
     harness.transport.releaseAll()
     #expect(await harness.results.next(for: 1) == .groupsLoaded(.init(groups: ["Knowledge"])))
     #expect(await harness.runner.waitUntilIdle(timeout: 60))
@@ -163,7 +163,7 @@ struct RunnerSchedulingTests {
       .deliverLater(delayMilliseconds: 60_000, message: .init(query: "q", answers: [])), cause: 4)
     await harness.clock.waitForSleepers(count: 1)
     harness.start(.cancel(seq: 4), cause: 5)
-    #expect(await harness.results.next(for: 4).failure?.kind == "cancelled")
+    #expect(await harness.results.next(for: 4).failure?.kind == .cancelled)
   }
 
   @Test func shutdownCancelsEverythingAndDeliversNothingMore() async {

@@ -81,7 +81,7 @@ struct SessionTests {
 
   @Test func aLoginReplyWithoutATokenIsABadResponse() async {
     let harness = Harness { _ in .json(#"{"accepted":true,"message":"odd"}"#) }
-    #expect(await harness.run(Self.login()).failure?.kind == "badResponse")
+    #expect(await harness.run(Self.login()).failure?.kind == .badResponse)
     #expect(Self.credentialFiles(harness).isEmpty)
   }
 
@@ -90,7 +90,7 @@ struct SessionTests {
     #expect(
       await harness.run(Self.login())
         == .loginFailed(
-          .init(email: Self.email, error: .init(kind: "server", message: "Please verify recaptcha"))
+          .init(email: Self.email, error: .init(kind: .server, message: "Please verify recaptcha"))
         ))
   }
 
@@ -117,7 +117,7 @@ struct SessionTests {
       await harness.run(.fetchSettings(server: "https://one.example"), cause: 2)
         == .settingsSynced(.init(settings: [:])))
     #expect(
-      await harness.run(.fetchSettings(server: "embedded"), cause: 3).failure?.kind == "notLoggedIn"
+      await harness.run(.fetchSettings(server: "embedded"), cause: 3).failure?.kind == .notLoggedIn
     )
     #expect(harness.transport.requests.count == 2)
   }
@@ -131,7 +131,7 @@ struct SessionTests {
     let file = try #require(Self.credentialFiles(harness).first)
     chmod(file, 0o644)
     let result = await harness.run(.fetchSettings(server: "embedded"), cause: 2)
-    #expect(result.failure?.kind == "io")
+    #expect(result.failure?.kind == .io)
     #expect(
       result.failure?.message
         == "permissions 0644 for '\(file)' are too open: it holds a secret; run chmod 600 \(file)")
@@ -149,7 +149,7 @@ struct SessionTests {
     try "garbage".write(toFile: file, atomically: false, encoding: .utf8)
     chmod(file, 0o600)
     let result = await harness.run(.fetchSettings(server: "embedded"), cause: 2)
-    #expect(result.failure?.kind == "io")
+    #expect(result.failure?.kind == .io)
     #expect(result.failure?.message.contains("log in again") == true)
   }
 
@@ -168,7 +168,7 @@ struct SessionTests {
     #expect(request.parameters == ["logout": "true", "access_token": Self.token])
     #expect(request.query == nil)
     #expect(
-      await harness.run(.fetchSettings(server: "embedded"), cause: 3).failure?.kind == "notLoggedIn"
+      await harness.run(.fetchSettings(server: "embedded"), cause: 3).failure?.kind == .notLoggedIn
     )
   }
 
@@ -220,7 +220,7 @@ struct SessionTests {
       result
         == .requestFailed(
           .init(
-            cause: 1, error: .init(kind: "http", status: 422, message: "email is already taken"))))
+            cause: 1, error: .init(kind: .http, status: 422, message: "email is already taken"))))
   }
 
   /// Canary: a whole session's results never carry the token or the password, and the
@@ -250,8 +250,8 @@ struct SessionTests {
     #expect(harness.results.all.count == effects.count)
     for entry in harness.results.all {
       let text = entry.action.encodedPayload + String(describing: entry.action)
-      #expect(!text.contains(Self.token), "\(entry.action.typeName) leaks the token")
-      #expect(!text.contains(Self.password), "\(entry.action.typeName) leaks the password")
+      #expect(!text.contains(Self.token), "\(entry.action.type) leaks the token")
+      #expect(!text.contains(Self.password), "\(entry.action.type) leaks the password")
     }
     let holders =
       FileManager.default.enumerator(atPath: harness.directory)?.compactMap { $0 as? String } ?? []

@@ -211,13 +211,13 @@ struct SkillsTests {
     }
     let result = await harness.run(
       .fetchSkill(server: "embedded", group: "Knowledge", skill: "x", language: "en"))
-    #expect(result.failure == RequestError(kind: "server", message: "Error: Bad parameter call"))
+    #expect(result.failure == RequestError(kind: .server, message: "Error: Bad parameter call"))
   }
 
   @Test func theEmbeddedServerMustBeRunning() async {
     let harness = Harness(configure: { $0.embeddedServerURL = nil }, respond: { _ in .json("{}") })
     let result = await harness.run(.fetchGroups(server: "embedded", language: "en"))
-    #expect(result.failure?.kind == "network")
+    #expect(result.failure?.kind == .network)
     #expect(result.failure?.message.contains("--server") == true)
     #expect(harness.transport.requests.isEmpty)
   }

@@ -124,7 +124,7 @@ struct TargetPolicyTests {
     ] {
       let result = await Self.result(runner, effect)
       let failure = try #require(result.failure)
-      #expect(failure.kind == "network")
+      #expect(failure.kind == .network)
       #expect(failure.message.hasPrefix(inside.baseURL + "/admin"))
       #expect(failure.message.contains("loopback address (127.0.0.1), which is refused"))
       #expect(!failure.message.contains("token"))

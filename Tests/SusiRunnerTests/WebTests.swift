@@ -95,7 +95,7 @@ struct WebTests {
         TransportResponse(status: 500)
       })
     let result = await harness.run(.webSearch(query: "x"))
-    #expect(result.failure?.kind == "http")
+    #expect(result.failure?.kind == .http)
     #expect(result.failure?.message.contains("https://search.test/") == true)
   }
 
@@ -224,7 +224,7 @@ struct WebTests {
         TransportResponse(status: 404, body: Array("<title>404 Not Found</title>".utf8))
       })
     let result = await harness.run(.fetchLinkPreview(url: "https://x.example/gone?secret=1"))
-    #expect(result.failure == RequestError(kind: "http", status: 404, message: "Not Found"))
+    #expect(result.failure == RequestError(kind: .http, status: 404, message: "Not Found"))
   }
 
   @Test func aSlowPageTimesOutAfterThePreviewLimit() async {
@@ -235,7 +235,7 @@ struct WebTests {
     let pump = harness.clock.autoAdvance(sleepsUpTo: 10_000)
     let result = await harness.results.next(for: 1)
     pump.cancel()
-    #expect(result.failure?.kind == "timeout")
+    #expect(result.failure?.kind == .timeout)
     #expect(
       result.failure?.message == "https://slow.example/ did not answer in time; try again later")
     #expect(harness.transport.requests.count == 3)

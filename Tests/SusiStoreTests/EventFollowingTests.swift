@@ -10,7 +10,7 @@ import Testing
 @Suite struct EventFollowingTests {
   private func event(_ seq: Int, cause: Int? = nil) -> PublishedEvent {
     let event = Event(
-      seq: seq, at: Timestamp(milliseconds: 1_795_341_600_000), origin: "test", cause: cause,
+      seq: seq, at: Timestamp(milliseconds: 1_795_341_600_000), origin: .test, cause: cause,
       action: .setServer(.init(url: "embedded")))
     return PublishedEvent(event: event, line: event.encoded())
   }
@@ -97,12 +97,12 @@ import Testing
 
   @Test func eventsAfterCatchesUpThenFollowsLive() async throws {
     let store = Store(sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualWallClock())
-    for _ in 0..<3 { try await store.send(.loadGroups(.init()), origin: "test") }
+    for _ in 0..<3 { try await store.send(.loadGroups(.init()), origin: .test) }
     var events = store.events(after: 1).makeAsyncIterator()
     #expect(try await events.next()?.seq == 2)
     #expect(try await events.next()?.seq == 3)
     let live = Task { try await events.next()?.seq }
-    try await store.send(.loadGroups(.init()), origin: "test")
+    try await store.send(.loadGroups(.init()), origin: .test)
     #expect(try await live.value == 4)
     await store.close()
   }
@@ -114,7 +114,7 @@ import Testing
       for try await event in store.events(after: 0) { seqs.append(event.seq) }
       return seqs
     }
-    try await store.send(.loadGroups(.init()), origin: "test")
+    try await store.send(.loadGroups(.init()), origin: .test)
     await store.close()
     #expect(try await reader.value == [1])
   }
@@ -122,8 +122,8 @@ import Testing
   @Test func resultsFollowAChainUntilNothingIsOwed() async throws {
     let runner = ManualRunner()
     let store = Store(sink: MemoryEventSink(), runner: runner, clock: ManualWallClock())
-    let groups = try await store.send(.loadGroups(.init()), origin: "test")
-    let other = try await store.send(.loadGroups(.init()), origin: "test")
+    let groups = try await store.send(.loadGroups(.init()), origin: .test)
+    let other = try await store.send(.loadGroups(.init()), origin: .test)
     let collected = Task {
       await store.collectResults(of: groups.seq) { await Task.never() }
     }
@@ -139,7 +139,7 @@ import Testing
 
   @Test func collectingStopsAtTheDeadlineWithWhatItHas() async throws {
     let store = Store(sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualWallClock())
-    let sent = try await store.send(.loadGroups(.init()), origin: "test")
+    let sent = try await store.send(.loadGroups(.init()), origin: .test)
     let (events, settled) = await store.collectResults(of: sent.seq) {}
     #expect(!settled)
     #expect(events.isEmpty)
@@ -148,10 +148,10 @@ import Testing
 
   @Test func anIntentRefusedAtOnceHasItsRejectionAsResult() async throws {
     let store = Store(sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualWallClock())
-    let sent = try await store.send(.sendMessage(.init(query: "")), origin: "test")
+    let sent = try await store.send(.sendMessage(.init(query: "")), origin: .test)
     let (events, settled) = await store.collectResults(of: sent.seq) { await Task.never() }
     #expect(settled)
-    #expect(events.map(\.event.action.typeName) == ["actionRejected"])
+    #expect(events.map(\.event.action.type) == [.actionRejected])
     await store.close()
   }
 }

@@ -79,12 +79,12 @@ import Testing
 
   @Test func theSessionTouchesEveryActionType() throws {
     let path = Self.folder.appendingPathComponent("session.jsonl").path
-    var seen = Set<String>()
+    var seen = Set<ActionType>()
     var recovered = Recovered()
     try LogReplay.run(path: path, into: &recovered) { event, _, _ in
-      seen.insert(event.action.typeName)
+      seen.insert(event.action.type)
     }
-    let missing = Set(Action.intentTypes + Action.resultTypes).subtracting(seen)
-    #expect(missing.isEmpty, "session.jsonl lacks \(missing.sorted())")
+    let missing = Set(ActionType.allCases).subtracting(seen)
+    #expect(missing.isEmpty, "session.jsonl lacks \(missing.map(\.rawValue).sorted())")
   }
 }

@@ -9,27 +9,27 @@ import Testing
   let start = Timestamp(milliseconds: 1_795_000_000_000)
 
   private func event(_ seq: Int, at: Timestamp, key: String?) -> Event {
-    Event(seq: seq, at: at, origin: "webhook", idempotencyKey: key, action: .loadGroups(.init()))
+    Event(seq: seq, at: at, origin: .webhook, idempotencyKey: key, action: .loadGroups(.init()))
   }
 
   @Test func aKeyExpiresByEventTimeAfterTheWindowAndMayBeUsedAgain() async throws {
     let sink = MemoryEventSink()
     let clock = ManualWallClock(start)
     let store = Store(sink: sink, runner: ManualRunner(), clock: clock)
-    let first = try await store.send(.loadGroups(.init()), origin: "webhook", idempotencyKey: "k")
+    let first = try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k")
     let window = IdempotencyKeys.defaultWindowMilliseconds
     #expect(window == 24 * 60 * 60 * 1000)
 
     clock.set(start.adding(milliseconds: window - 1))
     await #expect(throws: StoreError.duplicate(seq: first.seq)) {
-      try await store.send(.loadGroups(.init()), origin: "webhook", idempotencyKey: "k")
+      try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k")
     }
     clock.set(start.adding(milliseconds: window))
-    let again = try await store.send(.loadGroups(.init()), origin: "webhook", idempotencyKey: "k")
+    let again = try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k")
     #expect(again.seq == first.seq + 1)
     #expect(await store.seq(forIdempotencyKey: "k") == again.seq)
     await #expect(throws: StoreError.duplicate(seq: again.seq)) {
-      try await store.send(.loadGroups(.init()), origin: "webhook", idempotencyKey: "k")
+      try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k")
     }
   }
 
@@ -67,7 +67,7 @@ import Testing
       clock.set(start.adding(milliseconds: Int64(n) * 100))
       let key = n % 7 == 6 ? "u\(n)" : "k\(n % 4)"
       candidates.insert(key)
-      _ = try? await store.send(.loadGroups(.init()), origin: "webhook", idempotencyKey: key)
+      _ = try? await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: key)
     }
     #expect(sink.lines.count > 20 && sink.lines.count < 60)
 

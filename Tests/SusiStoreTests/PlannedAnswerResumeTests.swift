@@ -27,7 +27,7 @@ import Testing
     let sink = MemoryEventSink()
     let firstRunner = ManualRunner()
     let first = Store(sink: sink, runner: firstRunner, clock: clock)
-    let asked = try await first.send(.sendMessage(.init(query: reminder.query)), origin: "cli")
+    let asked = try await first.send(.sendMessage(.init(query: reminder.query)), origin: .cli)
     await firstRunner.deliver(.messageReceived(reminder), for: asked.seq)
     #expect(await first.state.inFlight[2]?.due == start.adding(milliseconds: 30 * minute))
 
@@ -81,7 +81,7 @@ import Testing
       return
     }
     #expect(failed.cause == 2)
-    #expect(failed.error.kind == "expired")
+    #expect(failed.error.kind == .expired)
     #expect(await store.state.inFlight.isEmpty)
     #expect(sink.lines.count == 3)
   }

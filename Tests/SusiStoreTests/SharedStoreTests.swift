@@ -41,14 +41,15 @@ import Testing
     #expect(a.opened.alone)
     #expect(!b.opened.alone)
 
-    let groups = try await a.store.send(.loadGroups(.init()), origin: "a")
-    let asked = try await b.store.send(.sendMessage(.init(query: "hi")), origin: "b")
+    let groups = try await a.store.send(.loadGroups(.init()), origin: EventOrigin(rawValue: "a"))
+    let asked = try await b.store.send(
+      .sendMessage(.init(query: "hi")), origin: EventOrigin(rawValue: "b"))
     #expect(asked.seq == groups.seq + 1, "b caught up on a's intent before appending its own")
     await a.runner.deliver(.groupsLoaded(.init(groups: ["Knowledge"])), for: groups.seq)
     let answer = Action.MessageReceived(
       query: "hi", answers: [.answer(expression: "Hello!", language: nil, mood: nil)])
     await b.runner.deliver(.messageReceived(answer), for: asked.seq)
-    _ = try await a.store.send(.loadGroups(.init()), origin: "a")
+    _ = try await a.store.send(.loadGroups(.init()), origin: EventOrigin(rawValue: "a"))
     await a.store.catchUp()
     await b.store.catchUp()
 
@@ -78,7 +79,7 @@ import Testing
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
     var following = b.store.events(after: 0).makeAsyncIterator()
-    let sent = try await a.store.send(.sendMessage(.init(query: "from a")), origin: "cli")
+    let sent = try await a.store.send(.sendMessage(.init(query: "from a")), origin: .cli)
     // The follower runs on its own; catchUp is what it calls each interval.
     await b.store.catchUp()
     let seen = try await following.next()
@@ -97,7 +98,7 @@ import Testing
     let b = try Peer(log: log, clock: clock)
     await b.store.followOtherWriters(every: .milliseconds(5))
     var following = b.store.events(after: 0).makeAsyncIterator()
-    let sent = try await a.store.send(.sendMessage(.init(query: "from a")), origin: "cli")
+    let sent = try await a.store.send(.sendMessage(.init(query: "from a")), origin: .cli)
     let seen = try await following.next()
     #expect(seen?.seq == sent.seq)
     await a.store.close()
@@ -111,9 +112,11 @@ import Testing
     let clock = ManualWallClock()
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
-    let first = try await a.store.send(.loadGroups(.init()), origin: "a", idempotencyKey: "k1")
+    let first = try await a.store.send(
+      .loadGroups(.init()), origin: EventOrigin(rawValue: "a"), idempotencyKey: "k1")
     await #expect(throws: StoreError.duplicate(seq: first.seq)) {
-      try await b.store.send(.loadGroups(.init()), origin: "b", idempotencyKey: "k1")
+      try await b.store.send(
+        .loadGroups(.init()), origin: EventOrigin(rawValue: "b"), idempotencyKey: "k1")
     }
     #expect(try readRecords(log).count == 1)
     await a.store.close()
@@ -126,7 +129,7 @@ import Testing
     let log = folder + "/events.jsonl"
     let clock = ManualWallClock()
     let a = try Peer(log: log, clock: clock)
-    _ = try await a.store.send(.loadGroups(.init()), origin: "a")
+    _ = try await a.store.send(.loadGroups(.init()), origin: EventOrigin(rawValue: "a"))
     // A second process starting now must leave a's request alone: a is alive and owns it.
     let b = try Peer(log: log, clock: clock)
     #expect(!b.opened.alone)
@@ -146,7 +149,7 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
     let a = try Peer(log: log, clock: ManualWallClock())
-    _ = try await a.store.send(.loadGroups(.init()), origin: "a")
+    _ = try await a.store.send(.loadGroups(.init()), origin: EventOrigin(rawValue: "a"))
     await a.store.close()
     let files = SnapshotFiles(logPath: log)
     // A snapshot another process is writing right now, and one a dead process left behind.

@@ -13,7 +13,7 @@ import Testing
     let runner = ManualRunner()
     let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
     let events = store.events(after: 0)
-    let sent = try await store.send(.loadGroups(.init()), origin: "test")
+    let sent = try await store.send(.loadGroups(.init()), origin: .test)
     #expect(sent.seq == 1)
     #expect(sink.lines.count == 1)
     #expect(try decode(sink.lines[0]) == sent.event)
@@ -30,12 +30,12 @@ import Testing
     let sink = MemoryEventSink()
     let runner = ManualRunner()
     let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
-    _ = try await store.send(.loadGroups(.init()), origin: "test")
+    _ = try await store.send(.loadGroups(.init()), origin: .test)
     await runner.deliver(.groupsLoaded(.init(groups: ["Knowledge"])), for: 1)
     let result = try decode(sink.lines[1])
     #expect(result.seq == 2)
     #expect(result.cause == 1)
-    #expect(result.origin == "runner")
+    #expect(result.origin == .runner)
     #expect(await store.state.groups == ["Knowledge"])
     #expect(await store.state.inFlight.isEmpty)
     #expect(await store.hasPendingResults(for: 1) == false)
@@ -46,7 +46,7 @@ import Testing
     let runner = ManualRunner()
     let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
     let asked = try await store.send(
-      .sendMessage(.init(query: "set a timer")), origin: "jsonl", id: "r1")
+      .sendMessage(.init(query: "set a timer")), origin: .jsonl, id: "r1")
     #expect(asked.event.id == "r1")
     let planned = Action.MessageReceived(
       query: "set a timer", answers: [.answer(expression: "Timer set.", language: nil, mood: nil)],
@@ -75,7 +75,7 @@ import Testing
     let before = await store.state
     let events = store.events(after: 0)
     let asked = try await store.send(
-      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 9)), origin: "jsonl", id: 42
+      .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 9)), origin: .jsonl, id: 42
     )
     // The runner answers rejections on its own task; wait for the result to be published.
     var published: PublishedEvent?
@@ -94,9 +94,9 @@ import Testing
   @Test func anIdempotencyKeyIsUsedOnce() async throws {
     let sink = MemoryEventSink()
     let store = Store(sink: sink, runner: ManualRunner(), clock: ManualWallClock())
-    let first = try await store.send(.loadGroups(.init()), origin: "webhook", idempotencyKey: "k-1")
+    let first = try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k-1")
     await #expect(throws: StoreError.duplicate(seq: first.seq)) {
-      try await store.send(.loadGroups(.init()), origin: "webhook", idempotencyKey: "k-1")
+      try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k-1")
     }
     #expect(sink.lines.count == 1)
     #expect(await store.seq(forIdempotencyKey: "k-1") == first.seq)
@@ -107,7 +107,7 @@ import Testing
     let restarted = Store(
       sink: sink, runner: ManualRunner(), clock: ManualWallClock(), recovered: recovered)
     await #expect(throws: StoreError.duplicate(seq: first.seq)) {
-      try await restarted.send(.loadGroups(.init()), origin: "webhook", idempotencyKey: "k-1")
+      try await restarted.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k-1")
     }
   }
 
@@ -115,7 +115,7 @@ import Testing
     let runner = ManualRunner()
     let store = Store(sink: FailingSink(), runner: runner, clock: ManualWallClock())
     await #expect(throws: StoreError.self) {
-      try await store.send(.loadGroups(.init()), origin: "test")
+      try await store.send(.loadGroups(.init()), origin: .test)
     }
     #expect(await store.state == State())
     #expect(await store.lastSeq == 0)
@@ -126,16 +126,16 @@ import Testing
     let sink = MemoryEventSink()
     let clock = ManualWallClock(Timestamp(milliseconds: 10_000))
     let store = Store(sink: sink, runner: ManualRunner(), clock: clock)
-    _ = try await store.send(.loadGroups(.init()), origin: "test")
+    _ = try await store.send(.loadGroups(.init()), origin: .test)
     clock.set(Timestamp(milliseconds: 5_000))
-    let second = try await store.send(.loadHistory(.init()), origin: "test")
+    let second = try await store.send(.loadHistory(.init()), origin: .test)
     #expect(second.event.at == Timestamp(milliseconds: 10_000))
   }
 
   @Test func requestsInFlightWhenTheLastRunStoppedAreClosedAsInterrupted() async throws {
     var recovered = Recovered()
     recovered.apply(
-      Event(seq: 1, at: ReducerTester.epoch, origin: "cli", id: "x", action: .loadGroups(.init())))
+      Event(seq: 1, at: ReducerTester.epoch, origin: .cli, id: "x", action: .loadGroups(.init())))
     let sink = MemoryEventSink()
     let runner = ManualRunner()
     let store = Store(sink: sink, runner: runner, clock: ManualWallClock(), recovered: recovered)
@@ -144,15 +144,15 @@ import Testing
     let event = try decode(sink.lines[0])
     #expect(event.seq == 2)
     #expect(event.cause == 1)
-    #expect(event.origin == "store")
+    #expect(event.origin == .store)
     #expect(event.id == "x")
     guard case .requestFailed(let failure) = event.action else {
-      Issue.record("expected requestFailed, got \(event.action.typeName)")
+      Issue.record("expected requestFailed, got \(event.action.type)")
       return
     }
-    #expect(failure.error.kind == "interrupted")
+    #expect(failure.error.kind == .interrupted)
     #expect(await store.state.inFlight.isEmpty)
-    #expect(await store.state.lastErrors["loadGroups"]?.kind == "interrupted")
+    #expect(await store.state.lastErrors["loadGroups"]?.kind == .interrupted)
     #expect(runner.effects.isEmpty, "nothing is re-sent")
   }
 
@@ -162,7 +162,7 @@ import Testing
     let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
     let sent = try await store.send(
       .login(.init(email: "ada@example.org", password: Secret("Canary-Password-8472!"))),
-      origin: "test")
+      origin: .test)
     let text = String(decoding: sent.line, as: UTF8.self)
     #expect(!text.contains("Canary-Password-8472!"))
     #expect(text.contains(Secret.redactedText))
@@ -189,9 +189,9 @@ private struct FailingSink: EventSink {
     let runner = ManualRunner()
     let store = Store(
       sink: MemoryEventSink(), runner: runner, clock: ManualWallClock(), inFlightLimit: 2)
-    try await store.send(.loadGroups(.init()), origin: "test")
+    try await store.send(.loadGroups(.init()), origin: .test)
     #expect(await !store.isFull)
-    try await store.send(.loadGroups(.init()), origin: "test")
+    try await store.send(.loadGroups(.init()), origin: .test)
     #expect(await store.isFull)
     let waiter = Task {
       await store.waitForRoom()
@@ -205,7 +205,7 @@ private struct FailingSink: EventSink {
   @Test func waitersAreReleasedWhenTheStoreCloses() async throws {
     let store = Store(
       sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualWallClock(), inFlightLimit: 1)
-    try await store.send(.loadGroups(.init()), origin: "test")
+    try await store.send(.loadGroups(.init()), origin: .test)
     let waiter = Task { await store.waitForRoom() }
     await store.close()
     await waiter.value

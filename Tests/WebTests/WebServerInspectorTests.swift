@@ -159,11 +159,11 @@ import Testing
       let url = "http://example.org/\(index).png"
       seq += 1
       _ = try writer.appendLine(
-        Event(seq: seq, at: at, origin: "cli", action: .cacheImage(.init(url: url))).encoded())
+        Event(seq: seq, at: at, origin: .cli, action: .cacheImage(.init(url: url))).encoded())
       seq += 1
       _ = try writer.appendLine(
         Event(
-          seq: seq, at: at, origin: "runner", cause: seq - 1,
+          seq: seq, at: at, origin: .runner, cause: seq - 1,
           action: .imageCached(.init(url: url, path: path, bytes: 12))
         ).encoded())
     }

@@ -77,7 +77,7 @@ struct WebFixture {
     let app = try await start(directory)
     let service = await WebhookService.start(
       store: app.store, keys: KeyFile.none(),
-      options: WebhookHandler.Options(waitLimit: waitLimit, origin: "web"))
+      options: WebhookHandler.Options(waitLimit: waitLimit, origin: .web))
     let token = "test-token-\(UUID().uuidString)"
     let handler = WebHandler(
       mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,
@@ -94,7 +94,7 @@ struct WebFixture {
     let admin = KeyToken.generate()
     try keys.add(admin)
     try await app.store.send(
-      .issueKey(.init(by: "local", key: admin.keyID, groups: ["admin"])), origin: "cli")
+      .issueKey(.init(by: "local", key: admin.keyID, groups: ["admin"])), origin: .cli)
     let service = await WebhookService.start(
       store: app.store, keys: keys, options: WebhookHandler.Options(waitLimit: waitLimit))
     let handler = WebHandler(
@@ -107,7 +107,7 @@ struct WebFixture {
   private static func start(_ directory: String) async throws -> SusiApp {
     var options = CommonOptions(log: directory + "/events.jsonl", stateDirectory: directory)
     options.allowsPrivateTargets = true
-    return try await SusiApp.start(options, origin: "web")
+    return try await SusiApp.start(options, origin: .web)
   }
 
   static func installedPages() throws -> WebPages {

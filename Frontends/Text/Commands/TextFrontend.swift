@@ -59,7 +59,7 @@ public enum TextFrontend {
   static let openApp: TextBackendOpener = { invocation in
     do throws(StartupError) {
       let app = try await SusiApp.start(
-        invocation.common, origin: "cli", environment: invocation.environment,
+        invocation.common, origin: .cli, environment: invocation.environment,
         embeddedWithServer: true)
       for warning in app.warnings { StandardStream.error.line("susi: warning: \(warning)") }
       return .success(

@@ -7,7 +7,7 @@ import Synchronization
 /// intent, other senders' events) goes to `onOther`, in log order, through `events(after:)`.
 public final class IntentClient: Sendable {
   /// The origin stamped on this client's intents.
-  public let origin: String
+  public let origin: EventOrigin
   public let store: Store
   private let shared = Mutex(Shared())
   /// Where other events go; until it is set, they are held (the follower may catch up on events
@@ -34,7 +34,7 @@ public final class IntentClient: Sendable {
 
   /// Starts following `store` after the event `after` (default: its last); intents sent
   /// through `perform` carry `origin`.
-  public init(store: Store, origin: String = "cli", after: Int? = nil) async {
+  public init(store: Store, origin: EventOrigin = .cli, after: Int? = nil) async {
     self.store = store
     self.origin = origin
     var start = await store.lastSeq

@@ -14,7 +14,7 @@ public struct PendingAnswer: Equatable, Sendable {
 
   /// The planned answers in flight, soonest first.
   static func all(in inFlight: InFlightRequests) -> [PendingAnswer] {
-    inFlight.filter { $0.value.type == "plannedAnswer" }
+    inFlight.filter { $0.value.isPlannedAnswer }
       .map { PendingAnswer(seq: $0.key, due: $0.value.due) }
       .sorted {
         ($0.due ?? Timestamp(milliseconds: .max)) < ($1.due ?? Timestamp(milliseconds: .max))

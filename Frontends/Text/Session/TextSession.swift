@@ -88,7 +88,7 @@ public actor TextSession {
       let inFlight = await store.state.inFlight
       let pending = PendingAnswer.all(in: inFlight)
       let due = pending.contains { $0.due.map { $0 <= now } ?? false }
-      let others = inFlight.contains { $0.value.type != "plannedAnswer" }
+      let others = inFlight.contains { !$0.value.isPlannedAnswer }
       // `--wait` waits for what this session's answers planned, not for older reminders.
       let planned = pending.filter { $0.seq > startSeq && $0.due != nil }
       let waitForPlanned = context.waitForPlanned && !planned.isEmpty
@@ -134,7 +134,7 @@ public actor TextSession {
   func failure(_ event: Event, doing what: String, fromServer: Bool = true) -> Outcome? {
     switch event.action {
     case .requestFailed(let failed):
-      if failed.error.kind == "cancelled" {
+      if failed.error.kind == .cancelled {
         console.error("\(what) was cancelled")
         return .interrupted
       }
@@ -158,7 +158,7 @@ public actor TextSession {
 
   /// A result of an unexpected type: reported, never silently ignored.
   func unexpected(_ event: Event, doing what: String) -> Outcome {
-    console.error("\(what) gave an unexpected \(event.action.typeName)")
+    console.error("\(what) gave an unexpected \(event.action.type)")
     return .failed
   }
 
@@ -170,12 +170,12 @@ public actor TextSession {
 
   private func hint(for error: RequestError) -> String {
     switch error.kind {
-    case "network":
+    case .network:
       return command(
         " (/server shows which server is used)", " (the server is set with --server or SUSI_SERVER)"
       )
-    case "timeout": return "; the server did not answer in time, try again"
-    case "unauthorized", "notLoggedIn":
+    case .timeout: return "; the server did not answer in time, try again"
+    case .unauthorized, .notLoggedIn:
       return "; log in again (\(command("/login EMAIL", "susi login EMAIL")))"
     default: return ""
     }
@@ -190,7 +190,7 @@ public actor TextSession {
   nonisolated func unrequested(_ published: PublishedEvent) {
     let event = published.event
     switch event.action {
-    case .messageReceived(let message) where event.origin == "runner":
+    case .messageReceived(let message) where event.origin == .runner:
       background.start { await self.showPlanned(message) }
     case .sendMessage(let asked) where published.byAnotherProcess:
       background.start { await self.announce("Asked in another susi: \(asked.query.singleLine)") }

@@ -163,7 +163,7 @@ public struct ServeAdministration: Sendable {
   /// Appends an access change if the rules allow it; otherwise says why (nothing appended).
   private func apply(_ action: Action) async -> Outcome? {
     do {
-      _ = try await store.sendChecked(action, origin: "cli")
+      _ = try await store.sendChecked(action, origin: .cli)
       return nil
     } catch {
       switch error {

@@ -123,7 +123,7 @@ public enum ServeCommand {
     defer { withExtendedLifetime(ownership) {} }
     let app: SusiApp
     do {
-      app = try await SusiApp.start(invocation.common, origin: "webhook")
+      app = try await SusiApp.start(invocation.common, origin: .webhook)
     } catch {
       return fail(error.message, error.exitCode)
     }
@@ -173,7 +173,7 @@ public enum ServeCommand {
     }
     let app: SusiApp
     do {
-      app = try await SusiApp.start(invocation.common, origin: "cli", startEmbedded: false)
+      app = try await SusiApp.start(invocation.common, origin: .cli, startEmbedded: false)
     } catch {
       return fail(error.message, error.exitCode)
     }

@@ -110,7 +110,7 @@ final class DeliveryWorker: Sendable {
         continue
       }
       for event in batch {
-        if subscriber.wants(event.event.action.typeName) {
+        if subscriber.wants(event.event.action.type) {
           switch await deliver(event) {
           case .delivered: break
           case .disabled: return

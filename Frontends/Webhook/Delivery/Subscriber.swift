@@ -29,14 +29,15 @@ public struct Subscriber: Sendable, Equatable {
   }
 
   /// Whether events of `type` go to this subscriber.
-  public func wants(_ type: String) -> Bool { events.isEmpty || events.contains(type) }
+  public func wants(_ type: ActionType) -> Bool {
+    events.isEmpty || events.contains(type.rawValue)
+  }
 
   /// Why this subscriber cannot be used, or nil.
   public var problem: String? {
     if let problem = Self.idProblem(id) { return problem }
     guard Validation.webURL(url) else { return "subscriber \(id): '\(url)' is not an http(s) URL" }
-    for type in events
-    where !Action.intentTypes.contains(type) && !Action.resultTypes.contains(type) {
+    for type in events where ActionType(rawValue: type) == nil {
       return "subscriber \(id): there is no event type '\(type)'"
     }
     if let after, after < 0 { return "subscriber \(id): after must be 0 or more" }

@@ -1,3 +1,4 @@
+import SusiCore
 import SusiRunner
 import SusiStore
 
@@ -13,7 +14,7 @@ public struct EventStreamSession: Sendable {
   /// The seq after which the stream starts; nil = with the next event logged.
   public let after: Int?
   /// Event types to send; empty = all.
-  public let types: Set<String>
+  public let types: Set<ActionType>
   /// How long an idle stream waits before sending a comment line (ms).
   let heartbeatInterval: Int64
   /// How long a stream may send no event before it is closed (ms); the client reconnects with
@@ -27,7 +28,7 @@ public struct EventStreamSession: Sendable {
   /// only events of those types.
   public init(
     feed: EventFeed, clock: any RunnerClock = SystemClock(), after: Int?,
-    types: Set<String> = [],
+    types: Set<ActionType> = [],
     heartbeatInterval: Int64 = 15_000, idleLimit: Int64 = 30 * 60_000,
     authorized: @escaping @Sendable () -> Bool = { true }
   ) {
@@ -60,7 +61,7 @@ public struct EventStreamSession: Sendable {
       var chunk: [UInt8] = []
       for event in batch {
         cursor = event.seq
-        guard types.isEmpty || types.contains(event.event.action.typeName) else { continue }
+        guard types.isEmpty || types.contains(event.event.action.type) else { continue }
         chunk.append(contentsOf: "id: \(event.seq)\ndata: ".utf8)
         chunk.append(contentsOf: event.line)
         chunk.append(contentsOf: [0x0A, 0x0A])

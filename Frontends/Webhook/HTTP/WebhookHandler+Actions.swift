@@ -12,7 +12,7 @@ extension WebhookHandler {
   {
     try Self.requireJSONBody(request)
     let decoded = try ActionRequest.decode(request.body)
-    try caller.require(Privilege.forIntent(decoded.action.typeName))
+    try caller.require(Privilege.forIntent(decoded.action.type))
     let clientKey = try request.headers["Idempotency-Key"].map(Self.checkIdempotencyKey)
     // Keys are scoped to the caller's key, so two callers cannot collide or see each other's.
     let scopedKey = clientKey.map { "\(caller.keyID):\($0)" }
@@ -55,7 +55,7 @@ extension WebhookHandler {
     -> HTTPResponse
   {
     if let original = try? feed.events(after: first - 1, limit: 1).first, original.seq == first,
-      original.event.action.typeName != decoded.action.typeName
+      original.event.action.type != decoded.action.type
         || original.event.action.payloadJSON != decoded.action.payloadJSON
     {
       throw WebhookError(

@@ -136,7 +136,7 @@ extension WebhookHandler {
   /// by the new state at once.
   private func applyAccessChange(_ action: Action) async throws(WebhookError) -> SentAction {
     do {
-      let sent = try await store.sendChecked(action, origin: "webhook")
+      let sent = try await store.sendChecked(action, origin: .webhook)
       gate.update(sent.access)
       return sent
     } catch {

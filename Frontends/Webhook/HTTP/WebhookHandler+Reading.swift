@@ -58,12 +58,13 @@ extension WebhookHandler {
     } else if Self.query(request, "after") != nil {
       start = try Self.integerQuery(request, "after", default: 0)
     }
-    var types = Set<String>()
+    var types = Set<ActionType>()
     if let list = Self.query(request, "types") {
-      types = Set(list.split(separator: ",").map(String.init))
-      for type in types
-      where !Action.intentTypes.contains(type) && !Action.resultTypes.contains(type) {
-        throw .badRequest("invalid_query", "there is no event type '\(type)'")
+      for name in list.split(separator: ",").map(String.init) {
+        guard let type = ActionType(rawValue: name) else {
+          throw .badRequest("invalid_query", "there is no event type '\(name)'")
+        }
+        types.insert(type)
       }
     }
     return EventStreamSession(

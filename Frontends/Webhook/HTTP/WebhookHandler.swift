@@ -37,13 +37,13 @@ public final class WebhookHandler: HTTPHandler {
     /// The most event streams one key may hold open at once.
     public var maximumStreamsPerKey: Int
     /// The `origin` of the intents posted to `/actions` (`webhook`; `web` under `susi web`).
-    public var origin: String
+    public var origin: EventOrigin
 
     /// Options; every argument has the documented default.
     public init(
       waitLimit: Int64 = 10_000, maximumEventsPerPage: Int = 1000,
       heartbeatInterval: Int64 = 15_000, streamIdleLimit: Int64 = 30 * 60_000,
-      maximumStreamsPerKey: Int = 4, origin: String = "webhook"
+      maximumStreamsPerKey: Int = 4, origin: EventOrigin = .webhook
     ) {
       self.origin = origin
       self.waitLimit = waitLimit

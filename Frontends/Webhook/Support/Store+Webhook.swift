@@ -20,7 +20,7 @@ extension Store {
   /// can slip between the decision and the append: what is refused here appends nothing, and
   /// what is appended the reducer accepts.
   func sendChecked(
-    _ action: Action, origin: String, id: JSON? = nil, idempotencyKey: String? = nil
+    _ action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil
   ) throws(SendRefusal) -> SentAction {
     if let problem = state.access.problem(action) { throw .access(problem) }
     do {

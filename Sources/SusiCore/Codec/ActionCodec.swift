@@ -146,10 +146,11 @@ extension Action {
       throw .invalidPayload(
         JSONShapeError(path: "payload", reason: "expected an object, found \(other.kindName)"))
     }
+    guard let actionType = ActionType(rawValue: type) else { throw .unknownType(type) }
     let r = FieldReader(object, path: "payload")
     do {
-      if strict, let allowed = intentFields[type] { try r.rejectUnknownKeys(allowed) }
-      return try decodeFields(type: type, r)
+      if strict, let allowed = intentFields(actionType) { try r.rejectUnknownKeys(allowed) }
+      return try decodeFields(type: actionType, r)
     } catch let error as JSONShapeError {
       throw .invalidPayload(error)
     } catch let error as ActionDecodingError {
@@ -159,104 +160,117 @@ extension Action {
     }
   }
 
-  /// The payload fields each intent accepts.
-  static let intentFields: [String: Set<String>] = [
-    "setServer": ["url"], "signup": ["email", "password"],
-    "login": ["email", "password", "validSeconds"], "logout": [], "loadGroups": ["language"],
-    "loadSkills": ["group", "language"], "loadSkill": ["group", "skill", "language"],
-    "submitRating": ["group", "skill", "stars", "language"],
-    "loadUserRating": ["group", "skill", "language"], "changeSettings": ["settings"],
-    "syncSettings": [], "sendMessage": ["query", "language"], "loadHistory": [],
-    "search": ["query"], "loadLinkPreview": ["url"], "cacheImage": ["url"],
-    "cancelRequest": ["seq"],
-    "createAccessGroup": ["by", "group"], "grantPrivilege": ["by", "group", "privilege"],
-    "revokePrivilege": ["by", "group", "privilege"], "issueKey": ["by", "key", "groups", "label"],
-    "revokeKey": ["by", "key"],
-  ]
-
-  private static func decodeFields(type: String, _ r: FieldReader) throws -> Action {
+  /// The payload fields an intent of `type` accepts; nil for a result.
+  static func intentFields(_ type: ActionType) -> Set<String>? {
     switch type {
-    case "setServer": return .setServer(SetServer(url: try r.string("url")))
-    case "signup":
+    case .setServer: ["url"]
+    case .signup: ["email", "password"]
+    case .login: ["email", "password", "validSeconds"]
+    case .logout, .syncSettings, .loadHistory: []
+    case .loadGroups: ["language"]
+    case .loadSkills: ["group", "language"]
+    case .loadSkill, .loadUserRating: ["group", "skill", "language"]
+    case .submitRating: ["group", "skill", "stars", "language"]
+    case .changeSettings: ["settings"]
+    case .sendMessage: ["query", "language"]
+    case .search: ["query"]
+    case .loadLinkPreview, .cacheImage: ["url"]
+    case .cancelRequest: ["seq"]
+    case .createAccessGroup: ["by", "group"]
+    case .grantPrivilege, .revokePrivilege: ["by", "group", "privilege"]
+    case .issueKey: ["by", "key", "groups", "label"]
+    case .revokeKey: ["by", "key"]
+    case .serverChanged, .signedUp, .loggedIn, .loginFailed, .loggedOut, .groupsLoaded,
+      .skillsLoaded, .skillLoaded, .ratingSubmitted, .userRatingLoaded, .settingsChanged,
+      .settingsSynced, .messageReceived, .historyLoaded, .websearchLoaded, .linkPreviewLoaded,
+      .imageCached, .requestFailed, .actionRejected:
+      nil
+    }
+  }
+
+  private static func decodeFields(type: ActionType, _ r: FieldReader) throws -> Action {
+    switch type {
+    case .setServer: return .setServer(SetServer(url: try r.string("url")))
+    case .signup:
       return .signup(
         Signup(email: try r.string("email"), password: Secret(try r.string("password"))))
-    case "login":
+    case .login:
       return .login(
         Login(
           email: try r.string("email"), password: Secret(try r.string("password")),
           validSeconds: try r.optionalInt("validSeconds")))
-    case "logout": return .logout
-    case "loadGroups": return .loadGroups(LoadGroups(language: try r.optionalString("language")))
-    case "loadSkills":
+    case .logout: return .logout
+    case .loadGroups: return .loadGroups(LoadGroups(language: try r.optionalString("language")))
+    case .loadSkills:
       return .loadSkills(
         LoadSkills(group: try r.optionalString("group"), language: try r.optionalString("language"))
       )
-    case "loadSkill":
+    case .loadSkill:
       return .loadSkill(
         LoadSkill(
           group: try r.string("group"), skill: try r.string("skill"),
           language: try r.optionalString("language")))
-    case "submitRating":
+    case .submitRating:
       return .submitRating(
         SubmitRating(
           group: try r.string("group"), skill: try r.string("skill"), stars: try r.int("stars"),
           language: try r.optionalString("language")))
-    case "loadUserRating":
+    case .loadUserRating:
       return .loadUserRating(
         LoadUserRating(
           group: try r.string("group"), skill: try r.string("skill"),
           language: try r.optionalString("language")))
-    case "changeSettings":
+    case .changeSettings:
       return .changeSettings(ChangeSettings(settings: try readSettings(r, "settings")))
-    case "syncSettings": return .syncSettings
-    case "sendMessage":
+    case .syncSettings: return .syncSettings
+    case .sendMessage:
       return .sendMessage(
         SendMessage(query: try r.string("query"), language: try r.optionalString("language")))
-    case "loadHistory": return .loadHistory(LoadHistory())
-    case "search": return .search(Search(query: try r.string("query")))
-    case "loadLinkPreview": return .loadLinkPreview(LoadLinkPreview(url: try r.string("url")))
-    case "cacheImage": return .cacheImage(CacheImage(url: try r.string("url")))
-    case "cancelRequest": return .cancelRequest(CancelRequest(seq: try r.int("seq")))
-    case "createAccessGroup": return .createAccessGroup(try CreateAccessGroup(reading: r))
-    case "grantPrivilege": return .grantPrivilege(try GrantPrivilege(reading: r))
-    case "revokePrivilege": return .revokePrivilege(try RevokePrivilege(reading: r))
-    case "issueKey": return .issueKey(try IssueKey(reading: r))
-    case "revokeKey": return .revokeKey(try RevokeKey(reading: r))
+    case .loadHistory: return .loadHistory(LoadHistory())
+    case .search: return .search(Search(query: try r.string("query")))
+    case .loadLinkPreview: return .loadLinkPreview(LoadLinkPreview(url: try r.string("url")))
+    case .cacheImage: return .cacheImage(CacheImage(url: try r.string("url")))
+    case .cancelRequest: return .cancelRequest(CancelRequest(seq: try r.int("seq")))
+    case .createAccessGroup: return .createAccessGroup(try CreateAccessGroup(reading: r))
+    case .grantPrivilege: return .grantPrivilege(try GrantPrivilege(reading: r))
+    case .revokePrivilege: return .revokePrivilege(try RevokePrivilege(reading: r))
+    case .issueKey: return .issueKey(try IssueKey(reading: r))
+    case .revokeKey: return .revokeKey(try RevokeKey(reading: r))
 
-    case "serverChanged": return .serverChanged(ServerChanged(url: try r.string("url")))
-    case "signedUp":
+    case .serverChanged: return .serverChanged(ServerChanged(url: try r.string("url")))
+    case .signedUp:
       return .signedUp(SignedUp(email: try r.string("email"), message: try r.string("message")))
-    case "loggedIn":
+    case .loggedIn:
       return .loggedIn(
         LoggedIn(email: try r.string("email"), expiresAt: try readTimestamp(r, "expiresAt")))
-    case "loginFailed":
+    case .loginFailed:
       return .loginFailed(
         LoginFailed(
           email: try r.string("email"), error: try RequestError(reading: try r.object("error"))))
-    case "loggedOut": return .loggedOut(LoggedOut(reason: try r.optionalString("reason")))
-    case "groupsLoaded": return .groupsLoaded(GroupsLoaded(groups: try r.strings("groups")))
-    case "skillsLoaded":
+    case .loggedOut: return .loggedOut(LoggedOut(reason: try r.optionalString("reason")))
+    case .groupsLoaded: return .groupsLoaded(GroupsLoaded(groups: try r.strings("groups")))
+    case .skillsLoaded:
       var skills: [Skill] = []
       for s in try r.objects("skills") { skills.append(try Skill(reading: s)) }
       return .skillsLoaded(SkillsLoaded(group: try r.optionalString("group"), skills: skills))
-    case "skillLoaded":
+    case .skillLoaded:
       return .skillLoaded(SkillLoaded(skill: try Skill(reading: try r.object("skill"))))
-    case "ratingSubmitted":
+    case .ratingSubmitted:
       return .ratingSubmitted(
         RatingSubmitted(
           group: try r.string("group"), skill: try r.string("skill"), stars: try r.int("stars"),
           ratings: try RatingAggregate(reading: try r.object("ratings")),
           resolved: try readResolved(r)))
-    case "userRatingLoaded":
+    case .userRatingLoaded:
       return .userRatingLoaded(
         UserRatingLoaded(
           group: try r.string("group"), skill: try r.string("skill"),
           stars: try r.optionalInt("stars"), resolved: try readResolved(r)))
-    case "settingsChanged":
+    case .settingsChanged:
       return .settingsChanged(SettingsChanged(settings: try readSettings(r, "settings")))
-    case "settingsSynced":
+    case .settingsSynced:
       return .settingsSynced(SettingsSynced(settings: try readSettings(r, "settings")))
-    case "messageReceived":
+    case .messageReceived:
       var planned: [PlannedAnswer] = []
       if r.has("planned") {
         for p in try r.objects("planned") { planned.append(try PlannedAnswer(reading: p)) }
@@ -266,31 +280,29 @@ extension Action {
           query: try r.string("query"), answers: try readAnswers(r, "answers"),
           skill: try r.optionalString("skill"), planned: planned,
           anonymous: try r.optionalBool("anonymous")))
-    case "historyLoaded":
+    case .historyLoaded:
       var entries: [HistoryEntry] = []
       for e in try r.objects("entries") { entries.append(try HistoryEntry(reading: e)) }
       return .historyLoaded(
         HistoryLoaded(entries: entries, remaining: try r.optionalInt("remaining") ?? 0))
-    case "websearchLoaded":
+    case .websearchLoaded:
       var results: [SearchResult] = []
       for x in try r.objects("results") { results.append(try SearchResult(reading: x)) }
       return .websearchLoaded(WebsearchLoaded(query: try r.string("query"), results: results))
-    case "linkPreviewLoaded":
+    case .linkPreviewLoaded:
       return .linkPreviewLoaded(
         LinkPreviewLoaded(
           url: try r.string("url"), title: try r.optionalString("title"),
           description: try r.optionalString("description"), image: try r.optionalString("image")))
-    case "imageCached":
+    case .imageCached:
       return .imageCached(
         ImageCached(url: try r.string("url"), path: try r.string("path"), bytes: try r.int("bytes"))
       )
-    case "requestFailed":
+    case .requestFailed:
       return .requestFailed(
         RequestFailed(
           cause: try r.int("cause"), error: try RequestError(reading: try r.object("error"))))
-    case "actionRejected": return .actionRejected(ActionRejected(reason: try r.string("reason")))
-    default:
-      throw ActionDecodingError.unknownType(type)
+    case .actionRejected: return .actionRejected(ActionRejected(reason: try r.string("reason")))
     }
   }
 }

@@ -66,18 +66,18 @@ public struct IntentEnvelope: Sendable {
     guard case .string(let type) = typeValue else {
       throw refusal(.invalidRequest, "'type' must be a string, found \(typeValue.kindName)")
     }
-    if resultTypes.contains(type) {
-      throw refusal(
-        .resultType,
-        "'\(excerpt(type))' is a result, which only susi itself records; send an intent instead")
-    }
-    guard intentTypes.contains(type) else {
+    guard let actionType = ActionType(rawValue: type) else {
       var message = "no intent is called '\(excerpt(type))'"
       if let near = suggestion(for: type) { message += "; did you mean '\(near)'?" }
       throw refusal(.unknownType, message)
     }
+    if actionType.kind == .result {
+      throw refusal(
+        .resultType,
+        "'\(excerpt(type))' is a result, which only susi itself records; send an intent instead")
+    }
     var payload = object["payload"]
-    if Privilege.accessIntents.contains(type) {
+    if Privilege.accessIntents.contains(actionType) {
       switch accessChanges {
       case .refused(let hint):
         throw refusal(.adminOnly, "\(type) changes access; \(hint)")
@@ -105,8 +105,7 @@ public struct IntentEnvelope: Sendable {
     }
   }
 
-  private static let intentTypes = Set(Action.intentTypes)
-  private static let resultTypes = Set(Action.resultTypes)
+  private static let intentNames = ActionType.intents.map(\.rawValue)
   /// Suggestions already worked out, by unknown type ("" for none): a program that sends one
   /// wrong type tends to keep sending it.
   private static let suggestions = Mutex<[String: String]>([:])
@@ -116,7 +115,7 @@ public struct IntentEnvelope: Sendable {
     // Only a short name can be near an intent name, and the search costs length squared.
     guard type.utf8.count <= 32 else { return nil }
     if let known = suggestions.withLock({ $0[type] }) { return known.isEmpty ? nil : known }
-    let found = Spelling.closest(to: type, in: Action.intentTypes) ?? ""
+    let found = Spelling.closest(to: type, in: intentNames) ?? ""
     suggestions.withLock {
       if $0.count >= 64 { $0.removeAll() }
       $0[type] = found

@@ -83,7 +83,7 @@ extension RatingAggregate {
 extension RequestError {
   func write(to w: inout JSONWriter) {
     w.object { o in
-      o.field("kind", kind)
+      o.field("kind", kind.rawValue)
       o.field("status", status)
       o.field("message", Redaction.scrub(message))
     }
@@ -91,7 +91,7 @@ extension RequestError {
 
   init(reading r: FieldReader) throws(JSONShapeError) {
     self.init(
-      kind: try r.string("kind"), status: try r.optionalInt("status"),
+      kind: RequestErrorKind(rawValue: try r.string("kind")), status: try r.optionalInt("status"),
       message: try r.string("message"))
   }
 }

@@ -20,8 +20,9 @@ public struct AccessControl: Equatable, Sendable {
 
   /// What the default group holds at first: chatting and reading.
   public static let defaultPrivileges: Set<String> = [
-    "sendMessage", "search", "loadGroups", "loadSkills", "loadSkill", Privilege.stateRead,
-    Privilege.eventsRead,
+    Privilege.forIntent(.sendMessage), Privilege.forIntent(.search),
+    Privilege.forIntent(.loadGroups), Privilege.forIntent(.loadSkills),
+    Privilege.forIntent(.loadSkill), Privilege.stateRead, Privilege.eventsRead,
   ]
 
   /// The two built-in groups: `default` (chat and read) and `admin` (everything).
@@ -117,22 +118,22 @@ public enum Privilege {
 
   /// The intents that change access itself; they are guarded by `keys.manage` and
   /// `groups.manage`, not by privileges of their own.
-  public static let accessIntents: Set<String> = [
-    "createAccessGroup", "grantPrivilege", "revokePrivilege", "issueKey", "revokeKey",
+  public static let accessIntents: Set<ActionType> = [
+    .createAccessGroup, .grantPrivilege, .revokePrivilege, .issueKey, .revokeKey,
   ]
 
   /// Every privilege there is: the intents callers may send, then the rest.
   public static let all: [String] =
-    Action.intentTypes.filter { !accessIntents.contains($0) } + [
+    ActionType.intents.filter { !accessIntents.contains($0) }.map(\.rawValue) + [
       stateRead, eventsRead, metricsRead, subscribersManage, keysManage, groupsManage,
     ]
 
   /// The privilege that allows sending the intent `type`.
-  public static func forIntent(_ type: String) -> String {
+  public static func forIntent(_ type: ActionType) -> String {
     switch type {
-    case "createAccessGroup", "grantPrivilege", "revokePrivilege": groupsManage
-    case "issueKey", "revokeKey": keysManage
-    default: type
+    case .createAccessGroup, .grantPrivilege, .revokePrivilege: groupsManage
+    case .issueKey, .revokeKey: keysManage
+    default: type.rawValue
     }
   }
 }

@@ -87,15 +87,14 @@ public struct CachedImage: Equatable, Sendable {
 
 /// What went wrong with a request, in a form every frontend can show.
 public struct RequestError: Equatable, Sendable, CustomStringConvertible {
-  /// `network`, `timeout`, `http`, `server` (accepted:false), `badResponse`, `unauthorized`,
-  /// `cancelled`, `interrupted`, `tooLarge`, `io`, …
-  public var kind: String
+  /// What kind of failure it was: the word programs branch on.
+  public var kind: RequestErrorKind
   /// The HTTP status, when there was one.
   public var status: Int?
   /// A sentence a person can act on.
   public var message: String
 
-  public init(kind: String, status: Int? = nil, message: String) {
+  public init(kind: RequestErrorKind, status: Int? = nil, message: String) {
     self.kind = kind
     self.status = status
     self.message = message

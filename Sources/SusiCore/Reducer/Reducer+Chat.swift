@@ -25,12 +25,12 @@ extension State {
     }
     record(ChatEntry(seq: event.seq, at: event.at, speaker: .user, query: query))
     return start(
-      "sendMessage", event,
+      .sendMessage, event,
       .chat(server: server, query: query, language: p.language ?? preferredLanguage))
   }
 
   mutating func messageReceived(_ p: Action.MessageReceived, _ event: Event) -> Reaction {
-    finish(event, completing: "sendMessage", "plannedAnswer")
+    finish(event, completing: .sendMessage, orPlannedAnswer: true)
     record(
       ChatEntry(
         seq: event.seq, at: event.at, speaker: .susi, query: p.query, answers: p.answers,
@@ -46,7 +46,8 @@ extension State {
     }
     if let (delay, message) = p.nextPlanned {
       inFlight[event.seq] = InFlightRequest(
-        type: "plannedAnswer", since: event.at, due: event.at.adding(milliseconds: Int64(delay)))
+        type: InFlightRequest.plannedAnswer, since: event.at,
+        due: event.at.adding(milliseconds: Int64(delay)))
       effects.append(.deliverLater(delayMilliseconds: delay, message: message))
     }
     return Reaction(effects: effects)
@@ -57,11 +58,11 @@ extension State {
     // server has nothing older. Undated exchanges sort last, so look for the oldest date.
     let before = historyRemaining == 0 ? nil : history.compactMap(\.queryDate).min()
     return start(
-      "loadHistory", event, key: "loadHistory", .fetchHistory(server: server, before: before))
+      .loadHistory, event, key: "loadHistory", .fetchHistory(server: server, before: before))
   }
 
   mutating func historyLoaded(_ p: Action.HistoryLoaded, _ event: Event) -> Reaction {
-    finish(event, completing: "loadHistory")
+    finish(event, completing: .loadHistory)
     var known = Set(history.map { HistoryKey($0) })
     for entry in p.entries where known.insert(HistoryKey(entry)).inserted { history.append(entry) }
     history.sort {

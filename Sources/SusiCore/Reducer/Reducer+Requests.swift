@@ -2,29 +2,33 @@
 
 extension State {
   /// Records that the event asked for a request, superseding an older one with the same key.
-  mutating func start(_ type: String, _ event: Event, key: String? = nil, _ effect: Effect)
+  mutating func start(_ intent: ActionType, _ event: Event, key: String? = nil, _ effect: Effect)
     -> Reaction
   {
     var effects: [Effect] = []
     if let key {
       for seq in inFlight.seqs(withKey: key) { effects.append(.supersede(seq: seq)) }
     }
-    inFlight[event.seq] = InFlightRequest(type: type, since: event.at, key: key)
+    inFlight[event.seq] = InFlightRequest(type: intent.rawValue, since: event.at, key: key)
     effects.append(effect)
     return Reaction(effects: effects)
   }
 
-  /// Ends the request that caused a successful result of `type`, clearing that type's error.
-  mutating func finish(_ event: Event, completing types: String...) {
-    guard let cause = event.cause, let request = inFlight[cause], types.contains(request.type)
+  /// Ends the request that caused a successful result, when `intent` asked for it (or, with
+  /// `orPlannedAnswer`, when it is a planned answer's wait), clearing that request type's error.
+  mutating func finish(
+    _ event: Event, completing intent: ActionType, orPlannedAnswer: Bool = false
+  ) {
+    guard let cause = event.cause, let request = inFlight[cause],
+      request.intent == intent || (orPlannedAnswer && request.isPlannedAnswer)
     else { return }
     inFlight[cause] = nil
     lastErrors[request.type] = nil
   }
 
   /// A result that only ends its request.
-  mutating func finished(_ event: Event, completing type: String) -> Reaction {
-    finish(event, completing: type)
+  mutating func finished(_ event: Event, completing intent: ActionType) -> Reaction {
+    finish(event, completing: intent)
     return []
   }
 
@@ -38,10 +42,10 @@ extension State {
   mutating func requestFailed(_ p: Action.RequestFailed, _ event: Event) -> Reaction {
     let request = inFlight.removeValue(forKey: p.cause)
     // Asked for: neither is an error worth keeping.
-    guard p.error.kind != "cancelled" && p.error.kind != "superseded" else { return [] }
+    guard p.error.kind != .cancelled && p.error.kind != .superseded else { return [] }
     lastErrors[request?.type ?? "unknown"] = p.error.scrubbed
-    if p.error.kind == "unauthorized", let session,
-      request.map({ Self.needsLogin.contains($0.type) }) ?? false
+    if p.error.kind == .unauthorized, let session,
+      let intent = request?.intent, Self.needsLogin.contains(intent)
     {
       return [
         .logout(
@@ -53,8 +57,8 @@ extension State {
   }
 
   /// Intents whose requests only work for a logged-in user.
-  static let needsLogin: Set<String> = [
-    "submitRating", "loadUserRating", "changeSettings", "syncSettings",
+  static let needsLogin: Set<ActionType> = [
+    .submitRating, .loadUserRating, .changeSettings, .syncSettings,
   ]
 
   /// Why a logged-in-only intent cannot go ahead now, with the effects that says so; nil when

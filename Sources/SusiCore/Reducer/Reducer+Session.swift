@@ -38,7 +38,7 @@ extension State {
   mutating func signup(_ p: Action.Signup, _ event: Event) -> Reaction {
     if let problem = Validation.emailProblem(p.email) { return .rejected(problem) }
     if p.password.isEmpty { return .rejected("the password is empty") }
-    return start("signup", event, .signup(server: server, email: p.email, password: p.password))
+    return start(.signup, event, .signup(server: server, email: p.email, password: p.password))
   }
 
   mutating func login(_ p: Action.Login, _ event: Event) -> Reaction {
@@ -52,17 +52,17 @@ extension State {
       )
     }
     return start(
-      "login", event, key: "login",
+      .login, event, key: "login",
       .login(server: server, email: p.email, password: p.password, validSeconds: p.validSeconds))
   }
 
   mutating func logout(_ event: Event) -> Reaction {
     guard session != nil else { return .rejected("nobody is logged in") }
-    return start("logout", event, .logout(server: server, reason: nil))
+    return start(.logout, event, .logout(server: server, reason: nil))
   }
 
   mutating func loggedIn(_ p: Action.LoggedIn, _ event: Event) -> Reaction {
-    finish(event, completing: "login")
+    finish(event, completing: .login)
     if session?.email != p.email {
       userRatings = [:]
       settings = [:]
@@ -72,13 +72,13 @@ extension State {
   }
 
   mutating func loginFailed(_ p: Action.LoginFailed, _ event: Event) -> Reaction {
-    if let cause = event.cause, inFlight[cause]?.type == "login" { inFlight[cause] = nil }
-    lastErrors["login"] = p.error.scrubbed
+    if let cause = event.cause, inFlight[cause]?.intent == .login { inFlight[cause] = nil }
+    lastErrors[ActionType.login.rawValue] = p.error.scrubbed
     return []
   }
 
   mutating func loggedOut(_ event: Event) -> Reaction {
-    finish(event, completing: "logout")
+    finish(event, completing: .logout)
     // Settings belong to the user: the next one must not see them.
     session = nil
     userRatings = [:]

@@ -12,22 +12,22 @@ extension State {
       }
     }
     if let refusal = loginProblem(event, doing: "change settings") { return refusal }
-    return start("changeSettings", event, .storeSettings(server: server, settings: typed))
+    return start(.changeSettings, event, .storeSettings(server: server, settings: typed))
   }
 
   mutating func settingsChanged(_ p: Action.SettingsChanged, _ event: Event) -> Reaction {
-    finish(event, completing: "changeSettings")
+    finish(event, completing: .changeSettings)
     settings.merge(p.settings) { $1 }
     return []
   }
 
   mutating func syncSettings(_ event: Event) -> Reaction {
     if let refusal = loginProblem(event, doing: "sync settings") { return refusal }
-    return start("syncSettings", event, key: "syncSettings", .fetchSettings(server: server))
+    return start(.syncSettings, event, key: "syncSettings", .fetchSettings(server: server))
   }
 
   mutating func settingsSynced(_ p: Action.SettingsSynced, _ event: Event) -> Reaction {
-    finish(event, completing: "syncSettings")
+    finish(event, completing: .syncSettings)
     settings = p.settings
     return []
   }

@@ -25,11 +25,11 @@ extension State {
   mutating func loadGroups(_ p: Action.LoadGroups, _ event: Event) -> Reaction {
     let language = skillListLanguage(p.language)
     return start(
-      "loadGroups", event, key: "loadGroups", .fetchGroups(server: server, language: language))
+      .loadGroups, event, key: "loadGroups", .fetchGroups(server: server, language: language))
   }
 
   mutating func groupsLoaded(_ p: Action.GroupsLoaded, _ event: Event) -> Reaction {
-    finish(event, completing: "loadGroups")
+    finish(event, completing: .loadGroups)
     var seen = Set<String>()
     groups = p.groups.filter { seen.insert($0).inserted }
     return []
@@ -39,12 +39,12 @@ extension State {
     if let group = p.group, let problem = groupProblem(group) { return .rejected(problem) }
     let language = skillListLanguage(p.language)
     return start(
-      "loadSkills", event, key: "loadSkills:\(p.group ?? "*")",
+      .loadSkills, event, key: "loadSkills:\(p.group ?? "*")",
       .fetchSkills(server: server, group: p.group, language: language))
   }
 
   mutating func skillsLoaded(_ p: Action.SkillsLoaded, _ event: Event) -> Reaction {
-    finish(event, completing: "loadSkills")
+    finish(event, completing: .loadSkills)
     if let group = p.group {
       skills[group] = Dictionary(p.skills.map { ($0.tag, $0) }, uniquingKeysWith: { $1 })
     } else {
@@ -63,12 +63,12 @@ extension State {
     }
     let language = p.language ?? skills[p.group]?[p.skill]?.language ?? skillListLanguage(nil)
     return start(
-      "loadSkill", event, key: "loadSkill:\(p.group)/\(p.skill)",
+      .loadSkill, event, key: "loadSkill:\(p.group)/\(p.skill)",
       .fetchSkill(server: server, group: p.group, skill: p.skill, language: language))
   }
 
   mutating func skillLoaded(_ p: Action.SkillLoaded, _ event: Event) -> Reaction {
-    finish(event, completing: "loadSkill")
+    finish(event, completing: .loadSkill)
     skills[p.skill.group, default: [:]][p.skill.tag] = p.skill
     return []
   }
@@ -101,11 +101,11 @@ extension State {
     let effect = aboutSkill(group: p.group, skill: p.skill, language: p.language) {
       .rateSkill(server: server, group: p.group, skill: p.skill, language: $0, stars: p.stars)
     }
-    return start("submitRating", event, effect)
+    return start(.submitRating, event, effect)
   }
 
   mutating func ratingSubmitted(_ p: Action.RatingSubmitted, _ event: Event) -> Reaction {
-    finish(event, completing: "submitRating")
+    finish(event, completing: .submitRating)
     if let resolved = p.resolved { skills[p.group, default: [:]][p.skill] = resolved }
     // The reply carries only the star counts; thumbs and feedback counts stay as they were.
     let before = skills[p.group]?[p.skill]?.rating
@@ -128,11 +128,11 @@ extension State {
       .fetchUserRating(server: server, group: p.group, skill: p.skill, language: $0)
     }
     return start(
-      "loadUserRating", event, key: "loadUserRating:\(p.group)/\(p.skill)", effect)
+      .loadUserRating, event, key: "loadUserRating:\(p.group)/\(p.skill)", effect)
   }
 
   mutating func userRatingLoaded(_ p: Action.UserRatingLoaded, _ event: Event) -> Reaction {
-    finish(event, completing: "loadUserRating")
+    finish(event, completing: .loadUserRating)
     if let resolved = p.resolved { skills[p.group, default: [:]][p.skill] = resolved }
     userRatings[SkillID(group: p.group, skill: p.skill)] = UserRating(stars: p.stars)
     return []

@@ -11,11 +11,11 @@ extension State {
       return .rejected(
         "the search query is longer than \(Self.maximumSearchLength) characters")
     }
-    return start("search", event, key: "search:\(query)", .webSearch(query: query))
+    return start(.search, event, key: "search:\(query)", .webSearch(query: query))
   }
 
   mutating func websearchLoaded(_ p: Action.WebsearchLoaded, _ event: Event) -> Reaction {
-    finish(event, completing: "search")
+    finish(event, completing: .search)
     searches[p.query] = p.results
     return []
   }
@@ -25,11 +25,11 @@ extension State {
       return .rejected("'\(p.url)' is not an http(s) URL")
     }
     return start(
-      "loadLinkPreview", event, key: "loadLinkPreview:\(p.url)", .fetchLinkPreview(url: p.url))
+      .loadLinkPreview, event, key: "loadLinkPreview:\(p.url)", .fetchLinkPreview(url: p.url))
   }
 
   mutating func linkPreviewLoaded(_ p: Action.LinkPreviewLoaded, _ event: Event) -> Reaction {
-    finish(event, completing: "loadLinkPreview")
+    finish(event, completing: .loadLinkPreview)
     linkPreviews[p.url] = LinkPreview(
       url: p.url, title: p.title, description: p.description, image: p.image)
     return []
@@ -39,11 +39,11 @@ extension State {
     guard Validation.webURL(p.url) else {
       return .rejected("'\(p.url)' is not an http(s) URL")
     }
-    return start("cacheImage", event, .cacheImage(url: p.url))
+    return start(.cacheImage, event, .cacheImage(url: p.url))
   }
 
   mutating func imageCached(_ p: Action.ImageCached, _ event: Event) -> Reaction {
-    finish(event, completing: "cacheImage")
+    finish(event, completing: .cacheImage)
     images[p.url] = CachedImage(path: p.path, bytes: p.bytes)
     return []
   }

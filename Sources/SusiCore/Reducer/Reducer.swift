@@ -30,7 +30,7 @@ public func reduce(_ state: inout State, _ event: Event) -> Reaction {
   case .revokeKey(let p): return state.revokeKey(p, event)
 
   case .serverChanged(let p): return state.serverChanged(p, event)
-  case .signedUp: return state.finished(event, completing: "signup")
+  case .signedUp: return state.finished(event, completing: .signup)
   case .loggedIn(let p): return state.loggedIn(p, event)
   case .loginFailed(let p): return state.loginFailed(p, event)
   case .loggedOut: return state.loggedOut(event)

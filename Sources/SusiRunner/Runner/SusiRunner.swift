@@ -144,7 +144,7 @@ public final class SusiRunner: EffectsRunner {
     var action = action
     let deliver = book.withLock { book -> Bool in
       // A running request only sees its task cancelled; say why it was.
-      if case .requestFailed(var failed) = action, failed.error.kind == "cancelled",
+      if case .requestFailed(var failed) = action, failed.error.kind == .cancelled,
         let reason = book.cancelReasons[job.cause]
       {
         failed.error = reason.requestError

@@ -30,7 +30,7 @@ final class TextScriptedRunner: EffectsRunner {
       send(
         .requestFailed(
           Action.RequestFailed(
-            cause: seq, error: RequestError(kind: "cancelled", message: "cancelled"))), cancelled)
+            cause: seq, error: RequestError(kind: .cancelled, message: "cancelled"))), cancelled)
       return
     default: result = respond(effect, cause)
     }

@@ -237,7 +237,7 @@ struct TextEndToEndTests {
     #expect(run.status == 130, "\(run.stderr)")
     let events = try expectCleanLog()
     let cancelled = events.contains { event in
-      if case .requestFailed(let failed) = event.action { return failed.error.kind == "cancelled" }
+      if case .requestFailed(let failed) = event.action { return failed.error.kind == .cancelled }
       return false
     }
     #expect(cancelled, "the request ends as cancelled in the log")

@@ -60,7 +60,7 @@ import Testing
         return .requestFailed(
           Action.RequestFailed(
             cause: cause,
-            error: RequestError(kind: "http", status: 503, message: "Service Unavailable")))
+            error: RequestError(kind: .http, status: 503, message: "Service Unavailable")))
       default:
         return .messageReceived(
           Action.MessageReceived(
@@ -79,7 +79,7 @@ import Testing
         return .loginFailed(
           Action.LoginFailed(
             email: email,
-            error: RequestError(kind: "http", status: 422, message: "Invalid credentials")))
+            error: RequestError(kind: .http, status: 422, message: "Invalid credentials")))
       }
       return .loggedIn(Action.LoggedIn(email: email, expiresAt: nil))
     case .rateSkill(_, let group, let skill, _, let stars):
