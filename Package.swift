@@ -104,7 +104,7 @@ let package = Package(
     // Tests
     .target(
       name: "SusiTesting",
-      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP"],
+      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP", "SusiFiles"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
@@ -127,7 +127,7 @@ let package = Package(
       name: "SusiRunnerTests",
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiFiles",
+        "SusiCrypto", "SusiEventLog",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -148,7 +148,7 @@ let package = Package(
       name: "WebTests",
       dependencies: [
         "SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiFiles", "SusiApplication", "SusiCommandLine", "susi",
+        "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine", "susi",
       ],
       swiftSettings: strict),
   ]

@@ -4,9 +4,14 @@ import SusiTesting
 import Testing
 
 /// The `susi` command line as a whole: help, version, typos and a locked log, through the binary.
-@Suite(.enabled(if: TextBinary.find() != nil, "the susi binary is not built"))
+@Suite
 struct CommandLineAppTests {
-  let susi = TextBinary.find()!
+  let susi: SusiBinary
+
+  /// Fails every test of the suite, never skips it, when the binary is missing.
+  init() throws {
+    susi = try SusiBinary.built()
+  }
 
   private func folder() throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -19,8 +24,8 @@ struct CommandLineAppTests {
   @Test func helpFindsItsTopicPastCommonOptions() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let run = try await susi.runOffPool(
-      ["--state-dir", dir, "help", "rate"], environment: TextBinary.environment(dir))
+    let run = try await susi.run(
+      ["--state-dir", dir, "help", "rate"], environment: SusiBinary.isolatedEnvironment(dir))
     #expect(run.status == 0)
     #expect(run.stdout.hasPrefix("Usage: susi rate NAME STARS"))
   }
@@ -28,15 +33,15 @@ struct CommandLineAppTests {
   @Test func everyWayOfAskingForHelpWorks() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let environment = TextBinary.environment(dir)
+    let environment = SusiBinary.isolatedEnvironment(dir)
     for arguments in [["--help"], ["-h"], ["help"]] {
-      let run = try await susi.runOffPool(arguments, environment: environment)
+      let run = try await susi.run(arguments, environment: environment)
       #expect(run.status == 0, "\(arguments)")
       #expect(run.stdout.contains("Commands:"), "\(arguments)")
       #expect(run.stdout.contains("replay"), "\(arguments)")
     }
     for arguments in [["help", "skills"], ["skills", "--help"], ["skills", "-h"]] {
-      let run = try await susi.runOffPool(arguments, environment: environment)
+      let run = try await susi.run(arguments, environment: environment)
       #expect(run.status == 0, "\(arguments)")
       #expect(run.stdout.hasPrefix("Usage: susi skills"), "\(arguments)")
     }
@@ -45,7 +50,7 @@ struct CommandLineAppTests {
   @Test func printsTheVersion() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let run = try await susi.runOffPool(["--version"], environment: TextBinary.environment(dir))
+    let run = try await susi.run(["--version"], environment: SusiBinary.isolatedEnvironment(dir))
     #expect(run.status == 0)
     #expect(run.stdout.hasPrefix("susi "))
   }
@@ -53,18 +58,18 @@ struct CommandLineAppTests {
   @Test func typosGetTheClosestMatchAndTheUsageLine() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let environment = TextBinary.environment(dir)
-    let command = try await susi.runOffPool(["replya"], environment: environment)
+    let environment = SusiBinary.isolatedEnvironment(dir)
+    let command = try await susi.run(["replya"], environment: environment)
     #expect(command.status == 64)
     #expect(command.stderr.contains("unknown command 'replya'; did you mean 'replay'?"))
     #expect(command.stderr.contains("Usage: susi"))
-    let option = try await susi.runOffPool(["replay", "--stpe"], environment: environment)
+    let option = try await susi.run(["replay", "--stpe"], environment: environment)
     #expect(option.status == 64)
     #expect(option.stderr.contains("did you mean '--step'?"))
-    let topic = try await susi.runOffPool(["help", "ratee"], environment: environment)
+    let topic = try await susi.run(["help", "ratee"], environment: environment)
     #expect(topic.status == 64)
     #expect(topic.stderr.contains("did you mean 'rate'?"))
-    let fsync = try await susi.runOffPool(
+    let fsync = try await susi.run(
       ["--fsync", "sometimes", "replay"], environment: environment)
     #expect(fsync.status == 64)
     #expect(command.stdout.isEmpty && option.stdout.isEmpty && fsync.stdout.isEmpty)
@@ -73,14 +78,15 @@ struct CommandLineAppTests {
   @Test func anUnknownOptionBeforeTheCommandIsNamedNotItsValue() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let run = try await susi.runOffPool(
-      ["--sever", "http://127.0.0.1:1", "ask", "hi"], environment: TextBinary.environment(dir))
+    let run = try await susi.run(
+      ["--sever", "http://127.0.0.1:1", "ask", "hi"],
+      environment: SusiBinary.isolatedEnvironment(dir))
     #expect(run.status == 64)
     #expect(run.stderr.contains("unknown option '--sever'; did you mean '--server'?"))
     #expect(!run.stderr.contains("unknown command"))
     // A command's own option before the command takes its value with it.
-    let help = try await susi.runOffPool(
-      ["--port", "0", "server", "--help"], environment: TextBinary.environment(dir))
+    let help = try await susi.run(
+      ["--port", "0", "server", "--help"], environment: SusiBinary.isolatedEnvironment(dir))
     #expect(help.status == 0)
     #expect(help.stdout.hasPrefix("Usage: susi server"))
   }
@@ -88,9 +94,9 @@ struct CommandLineAppTests {
   @Test func shortOptionsCombineAndTakeTheirValueAttached() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let environment = TextBinary.environment(dir)
+    let environment = SusiBinary.isolatedEnvironment(dir)
     for arguments in [["server", "-p0", "--help"], ["server", "-hp0"], ["serve", "-p0", "-h"]] {
-      let run = try await susi.runOffPool(arguments, environment: environment)
+      let run = try await susi.run(arguments, environment: environment)
       #expect(run.status == 0, "\(arguments): \(run.stderr)")
       #expect(run.stdout.hasPrefix("Usage: susi serve"), "\(arguments)")
     }
@@ -101,7 +107,7 @@ struct CommandLineAppTests {
   @Test func serverOptionsAreCheckedLikeEveryOtherCommand() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let environment = TextBinary.environment(dir)
+    let environment = SusiBinary.isolatedEnvironment(dir)
     let cases: [([String], String)] = [
       (["server", "--verbose"], "unknown option '--verbose'"),
       (["server", "--port"], "--port"),
@@ -112,7 +118,7 @@ struct CommandLineAppTests {
       (["server", "--trusted-proxy", "a,,b"], "--trusted-proxy takes addresses"),
     ]
     for (arguments, message) in cases {
-      let run = try await susi.runOffPool(arguments, environment: environment)
+      let run = try await susi.run(arguments, environment: environment)
       #expect(run.status == 64, "\(arguments): \(run.stderr)")
       #expect(run.stdout.isEmpty, "\(arguments)")
       #expect(run.stderr.hasPrefix("susi: "), "\(arguments): \(run.stderr)")
@@ -124,8 +130,8 @@ struct CommandLineAppTests {
   @Test func textStartingWithADashIsToldAboutDoubleDash() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let run = try await susi.runOffPool(
-      ["ask", "-hello"], environment: TextBinary.environment(dir))
+    let run = try await susi.run(
+      ["ask", "-hello"], environment: SusiBinary.isolatedEnvironment(dir))
     #expect(run.status == 64)
     #expect(run.stderr.contains("put '--' before it"))
   }
@@ -133,12 +139,12 @@ struct CommandLineAppTests {
   @Test func versionIsACommandAndDashVSuggestsDashDashVersion() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let environment = TextBinary.environment(dir)
-    let version = try await susi.runOffPool(["version"], environment: environment)
+    let environment = SusiBinary.isolatedEnvironment(dir)
+    let version = try await susi.run(["version"], environment: environment)
     #expect(version.status == 0)
     #expect(version.stdout.hasPrefix("susi "))
     for arguments in [["-v"], ["ask", "-v", "hi"]] {
-      let run = try await susi.runOffPool(arguments, environment: environment)
+      let run = try await susi.run(arguments, environment: environment)
       #expect(run.status == 64, "\(arguments)")
       #expect(run.stderr.contains("did you mean '--version'?"), "\(arguments): \(run.stderr)")
     }
@@ -147,19 +153,19 @@ struct CommandLineAppTests {
   @Test func aLoginWithoutAPasswordIsAUsageOrInputErrorNotAnInterrupt() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let environment = TextBinary.environment(dir)
-    let none = try await susi.runOffPool(["login", "me@example.org"], environment: environment)
+    let environment = SusiBinary.isolatedEnvironment(dir)
+    let none = try await susi.run(["login", "me@example.org"], environment: environment)
     #expect(none.status == 64)
     #expect(none.stderr.contains("no password given"))
-    let unreadable = try await susi.runOffPool(
+    let unreadable = try await susi.run(
       ["login", "me@example.org", "--password-file", dir + "/missing"], environment: environment)
     #expect(unreadable.status == 66)
     #expect(unreadable.stderr.contains("cannot read the password file"))
     // The default command takes --password-file too, before or without a command word.
-    let chat = try await susi.runOffPool(
+    let chat = try await susi.run(
       ["--password-file", dir + "/missing", "--help"], environment: environment)
     #expect(chat.status == 0, "\(chat.stderr)")
-    let piped = try await susi.runOffPool(
+    let piped = try await susi.run(
       ["--password-file", dir + "/missing"], input: "/login me@example.org\n",
       environment: environment)
     #expect(piped.stderr.contains("cannot read the password file"), "\(piped.stderr)")
@@ -171,9 +177,9 @@ struct CommandLineAppTests {
     for (variable, value) in [
       ("SUSI_SERVER", "nonsense"), ("SUSI_FSYNC", "sometimes"), ("SUSI_WEBSEARCH_URL", "ftp://x"),
     ] {
-      var environment = TextBinary.environment(dir)
+      var environment = SusiBinary.isolatedEnvironment(dir)
       environment[variable] = value
-      let run = try await susi.runOffPool(["groups"], environment: environment)
+      let run = try await susi.run(["groups"], environment: environment)
       #expect(run.status == 64, "\(variable)")
       #expect(run.stderr.contains(variable), "\(variable): \(run.stderr)")
     }
@@ -182,12 +188,12 @@ struct CommandLineAppTests {
   @Test func theServerRefusesASkillFolderWithoutSkills() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let environment = TextBinary.environment(dir)
-    let empty = try await susi.runOffPool(["server", "--data", dir], environment: environment)
+    let environment = SusiBinary.isolatedEnvironment(dir)
+    let empty = try await susi.run(["server", "--data", dir], environment: environment)
     #expect(empty.status == 65)
     #expect(empty.stderr.contains("holds no skills"))
     #expect(empty.stdout.isEmpty)
-    let missing = try await susi.runOffPool(
+    let missing = try await susi.run(
       ["server", "--data", dir + "/missing"], environment: environment)
     #expect(missing.status == 66)
     #expect(missing.stderr.contains("cannot read the skill folder"))
@@ -197,27 +203,13 @@ struct CommandLineAppTests {
   func bothServersBindLocalhost(command: String) async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: susi.path)
-    server.arguments = [command, "--host", "localhost", "--port", "0", "--state-dir", dir]
-    server.environment = TextBinary.environment(dir)
-    let output = Pipe()
-    server.standardOutput = output
-    server.standardError = FileHandle.nullDevice
-    try ProcessLaunch.run(server)
-    let reader = output.fileHandleForReading
-    // The first line is the URL once listening; an exit closes the pipe and ends the read.
-    let firstLine = await onThread { () -> String in
-      var text = ""
-      while !text.contains("\n") {
-        let data = reader.readAvailable()
-        if data.isEmpty { break }
-        text += String(decoding: data, as: UTF8.self)
-      }
-      return text
-    }
-    server.terminate()
-    server.waitUntilExit()
+    let server = try susi.start(
+      [command, "--host", "localhost", "--port", "0", "--state-dir", dir],
+      environment: SusiBinary.isolatedEnvironment(dir))
+    defer { server.stop() }
+    // The first line is the URL once listening.
+    let firstLine = try await onThread { try server.nextLine() } ?? ""
+    _ = await onThread { server.stop() }
     #expect(firstLine.hasPrefix("http://127.0.0.1:"), "\(firstLine)")
   }
 
@@ -225,9 +217,9 @@ struct CommandLineAppTests {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     // Nothing listens on port 9 (discard) here; the questions go to the built-in server.
-    let run = try await susi.runOffPool(
+    let run = try await susi.run(
       ["--server", "http://127.0.0.1:9"], input: "/server embedded\nflip a coin\n",
-      environment: TextBinary.environment(dir))
+      environment: SusiBinary.isolatedEnvironment(dir))
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.contains("Now using the built-in server at http://127.0.0.1:"))
     #expect(!run.stderr.contains("failed"), "\(run.stderr)")
@@ -236,8 +228,8 @@ struct CommandLineAppTests {
   @Test func anOptionACommandHasNoUseForIsRefused() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let run = try await susi.runOffPool(
-      ["server", "--log", dir + "/events.jsonl"], environment: TextBinary.environment(dir))
+    let run = try await susi.run(
+      ["server", "--log", dir + "/events.jsonl"], environment: SusiBinary.isolatedEnvironment(dir))
     #expect(run.status == 64)
     #expect(run.stderr.contains("option '--log' does not apply to 'susi server'"))
     #expect(run.stdout.isEmpty)
@@ -246,12 +238,12 @@ struct CommandLineAppTests {
   @Test func aSecondSusiOnTheSameLogWorksBesideTheFirst() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let environment = TextBinary.environment(dir)
+    let environment = SusiBinary.isolatedEnvironment(dir)
     let first = try JSONLProcess(["--state-dir", dir], folder: dir)
     // The first holds the log once it has answered a line.
     first.send("{\"type\":\"loadGroups\",\"id\":1}")
     _ = try await first.next()
-    let second = try await susi.runOffPool(
+    let second = try await susi.run(
       ["ask", "hi", "--state-dir", dir], environment: environment, timeout: 30)
     #expect(second.status == 0, "\(second.stderr)")
     #expect(!second.stdout.isEmpty)

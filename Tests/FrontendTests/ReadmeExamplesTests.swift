@@ -1,4 +1,5 @@
 import Foundation
+import SusiTesting
 import Testing
 
 /// Every shell example in README.md that runs `susi` is run as written — through `/bin/sh`, with
@@ -6,10 +7,7 @@ import Testing
 /// the order the README gives them, and must exit 0. The few that cannot run here are listed in
 /// `skipped`, each with its reason; a README line that matches no example and no skip fails the
 /// test, so a new example is tested from the day it is written.
-@Suite(
-  .enabled(
-    if: TextBinary.find() != nil,
-    "the susi executable was not found next to the test bundle; build it first"))
+@Suite
 struct ReadmeExamplesTests {
   /// Examples that cannot run offline or in a test, by their text up to the first `#`.
   static let skipped: [String: String] = [
@@ -87,22 +85,22 @@ struct ReadmeExamplesTests {
   }
 
   @Test func everyExampleRunsAsWritten() async throws {
-    let susi = try #require(TextBinary.find())
+    let susi = try SusiBinary.built()
     let folder = FileManagerTestFolder()
     defer { try? FileManager.default.removeItem(atPath: folder.path) }
     let state = folder.path + "/state"
     // The input file one example reads.
     _ = try folder.write("my-actions.jsonl", #"{"type":"loadGroups"}"# + "\n")
-    var environment = TextBinary.environment(folder.path, ["SUSI_STATE_DIR": state])
+    var environment = SusiBinary.isolatedEnvironment(folder.path, ["SUSI_STATE_DIR": state])
     let binFolder = (susi.path as NSString).deletingLastPathComponent
     environment["PATH"] = binFolder + ":/usr/bin:/bin"
-    let shell = TextBinary(path: "/bin/sh")
+    let shell = SusiBinary(path: "/bin/sh")
     var ran = 0
     for example in Self.examples(in: try Self.readme) {
       if Self.skipped[Self.key(example)] != nil { continue }
       // `LOG` stands for a log file: the one the examples before have written.
       let command = example.replacingOccurrences(of: " LOG", with: " \(state)/events.jsonl")
-      let run = try await shell.runOffPool(
+      let run = try await shell.run(
         ["-c", "cd '\(folder.path)' && \(command)"], environment: environment, timeout: 60)
       #expect(
         run.status == 0,

@@ -1,14 +1,15 @@
 import Foundation
+import SusiTesting
 import Testing
 
 /// `susi replay`, through the built binary, on the example logs in Events/.
 @Suite
 struct ReplayCommandTests {
-  let susi: TextBinary
+  let susi: SusiBinary
 
   /// Fails every test of the suite, never skips it, when the binary is missing.
   init() throws {
-    susi = try #require(TextBinary.find(), "the susi binary is not built: run swift build first")
+    susi = try SusiBinary.built()
   }
   static let events = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Events")
@@ -26,8 +27,8 @@ struct ReplayCommandTests {
     return path
   }
 
-  private func replay(_ arguments: [String], in dir: String) async throws -> TextBinary.Run {
-    try await susi.runOffPool(["replay"] + arguments, environment: TextBinary.environment(dir))
+  private func replay(_ arguments: [String], in dir: String) async throws -> SusiProcess.Output {
+    try await susi.run(["replay"] + arguments, environment: SusiBinary.isolatedEnvironment(dir))
   }
 
   @Test func printsTheFinalStateForPeopleAndForPrograms() async throws {
@@ -144,9 +145,9 @@ struct ReplayCommandTests {
       #expect(run.stderr.contains("nul.jsonl:\(sessionEvents):"), "\(mode): \(run.stderr)")
     }
     // A start refuses the log rather than cutting the record off and reusing its seq.
-    let start = try await susi.runOffPool(
+    let start = try await susi.run(
       ["jsonl", "--state-dir", dir, "--log", damaged, "--fsync", "never"], input: "",
-      environment: TextBinary.environment(dir))
+      environment: SusiBinary.isolatedEnvironment(dir))
     #expect(start.status == 65, "\(start.stderr)")
     #expect(start.stderr.contains(":\(sessionEvents)"))
     #expect(try Array(Data(contentsOf: URL(fileURLWithPath: damaged))) == bytes)

@@ -1,4 +1,5 @@
 import Foundation
+import SusiTesting
 import Testing
 
 /// A whole session through the built binary that logs in with a known password and receives a
@@ -6,11 +7,11 @@ import Testing
 /// folder except the credentials file that holds the token.
 @Suite
 struct SecretCanaryTests {
-  let susi: TextBinary
+  let susi: SusiBinary
 
   /// Fails every test of the suite, never skips it, when the binary is missing.
   init() throws {
-    susi = try #require(TextBinary.find(), "the susi binary is not built: run swift build first")
+    susi = try SusiBinary.built()
   }
 
   @Test func thePasswordAndTheTokenStayOutOfEverything() async throws {
@@ -19,7 +20,7 @@ struct SecretCanaryTests {
     ).path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let environment = TextBinary.environment(dir)
+    let environment = SusiBinary.isolatedEnvironment(dir)
     let password = "Canary-Pass-9931!"
     let account = #""email":"canary@example.org","password":"\#(password)""#
     let lines = [
@@ -33,14 +34,14 @@ struct SecretCanaryTests {
       #"{"type":"sendMessage","payload":{"query":"hi"}}"#,
       #"{"type":"loadHistory"}"#,
     ]
-    let jsonl = try await susi.runOffPool(
+    let jsonl = try await susi.run(
       ["jsonl", "--state-dir", dir], input: lines.joined(separator: "\n") + "\n",
       environment: environment)
     #expect(jsonl.status == 0, "\(jsonl.stderr)")
     // The text frontend too: a one-shot that reads the password from a file.
     let passwordFile = dir + "/password.txt"
     try password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
-    let text = try await susi.runOffPool(
+    let text = try await susi.run(
       ["login", "canary@example.org", "--password-file", passwordFile, "--state-dir", dir],
       environment: environment)
     #expect(text.status == 0, "\(text.stderr)")

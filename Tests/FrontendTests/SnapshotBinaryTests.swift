@@ -2,6 +2,7 @@ import Foundation
 import SusiCore
 import SusiEventLog
 import SusiStore
+import SusiTesting
 import Testing
 
 #if canImport(Glibc)
@@ -12,11 +13,11 @@ import Testing
 /// and `kill -9` in the middle of writing one leaves the old snapshot and a correct next start.
 @Suite
 struct SnapshotBinaryTests {
-  let susi: TextBinary
+  let susi: SusiBinary
 
   /// Fails every test of the suite, never skips it, when the binary is missing.
   init() throws {
-    susi = try #require(TextBinary.find(), "the susi binary is not built: run swift build first")
+    susi = try SusiBinary.built()
   }
 
   private func folder() throws -> String {
@@ -37,7 +38,7 @@ struct SnapshotBinaryTests {
   }
 
   private func environment(_ dir: String, _ extra: [String: String] = [:]) -> [String: String] {
-    TextBinary.environment(dir, ["SUSI_SNAPSHOT_EVERY": "4"].merging(extra) { $1 })
+    SusiBinary.isolatedEnvironment(dir, ["SUSI_SNAPSHOT_EVERY": "4"].merging(extra) { $1 })
   }
 
   private let lines = String(repeating: #"{"type":"loadGroups"}"# + "\n", count: 5)
@@ -47,14 +48,14 @@ struct SnapshotBinaryTests {
     async throws
   {
     let log = dir + "/events.jsonl"
-    let env = TextBinary.environment(dir)
-    let full = try await susi.runOffPool(["replay", log, "--digest"], environment: env)
-    let resumed = try await susi.runOffPool(
+    let env = SusiBinary.isolatedEnvironment(dir)
+    let full = try await susi.run(["replay", log, "--digest"], environment: env)
+    let resumed = try await susi.run(
       ["replay", log, "--digest", "--from-snapshot"], environment: env)
     #expect(full.status == 0 && resumed.status == 0, sourceLocation: sourceLocation)
     #expect(!full.stdout.isEmpty && full.stdout == resumed.stdout, sourceLocation: sourceLocation)
     #expect(resumed.stderr.contains("started from the snapshot"), sourceLocation: sourceLocation)
-    let verify = try await susi.runOffPool(["replay", log, "--verify"], environment: env)
+    let verify = try await susi.run(["replay", log, "--verify"], environment: env)
     #expect(verify.status == 0, "\(verify.stderr)", sourceLocation: sourceLocation)
     #expect(verify.stdout.contains("verified: the snapshot"), sourceLocation: sourceLocation)
   }
@@ -62,14 +63,14 @@ struct SnapshotBinaryTests {
   @Test func aCleanStopLeavesASnapshotAndTheNextStartResumesFromIt() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let first = try await susi.runOffPool(jsonl(dir), input: lines, environment: environment(dir))
+    let first = try await susi.run(jsonl(dir), input: lines, environment: environment(dir))
     #expect(first.status == 0, "\(first.stderr)")
     let events = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
       .split(separator: "\n").count
     // The final snapshot of the clean stop covers every event.
     #expect(snapshots(dir).last == "events.jsonl.snapshot." + String(format: "%012d", events))
     #expect(snapshots(dir).count == 2)
-    let second = try await susi.runOffPool(jsonl(dir), input: lines, environment: environment(dir))
+    let second = try await susi.run(jsonl(dir), input: lines, environment: environment(dir))
     #expect(second.status == 0)
     #expect(!second.stderr.contains("snapshot"), "\(second.stderr)")
     try await expectConsistent(dir)
@@ -79,7 +80,7 @@ struct SnapshotBinaryTests {
     var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: newest)))
     bytes[bytes.count - 20] ^= 0x01
     try Data(bytes).write(to: URL(fileURLWithPath: newest))
-    let third = try await susi.runOffPool(jsonl(dir), input: "", environment: environment(dir))
+    let third = try await susi.run(jsonl(dir), input: "", environment: environment(dir))
     #expect(third.status == 0)
     let warnings = third.stderr.split(separator: "\n").filter { $0.contains("snapshot") }
     #expect(warnings.count == 1, "\(third.stderr)")
@@ -91,7 +92,7 @@ struct SnapshotBinaryTests {
   {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let first = try await susi.runOffPool(jsonl(dir), input: lines, environment: environment(dir))
+    let first = try await susi.run(jsonl(dir), input: lines, environment: environment(dir))
     #expect(first.status == 0, "\(first.stderr)")
     let before = snapshots(dir)
     #expect(!before.isEmpty)
@@ -107,7 +108,7 @@ struct SnapshotBinaryTests {
     }
     #expect(FileManager.default.fileExists(atPath: marker), "no snapshot was due")
     running.signal(SIGKILL)
-    let killed = running.wait(timeout: 60)
+    let killed = running.waitForExit(timeout: 60)
     #expect(killed.status == SIGKILL)
     // The old snapshots are intact, the new one exists only as its temporary file.
     #expect(snapshots(dir).filter { !$0.hasSuffix(".tmp") } == before)
@@ -119,7 +120,7 @@ struct SnapshotBinaryTests {
     try log.write(contentsOf: Data(#"{"v":2,"seq":999999,"at":"#.utf8))
     try log.close()
 
-    let next = try await susi.runOffPool(jsonl(dir), input: "", environment: environment(dir))
+    let next = try await susi.run(jsonl(dir), input: "", environment: environment(dir))
     #expect(next.status == 0, "\(next.stderr)")
     #expect(next.stderr.contains("partly written record"), "\(next.stderr)")
     #expect(!next.stderr.contains("ignored the snapshot"), "\(next.stderr)")
@@ -142,8 +143,8 @@ struct SnapshotBinaryTests {
     recovered.state.groups.append("Not in the log")
     let checkpoint = try EventLogCheckpoint.ofRecord(endingAt: end, inLogAt: log, seq: 40, line: 40)
     try SnapshotFiles(logPath: log).write(Snapshot(checkpoint: checkpoint, recovered: recovered))
-    let verify = try await susi.runOffPool(
-      ["replay", log, "--verify"], environment: TextBinary.environment(dir))
+    let verify = try await susi.run(
+      ["replay", log, "--verify"], environment: SusiBinary.isolatedEnvironment(dir))
     #expect(verify.status == 65)
     #expect(verify.stderr.contains("the snapshot at seq 40 does not hold what the log replays to"))
     #expect(verify.stderr.contains("Not in the log"), "\(verify.stderr)")

@@ -134,11 +134,3 @@ struct WebhookHTTPClient {
     return nil
   }
 }
-
-/// Runs blocking work on a thread of its own and waits for it without holding a task thread.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
-    let thread = Thread { continuation.resume(returning: body()) }
-    thread.start()
-  }
-}

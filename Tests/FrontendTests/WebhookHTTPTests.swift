@@ -3,6 +3,7 @@ import SusiCore
 import SusiHTTP
 import SusiJSON
 import SusiRunner
+import SusiTesting
 import SusiWebhook
 import Synchronization
 import Testing

@@ -1,69 +1,43 @@
 import Foundation
 import SusiCore
 import SusiEventLog
-import SusiFiles
 import SusiTesting
 import SusiWebhook
 import Testing
 
 /// The built `susi` binary: `susi serve keys init`, `susi serve`, a request, SIGTERM.
 @Suite struct WebhookServeCommandTests {
-  static let susi: String? = {
-    let tests = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-      .deletingLastPathComponent()
-    for folder in [tests, tests.deletingLastPathComponent()] {
-      let candidate = folder.appendingPathComponent("susi").path
-      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    return nil
-  }()
+  let susi: SusiBinary
+
+  /// Fails every test of the suite, never skips it, when the binary is missing.
+  init() throws {
+    susi = try SusiBinary.built()
+  }
 
   /// Runs `susi` to completion; its exit status and stdout.
-  func run(_ arguments: [String]) throws -> (Int32, String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try #require(Self.susi))
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = Pipe()
-    try ProcessLaunch.run(process)
-    let data = output.fileHandleForReading.readToEndOfInput()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  func run(_ arguments: [String]) async throws -> (Int32, String) {
+    let run = try await susi.run(arguments)
+    return (run.status, run.stdout)
   }
 
   /// Starts `susi serve` on a free loopback port; the process and its port.
-  func startServer(state: String) async throws -> (Process, Int) {
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: try #require(Self.susi))
-    server.arguments = ["serve", "--state-dir", state, "--port", "0"]
-    let output = Pipe()
-    server.standardOutput = output
-    server.standardError = Pipe()
-    try ProcessLaunch.run(server)
-    let reader = output.fileHandleForReading
-    let url = await onThread { () -> String in
-      var text = ""
-      while !text.contains("\n") {
-        let data = reader.readAvailable()
-        if data.isEmpty { break }
-        text += String(decoding: data, as: UTF8.self)
-      }
-      return text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-    let port = try #require(url.split(separator: ":").last.flatMap { Int($0) })
+  func startServer(state: String) async throws -> (SusiProcess, Int) {
+    let server = try susi.start(["serve", "--state-dir", state, "--port", "0"])
+    let url = try await onThread { try server.nextLine() } ?? ""
+    let port = try #require(url.split(separator: ":").last.flatMap { Int($0) }, "printed: \(url)")
     #expect(url == "http://127.0.0.1:\(port)")
     return (server, port)
   }
 
   @Test func serveAnswersWithTheInitialKeyAndStopsCleanlyOnSIGTERM() async throws {
     let state = temporaryDirectory()
-    let (initStatus, keyLine) = try run(["serve", "keys", "init", "--state-dir", state])
+    let (initStatus, keyLine) = try await run(["serve", "keys", "init", "--state-dir", state])
     #expect(initStatus == 0)
     let key = keyLine.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(key.hasPrefix("susi_"))
 
     let (server, port) = try await startServer(state: state)
+    defer { server.stop() }
     let answer = await onThread {
       var client = WebhookHTTPClient(port: port)
       defer { client.close() }
@@ -75,14 +49,10 @@ import Testing
     }
     #expect(answer?.status == 200)
     #expect(answer?.text.contains("actionRejected") == true)
-    server.terminate()
-    let status = await onThread {
-      server.waitUntilExit()
-      return server.terminationStatus
-    }
+    let status = await onThread { server.stop().status }
     #expect(status == 0)
 
-    let (listStatus, listing) = try run(["serve", "keys", "list", "--state-dir", state])
+    let (listStatus, listing) = try await run(["serve", "keys", "list", "--state-dir", state])
     #expect(listStatus == 0)
     #expect(listing.contains("admin"))
     #expect(!listing.contains(key))
@@ -90,26 +60,25 @@ import Testing
 
   @Test func readOnlyAdministrationWorksWhileServeRunsAndFileChangesAreRefused() async throws {
     let state = temporaryDirectory()
-    let (initStatus, _) = try run(["serve", "keys", "init", "--state-dir", state])
+    let (initStatus, _) = try await run(["serve", "keys", "init", "--state-dir", state])
     #expect(initStatus == 0)
     let (server, _) = try await startServer(state: state)
-    let (listStatus, listing) = try run(["serve", "keys", "list", "--state-dir", state])
+    defer { server.stop() }
+    let (listStatus, listing) = try await run(["serve", "keys", "list", "--state-dir", state])
     #expect(listStatus == 0)
     #expect(listing.contains("admin"))
-    let (groupsStatus, _) = try run(["serve", "groups", "create", "ops", "--state-dir", state])
+    let (groupsStatus, _) = try await run([
+      "serve", "groups", "create", "ops", "--state-dir", state,
+    ])
     #expect(groupsStatus == 0, "group changes go through the shared log")
     // The running server owns the keys file and the webhook deliveries.
-    let (issueStatus, _) = try run(["serve", "keys", "issue", "--state-dir", state])
+    let (issueStatus, _) = try await run(["serve", "keys", "issue", "--state-dir", state])
     #expect(issueStatus == 73)
-    let (secondStatus, _) = try run(["serve", "--state-dir", state, "--port", "0"])
+    let (secondStatus, _) = try await run(["serve", "--state-dir", state, "--port", "0"])
     #expect(secondStatus == 73)
-    server.terminate()
-    let status = await onThread {
-      server.waitUntilExit()
-      return server.terminationStatus
-    }
+    let status = await onThread { server.stop().status }
     #expect(status == 0)
-    let (afterStatus, _) = try run(["serve", "keys", "issue", "--state-dir", state])
+    let (afterStatus, _) = try await run(["serve", "keys", "issue", "--state-dir", state])
     #expect(afterStatus == 0)
   }
 
@@ -134,6 +103,7 @@ import Testing
     try log.close()
 
     let (server, port) = try await startServer(state: state)
+    defer { server.stop() }
     let answers = await onThread {
       var client = WebhookHTTPClient(port: port)
       defer { client.close() }
@@ -150,11 +120,7 @@ import Testing
     #expect(answers.map { $0?.status } == [202, 202])
     #expect(answers.map { $0?.text } == [#"{"seq":3}"#, #"{"seq":3}"#])
     #expect(answers.map { $0?.header("Idempotent-Replayed") } == [nil, "true"])
-    server.terminate()
-    let status = await onThread {
-      server.waitUntilExit()
-      return server.terminationStatus
-    }
+    let status = await onThread { server.stop().status }
     #expect(status == 0)
   }
 }

@@ -201,26 +201,6 @@ func isHardened(_ answer: Answer, cached: Bool = false) -> Bool {
     && !answer.headers.contains { $0.name.lowercased().hasPrefix("access-control-") }
 }
 
-// MARK: The real binary
-
-/// The built `susi` beside the test binary.
-let susiBinary: String? = {
-  let tests = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    .deletingLastPathComponent()
-  for folder in [tests, tests.deletingLastPathComponent()] {
-    let candidate = folder.appendingPathComponent("susi").path
-    if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-  }
-  return nil
-}()
-
-/// Runs blocking work on a thread of its own, so it never holds up the tasks a server needs.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { continuation in
-    Thread { continuation.resume(returning: body()) }.start()
-  }
-}
-
 /// One HTTP/1.1 exchange with 127.0.0.1:`port` over a fresh connection (`Connection: close`),
 /// reading at most 20 s; nil when no complete answer came.
 func exchange(

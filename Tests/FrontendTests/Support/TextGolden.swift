@@ -1,4 +1,5 @@
 import Foundation
+import SusiTesting
 
 /// Golden transcripts for the text frontend: what a run printed, with what changes from run to
 /// run (ports, temporary paths, times) replaced by placeholders. Re-recorded only when
@@ -11,7 +12,8 @@ enum TextGolden {
   static var recording: Bool { ProcessInfo.processInfo.environment["SUSI_RECORD_GOLDEN"] == "1" }
 
   /// One run written out: the command, its input lines, both streams and the exit code.
-  static func transcript(_ arguments: [String], input: String = "", _ run: TextBinary.Run) -> String
+  static func transcript(_ arguments: [String], input: String = "", _ run: SusiProcess.Output)
+    -> String
   {
     var out = "$ susi " + arguments.map(quoted).joined(separator: " ") + "\n"
     for line in input.split(separator: "\n", omittingEmptySubsequences: false).dropLast(

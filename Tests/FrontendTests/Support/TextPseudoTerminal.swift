@@ -72,41 +72,30 @@ final class TextPseudoTerminal {
     steps: [(until: String, type: String)] = [], afterExit: ((TextPseudoTerminal) -> Void)? = nil
   ) throws -> (output: String, status: Int32) {
     guard let terminal = TextPseudoTerminal() else { throw TerminalUnavailable() }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = environment
-    process.standardInput = typing ? terminal.device : FileHandle.nullDevice
-    process.standardOutput = terminal.device
-    process.standardError = terminal.device
-    try ProcessLaunch.run(process)
-    terminal.closeDevice()
+    let process = try terminal.start(path, arguments, environment: environment, typing: typing)
     var output = ""
     for step in steps {
       output += terminal.read(until: step.until, timeout: 120)
       terminal.type(step.type)
     }
     output += terminal.readAll(timeout: 120)
-    finish(process, timeout: 120)
+    let ended = process.waitForExit(timeout: 120)
     afterExit?(terminal)
-    return (output, process.terminationStatus)
+    return (output, ended.status)
+  }
+
+  /// Starts the program at `path` with its output (and, when `typing`, its input) on this
+  /// terminal.
+  func start(_ path: String, _ arguments: [String], environment: [String: String], typing: Bool)
+    throws -> SusiProcess
+  {
+    let process = try SusiBinary(path: path).start(
+      arguments, environment: environment, streams: .terminal(device, keyboard: typing))
+    closeDevice()
+    return process
   }
 
   struct TerminalUnavailable: Error {}
-
-  /// Waits for `process` to end, killing it when it has not ended within `timeout` seconds
-  /// (a test that went wrong must fail, not hang).
-  static func finish(_ process: Process, timeout: Double = 120) {
-    let ended = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-      process.waitUntilExit()
-      ended.signal()
-    }
-    if ended.wait(timeout: .now() + timeout) == .timedOut {
-      _ = kill(process.processIdentifier, SIGKILL)
-      ended.wait()
-    }
-  }
 
   func closeDevice() { try? device.close() }
 

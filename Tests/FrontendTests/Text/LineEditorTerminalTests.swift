@@ -9,18 +9,20 @@ import Testing
 
 /// The chat's line editor through the built `susi` on a real pseudo-terminal: keys typed as a
 /// terminal sends them, what reaches SUSI read back from the event log.
-@Suite(
-  .enabled(
-    if: TextBinary.find() != nil,
-    "the susi executable was not found next to the test bundle; build it first"))
+@Suite
 struct LineEditorTerminalTests {
-  let susi = TextBinary.find()!
+  let susi: SusiBinary
+
+  /// Fails every test of the suite, never skips it, when the binary is missing.
+  init() throws {
+    susi = try SusiBinary.built()
+  }
   let folder = FileManagerTestFolder()
 
   var isolation: [String] {
     ["--state-dir", folder.path + "/state", "--log", folder.path + "/events.jsonl"]
   }
-  var environment: [String: String] { TextBinary.environment(folder.path) }
+  var environment: [String: String] { SusiBinary.isolatedEnvironment(folder.path) }
 
   /// The editor drawing an empty line: the prompt is ready for keys.
   static let prompt = "\r> \u{1B}[K\r\u{1B}[2C"
@@ -33,7 +35,7 @@ struct LineEditorTerminalTests {
     output: String, status: Int32, restored: Bool
   ) {
     let (path, arguments, environment) = (susi.path, isolation, environment)
-    return try await TextBinary.offPool {
+    return try await onThread {
       var restored = false
       let (output, status) = try TextPseudoTerminal.run(
         path, arguments, environment: environment, typing: true, steps: steps,
@@ -106,7 +108,7 @@ struct LineEditorTerminalTests {
 
   @Test func aPasswordTypedAtItsPromptIsNeitherEchoedNorKept() async throws {
     let password = "Secret-Passw0rd!"
-    let signup = try await susi.runOffPool(
+    let signup = try await susi.run(
       isolation + ["signup", "keys@example.org"], input: password + "\n",
       environment: environment)
     #expect(signup.status == 0, "\(signup.stderr)")
@@ -135,28 +137,16 @@ struct LineEditorTerminalTests {
 
   @Test func sigtermAtThePromptLeavesTheTerminalAsItWasFound() async throws {
     let (path, arguments, environment) = (susi.path, isolation, environment)
-    let (rawWhileTyping, restored, signalled) = try await TextBinary.offPool {
+    let (rawWhileTyping, restored, signalled) = try await onThread {
       guard let terminal = TextPseudoTerminal() else {
         throw TextPseudoTerminal.TerminalUnavailable()
       }
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: path)
-      process.arguments = arguments
-      process.environment = environment
-      process.standardInput = terminal.device
-      process.standardOutput = terminal.device
-      process.standardError = terminal.device
-      try ProcessLaunch.run(process)
-      terminal.closeDevice()
+      let process = try terminal.start(path, arguments, environment: environment, typing: true)
       _ = terminal.read(until: Self.prompt, timeout: 120)
       let raw = terminal.localModes & tcflag_t(ICANON | ECHO) == 0
-      _ = kill(process.processIdentifier, SIGTERM)
-      TextPseudoTerminal.finish(process, timeout: 120)
+      let ended = process.stop(signal: SIGTERM, timeout: 120)
       let modes = terminal.localModes
-      return (
-        raw, modes & tcflag_t(ICANON) != 0 && modes & tcflag_t(ECHO) != 0,
-        process.terminationReason == .uncaughtSignal
-      )
+      return (raw, modes & tcflag_t(ICANON) != 0 && modes & tcflag_t(ECHO) != 0, ended.signalled)
     }
     #expect(rawWhileTyping, "the prompt reads keys in raw mode")
     #expect(restored, "line mode and echo are back after SIGTERM")
@@ -166,7 +156,7 @@ struct LineEditorTerminalTests {
   @Test func aDumbTerminalReadsLinesAsBefore() async throws {
     let (path, arguments) = (susi.path, isolation)
     let environment = self.environment.merging(["TERM": "dumb"]) { $1 }
-    let (output, status) = try await TextBinary.offPool {
+    let (output, status) = try await onThread {
       try TextPseudoTerminal.run(
         path, arguments, environment: environment, typing: true,
         steps: [("> ", "how are you\n"), ("> ", "/quit\n")])

@@ -1,27 +1,30 @@
 import Foundation
 import SusiJSON
+import SusiTesting
 import Testing
 
 /// One-shot commands through the built `susi`, against its built-in server: reminders that do
 /// not block, `--json`, output width and time zones, images, and options refused where they do
 /// not apply.
-@Suite(
-  .enabled(
-    if: TextBinary.find() != nil,
-    "the susi executable was not found next to the test bundle; build it first"))
+@Suite
 struct OneShotBinaryTests {
-  let susi = TextBinary.find()!
+  let susi: SusiBinary
+
+  /// Fails every test of the suite, never skips it, when the binary is missing.
+  init() throws {
+    susi = try SusiBinary.built()
+  }
   let folder = FileManagerTestFolder()
 
   var isolation: [String] { ["--state-dir", folder.path + "/state"] }
   func environment(_ extra: [String: String] = [:]) -> [String: String] {
-    TextBinary.environment(folder.path, extra)
+    SusiBinary.isolatedEnvironment(folder.path, extra)
   }
 
   func run(_ arguments: [String], input: String = "", _ extra: [String: String] = [:])
-    async throws -> TextBinary.Run
+    async throws -> SusiProcess.Output
   {
-    try await susi.runOffPool(
+    try await susi.run(
       arguments + isolation, input: input, environment: environment(extra), timeout: 120)
   }
 
@@ -61,7 +64,7 @@ struct OneShotBinaryTests {
     // Runs before the timer is due reschedule it and leave; the run it comes due in shows it:
     // marked late, before the command's own output, when it came due before that run started.
     // Each run is a real start; the deadline only keeps a broken build from looping forever.
-    var shown: TextBinary.Run?
+    var shown: SusiProcess.Output?
     for _ in 0..<300 where shown == nil {
       let next = try await run(["groups"])
       #expect(next.status == 0, "stderr: \(next.stderr)")
@@ -93,7 +96,7 @@ struct OneShotBinaryTests {
     let path = susi.path
     let arguments = timer + isolation
     let environment = environment()
-    let (output, status) = try await TextBinary.offPool {
+    let (output, status) = try await onThread {
       try TextPseudoTerminal.run(path, arguments, environment: environment, typing: false)
     }
     #expect(status == 0)
@@ -167,14 +170,14 @@ struct OneShotBinaryTests {
     let path = susi.path
     let arguments = ["skill", "Flip a coin"] + isolation
     let kitty = environment(["TERM": "xterm-kitty"])
-    let (shown, status) = try await TextBinary.offPool {
+    let (shown, status) = try await onThread {
       try TextPseudoTerminal.run(path, arguments, environment: kitty, typing: false)
     }
     #expect(status == 0, "\(shown)")
     #expect(shown.contains("Image file: "))
     #expect(shown.contains("\u{1B}_Ga=T,f=100,"), "the PNG is sent with the kitty protocol")
     let plain = environment(["TERM": "xterm-kitty", "NO_COLOR": "1"])
-    let (quiet, _) = try await TextBinary.offPool {
+    let (quiet, _) = try await onThread {
       try TextPseudoTerminal.run(path, arguments, environment: plain, typing: false)
     }
     #expect(quiet.contains("Image file: "))
@@ -224,7 +227,7 @@ struct OneShotBinaryTests {
     .filter { $0.hasPrefix("susi skill ") }
     #expect(examples.count == 2)
     for example in examples {
-      let ran = try await TextBinary(path: "/bin/sh").runOffPool(
+      let ran = try await SusiBinary(path: "/bin/sh").run(
         [
           "-c",
           "\"$SUSI\" " + example.dropFirst("susi ".count) + " --state-dir '\(folder.path)/state'",

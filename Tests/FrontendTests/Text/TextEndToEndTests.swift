@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiServer
+import SusiTesting
 import Testing
 
 #if canImport(Glibc)
@@ -9,12 +10,14 @@ import Testing
 
 /// The built `susi` driven through pipes, as a person or a script would, against its built-in
 /// server in a fresh folder; what it prints is compared with golden transcripts.
-@Suite(
-  .enabled(
-    if: TextBinary.find() != nil,
-    "the susi executable was not found next to the test bundle; build it first"))
+@Suite
 struct TextEndToEndTests {
-  let susi = TextBinary.find()!
+  let susi: SusiBinary
+
+  /// Fails every test of the suite, never skips it, when the binary is missing.
+  init() throws {
+    susi = try SusiBinary.built()
+  }
   let folder = FileManagerTestFolder()
 
   /// `--state-dir` and `--log` in this test's folder, so nothing of the user's is touched and the
@@ -22,7 +25,7 @@ struct TextEndToEndTests {
   var isolation: [String] {
     ["--state-dir", folder.path + "/state", "--log", folder.path + "/events.jsonl"]
   }
-  var environment: [String: String] { TextBinary.environment(folder.path) }
+  var environment: [String: String] { SusiBinary.isolatedEnvironment(folder.path) }
 
   func expectGolden(
     _ name: String, _ transcript: String, sourceLocation: SourceLocation = #_sourceLocation
@@ -107,7 +110,7 @@ struct TextEndToEndTests {
     ]
     let input = lines.joined(separator: "\n") + "\n"
     // The preview's page is on a second local server, not the SUSI server in use.
-    let run = try await susi.runOffPool(
+    let run = try await susi.run(
       isolation, input: input, environment: Self.allowingPrivateTargets(environment))
     expectGolden(
       "chat-session",
@@ -147,7 +150,7 @@ struct TextEndToEndTests {
     ]
     var transcript = ""
     for step in steps {
-      let run = try await susi.runOffPool(
+      let run = try await susi.run(
         isolation + step.arguments, input: step.input,
         environment: Self.allowingPrivateTargets(environment))
       transcript += TextGolden.transcript(step.arguments, input: step.input, run) + "\n"
@@ -180,7 +183,7 @@ struct TextEndToEndTests {
     var transcript = ""
     for (arguments, status) in cases {
       let input = arguments.first == "login" ? "Wrong-Passw0rd!\n" : ""
-      let run = try await susi.runOffPool(
+      let run = try await susi.run(
         isolation + arguments, input: input, environment: environment)
       #expect(run.status == status, "susi \(arguments.joined(separator: " ")) exits \(status)")
       transcript += TextGolden.transcript(arguments, input: input, run) + "\n"
@@ -188,7 +191,7 @@ struct TextEndToEndTests {
     // Help needs no state: it runs without the isolation options. (The overview lists other
     // frontends' commands too, so only this frontend's help is pinned here.)
     for arguments in [["help", "rate"]] {
-      let run = try await susi.runOffPool(arguments, environment: environment)
+      let run = try await susi.run(arguments, environment: environment)
       #expect(run.status == 0)
       transcript += TextGolden.transcript(arguments, run) + "\n"
     }
@@ -198,8 +201,8 @@ struct TextEndToEndTests {
   @Test func coloursOnlyOnATerminalAndNeverWithNoColor() async throws {
     func skillPage(_ extra: [String: String]) async throws -> String {
       let (path, arguments) = (susi.path, isolation + ["skill", "Capitals"])
-      let environment = TextBinary.environment(folder.path, extra)
-      let (text, status) = try await TextBinary.offPool {
+      let environment = SusiBinary.isolatedEnvironment(folder.path, extra)
+      let (text, status) = try await onThread {
         try TextPseudoTerminal.run(path, arguments, environment: environment, typing: false)
       }
       #expect(status == 0, "\(text)")
@@ -213,9 +216,9 @@ struct TextEndToEndTests {
   }
 
   @Test func resumedChatSaysWelcomeBack() async throws {
-    _ = try await susi.runOffPool(isolation + ["ask", "how are you"], environment: environment)
+    _ = try await susi.run(isolation + ["ask", "how are you"], environment: environment)
     let (path, arguments, environment) = (susi.path, isolation, environment)
-    let (text, status) = try await TextBinary.offPool {
+    let (text, status) = try await onThread {
       try TextPseudoTerminal.run(
         path, arguments, environment: environment, typing: true, steps: [("> ", "/quit\n")])
     }
@@ -228,10 +231,10 @@ struct TextEndToEndTests {
     let running = try susi.start(
       isolation + ["--server", server.url, "ask", "hello"], environment: environment)
     running.closeInput()
-    let (connected, run) = try await TextBinary.offPool {
+    let (connected, run) = await onThread {
       let connected = server.waitForConnection(timeout: 120)
       running.signal(SIGINT)
-      return (connected, running.wait(timeout: 120))
+      return (connected, running.waitForExit(timeout: 120))
     }
     #expect(connected, "susi asks the server")
     #expect(run.status == 130, "\(run.stderr)")
@@ -241,20 +244,20 @@ struct TextEndToEndTests {
       return false
     }
     #expect(cancelled, "the request ends as cancelled in the log")
-    let replay = try await susi.runOffPool(
+    let replay = try await susi.run(
       ["replay", "--verify", folder.path + "/events.jsonl"], environment: environment)
     #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")
   }
 
   @Test func passwordTypedAtATerminalIsNotEchoed() async throws {
-    let signup = try await susi.runOffPool(
+    let signup = try await susi.run(
       isolation + ["signup", "e2e@example.org"], input: Self.password + "\n",
       environment: environment)
     #expect(signup.status == 0, "\(signup.stderr)")
     let (path, arguments, environment) = (
       susi.path, isolation + ["login", "e2e@example.org"], environment
     )
-    let (text, status) = try await TextBinary.offPool {
+    let (text, status) = try await onThread {
       try TextPseudoTerminal.run(
         path, arguments, environment: environment, typing: true,
         steps: [("Password: ", Self.password + "\n")])
