@@ -102,9 +102,14 @@ let package = Package(
     .target(name: "SusiSamples", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
 
     // Tests
+    // A loopback HTTP client and threads for blocking waits: nothing of susi's own.
+    .target(name: "SusiHTTPTesting", swiftSettings: strict),
     .target(
       name: "SusiTesting",
-      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP", "SusiFiles"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP", "SusiFiles",
+        "SusiHTTPTesting",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
@@ -131,24 +136,28 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "SusiHTTPTests", dependencies: ["SusiHTTP", "SusiCrypto"], swiftSettings: strict),
+      name: "SusiHTTPTests", dependencies: ["SusiHTTP", "SusiCrypto", "SusiHTTPTesting"],
+      swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests",
-      dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles"],
+      dependencies: [
+        "SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiHTTPTesting",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "FrontendTests",
       dependencies: [
         "SusiText", "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
         "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
-        "SusiRunner", "SusiServer", "SusiStore", "susi",
+        "SusiRunner", "SusiServer", "SusiStore", "SusiHTTPTesting", "susi",
       ],
       exclude: ["Text/Golden"], swiftSettings: strict),
     .testTarget(
       name: "WebTests",
       dependencies: [
         "SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine", "susi",
+        "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine", "SusiHTTPTesting",
+        "susi",
       ],
       swiftSettings: strict),
   ]

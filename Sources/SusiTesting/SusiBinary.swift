@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 
 /// An executable the tests run as a person or a script would: by default the `susi` built next
 /// to the test bundle.

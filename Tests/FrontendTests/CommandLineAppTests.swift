@@ -1,5 +1,6 @@
 import Foundation
 import SusiFiles
+import SusiHTTPTesting
 import SusiTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiHTTP
+import SusiHTTPTesting
 import SusiJSON
 import SusiRunner
 import SusiTesting
@@ -34,18 +35,18 @@ import Testing
       for connection in 0..<4 {
         group.addTask {
           await onThread {
-            var client = WebhookHTTPClient(port: port)
+            let client = try? LoopbackHTTPClient(port: port)
             var counts: [Int: Int] = [:]
             for i in 0..<2500 {
               let key = (i + connection) % 2 == 0 ? bogus : "not-a-key"
-              let response = client.send(
+              let response = try? client?.request(
                 "POST", "/actions",
                 headers: [
                   ("Authorization", "Bearer \(key)"), ("Content-Type", "application/json"),
                 ], body: Self.rating)
               counts[response?.status ?? 0, default: 0] += 1
             }
-            client.close()
+            client?.close()
             return counts
           }
         }
@@ -58,9 +59,9 @@ import Testing
     #expect(f.eventCount == 1)
     let key = f.adminKey
     let valid = await onThread {
-      var client = WebhookHTTPClient(port: port)
-      defer { client.close() }
-      return client.send(
+      let client = try? LoopbackHTTPClient(port: port)
+      defer { client?.close() }
+      return try? client?.request(
         "POST", "/actions",
         headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")],
         body: Self.rating)
@@ -75,18 +76,20 @@ import Testing
     let (server, port) = try serve(f)
     let key = f.adminKey
     let answers = await onThread {
-      var client = WebhookHTTPClient(port: port)
-      defer { client.close() }
+      let client = try? LoopbackHTTPClient(port: port)
+      defer { client?.close() }
       let auth = [("Authorization", "Bearer \(key)")]
       return [
-        client.send("GET", "/nowhere", headers: auth)?.status,
-        client.send("DELETE", "/actions", headers: auth)?.status,
-        client.send(
-          "POST", "/actions", headers: auth + [("Content-Type", "application/json")], body: "{")?
-          .status,
-        client.send(
+        try? client?.request("GET", "/nowhere", headers: auth).status,
+        try? client?.request("DELETE", "/actions", headers: auth).status,
+        try? client?.request(
+          "POST", "/actions", headers: auth + [("Content-Type", "application/json")], body: "{"
+        )
+        .status,
+        try? client?.request(
           "POST", "/actions", headers: auth + [("Content-Type", "application/json")],
-          body: String(repeating: "x", count: 2 << 20))?.status,
+          body: String(repeating: "x", count: 2 << 20)
+        ).status,
       ]
     }
     #expect(answers == [404, 405, 400, 413])
@@ -224,73 +227,45 @@ import Testing
   }
 }
 
-/// Reads a server-sent event stream from a raw connection.
+/// Reads a server-sent event stream, chunk by chunk, over the loopback client.
 final class EventStreamReader: @unchecked Sendable {
-  private var fd: Int32
+  private let client: LoopbackHTTPClient?
+  private var headRead = false
   private var received: [UInt8] = []
 
   init(port: Int, key: String, lastEventID: Int?) {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var timeout = timeval(tv_sec: 20, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    var request =
-      "GET /events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(key)\r\n"
-    if let lastEventID { request += "Last-Event-ID: \(lastEventID)\r\n" }
-    request += "\r\n"
-    let bytes = Array(request.utf8)
-    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+    client = try? LoopbackHTTPClient(port: port, timeoutSeconds: 20)
+    var headers = [("Authorization", "Bearer \(key)")]
+    if let lastEventID { headers.append(("Last-Event-ID", "\(lastEventID)")) }
+    try? client?.sendRequest("GET", "/events/stream", headers: headers)
   }
 
-  /// Everything received so far (chunk framing included).
-  var text: String { String(decoding: received, as: UTF8.self) }
-
-  /// The body received so far, without the response head and the chunk framing.
-  var body: String {
-    guard let headEnd = WebhookHTTPClient.find([13, 10, 13, 10], in: received) else { return "" }
-    var i = headEnd + 4
-    var out: [UInt8] = []
-    while let lineEnd = WebhookHTTPClient.find([13, 10], in: Array(received[i...])),
-      let size = Int(String(decoding: received[i..<(i + lineEnd)], as: UTF8.self), radix: 16),
-      size > 0
-    {
-      let start = i + lineEnd + 2
-      guard start + size <= received.count else { break }
-      out += received[start..<(start + size)]
-      i = start + size + 2
-      guard i <= received.count else { break }
-    }
-    return String(decoding: out, as: UTF8.self)
-  }
+  /// The body received so far.
+  var body: String { String(decoding: received, as: UTF8.self) }
 
   /// Reads until the event with seq `id` has arrived whole.
   func read(untilEvent id: Int) {
     read { SSECollector.parse($0.body).contains { $0.id >= id } }
   }
 
-  /// Reads until `marker` has arrived (or the connection ends or times out).
+  /// Reads until `marker` has arrived (or the stream ends, fails or times out).
   func read(until marker: String) {
-    read { $0.text.contains(marker) }
+    read { $0.body.contains(marker) }
   }
 
   private func read(until done: (EventStreamReader) -> Bool) {
-    var buffer = [UInt8](repeating: 0, count: 16 << 10)
+    guard let client else { return }
+    if !headRead {
+      guard (try? client.readHeadBlocking()) != nil else { return }
+      headRead = true
+    }
     while !done(self) {
-      let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-      if n <= 0 { return }
-      received.append(contentsOf: buffer[..<n])
+      guard let chunk = try? client.readChunkBlocking() else { return }
+      received.append(contentsOf: chunk)
     }
   }
 
-  func close() { Glibc.close(fd) }
+  func close() { client?.close() }
 }
 
 /// A small HTTP receiver on 127.0.0.1 that records what it gets and answers as told.

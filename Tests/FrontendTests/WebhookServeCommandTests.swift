@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiEventLog
+import SusiHTTPTesting
 import SusiTesting
 import SusiWebhook
 import Testing
@@ -39,9 +40,9 @@ import Testing
     let (server, port) = try await startServer(state: state)
     defer { server.stop() }
     let answer = await onThread {
-      var client = WebhookHTTPClient(port: port)
-      defer { client.close() }
-      return client.send(
+      let client = try? LoopbackHTTPClient(port: port)
+      defer { client?.close() }
+      return try? client?.request(
         "POST", "/actions?wait=1",
         headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")],
         body:
@@ -105,10 +106,10 @@ import Testing
     let (server, port) = try await startServer(state: state)
     defer { server.stop() }
     let answers = await onThread {
-      var client = WebhookHTTPClient(port: port)
-      defer { client.close() }
+      let client = try? LoopbackHTTPClient(port: port)
+      defer { client?.close() }
       return (0..<2).map { _ in
-        client.send(
+        try? client?.request(
           "POST", "/actions",
           headers: [
             ("Authorization", "Bearer \(token.text)"), ("Content-Type", "application/json"),

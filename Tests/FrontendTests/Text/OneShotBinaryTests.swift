@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 import SusiJSON
 import SusiTesting
 import Testing

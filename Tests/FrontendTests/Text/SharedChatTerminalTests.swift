@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 import SusiTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiHTTPTesting
 import SusiServer
 import SusiTesting
 import Testing
