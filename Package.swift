@@ -104,10 +104,15 @@ let package = Package(
     // Tests
     // A loopback HTTP client and threads for blocking waits: nothing of susi's own.
     .target(name: "SusiHTTPTesting", swiftSettings: strict),
+    // Pure helpers for the core: the reducer tester.
+    .target(
+      name: "SusiCoreTesting", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
+    // The runtime's helpers: a scripted runner, a fake transport, a test clock, and the driver
+    // of the built binary.
     .target(
       name: "SusiTesting",
       dependencies: [
-        "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP", "SusiFiles",
+        "SusiCore", "SusiCoreTesting", "SusiStore", "SusiRunner", "SusiHTTP", "SusiFiles",
         "SusiHTTPTesting",
       ],
       swiftSettings: strict),
@@ -116,7 +121,8 @@ let package = Package(
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
     .testTarget(
-      name: "SusiCoreTests", dependencies: ["SusiCore", "SusiTesting", "SusiJSON", "SusiCrypto"],
+      name: "SusiCoreTests",
+      dependencies: ["SusiCore", "SusiCoreTesting", "SusiJSON", "SusiCrypto"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiEventLogTests",
@@ -125,7 +131,8 @@ let package = Package(
     .testTarget(
       name: "SusiStoreTests",
       dependencies: [
-        "SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON", "SusiSamples",
+        "SusiStore", "SusiCore", "SusiCoreTesting", "SusiTesting", "SusiEventLog", "SusiJSON",
+        "SusiSamples",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -4,7 +4,6 @@ import SusiHTTP
 import SusiHTTPTesting
 import SusiJSON
 import SusiRunner
-import SusiTesting
 import SusiWebhook
 import Synchronization
 import Testing

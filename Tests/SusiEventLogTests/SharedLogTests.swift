@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import SusiEventLog
-import SusiTesting
 import Testing
 
 /// A log shared by several writers (`Options.shared`): each append under a short lock, after the

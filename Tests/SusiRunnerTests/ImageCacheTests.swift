@@ -3,7 +3,6 @@ import SusiCore
 import SusiCrypto
 import SusiHTTP
 import SusiRunner
-import SusiTesting
 import Synchronization
 import Testing
 

@@ -1,6 +1,5 @@
 import SusiCore
 import SusiRunner
-import SusiTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))

@@ -1,7 +1,6 @@
 import Foundation
 import SusiCore
 import SusiRunner
-import SusiTesting
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import SusiCore
+import SusiCoreTesting
 import SusiJSON
-import SusiTesting
 import Testing
 
 /// The access-control intents in the reducer: each change stated exactly, refusals change nothing.
