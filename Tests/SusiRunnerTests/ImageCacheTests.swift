@@ -3,6 +3,7 @@ import SusiCore
 import SusiCrypto
 import SusiHTTP
 import SusiRunner
+import SusiTesting
 import Synchronization
 import Testing
 

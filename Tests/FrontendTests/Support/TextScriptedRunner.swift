@@ -50,7 +50,11 @@ final class TextScriptedRunner: EffectsRunner {
   }
 
   func waitUntilIdle(timeout: Double) async -> Bool {
-    while books.withLock({ $0.running > 0 }) { await Task.yield() }
+    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+    while books.withLock({ $0.running > 0 }) {
+      guard ContinuousClock.now < deadline else { return false }
+      await Task.yield()
+    }
     return true
   }
 

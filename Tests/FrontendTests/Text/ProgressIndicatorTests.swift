@@ -1,3 +1,4 @@
+import SusiTesting
 import Synchronization
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
     let written = Written()
     let progress = ProgressIndicator(
       "Loading all skills", after: .zero, enabled: true, glyphs: .ascii, write: written.write)
-    while written.all.isEmpty { await Task.yield() }
+    await waitUntil("the first drawing") { !written.all.isEmpty }
     await progress.stop()
     let texts = written.all
     #expect(texts.first == "\r| Loading all skills\u{1B}[K")

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiStore
+import SusiTesting
 import Synchronization
 import Testing
 
@@ -237,7 +238,7 @@ import Testing
   @Test func interruptCancelsTheRequestBeingWaitedFor() async {
     let h = await Harness()
     let asking = Task { await h.session.run(.ask("hang")) }
-    while await h.store.state.inFlight.isEmpty { await Task.yield() }
+    await waitUntil("a request in flight") { await !h.store.state.inFlight.isEmpty }
     await h.session.interrupt()
     #expect(await asking.value == .interrupted)
     #expect(h.capture.error.hasSuffix("susi: asking SUSI was cancelled\n"))
@@ -248,7 +249,7 @@ import Testing
   @Test func secondInterruptLeavesWith130() async {
     let h = await Harness()
     let asking = Task { await h.session.run(.ask("hang")) }
-    while await h.store.state.inFlight.isEmpty { await Task.yield() }
+    await waitUntil("a request in flight") { await !h.store.state.inFlight.isEmpty }
     await h.session.interrupt()
     await h.session.interrupt()
     #expect(h.terminated.codes.withLock { $0 } == [130])
@@ -258,7 +259,7 @@ import Testing
   @Test func interruptAtAPasswordPromptCancelsTheLogin() async {
     let h = await Harness(hold: true)
     let login = Task { await h.session.run(.login(email: "me@example.org")) }
-    while await !h.session.waitingForSecret { await Task.yield() }
+    await waitUntil("the password prompt") { await h.session.waitingForSecret }
     await h.session.interrupt()
     #expect(await login.value == .interrupted)
     #expect(!h.runner.effects.contains { if case .login = $0 { true } else { false } })

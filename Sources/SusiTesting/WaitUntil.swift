@@ -2,7 +2,7 @@ import Testing
 
 /// Yields until `condition` holds. After `seconds` of real time it records a failure and returns,
 /// so a regression fails the test instead of hanging the run.
-func waitUntil(
+public func waitUntil(
   _ what: String, within seconds: Int = 60, sourceLocation: SourceLocation = #_sourceLocation,
   _ condition: () async -> Bool
 ) async {
