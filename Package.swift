@@ -151,14 +151,43 @@ let package = Package(
         "SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiHTTPTesting",
       ],
       swiftSettings: strict),
+    // Frontend tests, one target per frontend; those that run the built `susi` depend on it.
     .testTarget(
-      name: "FrontendTests",
+      name: "TextTests",
       dependencies: [
-        "SusiText", "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
-        "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
-        "SusiRunner", "SusiServer", "SusiStore", "SusiHTTPTesting", "susi",
+        "SusiText", "SusiCommandLine", "SusiCore", "SusiHTTP", "SusiHTTPTesting", "SusiJSON",
+        "SusiRunner", "SusiServer", "SusiStore", "SusiTesting", "susi",
       ],
-      exclude: ["Text/Golden"], swiftSettings: strict),
+      exclude: ["Golden"], swiftSettings: strict),
+    .testTarget(
+      name: "JSONLinesTests",
+      dependencies: [
+        "SusiJSONLines", "SusiCommandLine", "SusiCore", "SusiHTTPTesting", "SusiJSON", "SusiStore",
+        "SusiTesting", "susi",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "WebhookTests",
+      dependencies: [
+        "SusiWebhook", "SusiApplication", "SusiCommandLine", "SusiCore", "SusiCrypto",
+        "SusiEventLog", "SusiFiles", "SusiHTTP", "SusiHTTPTesting", "SusiJSON", "SusiJSONLines",
+        "SusiRunner", "SusiStore", "SusiTesting", "susi",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "ReplayTests",
+      dependencies: [
+        "SusiApplication", "SusiCommandLine", "SusiCore", "SusiEventLog", "SusiJSON", "SusiStore",
+        "SusiTesting", "susi",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "CommandLineTests",
+      dependencies: [
+        "SusiApplication", "SusiCommandLine", "SusiCore", "SusiFiles", "SusiHTTPTesting",
+        "SusiStore", "SusiTesting", "susi",
+      ],
+      swiftSettings: strict),
     .testTarget(
       name: "WebTests",
       dependencies: [

@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiHTTPTesting
 import SusiJSON
 import Testing
 
@@ -141,7 +142,7 @@ import Testing
   @Test func writesTheRequestsOfAPreviousRunClosedAtStartToStdout() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let server = try #require(TextSilentServer())
+    let server = try #require(SilentServer())
     let asked = try await abandonedQuestion(folder, server: server.url)
 
     let lines = try await outputLines([
@@ -165,7 +166,7 @@ import Testing
   @Test func withReplayFirstTheClosedRequestsComeBeforeTheStateThatIncludesThem() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let server = try #require(TextSilentServer())
+    let server = try #require(SilentServer())
     let asked = try await abandonedQuestion(folder, server: server.url)
 
     let lines = try await outputLines([
@@ -182,7 +183,7 @@ import Testing
   @Test func theServerChosenLastIsKeptForTheNextStart() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let server = try #require(TextSilentServer())
+    let server = try #require(SilentServer())
     let susi = try JSONLProcess([], folder: folder)
     let changed = try await result(
       susi, #"{"type":"setServer","payload":{"url":"\#(server.url)"},"id":"s"}"#, id: "s")
@@ -204,7 +205,7 @@ import Testing
   @Test func aLoadReplacedByANewerOneEndsAsSuperseded() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let server = try #require(TextSilentServer())
+    let server = try #require(SilentServer())
     let susi = try JSONLProcess(["--server", server.url], folder: folder)
     susi.send(#"{"type":"loadGroups","id":"first"}"#)
     let sent = try await susi.lines { $0["id"] == "first" && $0["type"] == "loadGroups" }

@@ -1,4 +1,5 @@
 import Foundation
+import SusiTesting
 import SusiText
 import Testing
 

@@ -374,22 +374,3 @@ import Testing
 final class Terminations: Sendable {
   let codes = Mutex<[Int32]>([])
 }
-
-/// A fresh folder under the temporary directory for one test.
-struct FileManagerTestFolder {
-  let path: String
-
-  init() {
-    path =
-      FileManager.default.temporaryDirectory.appendingPathComponent(
-        "susi-text-\(UUID().uuidString)"
-      ).path
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  func write(_ name: String, _ text: String) throws -> String {
-    let file = path + "/" + name
-    try text.write(toFile: file, atomically: true, encoding: .utf8)
-    return file
-  }
-}

@@ -228,7 +228,7 @@ struct TextEndToEndTests {
   }
 
   @Test func interruptMidRequestExits130AndLeavesALogThatReplays() async throws {
-    let server = try #require(TextSilentServer())
+    let server = try #require(SilentServer())
     let running = try susi.start(
       isolation + ["--server", server.url, "ask", "hello"], environment: environment)
     running.closeInput()

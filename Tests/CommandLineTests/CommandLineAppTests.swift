@@ -240,15 +240,19 @@ struct CommandLineAppTests {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let environment = SusiBinary.isolatedEnvironment(dir)
-    let first = try JSONLProcess(["--state-dir", dir], folder: dir)
+    let first = try susi.start(
+      ["jsonl", "--state-dir", dir, "--fsync", "never", "--drain-timeout", "120"],
+      environment: environment)
+    defer { first.stop() }
     // The first holds the log once it has answered a line.
-    first.send("{\"type\":\"loadGroups\",\"id\":1}")
-    _ = try await first.next()
+    first.send("{\"type\":\"loadGroups\",\"id\":1}\n")
+    let answered = try await onThread { try first.nextLine() }
+    #expect(answered != nil, "\(first.errors)")
     let second = try await susi.run(
       ["ask", "hi", "--state-dir", dir], environment: environment, timeout: 30)
     #expect(second.status == 0, "\(second.stderr)")
     #expect(!second.stdout.isEmpty)
     first.closeInput()
-    #expect(await first.exitStatus() == 0)
+    #expect(await onThread { first.waitForExit().status } == 0)
   }
 }

@@ -7,7 +7,7 @@ import SusiTesting
 enum TextGolden {
   static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent()
-    .appendingPathComponent("Text/Golden")
+    .appendingPathComponent("Golden")
 
   static var recording: Bool { ProcessInfo.processInfo.environment["SUSI_RECORD_GOLDEN"] == "1" }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiHTTPTesting
 import SusiJSON
 import Testing
 
@@ -227,7 +228,7 @@ import Testing
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     // A server that never answers: the question is surely in flight when the input ends.
-    let server = try #require(TextSilentServer())
+    let server = try #require(SilentServer())
     let susi = try JSONLProcess(["--no-wait", "--server", server.url], folder: folder)
     susi.send(#"{"type":"sendMessage","payload":{"query":"hello"}}"#)
     susi.closeInput()

@@ -6,11 +6,11 @@ import Foundation
 
 /// A TCP listener on 127.0.0.1 that accepts connections into its backlog and never answers:
 /// a server whose requests hang, for testing Ctrl-C in the middle of a request.
-final class TextSilentServer: Sendable {
-  let socket: Int32
-  let port: Int
+public final class SilentServer: Sendable {
+  public let socket: Int32
+  public let port: Int
 
-  init?() {
+  public init?() {
     let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return nil }
     var address = sockaddr_in()
@@ -38,10 +38,10 @@ final class TextSilentServer: Sendable {
     port = Int(UInt16(bigEndian: address.sin_port))
   }
 
-  var url: String { "http://127.0.0.1:\(port)" }
+  public var url: String { "http://127.0.0.1:\(port)" }
 
   /// Waits (at most `timeout` seconds) until a client has connected; true when one has.
-  func waitForConnection(timeout: Double) -> Bool {
+  public func waitForConnection(timeout: Double) -> Bool {
     var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
     return poll(&descriptor, 1, Int32(timeout * 1000)) == 1
   }
