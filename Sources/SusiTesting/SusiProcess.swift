@@ -43,7 +43,7 @@ public final class SusiProcess: Sendable {
     public var description: String
   }
 
-  private let process: Process
+  public let pid: Int32
   private let input: FileHandle?
   private let record: Record
 
@@ -51,47 +51,48 @@ public final class SusiProcess: Sendable {
     path: String, arguments: [String], environment: [String: String]?, streams: Streams,
     lifetime: Double
   ) throws {
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    var readers: [FileHandle] = []
+    // The child's ends, closed here once it has started; the test's ends are the file handles.
+    var childEnds: [Int32: Int32] = [:]
+    var readers: [(handle: FileHandle, isErrors: Bool)] = []
+    defer { for fd in childEnds.values { close(fd) } }
     switch streams {
     case .pipes:
-      let stdin = Pipe()
-      let stdout = Pipe()
-      let stderr = Pipe()
-      process.standardInput = stdin
-      process.standardOutput = stdout
-      process.standardError = stderr
-      input = stdin.fileHandleForWriting
-      readers = [stdout.fileHandleForReading, stderr.fileHandleForReading]
+      let stdin = try Spawn.pipe()
+      childEnds[0] = stdin.read
+      input = FileHandle(fileDescriptor: stdin.write, closeOnDealloc: true)
+      for (child, isErrors) in [(Int32(1), false), (2, true)] {
+        let pipe = try Spawn.pipe()
+        childEnds[child] = pipe.write
+        readers.append((FileHandle(fileDescriptor: pipe.read, closeOnDealloc: true), isErrors))
+      }
     case .terminal(let device, let keyboard):
-      process.standardInput = keyboard ? device : FileHandle.nullDevice
-      process.standardOutput = device
-      process.standardError = device
+      childEnds[0] = keyboard ? dup(device.fileDescriptor) : try Spawn.nullDevice()
+      childEnds[1] = dup(device.fileDescriptor)
+      childEnds[2] = dup(device.fileDescriptor)
       input = nil
     }
+    pid = try Spawn.start(
+      path, arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+      streams: childEnds)
     let record = Record(readsStreams: !readers.isEmpty)
     self.record = record
-    process.terminationHandler = { ended in
-      let exit = Exit(
-        status: ended.terminationStatus, signalled: ended.terminationReason == .uncaughtSignal)
+    let pid = pid
+    // The reaper: waits for the end, so the child never lingers as a zombie.
+    Thread {
+      let exit = Spawn.waitForExit(pid)
       record.change { $0.exit = exit }
-    }
-    try ProcessLaunch.run(process)
-    let pid = process.processIdentifier
+    }.start()
     // The watchdog: ends the process once its lifetime is over, unless it has ended.
     DispatchQueue.global().asyncAfter(deadline: .now() + lifetime) {
       if !record.hasEnded { kill(pid, SIGKILL) }
     }
-    for (index, handle) in readers.enumerated() {
-      Self.collect(handle, into: record, isErrors: index == 1)
+    for (handle, isErrors) in readers {
+      Self.collect(handle, into: record, isErrors: isErrors)
     }
   }
 
   deinit {
-    if !record.hasEnded { kill(process.processIdentifier, SIGKILL) }
+    if !record.hasEnded { kill(pid, SIGKILL) }
   }
 
   private static func collect(_ handle: FileHandle, into record: Record, isErrors: Bool) {
@@ -111,8 +112,6 @@ public final class SusiProcess: Sendable {
       }
     }.start()
   }
-
-  public var pid: Int32 { process.processIdentifier }
 
   /// What the process has printed so far.
   public var seen: Seen {
@@ -142,7 +141,7 @@ public final class SusiProcess: Sendable {
 
   /// Sends signal `number` (SIGINT for Ctrl-C), unless the process has already ended.
   public func signal(_ number: Int32) {
-    if !record.hasEnded { kill(process.processIdentifier, number) }
+    if !record.hasEnded { kill(pid, number) }
   }
 
   /// Waits until `condition` holds for what was printed, at most `timeout` seconds; whether it
@@ -171,7 +170,7 @@ public final class SusiProcess: Sendable {
   /// read; what it printed and how it ended.
   public func waitForExit(timeout: Double = 120) -> Output {
     if !record.wait(until: Date(timeIntervalSinceNow: timeout), for: { $0.exit != nil }) {
-      kill(process.processIdentifier, SIGKILL)
+      kill(pid, SIGKILL)
       _ = record.wait(until: Date(timeIntervalSinceNow: 60)) { $0.exit != nil }
     }
     // A child of the process may still hold a pipe open: the output is what came until then.
@@ -193,12 +192,6 @@ public final class SusiProcess: Sendable {
   }
 }
 
-/// How a process ended.
-private struct Exit: Sendable {
-  var status: Int32
-  var signalled: Bool
-}
-
 /// What a process printed and whether it ended, shared with its reader threads; changes wake
 /// the waiters.
 private final class Record: Sendable {
@@ -209,7 +202,7 @@ private final class Record: Sendable {
     var lineStart = 0
     var outputOpen: Bool
     var errorsOpen: Bool
-    var exit: Exit?
+    var exit: Spawn.Exit?
 
     var outputText: String { String(decoding: output, as: UTF8.self) }
     var errorsText: String { String(decoding: errors, as: UTF8.self) }
