@@ -156,9 +156,28 @@ final class SSECollector: Sendable {
     await waitUntil { $0.contains(wanted) }
   }
 
-  /// Returns once the text written so far satisfies `condition`.
-  private func waitUntil(_ condition: @escaping @Sendable (String) -> Bool) async {
+  /// Returns once the text written so far satisfies `condition`; after a minute it records a
+  /// failure instead of waiting for ever.
+  private func waitUntil(
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: @escaping @Sendable (String) -> Bool
+  ) async {
+    let deadline = ContinuousClock.now + .seconds(60)
+    // Wakes the waiter at the deadline, as a write would.
+    let timer = Task {
+      try? await Task.sleep(until: deadline)
+      let woken = state.withLock { s in
+        defer { s.watchers = [] }
+        return s.watchers
+      }
+      for watcher in woken { watcher.resume(returning: false) }
+    }
+    defer { timer.cancel() }
     while true {
+      guard ContinuousClock.now < deadline else {
+        Issue.record("the stream did not show it within 60 s", sourceLocation: sourceLocation)
+        return
+      }
       let done = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
         let now = state.withLock { s in
           if condition(s.text) { return true }

@@ -7,6 +7,7 @@ import SusiStore
 import SusiTesting
 import SusiWebhook
 import Synchronization
+import Testing
 
 // Shared pieces of the webhook tests: a clock moved by hand, a runner that answers from memory,
 // a recording delivery transport, and a fixture that wires a store to the webhook handler.
@@ -188,9 +189,23 @@ struct WebhookFixture {
     throw WebhookError(500, "test", "subscriber \(id) reported no failure within 20 s")
   }
 
-  func waitForEvents(_ count: Int) async {
-    while service.feed.lastSeq < count {
-      await service.feed.waitForEvents(after: service.feed.lastSeq)
+  /// Waits until the feed holds `count` events; after a minute it records a failure instead of
+  /// waiting for ever.
+  func waitForEvents(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+    let deadline = ContinuousClock.now + .seconds(60)
+    let feed = service.feed
+    while feed.lastSeq < count {
+      guard ContinuousClock.now < deadline else {
+        Issue.record(
+          "the feed did not reach \(count) events within 60 s", sourceLocation: sourceLocation)
+        return
+      }
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { await feed.waitForEvents(after: feed.lastSeq) }
+        group.addTask { try? await Task.sleep(until: deadline) }
+        await group.next()
+        group.cancelAll()
+      }
     }
   }
 
