@@ -111,10 +111,18 @@ let package = Package(
     .target(name: "SusiSamples", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
 
     // Tests
+    // A loopback HTTP client and threads for blocking waits: nothing of susi's own.
+    .target(name: "SusiHTTPTesting", swiftSettings: strict),
+    // Pure helpers for the core: the reducer tester.
+    .target(
+      name: "SusiCoreTesting", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
+    // The runtime's helpers: a scripted runner, a fake transport, a test clock, and the driver
+    // of the built binary.
     .target(
       name: "SusiTesting",
       dependencies: [
-        "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiCore", "SusiCoreTesting", "SusiStore", "SusiRunner", "SusiFiles", "SusiHTTPTesting",
+        "SusiHTTPClient", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -122,7 +130,8 @@ let package = Package(
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
     .testTarget(
-      name: "SusiCoreTests", dependencies: ["SusiCore", "SusiTesting", "SusiJSON", "SusiCrypto"],
+      name: "SusiCoreTests",
+      dependencies: ["SusiCore", "SusiCoreTesting", "SusiJSON", "SusiCrypto"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiEventLogTests",
@@ -131,38 +140,70 @@ let package = Package(
     .testTarget(
       name: "SusiStoreTests",
       dependencies: [
-        "SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON", "SusiSamples",
+        "SusiStore", "SusiCore", "SusiCoreTesting", "SusiTesting", "SusiEventLog", "SusiJSON",
+        "SusiSamples",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiRunnerTests",
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiFiles", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiCrypto", "SusiEventLog", "SusiHTTPClient", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "SusiHTTPTests", dependencies: ["SusiHTTP", "SusiCrypto", "SusiHTTPTypes"],
+      name: "SusiHTTPTests",
+      dependencies: ["SusiHTTP", "SusiCrypto", "SusiHTTPTesting", "SusiHTTPTypes"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests",
       dependencies: [
-        "SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiHTTPTypes",
+        "SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiHTTPTesting",
+        "SusiHTTPTypes",
+      ],
+      swiftSettings: strict),
+    // Frontend tests, one target per frontend; those that run the built `susi` depend on it.
+    .testTarget(
+      name: "TextTests",
+      dependencies: [
+        "SusiText", "SusiCommandLine", "SusiCore", "SusiHTTP", "SusiHTTPTesting", "SusiJSON",
+        "SusiRunner", "SusiServer", "SusiStore", "SusiTesting", "SusiHTTPClient", "susi",
+      ],
+      exclude: ["Golden"], swiftSettings: strict),
+    .testTarget(
+      name: "JSONLinesTests",
+      dependencies: [
+        "SusiJSONLines", "SusiCommandLine", "SusiCore", "SusiHTTPTesting", "SusiJSON", "SusiStore",
+        "SusiTesting", "susi",
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "FrontendTests",
+      name: "WebhookTests",
       dependencies: [
-        "SusiText", "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
-        "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
-        "SusiRunner", "SusiServer", "SusiStore", "SusiHTTPClient", "SusiHTTPTypes", "susi",
+        "SusiWebhook", "SusiApplication", "SusiCommandLine", "SusiCore", "SusiCrypto",
+        "SusiEventLog", "SusiFiles", "SusiHTTP", "SusiHTTPTesting", "SusiJSON", "SusiJSONLines",
+        "SusiRunner", "SusiStore", "SusiTesting", "SusiHTTPClient", "SusiHTTPTypes", "susi",
       ],
-      exclude: ["Text/Golden"], swiftSettings: strict),
+      swiftSettings: strict),
+    .testTarget(
+      name: "ReplayTests",
+      dependencies: [
+        "SusiApplication", "SusiCommandLine", "SusiCore", "SusiEventLog", "SusiJSON", "SusiStore",
+        "SusiTesting", "susi",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "CommandLineTests",
+      dependencies: [
+        "SusiApplication", "SusiCommandLine", "SusiCore", "SusiFiles", "SusiHTTPTesting",
+        "SusiStore", "SusiTesting", "susi",
+      ],
+      swiftSettings: strict),
     .testTarget(
       name: "WebTests",
       dependencies: [
         "SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiFiles", "SusiApplication", "SusiCommandLine",
+        "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine", "SusiHTTPTesting",
         "SusiHTTPTypes", "susi",
       ],
       swiftSettings: strict),

@@ -1,7 +1,7 @@
 import SusiCore
+import SusiCoreTesting
 import SusiCrypto
 import SusiJSON
-import SusiTesting
 
 /// Values shared by the core's test suites.
 enum Fixture {

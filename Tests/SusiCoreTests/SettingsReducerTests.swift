@@ -1,5 +1,5 @@
 import SusiCore
-import SusiTesting
+import SusiCoreTesting
 import Testing
 
 @Suite struct SettingsReducerTests {

@@ -8,8 +8,7 @@ import Testing
 
 /// Tests that need a second process: the `log-append-child` mode of the `susi-bench` executable,
 /// found next to the test binary.
-@Suite(
-  .enabled(if: AppendChild.executable != nil, "susi-bench is not built; run `swift build` first"))
+@Suite
 struct ChildProcessTests {
   @Test func losesNothingAcknowledgedWhenKilledAtRandomMoments() throws {
     let directory = try TemporaryDirectory()
@@ -103,61 +102,34 @@ struct ChildProcessTests {
 
 /// A running `susi-bench log-append-child`, read line by line from its stdout.
 final class AppendChild {
-  /// `susi-bench` next to the running test binary, if it was built.
-  static let executable: String? = {
-    let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let candidate = testBinary.deletingLastPathComponent().appendingPathComponent("susi-bench")
-    return FileManager.default.isExecutableFile(atPath: candidate.path) ? candidate.path : nil
-  }()
+  private let process: SusiProcess
 
-  private let process = Process()
-  private let output = Pipe()
-  private let input = Pipe()
-  private var pending: [UInt8] = []
+  var pid: Int32 { process.pid }
 
-  var pid: Int32 { process.processIdentifier }
-
+  /// Starts `susi-bench log-append-child ARGUMENTS`; throws when susi-bench is not built.
   init(_ arguments: [String]) throws {
-    process.executableURL = URL(fileURLWithPath: Self.executable ?? "/nonexistent")
-    process.arguments = ["log-append-child"] + arguments
-    process.standardOutput = output
-    process.standardInput = input
-    try ProcessLaunch.run(process)
-    try output.fileHandleForWriting.close()
-    try input.fileHandleForReading.close()
+    process = try SusiBinary.built("susi-bench").start(["log-append-child"] + arguments)
   }
 
-  deinit {
-    if process.isRunning { kill() }
-  }
-
-  /// The next line the child wrote, or nil once its stdout is closed (it exited).
+  /// The next line the child wrote, or nil once its stdout is closed (it exited). A line that
+  /// does not come within two minutes is a test failure.
   func readLine() -> String? {
-    let fd = output.fileHandleForReading.fileDescriptor
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      if let newline = pending.firstIndex(of: 0x0A) {
-        let line = String(decoding: pending[..<newline], as: UTF8.self)
-        pending.removeSubrange(...newline)
-        return line
-      }
-      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { return nil }
-      pending.append(contentsOf: chunk[..<count])
+    do {
+      return try process.nextLine(timeout: 120)
+    } catch {
+      Issue.record("\(error)")
+      return nil
     }
   }
 
+  /// Ends the child with SIGKILL and waits for it.
   func kill() {
-    Foundation.kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    process.stop(signal: SIGKILL)
   }
 
   /// Closes the child's stdin (ending `--hold`) and returns its exit status.
   func finish() -> Int32 {
-    try? input.fileHandleForWriting.close()
-    while readLine() != nil {}
-    process.waitUntilExit()
-    return process.terminationStatus
+    process.closeInput()
+    return process.waitForExit(timeout: 120).status
   }
 }

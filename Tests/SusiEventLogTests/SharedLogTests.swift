@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import SusiEventLog
-import SusiTesting
 import Testing
 
 /// A log shared by several writers (`Options.shared`): each append under a short lock, after the
@@ -73,8 +72,7 @@ import Testing
 }
 
 /// Shared logs across processes: the `log-append-child --shared` mode of `susi-bench`.
-@Suite(
-  .enabled(if: AppendChild.executable != nil, "susi-bench is not built; run `swift build` first"))
+@Suite
 struct SharedLogChildProcessTests {
   @Test func aWriterInAnotherProcessAppendsBesideThisOne() throws {
     let directory = try TemporaryDirectory()

@@ -1,3 +1,4 @@
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP
@@ -8,14 +9,14 @@ import Testing
     let configuration = HTTPServer.Configuration(
       limits: HTTPLimits(maxConnections: 4), eventLoopCount: 2, clock: clock)
     try await withServer(configuration) { server, port in
-      var clients: [RawClient] = []
+      var clients: [LoopbackHTTPClient] = []
       for index in 0..<4 {
-        let client = try RawClient(port: port)
+        let client = try LoopbackHTTPClient(port: port)
         try client.send("GET /\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try await client.readResponse().status == 200)
         clients.append(client)
       }
-      let refused = try RawClient(port: port)
+      let refused = try LoopbackHTTPClient(port: port)
       let response = try await refused.readResponse()
       #expect(response.status == 503)
       #expect(response.header("Connection") == "close")
@@ -24,7 +25,7 @@ import Testing
       clients.removeLast()  // Closes one connection; once the server notices, a slot is free.
       await clock.advance(by: .zero)
       #expect(server.openConnectionCount == 3)
-      let next = try RawClient(port: port)
+      let next = try LoopbackHTTPClient(port: port)
       try next.send("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
       #expect(try await next.readResponse().status == 200)
     }
@@ -33,9 +34,9 @@ import Testing
   @Test func servesOthersWhile64ClientsDripOneBytePerSecond() async throws {
     try await withServer { _, port in
       let request = Array("GET /drip HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
-      var drippers: [RawClient] = []
+      var drippers: [LoopbackHTTPClient] = []
       for _ in 0..<64 {
-        let client = try RawClient(port: port)
+        let client = try LoopbackHTTPClient(port: port)
         try client.send([request[0]])
         drippers.append(client)
       }
@@ -43,7 +44,7 @@ import Testing
       // between. A server that waited on any slow client would stall here.
       for second in 1..<4 {
         for client in drippers { try client.send([request[second]]) }
-        let fast = try RawClient(port: port)
+        let fast = try LoopbackHTTPClient(port: port)
         try fast.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try await fast.readResponse().text == "GET /fast ")
       }

@@ -1,3 +1,4 @@
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP
@@ -9,7 +10,7 @@ import Testing
   @Test func cutsAHeadDrippedOneBytePerSecondAtTheHeadDeadline() async throws {
     let clock = HTTPManualClock()
     try await withServer(HTTPServer.Configuration(clock: clock)) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       let head = Array(
         "GET /drip HTTP/1.1\r\nHost: x\r\nX-Pad: \(String(repeating: "a", count: 40))\r\n".utf8)
       // A byte every second keeps the connection busy, but never buys more time.
@@ -29,19 +30,19 @@ import Testing
       clock: HTTPManualClock())
     #expect(HTTPLimits().maxConnectionsPerAddress == 128)
     try await withServer(configuration) { server, port in
-      var held: [RawClient] = []
+      var held: [LoopbackHTTPClient] = []
       for index in 0..<3 {
-        let client = try RawClient(port: port, from: "127.0.0.2")
+        let client = try LoopbackHTTPClient(port: port, from: "127.0.0.2")
         try client.send("GET /\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try await client.readResponse().status == 200)
         held.append(client)
       }
-      let refused = try RawClient(port: port, from: "127.0.0.2")
+      let refused = try LoopbackHTTPClient(port: port, from: "127.0.0.2")
       let response = try await refused.readResponse()
       #expect(response.status == 503)
       #expect(response.header("Retry-After") == "1")
       // Another address is still served.
-      let other = try RawClient(port: port, from: "127.0.0.3")
+      let other = try LoopbackHTTPClient(port: port, from: "127.0.0.3")
       try other.send("GET /other HTTP/1.1\r\nHost: x\r\n\r\n")
       #expect(try await other.readResponse().text == "GET /other ")
       #expect(server.openConnectionCount == 4)
@@ -60,22 +61,22 @@ import Testing
       clock: HTTPManualClock())
     #expect(HTTPLimits().reservedConnections == 16)
     try await withServer(configuration, handler: Handler()) { _, port in
-      var held: [RawClient] = []
+      var held: [LoopbackHTTPClient] = []
       for index in 0..<4 {
-        let client = try RawClient(port: port)
+        let client = try LoopbackHTTPClient(port: port)
         try client.send("GET /\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try await client.readResponse().status == 200)
         held.append(client)
       }
       // Slot 5 of 6 is in the reserve: ordinary requests are turned away, unread.
-      let busy = try RawClient(port: port)
+      let busy = try LoopbackHTTPClient(port: port)
       try busy.send("POST /actions HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
       let refused = try await busy.readResponse()
       #expect(refused.status == 503)
       #expect(refused.header("Retry-After") == "1")
       #expect(try await busy.readsEndOfStream())
       // A health check still gets through, and may keep its connection.
-      let health = try RawClient(port: port)
+      let health = try LoopbackHTTPClient(port: port)
       try health.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
       #expect(try await health.readResponse().text == "ok /healthz")
       try health.send("HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -1,3 +1,4 @@
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP
@@ -5,7 +6,7 @@ import Testing
 @Suite struct HTTPServerKeepAliveTests {
   @Test func answersASimpleGet() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
       let response = try await client.readResponse()
       #expect(response.status == 200)
@@ -18,7 +19,7 @@ import Testing
 
   @Test func waitsForAHeadSentInFragments() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       for byte in Array("POST /frag HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok".utf8) {
         try client.send([byte])
       }
@@ -28,7 +29,7 @@ import Testing
 
   @Test func reusesAConnectionForSeveralRequests() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       for index in 0..<5 {
         try client.send("POST /\(index) HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
         #expect(try await client.readResponse().text == "POST /\(index) abc")
@@ -46,7 +47,7 @@ import Testing
       return HTTPResponse(status: 200, contentType: "text/plain", body: request.target)
     }
     try await withServer(handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       let targets = ["/slow", "/2", "/3", "/slow", "/5"]
       try client.send(targets.map { "GET \($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
       var answered: [String] = []
@@ -57,7 +58,7 @@ import Testing
 
   @Test func closesAfterConnectionClose() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
       let response = try await client.readResponse()
       #expect(response.header("Connection") == "close")
@@ -67,12 +68,12 @@ import Testing
 
   @Test func closesHTTP10UnlessAskedToKeepAlive() async throws {
     try await withServer { _, port in
-      let plain = try RawClient(port: port)
+      let plain = try LoopbackHTTPClient(port: port)
       try plain.send("GET /old HTTP/1.0\r\n\r\n")
       #expect(try await plain.readResponse().header("Connection") == "close")
       #expect(try await plain.readsEndOfStream())
 
-      let kept = try RawClient(port: port)
+      let kept = try LoopbackHTTPClient(port: port)
       try kept.send("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
       #expect(try await kept.readResponse().header("Connection") == "keep-alive")
       try kept.send("GET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
@@ -82,7 +83,7 @@ import Testing
 
   @Test func answersHeadWithTheLengthButNoBody() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("HEAD /thing HTTP/1.1\r\nHost: x\r\n\r\n")
       let head = try await client.readResponse(toHead: true)
       #expect(head.status == 200)
@@ -96,7 +97,7 @@ import Testing
 
   @Test func sends100ContinueBeforeTheBody() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send(
         "POST /up HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
       let interim = try await client.readHead()
@@ -110,7 +111,7 @@ import Testing
 
   @Test func refusesAnOversizedExpectedBodyWithoutContinue() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send(
         "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 99999999\r\n\r\n")
       #expect(try await client.readResponse().status == 413)
@@ -119,7 +120,7 @@ import Testing
 
   @Test func answersAClientThatHalfClosed() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /last HTTP/1.1\r\nHost: x\r\n\r\n")
       client.shutdownWrite()
       let response = try await client.readResponse()
@@ -130,7 +131,7 @@ import Testing
 
   @Test func decodesAChunkedRequestBody() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send(
         "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n")
       try client.send("4;ext=1\r\ndefg\r\n0\r\nX-Trailer: t\r\n\r\n")
@@ -142,7 +143,7 @@ import Testing
     let big = [UInt8](repeating: UInt8(ascii: "z"), count: 8 * 1024 * 1024)
     let handler = ClosureHandler { _ in HTTPResponse(status: 200, body: big) }
     try await withServer(handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /big HTTP/1.1\r\nHost: x\r\n\r\n")
       #expect(try await client.readResponse().body == big)
       #expect(try await client.readResponse().body.count == big.count)
@@ -156,7 +157,7 @@ import Testing
         body: Array(request.remoteAddress.utf8))
     }
     try await withServer(handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\nX-In: hi\r\n\r\n")
       let response = try await client.readResponse()
       #expect(response.status == 201)
@@ -172,7 +173,7 @@ import Testing
         status: 200, headers: ["X-Bad": "a\r\nSet-Cookie: evil=1", "X-Good": "ok"], body: [])
     }
     try await withServer(handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
       let response = try await client.readResponse()
       #expect(response.header("Set-Cookie") == nil)

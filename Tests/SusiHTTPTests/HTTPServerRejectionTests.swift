@@ -1,3 +1,4 @@
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP
@@ -14,7 +15,7 @@ let socketRejectionFixtures = parserFixtures.filter {
   func refusesOverTheSocketAndCloses(_ fixture: ParserFixture) async throws {
     guard case .rejected(let status) = fixture.expected.first else { return }
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send(fixture.raw + "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n")
       let response = try await client.readResponse()
       #expect(response.status == status)
@@ -25,7 +26,7 @@ let socketRejectionFixtures = parserFixtures.filter {
 
   @Test func answers414ForALongTarget() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\nHost: x\r\n\r\n")
       #expect(try await client.readResponse().status == 414)
       #expect(try await client.readsEndOfStream())
@@ -34,7 +35,7 @@ let socketRejectionFixtures = parserFixtures.filter {
 
   @Test func answers431ForTooManyFields() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       let fields = (0..<101).map { "X-F\($0): v\r\n" }.joined()
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")
       #expect(try await client.readResponse().status == 431)
@@ -44,7 +45,7 @@ let socketRejectionFixtures = parserFixtures.filter {
 
   @Test func answers431ForHeadersOver16KiB() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send(
         "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 17 * 1024))\r\n\r\n")
       #expect(try await client.readResponse().status == 431)
@@ -54,7 +55,7 @@ let socketRejectionFixtures = parserFixtures.filter {
 
   @Test func answers413ForABodyOver1MiBWithoutReadingIt() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: \(1024 * 1024 + 1)\r\n\r\n")
       let response = try await client.readResponse()
       #expect(response.status == 413)
@@ -68,7 +69,7 @@ let socketRejectionFixtures = parserFixtures.filter {
       HTTPResponse(status: 200, contentType: "text/plain", body: "\(request.body.count)")
     }
     try await withServer(handler: sizeHandler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       let body = [UInt8](repeating: UInt8(ascii: "x"), count: 1024 * 1024)
       try client.send(
         Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
@@ -80,7 +81,7 @@ let socketRejectionFixtures = parserFixtures.filter {
 
   @Test func answers413ForAChunkedBodyOver1MiB() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       let chunk = String(repeating: "c", count: 0x80000)
       try client.send("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
       for _ in 0..<3 { try? client.send("80000\r\n\(chunk)\r\n") }

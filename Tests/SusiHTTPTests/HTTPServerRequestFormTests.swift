@@ -1,3 +1,4 @@
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP
@@ -14,7 +15,7 @@ import Testing
 
   @Test func answersHeadWhereverGetWorks() async throws {
     try await withServer(handler: Self.getOnlyHandler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /thing HTTP/1.1\r\nHost: x\r\n\r\n")
       let get = try await client.readResponse()
       try client.send("HEAD /thing HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -35,7 +36,7 @@ import Testing
         body: "\(request.target) \(request.headers["Host"] ?? "-")")
     }
     try await withServer(handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send(
         "GET http://127.0.0.1:4000/cms/getGroups.json?a=b HTTP/1.1\r\nHost: other\r\n\r\n")
       #expect(try await client.readResponse().text == "/cms/getGroups.json?a=b 127.0.0.1:4000")
@@ -44,7 +45,7 @@ import Testing
 
   @Test func refusesTwoAuthorizationFields() async throws {
     try await withServer { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send(
         "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nauthorization: Bearer b\r\n\r\n")
       let response = try await client.readResponse()

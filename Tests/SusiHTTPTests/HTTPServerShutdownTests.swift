@@ -1,4 +1,5 @@
 import Glibc
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP
@@ -13,10 +14,10 @@ import Testing
     let server = HTTPServer(
       configuration: .init(eventLoopCount: 1, clock: HTTPManualClock()), handler: handler)
     let port = try server.start()
-    let idle = try RawClient(port: port)
+    let idle = try LoopbackHTTPClient(port: port)
     try idle.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
     #expect(try await idle.readResponse().text == "done /first")
-    let busy = try RawClient(port: port)
+    let busy = try LoopbackHTTPClient(port: port)
     try busy.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
     await gate.arrived()
 
@@ -24,7 +25,7 @@ import Testing
     // The idle connection closing shows the shutdown has begun; only then may the slow
     // request finish.
     #expect(try await idle.readsEndOfStream())
-    #expect(throws: RawClientError.self) { try RawClient(port: port) }
+    #expect(throws: LoopbackHTTPError.self) { try LoopbackHTTPClient(port: port) }
     await gate.open()
     let response = try await busy.readResponse()
     #expect(response.text == "done /slow")
@@ -48,7 +49,7 @@ import Testing
     }
     let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: handler)
     let port = try server.start()
-    let client = try RawClient(port: port)
+    let client = try LoopbackHTTPClient(port: port)
     try client.send("GET /events/stream HTTP/1.1\r\nHost: x\r\n\r\n")
     _ = try await client.readHead()
     #expect(try await client.readChunk() == Array("id: 1\ndata: first\n\n".utf8))
@@ -67,7 +68,7 @@ import Testing
     let configuration = HTTPServer.Configuration(timeouts: HTTPTimeouts(shutdownGrace: .zero))
     let server = HTTPServer(configuration: configuration, handler: handler)
     let port = try server.start()
-    let client = try RawClient(port: port)
+    let client = try LoopbackHTTPClient(port: port)
     try client.send("GET /forever HTTP/1.1\r\nHost: x\r\n\r\n")
     await server.shutdown()
     #expect(try await client.readsEndOfStream())
@@ -77,7 +78,7 @@ import Testing
     let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: echoHandler)
     let port = try server.start()
     await server.shutdown()
-    #expect(throws: RawClientError.self) { try RawClient(port: port) }
+    #expect(throws: LoopbackHTTPError.self) { try LoopbackHTTPClient(port: port) }
     await server.shutdown()
   }
 

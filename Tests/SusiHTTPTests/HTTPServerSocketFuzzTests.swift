@@ -1,3 +1,4 @@
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP
@@ -9,7 +10,7 @@ import Testing
     try await withServer { server, port in
       var mutator = RequestMutator(seed: 0xF00D, corpus: HTTPRequestParserFuzzTests.corpus)
       for _ in 0..<300 {
-        let client = try RawClient(port: port)
+        let client = try LoopbackHTTPClient(port: port)
         try? client.send(mutator.next())
         // Half-closing means an incomplete request ends the exchange instead of waiting.
         client.shutdownWrite()
@@ -18,7 +19,7 @@ import Testing
           #expect((100...599).contains(response.status))
         }
       }
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /still-alive HTTP/1.1\r\nHost: x\r\n\r\n")
       #expect(try await client.readResponse().text == "GET /still-alive ")
       #expect(server.openConnectionCount <= 2)

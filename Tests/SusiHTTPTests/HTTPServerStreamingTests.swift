@@ -1,3 +1,4 @@
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP
@@ -13,7 +14,7 @@ import Testing
       }
     }
     try await withServer(handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
       let response = try await client.readResponse()
       #expect(response.status == 200)
@@ -35,7 +36,7 @@ import Testing
       }
     }
     try await withServer(handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /events/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
       let head = try await client.readHead()
       #expect(head.status == 200)
@@ -74,7 +75,7 @@ import Testing
     }
     try await withServer(handler: handler) { _, port in
       do {
-        let client = try RawClient(port: port)
+        let client = try LoopbackHTTPClient(port: port)
         try client.send("GET /events/stream HTTP/1.1\r\nHost: x\r\n\r\n")
         _ = try await client.readHead()
         _ = try await client.readChunk()
@@ -98,7 +99,7 @@ import Testing
     }
     try await withServer(handler: handler) { _, port in
       do {
-        let client = try RawClient(port: port)
+        let client = try LoopbackHTTPClient(port: port)
         try client.send("GET /events/stream HTTP/1.1\r\nHost: x\r\n\r\n")
         _ = try await client.readHead()
         #expect(try await client.readChunk() == Array("data: hello\n\n".utf8))
@@ -116,11 +117,11 @@ import Testing
       }
     }
     try await withServer(handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
       _ = try await client.readHead()
       #expect(try await client.readChunk() == Array("partial".utf8))
-      await #expect(throws: RawClientError.self) { try await client.readChunk() }
+      await #expect(throws: LoopbackHTTPError.self) { try await client.readChunk() }
     }
   }
 
@@ -132,7 +133,7 @@ import Testing
       }
     }
     try await withServer(handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET / HTTP/1.0\r\n\r\n")
       let response = try await client.readResponse()
       #expect(response.header("Transfer-Encoding") == nil)
@@ -152,7 +153,7 @@ import Testing
       }
     }
     try await withServer(handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
       let response = try await client.readResponse()
       #expect(response.body.count == 256 * piece.count)

@@ -1,3 +1,4 @@
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP
@@ -12,7 +13,7 @@ import Testing
   func answers408WhenTheHeadIsNotCompleteIn10Seconds(loops: Int) async throws {
     let clock = HTTPManualClock()
     try await withServer(Self.configuration(clock, loops: loops)) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /slow HTTP/1.1\r\nHost: ")
       await clock.advance(by: .seconds(9))
       try client.send("x\r\n")
@@ -27,7 +28,7 @@ import Testing
   @Test func servesAHeadThatCompletesInTime() async throws {
     let clock = HTTPManualClock()
     try await withServer(Self.configuration(clock)) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /ok HTTP/1.1\r\n")
       await clock.advance(by: .seconds(9))
       try client.send("Host: x\r\n\r\n")
@@ -38,7 +39,7 @@ import Testing
   @Test func answers408WhenTheBodyIsNotCompleteIn10Seconds() async throws {
     let clock = HTTPManualClock()
     try await withServer(Self.configuration(clock)) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
       await clock.advance(by: .seconds(10))
       #expect(try await client.readResponse().status == 408)
@@ -48,7 +49,7 @@ import Testing
   @Test func closesAnIdleKeepAliveConnectionQuietly() async throws {
     let clock = HTTPManualClock()
     try await withServer(Self.configuration(clock)) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
       #expect(try await client.readResponse().status == 200)
       await clock.advance(by: .seconds(4))
@@ -67,7 +68,7 @@ import Testing
       return HTTPResponse(status: 200, contentType: "text/plain", body: "late")
     }
     try await withServer(Self.configuration(clock), handler: handler) { _, port in
-      let client = try RawClient(port: port)
+      let client = try LoopbackHTTPClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
       await clock.advance(by: .seconds(60))
       await gate.open()

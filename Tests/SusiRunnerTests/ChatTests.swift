@@ -1,7 +1,6 @@
 import SusiCore
 import SusiJSON
 import SusiRunner
-import SusiTesting
 import Testing
 
 @testable import SusiRunner

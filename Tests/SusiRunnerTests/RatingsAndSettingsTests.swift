@@ -2,7 +2,6 @@ import SusiCore
 import SusiHTTPClient
 import SusiJSON
 import SusiRunner
-import SusiTesting
 import Testing
 
 @testable import SusiRunner

@@ -1,7 +1,6 @@
 import SusiCore
 import SusiHTTPClient
 import SusiRunner
-import SusiTesting
 import Testing
 
 /// How replies of every odd shape the SUSI server produces are read.

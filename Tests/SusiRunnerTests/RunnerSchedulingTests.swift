@@ -1,7 +1,6 @@
 import SusiCore
 import SusiHTTPClient
 import SusiRunner
-import SusiTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))

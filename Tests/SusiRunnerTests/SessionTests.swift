@@ -2,7 +2,6 @@ import Foundation
 import SusiCore
 import SusiHTTPClient
 import SusiRunner
-import SusiTesting
 import Testing
 
 #if canImport(Glibc)

@@ -1,6 +1,5 @@
 import SusiCore
 import SusiRunner
-import SusiTesting
 import Testing
 
 /// Groups, skill lists, skill details and image URLs.

@@ -1,6 +1,5 @@
 import Foundation
 import SusiCore
-import SusiTesting
 import Testing
 
 @testable import SusiHTTPClient

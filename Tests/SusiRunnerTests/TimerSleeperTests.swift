@@ -1,4 +1,5 @@
 import SusiRunner
+import SusiTesting
 import Testing
 
 @Suite struct TimerSleeperTests {

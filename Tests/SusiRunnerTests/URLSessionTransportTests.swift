@@ -1,6 +1,7 @@
 import Foundation
 import SusiHTTPClient
 import SusiRunner
+import SusiTesting
 import Testing
 
 /// The production transport against a loopback server: limits, redirects, errors.

@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import SusiHTTPTesting
 import SusiJSON
 import Testing
 
@@ -130,28 +130,9 @@ import Testing
 
   /// Sends raw bytes on a fresh connection and reads until the server closes it.
   static func exchange(port: Int, _ text: String) throws -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 30, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    try #require(connected == 0)
-    let bytes = Array(text.utf8)
-    try #require(bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } == bytes.count)
-    var received: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while case let count = recv(fd, &chunk, chunk.count, 0), count > 0 {
-      received += chunk[0..<count]
-    }
-    return String(decoding: received, as: UTF8.self)
+    let client = try LoopbackHTTPClient(port: port, timeoutSeconds: 30)
+    try client.send(text)
+    return String(decoding: try client.readToEndBlocking(), as: UTF8.self)
   }
 
   @Test func refusesToStartOnDamagedState() async throws {

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiCoreTesting
 import SusiStore
 import SusiTesting
 import Testing

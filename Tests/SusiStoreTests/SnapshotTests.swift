@@ -4,7 +4,6 @@ import SusiEventLog
 import SusiJSON
 import SusiSamples
 import SusiStore
-import SusiTesting
 import Testing
 
 /// A start from a snapshot and a full replay give the same state, byte for byte, and a snapshot

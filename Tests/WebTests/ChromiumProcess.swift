@@ -1,5 +1,6 @@
 import Foundation
 import SusiJSON
+import SusiTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -49,10 +50,10 @@ final class ChromiumProcess: Sendable {
     folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "susi-chromium-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let (childReads, parentWrites) = try Self.pipe()
-    let (parentReads, childWrites) = try Self.pipe()
+    let (childReads, parentWrites) = try Spawn.pipe()
+    let (parentReads, childWrites) = try Spawn.pipe()
     let arguments = [
-      path, "--headless", "--no-sandbox", "--remote-debugging-pipe",
+      "--headless", "--no-sandbox", "--remote-debugging-pipe",
       "--user-data-dir=\(folder.path)/profile", "--no-first-run", "--no-default-browser-check",
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
       "--disable-default-apps", "--disable-extensions", "--disable-dev-shm-usage",
@@ -63,75 +64,29 @@ final class ChromiumProcess: Sendable {
     ]
     var environment = ProcessInfo.processInfo.environment
     environment["HOME"] = folder.path
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(
-      &actions, 1, folder.appendingPathComponent("output.txt").path,
-      O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    posix_spawn_file_actions_adddup2(&actions, childReads, 3)
-    posix_spawn_file_actions_adddup2(&actions, childWrites, 4)
-    // The browser outlives every test: it must not keep other tests' pipes open (a child
-    // waiting for the end of its input would wait for ever), so it gets fds 0 to 4 only.
-    guard Self.closeFrom(&actions, 5) == 0 else {
+    let output = open(
+      folder.appendingPathComponent("output.txt").path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+      0o600)
+    defer {
       close(childReads)
       close(childWrites)
+      close(output)
+    }
+    // The browser outlives every test: it must not keep other tests' pipes open (a child
+    // waiting for the end of its input would wait for ever), so it gets fds 0 to 4 only.
+    do {
+      let nothing = try Spawn.nullDevice()
+      defer { close(nothing) }
+      pid = try Spawn.start(
+        path, arguments, environment: environment,
+        streams: [0: nothing, 1: output, 2: output, 3: childReads, 4: childWrites])
+    } catch {
       close(parentReads)
       close(parentWrites)
-      throw ChromiumError("could not arrange the browser's file descriptors")
+      throw ChromiumError("\(error)")
     }
-    var pid: pid_t = 0
-    let status = withCStrings(arguments) { argv in
-      withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
-        posix_spawn(&pid, path, &actions, nil, argv, envp)
-      }
-    }
-    close(childReads)
-    close(childWrites)
-    guard status == 0 else {
-      close(parentReads)
-      close(parentWrites)
-      throw ChromiumError("could not start \(path): \(String(cString: strerror(status)))")
-    }
-    self.pid = pid
     toBrowser = parentWrites
     fromBrowser = parentReads
-  }
-
-  /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc module
-  /// does not show; looked up by name.
-  private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32)
-    -> Int32
-  {
-    typealias CloseFrom =
-      @convention(c) (
-        UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32
-      ) -> Int32
-    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np")
-    else { return -1 }
-    return unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)
-  }
-
-  /// A close-on-exec pipe whose ends are above fd 4, so that moving them to fds 3 and 4 in the
-  /// child is always a real move (which clears close-on-exec there).
-  private static func pipe() throws -> (read: Int32, write: Int32) {
-    // Close-on-exec from the start (pipe2, looked up as closeFrom is), so no child another
-    // test starts meanwhile inherits an end.
-    typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>?, Int32) -> Int32
-    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "pipe2") else {
-      throw ChromiumError("this C library has no pipe2")
-    }
-    var fds: [Int32] = [0, 0]
-    guard unsafeBitCast(symbol, to: Pipe2.self)(&fds, O_CLOEXEC) == 0 else {
-      throw ChromiumError("pipe: \(String(cString: strerror(errno)))")
-    }
-    let read = fcntl(fds[0], F_DUPFD_CLOEXEC, 10)
-    let write = fcntl(fds[1], F_DUPFD_CLOEXEC, 10)
-    close(fds[0])
-    close(fds[1])
-    return (read, write)
   }
 
   /// Sends one message (a NUL is appended).
@@ -191,14 +146,4 @@ final class ChromiumProcess: Sendable {
   var output: String {
     (try? String(contentsOf: folder.appendingPathComponent("output.txt"), encoding: .utf8)) ?? ""
   }
-}
-
-/// Calls `body` with a NULL-terminated C array of the strings.
-private func withCStrings<R>(
-  _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
-) -> R {
-  var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-  pointers.append(nil)
-  defer { for pointer in pointers { free(pointer) } }
-  return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }

@@ -3,6 +3,7 @@ import SusiApplication
 import SusiCommandLine
 import SusiCore
 import SusiHTTP
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
 import SusiStore
@@ -202,106 +203,17 @@ func isHardened(_ answer: Answer, cached: Bool = false) -> Bool {
     && !answer.headers.contains { $0.name.lowercased().hasPrefix("access-control-") }
 }
 
-// MARK: The real binary
-
-/// The built `susi` beside the test binary.
-let susiBinary: String? = {
-  let tests = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    .deletingLastPathComponent()
-  for folder in [tests, tests.deletingLastPathComponent()] {
-    let candidate = folder.appendingPathComponent("susi").path
-    if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-  }
-  return nil
-}()
-
-/// Runs blocking work on a thread of its own, so it never holds up the tasks a server needs.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { continuation in
-    Thread { continuation.resume(returning: body()) }.start()
-  }
-}
-
 /// One HTTP/1.1 exchange with 127.0.0.1:`port` over a fresh connection (`Connection: close`),
 /// reading at most 20 s; nil when no complete answer came.
 func exchange(
   port: Int, _ method: String, _ target: String, headers: [(String, String)] = [],
   body: String = ""
 ) -> Answer? {
-  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  guard fd >= 0 else { return nil }
-  defer { close(fd) }
-  var timeout = timeval(tv_sec: 20, tv_usec: 0)
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-  var address = sockaddr_in()
-  address.sin_family = sa_family_t(AF_INET)
-  address.sin_port = in_port_t(UInt16(port).bigEndian)
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  let connected = withUnsafePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-    }
-  }
-  guard connected == 0 else { return nil }
-  var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-  for (name, value) in headers { head += "\(name): \(value)\r\n" }
-  head += "Content-Length: \(body.utf8.count)\r\n\r\n"
-  let bytes = Array((head + body).utf8)
-  guard
-    bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) })
-      == bytes.count
+  guard let client = try? LoopbackHTTPClient(port: port, timeoutSeconds: 20),
+    let response = try? client.request(
+      method, target, headers: [("Connection", "close")] + headers, body: body)
   else { return nil }
-  var received: [UInt8] = []
-  var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-  while true {
-    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-    if n < 0 { return nil }
-    if n == 0 { break }
-    received += buffer[0..<n]
-  }
-  return parseAnswer(received)
-}
-
-private func parseAnswer(_ bytes: [UInt8]) -> Answer? {
-  let separator: [UInt8] = [13, 10, 13, 10]
-  guard
-    let end = (0..<max(0, bytes.count - 3)).first(where: {
-      bytes[$0..<$0 + 4].elementsEqual(separator)
-    })
-  else { return nil }
-  let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
-  guard let statusText = lines.first?.split(separator: " ").dropFirst().first,
-    let status = Int(statusText)
-  else { return nil }
-  var headers = HTTPHeaders()
-  for line in lines.dropFirst() {
-    guard let colon = line.firstIndex(of: ":") else { continue }
-    headers.add(
-      String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-    )
-  }
-  var body = Array(bytes[(end + 4)...])
-  if headers["Transfer-Encoding"]?.lowercased() == "chunked" { body = dechunk(body) }
-  return Answer(status: status, headers: headers, body: body)
-}
-
-private func dechunk(_ bytes: [UInt8]) -> [UInt8] {
-  var out: [UInt8] = []
-  var index = 0
-  while index < bytes.count {
-    guard
-      let lineEnd = (index..<bytes.count - 1).first(where: {
-        bytes[$0] == 13 && bytes[$0 + 1] == 10
-      })
-    else { break }
-    let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self)
-    guard let size = Int(sizeText.split(separator: ";").first ?? "", radix: 16), size > 0 else {
-      break
-    }
-    let start = lineEnd + 2
-    guard start + size <= bytes.count else { break }
-    out += bytes[start..<start + size]
-    index = start + size + 2
-  }
-  return out
+  var answerHeaders = HTTPHeaders()
+  for (name, value) in response.headers { answerHeaders.add(name, value) }
+  return Answer(status: response.status, headers: answerHeaders, body: response.body)
 }
