@@ -126,7 +126,7 @@ public enum TextFrontend {
     // Ctrl-C is handled from the start, so it never ends the process while the log is written
     // (start-up writes too); until the session exists it only asks to stop once started.
     let relay = InterruptRelay()
-    let interrupts = InterruptSignal { relay.interrupt() }
+    let interrupts = SignalCatcher([SIGINT]) { _ in relay.interrupt() }
     defer { interrupts.cancel() }
     let backend: TextBackend
     switch await open(invocation) {

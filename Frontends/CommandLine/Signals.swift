@@ -5,6 +5,35 @@ import Synchronization
   import Glibc
 #endif
 
+/// Hands signals to a handler on a dispatch queue instead of letting them end the process, so
+/// a signal never lands in the middle of a log write: the handler decides what to do and the
+/// program leaves through its normal, orderly exit. `cancel` gives the signals back their
+/// default action.
+public final class SignalCatcher: @unchecked Sendable {
+  // Dispatch sources are thread-safe; they are kept here to stay alive and to be cancelled.
+  private let sources: [any DispatchSourceSignal]
+  private let numbers: [Int32]
+
+  /// Starts handling `numbers` with `handler` (called once per burst of each signal).
+  public init(_ numbers: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+    let queue = DispatchQueue(label: "susi.signals")
+    self.numbers = numbers
+    sources = numbers.map { number in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+      source.setEventHandler { handler(number) }
+      source.resume()
+      return source
+    }
+  }
+
+  /// Stops handling the signals: their default action (ending the process) applies again.
+  public func cancel() {
+    for source in sources { source.cancel() }
+    for number in numbers { signal(number, SIG_DFL) }
+  }
+}
+
 /// Catches SIGINT and SIGTERM, so `susi server`, `susi serve`, `susi web` and `susi jsonl` stop
 /// cleanly instead of being killed; a second signal ends the process at once (exit 128+N), so a
 /// stop that waits too long can always be cut short. The log stays readable either way.
@@ -14,22 +43,15 @@ import Synchronization
 public final class ShutdownSignal: @unchecked Sendable {
   private let state = Mutex<(signal: Int32?, waiter: CheckedContinuation<Int32?, Never>?)>(
     (nil, nil))
-  private let queue = DispatchQueue(label: "susi.serve.signals")
-  private var sources: [any DispatchSourceSignal] = []
+  private var catcher: SignalCatcher?
 
   /// From now on SIGINT and SIGTERM no longer end the process by themselves.
   public init() {
-    for number in [SIGINT, SIGTERM] {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-      source.setEventHandler { [weak self] in self?.received(number) }
-      source.resume()
-      sources.append(source)
-    }
+    catcher = SignalCatcher([SIGINT, SIGTERM]) { [weak self] in self?.received($0) }
   }
 
   deinit {
-    for source in sources { source.cancel() }
+    catcher?.cancel()
   }
 
   private func received(_ number: Int32) {
