@@ -12,6 +12,9 @@ let package = Package(
     .executable(name: "susi-bench", targets: ["SusiBench"]),
   ],
   targets: [
+    // Time: wall and monotonic time, sleeping, and the manual time source tests move by hand.
+    .target(name: "SusiClock", swiftSettings: strict),
+
     // Core: pure values and the reducer, plus the pure libraries they stand on.
     .target(name: "SusiJSON", swiftSettings: strict),
     .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -22,18 +25,22 @@ let package = Package(
     // Runtime: the event log, the store, the effects runner.
     .target(name: "SusiEventLog", dependencies: ["SusiJSON"], swiftSettings: strict),
     .target(
-      name: "SusiStore", dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiCrypto"],
+      name: "SusiStore",
+      dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiCrypto", "SusiClock"],
       swiftSettings: strict),
     .target(
       name: "SusiRunner",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiHTTP", "SusiFiles"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiHTTP", "SusiFiles", "SusiClock",
+      ],
       swiftSettings: strict),
 
     // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
     .systemLibrary(name: "CEpoll"),
-    .target(name: "SusiHTTP", dependencies: ["CEpoll"], swiftSettings: strict),
+    .target(name: "SusiHTTP", dependencies: ["CEpoll", "SusiClock"], swiftSettings: strict),
     .target(
-      name: "SusiServer", dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles"],
+      name: "SusiServer",
+      dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock"],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
     // Frontends: thin layers that turn input into intents and events into output. They share the
@@ -46,7 +53,7 @@ let package = Package(
       name: "SusiApplication",
       dependencies: [
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
-        "SusiCommandLine",
+        "SusiCommandLine", "SusiClock",
       ],
       path: "Frontends/App", swiftSettings: strict),
     .target(
@@ -63,7 +70,7 @@ let package = Package(
       name: "SusiWebhook",
       dependencies: [
         "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP", "SusiCrypto", "SusiFiles",
-        "SusiApplication", "SusiCommandLine",
+        "SusiApplication", "SusiCommandLine", "SusiClock",
       ],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
@@ -95,7 +102,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
         "SusiSamples", "SusiJSONLines", "SusiWebhook", "SusiRunner", "CEpoll", "SusiFiles",
-        "SusiApplication", "SusiCommandLine",
+        "SusiApplication", "SusiCommandLine", "SusiClock",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
     // A deterministic, realistic event stream shared by the benchmarks and the tests.
@@ -104,12 +111,13 @@ let package = Package(
     // Tests
     .target(
       name: "SusiTesting",
-      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP"],
+      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP", "SusiClock"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
+    .testTarget(name: "SusiClockTests", dependencies: ["SusiClock"], swiftSettings: strict),
     .testTarget(
       name: "SusiCoreTests", dependencies: ["SusiCore", "SusiTesting", "SusiJSON", "SusiCrypto"],
       swiftSettings: strict),
@@ -121,27 +129,29 @@ let package = Package(
       name: "SusiStoreTests",
       dependencies: [
         "SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON", "SusiSamples",
+        "SusiClock",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiRunnerTests",
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiFiles",
+        "SusiCrypto", "SusiEventLog", "SusiFiles", "SusiClock",
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "SusiHTTPTests", dependencies: ["SusiHTTP", "SusiCrypto"], swiftSettings: strict),
+      name: "SusiHTTPTests", dependencies: ["SusiHTTP", "SusiCrypto", "SusiClock"],
+      swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests",
-      dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles"],
+      dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock"],
       swiftSettings: strict),
     .testTarget(
       name: "FrontendTests",
       dependencies: [
         "SusiText", "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
         "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
-        "SusiRunner", "SusiServer", "SusiStore", "susi",
+        "SusiRunner", "SusiServer", "SusiStore", "SusiClock", "susi",
       ],
       exclude: ["Text/Golden"], swiftSettings: strict),
     .testTarget(

@@ -1,3 +1,4 @@
+import SusiClock
 import SusiRunner
 import SusiStore
 
@@ -45,7 +46,7 @@ public final class WebhookService: Sendable {
     transport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
       SocketTransport()
     },
-    clock: any RunnerClock = SystemClock(), policy: DeliveryPolicy = DeliveryPolicy(),
+    clock: any TimeSource = SystemTimeSource(), policy: DeliveryPolicy = DeliveryPolicy(),
     options: WebhookHandler.Options = WebhookHandler.Options()
   ) async -> WebhookService {
     let startSeq = await store.lastSeq

@@ -1,4 +1,5 @@
 import Glibc
+import SusiClock
 import Testing
 
 @testable import SusiHTTP
@@ -11,7 +12,7 @@ import Testing
       return HTTPResponse(status: 200, contentType: "text/plain", body: "done \(request.target)")
     }
     let server = HTTPServer(
-      configuration: .init(eventLoopCount: 1, clock: HTTPManualClock()), handler: handler)
+      configuration: .init(eventLoopCount: 1, clock: ManualTimeSource()), handler: handler)
     let port = try server.start()
     let idle = try RawClient(port: port)
     try idle.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -46,7 +47,7 @@ import Testing
         }
       }
     }
-    let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: handler)
+    let server = HTTPServer(configuration: .init(clock: ManualTimeSource()), handler: handler)
     let port = try server.start()
     let client = try RawClient(port: port)
     try client.send("GET /events/stream HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -74,7 +75,7 @@ import Testing
   }
 
   @Test func refusesNewConnectionsAfterShutdown() async throws {
-    let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: echoHandler)
+    let server = HTTPServer(configuration: .init(clock: ManualTimeSource()), handler: echoHandler)
     let port = try server.start()
     await server.shutdown()
     #expect(throws: RawClientError.self) { try RawClient(port: port) }
@@ -82,7 +83,7 @@ import Testing
   }
 
   @Test func startsOnlyOnce() async throws {
-    let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: echoHandler)
+    let server = HTTPServer(configuration: .init(clock: ManualTimeSource()), handler: echoHandler)
     try server.start()
     #expect(throws: HTTPServerError.self) { try server.start() }
     await server.shutdown()
@@ -99,7 +100,7 @@ import Testing
   }
 
   @Test func reportsAPortInUse() async throws {
-    let first = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: echoHandler)
+    let first = HTTPServer(configuration: .init(clock: ManualTimeSource()), handler: echoHandler)
     let port = try first.start()
     let second = HTTPServer(configuration: .init(port: port), handler: echoHandler)
     #expect(throws: HTTPServerError.self) { try second.start() }

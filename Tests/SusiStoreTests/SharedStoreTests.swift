@@ -1,4 +1,5 @@
 import Foundation
+import SusiClock
 import SusiCore
 import SusiEventLog
 import SusiStore
@@ -14,7 +15,7 @@ import Testing
     let runner: ManualRunner
     let opened: LogRecovery.Opened
 
-    init(log: String, clock: ManualWallClock) throws {
+    init(log: String, clock: ManualTimeSource) throws {
       opened = try LogRecovery.open(
         path: log, fsync: .never, environment: [LogRecovery.intervalVariable: "0"], shared: true)
       runner = ManualRunner()
@@ -35,7 +36,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let clock = ManualWallClock()
+    let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
     #expect(a.opened.alone)
@@ -74,7 +75,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let clock = ManualWallClock()
+    let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
     var following = b.store.events(after: 0).makeAsyncIterator()
@@ -92,7 +93,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let clock = ManualWallClock()
+    let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
     await b.store.followOtherWriters(every: .milliseconds(5))
@@ -108,7 +109,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let clock = ManualWallClock()
+    let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
     let first = try await a.store.send(.loadGroups(.init()), origin: "a", idempotencyKey: "k1")
@@ -124,7 +125,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let clock = ManualWallClock()
+    let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     _ = try await a.store.send(.loadGroups(.init()), origin: "a")
     // A second process starting now must leave a's request alone: a is alive and owns it.
@@ -145,7 +146,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let a = try Peer(log: log, clock: ManualWallClock())
+    let a = try Peer(log: log, clock: ManualTimeSource(ReducerTester.epoch))
     _ = try await a.store.send(.loadGroups(.init()), origin: "a")
     await a.store.close()
     let files = SnapshotFiles(logPath: log)

@@ -1,3 +1,4 @@
+import SusiClock
 import SusiHTTP
 import SusiRunner
 import SusiStore
@@ -12,7 +13,7 @@ final class DeliveryWorker: Sendable {
   let subscriber: Subscriber
   private let feed: EventFeed
   private let transport: any HTTPTransport
-  private let clock: any RunnerClock
+  private let clock: any TimeSource
   private let cursors: DeliveryCursors
   private let metrics: WebhookMetrics
   private let policy: DeliveryPolicy
@@ -38,7 +39,7 @@ final class DeliveryWorker: Sendable {
 
   init(
     subscriber: Subscriber, feed: EventFeed, transport: any HTTPTransport,
-    clock: any RunnerClock,
+    clock: any TimeSource,
     cursors: DeliveryCursors, metrics: WebhookMetrics, policy: DeliveryPolicy,
     random: @escaping @Sendable () -> Double
   ) {
@@ -226,7 +227,7 @@ final class DeliveryWorker: Sendable {
   }
 }
 
-extension RunnerClock {
+extension TimeSource {
   /// Whole seconds since 1970 (what `webhook-timestamp` carries).
-  var unixSeconds: Int64 { now().milliseconds / 1000 }
+  var unixSeconds: Int64 { millisecondsSince1970() / 1000 }
 }

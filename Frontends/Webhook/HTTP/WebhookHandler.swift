@@ -1,7 +1,7 @@
+import SusiClock
 import SusiCore
 import SusiHTTP
 import SusiJSON
-import SusiRunner
 import SusiStore
 
 /// Answers the webhook frontend's HTTP requests: actions in, state and events out, and the
@@ -16,7 +16,7 @@ public final class WebhookHandler: HTTPHandler {
   let gate: AccessGate
   let deliveries: DeliveryService?
   let metrics: WebhookMetrics
-  let clock: any RunnerClock
+  let clock: any TimeSource
   let options: Options
   /// The store's last seq when the handler started (for `susi_events_appended_total`).
   let startSeq: Int
@@ -57,7 +57,7 @@ public final class WebhookHandler: HTTPHandler {
   public init(
     store: Store, feed: EventFeed, gate: AccessGate, deliveries: DeliveryService?,
     metrics: WebhookMetrics,
-    clock: any RunnerClock = SystemClock(), options: Options = Options(), startSeq: Int = 0
+    clock: any TimeSource = SystemTimeSource(), options: Options = Options(), startSeq: Int = 0
   ) {
     self.store = store
     self.feed = feed

@@ -1,7 +1,9 @@
 import Foundation
+import SusiClock
 import SusiCore
 import SusiHTTP
 import SusiJSON
+import SusiStore
 
 /// Performs one effect and turns its outcome into the one result action it owes.
 ///
@@ -12,7 +14,7 @@ struct EffectPerformer: Sendable {
   let sender: RequestSender
   let credentials: CredentialsStore
   let images: ImageCache
-  let clock: any RunnerClock
+  let clock: any TimeSource
   let limits: RequestLimits
   let embeddedServerURL: String?
   let websearchURL: String

@@ -1,4 +1,4 @@
-import SusiRunner
+import SusiClock
 import Testing
 
 @Suite struct TimerSleeperTests {
