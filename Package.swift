@@ -12,6 +12,9 @@ let package = Package(
     .executable(name: "susi-bench", targets: ["SusiBench"]),
   ],
   targets: [
+    // Time: wall and monotonic time, sleeping, and the manual time source tests move by hand.
+    .target(name: "SusiClock", swiftSettings: strict),
+
     // Core: pure values and the reducer, plus the pure libraries they stand on.
     .target(name: "SusiJSON", swiftSettings: strict),
     .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -27,22 +30,27 @@ let package = Package(
     // Runtime: the event log, the store, the effects runner.
     .target(name: "SusiEventLog", dependencies: ["SusiJSON"], swiftSettings: strict),
     .target(
-      name: "SusiStore", dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiCrypto"],
+      name: "SusiStore",
+      dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiCrypto", "SusiClock"],
       swiftSettings: strict),
     .target(
       name: "SusiRunner",
       dependencies: [
-        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiHTTPClient",
-        "SusiHTTPTypes",
+        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
+        "SusiHTTPClient", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
 
     // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
     .systemLibrary(name: "CEpoll"),
-    .target(name: "SusiHTTP", dependencies: ["CEpoll", "SusiHTTPTypes"], swiftSettings: strict),
+    .target(
+      name: "SusiHTTP", dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes"],
+      swiftSettings: strict),
     .target(
       name: "SusiServer",
-      dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiHTTPTypes"],
+      dependencies: [
+        "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPTypes",
+      ],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
     // Frontends: thin layers that turn input into intents and events into output. They share the
@@ -55,7 +63,7 @@ let package = Package(
       name: "SusiApplication",
       dependencies: [
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
-        "SusiCommandLine", "SusiHTTPClient",
+        "SusiCommandLine", "SusiClock", "SusiHTTPClient",
       ],
       path: "Frontends/App", swiftSettings: strict),
     .target(
@@ -72,7 +80,7 @@ let package = Package(
       name: "SusiWebhook",
       dependencies: [
         "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP", "SusiCrypto", "SusiFiles",
-        "SusiApplication", "SusiCommandLine", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
       ],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
@@ -104,7 +112,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
         "SusiSamples", "SusiJSONLines", "SusiWebhook", "SusiRunner", "CEpoll", "SusiFiles",
-        "SusiApplication", "SusiCommandLine", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
     // A deterministic, realistic event stream shared by the benchmarks and the tests.
@@ -121,14 +129,15 @@ let package = Package(
     .target(
       name: "SusiTesting",
       dependencies: [
-        "SusiCore", "SusiCoreTesting", "SusiStore", "SusiRunner", "SusiFiles", "SusiHTTPTesting",
-        "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiCore", "SusiStore", "SusiRunner", "SusiClock", "SusiCoreTesting", "SusiFiles",
+        "SusiHTTPClient", "SusiHTTPTesting", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
+    .testTarget(name: "SusiClockTests", dependencies: ["SusiClock"], swiftSettings: strict),
     .testTarget(
       name: "SusiCoreTests",
       dependencies: ["SusiCore", "SusiCoreTesting", "SusiJSON", "SusiCrypto"],
@@ -140,26 +149,26 @@ let package = Package(
     .testTarget(
       name: "SusiStoreTests",
       dependencies: [
-        "SusiStore", "SusiCore", "SusiCoreTesting", "SusiTesting", "SusiEventLog", "SusiJSON",
-        "SusiSamples",
+        "SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON", "SusiSamples",
+        "SusiClock", "SusiCoreTesting",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiRunnerTests",
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiCrypto", "SusiEventLog", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiHTTPTests",
-      dependencies: ["SusiHTTP", "SusiCrypto", "SusiHTTPTesting", "SusiHTTPTypes"],
+      dependencies: ["SusiHTTP", "SusiCrypto", "SusiClock", "SusiHTTPTesting", "SusiHTTPTypes"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests",
       dependencies: [
-        "SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiHTTPTesting",
-        "SusiHTTPTypes",
+        "SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
+        "SusiHTTPTesting", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
     // Frontend tests, one target per frontend; those that run the built `susi` depend on it.
@@ -167,22 +176,24 @@ let package = Package(
       name: "TextTests",
       dependencies: [
         "SusiText", "SusiCommandLine", "SusiCore", "SusiHTTP", "SusiHTTPTesting", "SusiJSON",
-        "SusiRunner", "SusiServer", "SusiStore", "SusiTesting", "SusiHTTPClient", "susi",
+        "SusiRunner", "SusiServer", "SusiStore", "SusiTesting", "SusiHTTPClient", "SusiClock",
+        "susi",
       ],
       exclude: ["Golden"], swiftSettings: strict),
     .testTarget(
       name: "JSONLinesTests",
       dependencies: [
         "SusiJSONLines", "SusiCommandLine", "SusiCore", "SusiHTTPTesting", "SusiJSON", "SusiStore",
-        "SusiTesting", "susi",
+        "SusiTesting", "SusiClock", "susi",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "WebhookTests",
       dependencies: [
-        "SusiWebhook", "SusiApplication", "SusiCommandLine", "SusiCore", "SusiCrypto",
-        "SusiEventLog", "SusiFiles", "SusiHTTP", "SusiHTTPTesting", "SusiJSON", "SusiJSONLines",
-        "SusiRunner", "SusiStore", "SusiTesting", "SusiHTTPClient", "SusiHTTPTypes", "susi",
+        "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
+        "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
+        "SusiRunner", "SusiStore", "SusiClock", "SusiHTTPClient", "SusiHTTPTesting",
+        "SusiHTTPTypes", "SusiCoreTesting", "susi",
       ],
       swiftSettings: strict),
     .testTarget(

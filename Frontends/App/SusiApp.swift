@@ -1,4 +1,5 @@
 import Foundation
+import SusiClock
 import SusiCommandLine
 import SusiCore
 import SusiEventLog
@@ -55,7 +56,7 @@ public final class SusiApp: Sendable {
   public static func start(
     _ options: CommonOptions, origin: EventOrigin,
     environment: [String: String] = ProcessInfo.processInfo.environment,
-    clock: (any RunnerClock)? = nil, startEmbedded: Bool = true, embeddedWithServer: Bool = false,
+    clock: (any TimeSource)? = nil, startEmbedded: Bool = true, embeddedWithServer: Bool = false,
     followInterval: Duration = defaultFollowInterval
   ) async throws(StartupError) -> SusiApp {
     var warnings: [String] = []
@@ -106,7 +107,7 @@ public final class SusiApp: Sendable {
       allowedOrigins: options.server.map { [$0] } ?? [])
     let runner = SusiRunner(configuration: configuration)
     let store = Store(
-      sink: FileEventSink(writer: writer), runner: runner, clock: clock ?? SystemClock(),
+      sink: FileEventSink(writer: writer), runner: runner, clock: clock ?? SystemTimeSource(),
       recovered: recovered)
     await store.keepSnapshots(opened.snapshots)
     let app = SusiApp(

@@ -1,4 +1,5 @@
 import SusiHTTPClient
+import SusiClock
 import SusiRunner
 import SusiStore
 
@@ -46,7 +47,7 @@ public final class WebhookService: Sendable {
     transport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
       SocketTransport()
     },
-    clock: any RunnerClock = SystemClock(), policy: DeliveryPolicy = DeliveryPolicy(),
+    clock: any TimeSource = SystemTimeSource(), policy: DeliveryPolicy = DeliveryPolicy(),
     options: WebhookHandler.Options = WebhookHandler.Options()
   ) async -> WebhookService {
     let startSeq = await store.lastSeq

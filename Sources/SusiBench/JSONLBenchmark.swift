@@ -8,6 +8,7 @@
 // only reads the same file, decodes each line and re-encodes it as an event or an error line.
 
 import Foundation
+import SusiClock
 import SusiCore
 import SusiEventLog
 import SusiJSON
@@ -220,7 +221,7 @@ struct JSONLBenchmark {
   /// What the store and runner cost without any frontend: the same intents, already decoded,
   /// sent in batches with an observer taking every event (a lower bound for the frontend).
   static func runStoreAlone(_ actions: [(Action, JSON?)], directory: String) async {
-    let store = Store(sink: DiscardingSink(), runner: runner(directory), clock: BenchClock())
+    let store = Store(sink: DiscardingSink(), runner: runner(directory), clock: benchClock)
     // The log keeps nothing here, so events are taken as they are logged, not read back.
     let count = Mutex(0)
     _ = await store.observe { _ in count.withLock { $0 += 1 } }
@@ -255,7 +256,7 @@ struct JSONLBenchmark {
       if let logPath { FileEventSink(writer: try EventLogWriter(path: logPath)) } else {
         DiscardingSink()
       }
-    let store = Store(sink: sink, runner: runner(directory), clock: BenchClock())
+    let store = Store(sink: sink, runner: runner(directory), clock: benchClock)
     let session = JSONLinesSession(
       store: store, input: FileDescriptorInput(descriptor: input), output: counted,
       diagnostics: { FileHandle.standardError.write(Data("jsonl: \($0)\n".utf8)) })
@@ -296,9 +297,8 @@ private final class DiscardingSink: EventSink {
   var history: any EventHistory { MemoryEventHistory(MemoryEventSink()) }
 }
 
-private struct BenchClock: WallClock {
-  func now() -> Timestamp { Timestamp(milliseconds: 1_795_341_600_000) }
-}
+/// A clock that stands still, so every run stamps the same times.
+private let benchClock = ManualTimeSource(millisecondsSince1970: 1_795_341_600_000)
 
 extension String {
   /// The integer after `name=` in `--name=N`.

@@ -1,5 +1,6 @@
 import CEpoll
 import Glibc
+import SusiClock
 import Synchronization
 
 /// One thread running an epoll loop over its share of the connections.
@@ -66,7 +67,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     self.handler = handler
     self.openConnections = openConnections
     self.onDrained = onDrained
-    self.now = configuration.clock.now()
+    self.now = configuration.clock.monotonicTime()
     epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
     guard epollFD >= 0 else { throw HTTPServerError.systemCall("epoll_create1") }
     wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
@@ -197,7 +198,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     defer { events.deallocate() }
     while true {
       let count = epoll_wait(epollFD, events, Self.maxEvents, pollTimeout())
-      now = configuration.clock.now()
+      now = configuration.clock.monotonicTime()
       if count > 0 {
         for index in 0..<Int(count) {
           handle(events[index])
@@ -218,7 +219,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   private func pollTimeout() -> Int32 {
     if !local.isEmpty || !barriersFiring.isEmpty { return 0 }
     guard let nextDeadlineCheck else { return -1 }
-    let remaining = nextDeadlineCheck - configuration.clock.now()
+    let remaining = nextDeadlineCheck - configuration.clock.monotonicTime()
     if remaining <= .zero { return 0 }
     let (seconds, attoseconds) = remaining.components
     let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1

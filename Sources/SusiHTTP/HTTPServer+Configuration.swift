@@ -1,4 +1,5 @@
 import Glibc
+import SusiClock
 
 extension HTTPServer {
   /// Where the server listens, what it allows, and which clock it measures time with.
@@ -16,15 +17,15 @@ extension HTTPServer {
     public var eventLoopCount = Configuration.defaultEventLoopCount
     /// The listen backlog: connections the kernel completes before the server accepts them.
     public var backlog: Int32 = 511
-    /// The time source for every timeout; tests pass an `HTTPManualClock`.
-    public var clock: any HTTPServerClock = HTTPSystemClock()
+    /// The time source for every timeout; tests pass a `ManualTimeSource`.
+    public var clock: any TimeSource = SystemTimeSource()
 
     /// Creates a configuration; every argument has the documented default.
     public init(
       host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits(),
       timeouts: HTTPTimeouts = HTTPTimeouts(),
       eventLoopCount: Int = Configuration.defaultEventLoopCount,
-      backlog: Int32 = 511, clock: any HTTPServerClock = HTTPSystemClock()
+      backlog: Int32 = 511, clock: any TimeSource = SystemTimeSource()
     ) {
       self.host = host
       self.port = port

@@ -1,5 +1,5 @@
 /// How long the server waits for each part of an exchange, measured with the configured
-/// `HTTPServerClock`.
+/// `TimeSource`'s monotonic time.
 public struct HTTPTimeouts: Sendable, Equatable {
   /// From the moment a connection is ready for a request (just accepted, or the previous
   /// response sent) until the request head is complete; then 408 and close. A total: bytes that

@@ -1,4 +1,5 @@
 import Foundation
+import SusiClock
 
 /// How to run the embedded server.
 public struct ServerConfiguration: Sendable {
@@ -13,7 +14,9 @@ public struct ServerConfiguration: Sendable {
   public var stateDirectory: URL?
   /// Seed for answer alternatives; nil = a random seed.
   public var seed: UInt64?
-  public var clock: ServerClock
+  /// Where token expiry, lockouts and reply dates read the time; tests pass a
+  /// `ManualTimeSource`.
+  public var clock: any TimeSource
   /// `users.public.signup`: true lets anyone sign up (the embedded default); false answers
   /// 403 `Public signup disabled`.
   public var publicSignup: Bool
@@ -33,7 +36,7 @@ public struct ServerConfiguration: Sendable {
   /// A configuration; every argument has the documented default.
   public init(
     host: String = "127.0.0.1", port: Int = 0, dataDirectory: URL? = nil,
-    stateDirectory: URL? = nil, seed: UInt64? = nil, clock: ServerClock = .system,
+    stateDirectory: URL? = nil, seed: UInt64? = nil, clock: any TimeSource = SystemTimeSource(),
     publicSignup: Bool = true, signupCaptcha: Bool = false, loginCaptcha: Bool = false,
     trustedProxies: Set<String> = [],
     passwordIterations: Int = ServerConfiguration.defaultPasswordIterations

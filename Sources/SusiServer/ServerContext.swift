@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SusiClock
 import SusiCrypto
 import Synchronization
 
@@ -12,7 +13,10 @@ final class ServerContext: Sendable {
   let store: StateStore?
   let state: Mutex<ServerState>
 
-  var clock: ServerClock { configuration.clock }
+  /// The current time on the configured time source.
+  var now: Date {
+    Date(timeIntervalSince1970: Double(configuration.clock.millisecondsSince1970()) / 1000)
+  }
 
   init(configuration: ServerConfiguration) throws {
     self.configuration = configuration

@@ -79,7 +79,7 @@ public final class SusiServerHandler: HTTPHandler {
         accept: accept)
     }
     let parameters = RequestParameters(request: request)
-    let now = context.clock.now
+    let now = context.now
     let identity = context.readState { state in
       IdentityResolver.resolve(
         request, parameters: parameters, tokens: state.tokens, now: now,

@@ -21,8 +21,3 @@ public protocol EffectsRunner: Sendable {
 
 /// How a runner hands a result back to the store.
 public typealias ResultDelivery = @Sendable (Action) async -> Void
-
-/// Where the store reads the time it stamps on events.
-public protocol WallClock: Sendable {
-  func now() -> Timestamp
-}

@@ -1,3 +1,4 @@
+import SusiClock
 import SusiCore
 import SusiJSON
 
@@ -16,7 +17,7 @@ public actor Store {
   public var lastSeq: Int { book.lastSeq }
   let sink: any EventSink
   let runner: any EffectsRunner
-  let clock: any WallClock
+  let clock: any TimeSource
   /// What readers follow: every event is published here as it is logged.
   public nonisolated let feed: EventFeed
   private var observers: [Int: @Sendable (PublishedEvent) -> Void] = [:]
@@ -39,7 +40,7 @@ public actor Store {
   ///
   /// - Parameter inFlightLimit: how many events may owe results at once before `isFull`.
   public init(
-    sink: any EventSink, runner: any EffectsRunner, clock: any WallClock,
+    sink: any EventSink, runner: any EffectsRunner, clock: any TimeSource,
     recovered: Recovered = Recovered(), inFlightLimit: Int = Store.defaultInFlightLimit
   ) {
     self.inFlightLimit = max(1, inFlightLimit)

@@ -36,11 +36,3 @@ public final class ManualRunner: EffectsRunner {
 
   public func shutdown() async { started.withLock { $0.removeAll() } }
 }
-
-/// A wall clock the test sets by hand.
-public final class ManualWallClock: WallClock {
-  private let current: Mutex<Timestamp>
-  public init(_ start: Timestamp = ReducerTester.epoch) { current = Mutex(start) }
-  public func now() -> Timestamp { current.withLock { $0 } }
-  public func set(_ moment: Timestamp) { current.withLock { $0 = moment } }
-}

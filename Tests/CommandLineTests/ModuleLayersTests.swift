@@ -10,6 +10,7 @@ import Testing
     ("Sources/SusiCrypto", "SusiCrypto", 1),
     ("Sources/SusiFiles", "SusiFiles", 1),
     ("Sources/SusiHTTPTypes", "SusiHTTPTypes", 1),
+    ("Sources/SusiClock", "SusiClock", 1),
     ("Sources/SusiCore", "SusiCore", 2),
     ("Sources/SusiEventLog", "SusiEventLog", 2),
     ("Sources/SusiHTTPClient", "SusiHTTPClient", 2),

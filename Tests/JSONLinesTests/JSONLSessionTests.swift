@@ -1,3 +1,4 @@
+import SusiClock
 import SusiCore
 import SusiJSON
 import SusiJSONLines
@@ -288,7 +289,9 @@ import Testing
       func close() {}
       var history: any EventHistory { MemoryEventHistory(MemoryEventSink()) }
     }
-    let store = Store(sink: BrokenSink(), runner: JSONLScriptedRunner(), clock: JSONLClock())
+    let store = Store(
+      sink: BrokenSink(), runner: JSONLScriptedRunner(),
+      clock: ManualTimeSource(millisecondsSince1970: 1_795_341_600_000))
     let output = JSONLCollector()
     let session = JSONLinesSession(
       store: store,

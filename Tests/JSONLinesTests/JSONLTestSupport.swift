@@ -1,20 +1,10 @@
 import Foundation
+import SusiClock
 import SusiCore
 import SusiJSON
 import SusiJSONLines
 import SusiStore
 import Synchronization
-
-/// A clock that starts at a fixed moment and moves 1 ms each time it is read.
-final class JSONLClock: WallClock {
-  private let current = Mutex<Int64>(1_795_341_600_000)
-  func now() -> Timestamp {
-    current.withLock {
-      $0 += 1
-      return Timestamp(milliseconds: $0)
-    }
-  }
-}
 
 /// An effects runner that answers from a script, without any I/O. Results can be held back
 /// and released by the test, to stand for a request still in flight.
@@ -308,7 +298,8 @@ struct JSONLHarness {
   ) {
     runner = JSONLScriptedRunner(holding: holding)
     store = Store(
-      sink: sink, runner: runner, clock: JSONLClock(), recovered: recovered,
+      sink: sink, runner: runner, clock: ManualTimeSource(millisecondsSince1970: 1_795_341_600_000),
+      recovered: recovered,
       inFlightLimit: inFlightLimit)
   }
 

@@ -1,11 +1,12 @@
 import SusiHTTPTesting
+import SusiClock
 import Testing
 
 @testable import SusiHTTP
 
 @Suite struct HTTPServerConnectionLimitTests {
   @Test func refusesConnectionsOverTheLimitWith503() async throws {
-    let clock = HTTPManualClock()
+    let clock = ManualTimeSource()
     let configuration = HTTPServer.Configuration(
       limits: HTTPLimits(maxConnections: 4), eventLoopCount: 2, clock: clock)
     try await withServer(configuration) { server, port in

@@ -1,4 +1,5 @@
 import SusiHTTPTesting
+import SusiClock
 import Testing
 
 @testable import SusiHTTP
@@ -8,7 +9,7 @@ import Testing
 /// the handler calls priority.
 @Suite struct HTTPServerFairnessTests {
   @Test func cutsAHeadDrippedOneBytePerSecondAtTheHeadDeadline() async throws {
-    let clock = HTTPManualClock()
+    let clock = ManualTimeSource()
     try await withServer(HTTPServer.Configuration(clock: clock)) { _, port in
       let client = try LoopbackHTTPClient(port: port)
       let head = Array(
@@ -27,7 +28,7 @@ import Testing
   @Test func oneAddressGetsOnlyItsShareOfTheConnections() async throws {
     let configuration = HTTPServer.Configuration(
       limits: HTTPLimits(maxConnections: 8, maxConnectionsPerAddress: 3), eventLoopCount: 2,
-      clock: HTTPManualClock())
+      clock: ManualTimeSource())
     #expect(HTTPLimits().maxConnectionsPerAddress == 128)
     try await withServer(configuration) { server, port in
       var held: [LoopbackHTTPClient] = []
@@ -58,7 +59,7 @@ import Testing
     }
     let configuration = HTTPServer.Configuration(
       limits: HTTPLimits(maxConnections: 6, reservedConnections: 2), eventLoopCount: 1,
-      clock: HTTPManualClock())
+      clock: ManualTimeSource())
     #expect(HTTPLimits().reservedConnections == 16)
     try await withServer(configuration, handler: Handler()) { _, port in
       var held: [LoopbackHTTPClient] = []

@@ -1,5 +1,6 @@
 import Glibc
 import SusiHTTPTesting
+import SusiClock
 import Testing
 
 @testable import SusiHTTP
@@ -12,7 +13,7 @@ import Testing
       return HTTPResponse(status: 200, contentType: "text/plain", body: "done \(request.target)")
     }
     let server = HTTPServer(
-      configuration: .init(eventLoopCount: 1, clock: HTTPManualClock()), handler: handler)
+      configuration: .init(eventLoopCount: 1, clock: ManualTimeSource()), handler: handler)
     let port = try server.start()
     let idle = try LoopbackHTTPClient(port: port)
     try idle.send("GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -47,7 +48,7 @@ import Testing
         }
       }
     }
-    let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: handler)
+    let server = HTTPServer(configuration: .init(clock: ManualTimeSource()), handler: handler)
     let port = try server.start()
     let client = try LoopbackHTTPClient(port: port)
     try client.send("GET /events/stream HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -75,7 +76,7 @@ import Testing
   }
 
   @Test func refusesNewConnectionsAfterShutdown() async throws {
-    let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: echoHandler)
+    let server = HTTPServer(configuration: .init(clock: ManualTimeSource()), handler: echoHandler)
     let port = try server.start()
     await server.shutdown()
     #expect(throws: LoopbackHTTPError.self) { try LoopbackHTTPClient(port: port) }
@@ -83,7 +84,7 @@ import Testing
   }
 
   @Test func startsOnlyOnce() async throws {
-    let server = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: echoHandler)
+    let server = HTTPServer(configuration: .init(clock: ManualTimeSource()), handler: echoHandler)
     try server.start()
     #expect(throws: HTTPServerError.self) { try server.start() }
     await server.shutdown()
@@ -100,7 +101,7 @@ import Testing
   }
 
   @Test func reportsAPortInUse() async throws {
-    let first = HTTPServer(configuration: .init(clock: HTTPManualClock()), handler: echoHandler)
+    let first = HTTPServer(configuration: .init(clock: ManualTimeSource()), handler: echoHandler)
     let port = try first.start()
     let second = HTTPServer(configuration: .init(port: port), handler: echoHandler)
     #expect(throws: HTTPServerError.self) { try second.start() }

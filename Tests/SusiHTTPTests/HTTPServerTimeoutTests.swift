@@ -1,17 +1,18 @@
 import SusiHTTPTesting
+import SusiClock
 import Testing
 
 @testable import SusiHTTP
 
 /// Timeouts driven by a manual clock: nothing here sleeps.
 @Suite struct HTTPServerTimeoutTests {
-  static func configuration(_ clock: HTTPManualClock, loops: Int = 1) -> HTTPServer.Configuration {
+  static func configuration(_ clock: ManualTimeSource, loops: Int = 1) -> HTTPServer.Configuration {
     HTTPServer.Configuration(eventLoopCount: loops, clock: clock)
   }
 
   @Test(arguments: [1, 2])
   func answers408WhenTheHeadIsNotCompleteIn10Seconds(loops: Int) async throws {
-    let clock = HTTPManualClock()
+    let clock = ManualTimeSource()
     try await withServer(Self.configuration(clock, loops: loops)) { _, port in
       let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /slow HTTP/1.1\r\nHost: ")
@@ -26,7 +27,7 @@ import Testing
   }
 
   @Test func servesAHeadThatCompletesInTime() async throws {
-    let clock = HTTPManualClock()
+    let clock = ManualTimeSource()
     try await withServer(Self.configuration(clock)) { _, port in
       let client = try LoopbackHTTPClient(port: port)
       try client.send("GET /ok HTTP/1.1\r\n")
@@ -37,7 +38,7 @@ import Testing
   }
 
   @Test func answers408WhenTheBodyIsNotCompleteIn10Seconds() async throws {
-    let clock = HTTPManualClock()
+    let clock = ManualTimeSource()
     try await withServer(Self.configuration(clock)) { _, port in
       let client = try LoopbackHTTPClient(port: port)
       try client.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
@@ -47,7 +48,7 @@ import Testing
   }
 
   @Test func closesAnIdleKeepAliveConnectionQuietly() async throws {
-    let clock = HTTPManualClock()
+    let clock = ManualTimeSource()
     try await withServer(Self.configuration(clock)) { _, port in
       let client = try LoopbackHTTPClient(port: port)
       try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -61,7 +62,7 @@ import Testing
   }
 
   @Test func keepsAConnectionOpenWhileItsHandlerWorks() async throws {
-    let clock = HTTPManualClock()
+    let clock = ManualTimeSource()
     let gate = Gate()
     let handler = ClosureHandler { request in
       await gate.wait()

@@ -92,7 +92,7 @@ struct ChatTests {
     }
     #expect(message.anonymous == true)
     // After expiry the token is no longer sent, and the anonymous answer still ends the session.
-    harness.clock.advance(by: 61_000)
+    await harness.clock.advance(by: .milliseconds(61_000))
     guard case .messageReceived(let later) = await harness.run(Self.chat, cause: 3) else { return }
     #expect(harness.transport.requests[2].parameters["access_token"] == nil)
     #expect(later.anonymous == true)

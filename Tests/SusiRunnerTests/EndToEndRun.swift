@@ -1,4 +1,5 @@
 import Foundation
+import SusiClock
 import SusiCore
 import SusiEventLog
 import SusiHTTPTypes
@@ -22,8 +23,8 @@ final class EndToEndRun: Sendable {
 
   let folder: String
   let logPath: String
-  let clock: TestClock
-  let serverClock: ManualClock
+  let clock: ManualTimeSource
+  let serverClock: ManualTimeSource
   let server: EmbeddedServer
   let transport: EndToEndCountingTransport
   let store: Store
@@ -33,7 +34,7 @@ final class EndToEndRun: Sendable {
   private let tokens = Mutex<Set<String>>([])
 
   private init(
-    folder: String, clock: TestClock, serverClock: ManualClock, server: EmbeddedServer,
+    folder: String, clock: ManualTimeSource, serverClock: ManualTimeSource, server: EmbeddedServer,
     transport: EndToEndCountingTransport, store: Store, published: Task<[[UInt8]], Never>
   ) {
     self.folder = folder
@@ -53,14 +54,15 @@ final class EndToEndRun: Sendable {
     try FileManager.default.createDirectory(
       atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
 
-    let serverClock = ManualClock()
+    // 2020-09-07T21:16:14Z, a date from the real server's captures.
+    let serverClock = ManualTimeSource(millisecondsSince1970: 1_599_513_374_000)
     let server = try await EmbeddedServer.start(
       ServerConfiguration(
         host: "127.0.0.1", port: 0,
         stateDirectory: URL(fileURLWithPath: folder).appendingPathComponent("server"), seed: 7,
-        clock: serverClock.serverClock))
+        clock: serverClock))
 
-    let clock = TestClock()
+    let clock = ManualTimeSource()
     let transport = EndToEndCountingTransport()
     var configuration = RunnerConfiguration(
       stateDirectory: folder, embeddedServerURL: server.baseURLString,
@@ -194,7 +196,7 @@ final class EndToEndRun: Sendable {
   /// a planned answer of exactly that delay is waiting.
   func advancePlannedAnswer(by milliseconds: Int64) async {
     await clock.waitForSleepers { $0.contains(milliseconds) }
-    clock.advance(by: milliseconds)
+    await clock.advance(by: .milliseconds(milliseconds))
   }
 
   // MARK: Checking the whole run

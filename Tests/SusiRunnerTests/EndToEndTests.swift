@@ -435,7 +435,7 @@ struct EndToEndTests {
       + (1...9).map { "question \($0)" }
     for query in queries {
       _ = try await run.result(of: .sendMessage(.init(query: query)))
-      run.serverClock.advance(by: 1)
+      await run.serverClock.advance(by: .seconds(1))
     }
 
     // The server hands out ten at a time, newest first.
@@ -600,7 +600,7 @@ struct EndToEndTests {
       await run.store.state.session?.expiresAt == run.clock.now().adding(milliseconds: 60_000))
 
     // The server's clock passes the token's end; the client's has not, so it still sends it.
-    run.serverClock.advance(by: 120)
+    await run.serverClock.advance(by: .seconds(120))
     let events = try await run.send(.syncSettings)
     #expect(events.map(\.action.type) == [.syncSettings, .requestFailed, .loggedOut])
     guard case .requestFailed(let failed)? = events.dropFirst().first?.action else {
@@ -629,7 +629,7 @@ struct EndToEndTests {
 
     // The client's own clock passes the token's end: the reducer refuses and logs out, and the
     // runner does not send the dead token anywhere.
-    run.clock.advance(by: 61_000)
+    await run.clock.advance(by: .milliseconds(61_000))
     let before = run.transport.count
     let events = try await run.send(.changeSettings(.init(settings: ["theme": .string("dark")])))
     #expect(events.map(\.action.type) == [.changeSettings, .actionRejected, .loggedOut])
@@ -661,7 +661,7 @@ struct EndToEndTests {
 
     // Chat works without a login, so the server answers an expired token anonymously; that
     // answer is kept and the session ends.
-    run.serverClock.advance(by: 120)
+    await run.serverClock.advance(by: .seconds(120))
     let events = try await run.send(.sendMessage(.init(query: "flip a coin")))
     #expect(events.map(\.action.type) == [.sendMessage, .messageReceived, .loggedOut])
     guard case .messageReceived(let after)? = events.dropFirst().first?.action else {

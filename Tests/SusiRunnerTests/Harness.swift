@@ -1,4 +1,5 @@
 import Foundation
+import SusiClock
 import SusiCore
 import SusiJSON
 import SusiRunner
@@ -8,7 +9,7 @@ import Synchronization
 /// A runner wired to a fake transport and a test clock in a fresh temporary state folder,
 /// with every delivered result recorded.
 final class Harness: Sendable {
-  let clock: TestClock
+  let clock: ManualTimeSource
   let transport: FakeTransport
   let directory: String
   let runner: SusiRunner
@@ -18,7 +19,7 @@ final class Harness: Sendable {
     holding: Bool = false, configure: (inout RunnerConfiguration) -> Void = { _ in },
     respond responder: @escaping FakeTransport.Responder
   ) {
-    clock = TestClock()
+    clock = ManualTimeSource()
     transport = FakeTransport(holding: holding, responder)
     directory = Harness.makeTemporaryFolder()
     var configuration = RunnerConfiguration(

@@ -242,7 +242,7 @@ struct RatingsAndSettingsTests {
     }
     _ = await harness.run(
       .login(server: "embedded", email: "u@example.com", password: Secret("pw"), validSeconds: 60))
-    harness.clock.advance(by: 60_000)
+    await harness.clock.advance(by: .milliseconds(60_000))
     let result = await harness.run(.fetchSettings(server: "embedded"), cause: 2)
     #expect(result.failure?.kind == .unauthorized)
     #expect(result.failure?.message.contains("expired") == true)

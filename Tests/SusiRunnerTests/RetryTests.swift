@@ -211,9 +211,9 @@ struct RetryTests {
     await harness.transport.waitForHeld(count: 1)
     await harness.clock.waitForSleepers(count: 1)
     #expect(harness.clock.pendingSleeps == [Self.deadline])
-    harness.clock.advance(by: Self.deadline - 1)
+    await harness.clock.advance(by: .milliseconds(Self.deadline - 1))
     #expect(harness.results.all.isEmpty)
-    harness.clock.advance(by: 1)
+    await harness.clock.advance(by: .milliseconds(1))
     let result = await harness.results.next(for: 5)
     #expect(result.failure?.kind == .timeout)
     #expect(result.failure?.message == "/susi/chat.json did not answer in time; try again later")
@@ -227,10 +227,10 @@ struct RetryTests {
     for attempt in 1...3 {
       await harness.transport.waitForHeld(count: 1)
       await harness.clock.waitForSleepers { $0 == [Self.deadline] }
-      harness.clock.advance(by: Self.deadline)
+      await harness.clock.advance(by: .milliseconds(Self.deadline))
       if attempt < 3 {
         await harness.clock.waitForSleepers { $0.count == 1 && $0[0] < Self.deadline }
-        harness.clock.advance(by: harness.clock.pendingSleeps[0])
+        await harness.clock.advance(by: .milliseconds(harness.clock.pendingSleeps[0]))
       }
     }
     #expect(await harness.results.next(for: 1).failure?.kind == .timeout)

@@ -148,10 +148,10 @@ struct RunnerSchedulingTests {
       query: "remind me", answers: [.answer(expression: "now!", language: nil, mood: nil)])
     harness.start(.deliverLater(delayMilliseconds: 5000, message: message), cause: 9)
     await harness.clock.waitForSleepers(count: 1)
-    harness.clock.advance(by: 4999)
+    await harness.clock.advance(by: .milliseconds(4999))
     #expect(await harness.runner.waitUntilIdle(timeout: 0.05) == false)
     #expect(harness.results.all.isEmpty)
-    harness.clock.advance(by: 1)
+    await harness.clock.advance(by: .milliseconds(1))
     #expect(await harness.results.next(for: 9) == .messageReceived(message))
     #expect(await harness.runner.waitUntilIdle(timeout: 60))
   }

@@ -1,4 +1,5 @@
 import Foundation
+import SusiClock
 import SusiCore
 import SusiHTTP
 import SusiTesting
@@ -298,7 +299,7 @@ struct SocketTransportTests {
   @Test func theRunnersDeadlineOnAnInjectedClockEndsTheExchange() async throws {
     let server = try Self.server()
     defer { server.stop() }
-    let clock = TestClock()
+    let clock = ManualTimeSource()
     let transport = SocketTransport(maximumConnectionsPerOrigin: 1)
     let sender = RequestSender(
       transport: transport, clock: clock, random: RandomSource(seed: 1), policy: .never,
@@ -312,7 +313,7 @@ struct SocketTransportTests {
     }
     await clock.waitForSleepers(count: 1)
     await waitUntil("the request to arrive") { !server.requests.isEmpty }
-    clock.advance(by: 30_000)
+    await clock.advance(by: .milliseconds(30_000))
     #expect(await outcome.value?.kind == .timeout)
     // The exchange was stopped, so its connection slot is free again.
     #expect(try await transport.send(Self.request(server, "/ok")).status == 200)

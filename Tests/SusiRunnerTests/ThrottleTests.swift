@@ -1,3 +1,4 @@
+import SusiClock
 import SusiCore
 import SusiHTTPClient
 import SusiRunner
@@ -16,11 +17,11 @@ struct ThrottleTests {
   /// A server, timed on the harness's clock, that refuses a call to a path within `window`
   /// of the last one it accepted; it records when it accepted each call.
   final class WindowedServer: Sendable {
-    let clock: TestClock
+    let clock: ManualTimeSource
     let accepted = Mutex<[Int64]>([])
     let refusals = Mutex(0)
 
-    init(clock: TestClock) { self.clock = clock }
+    init(clock: ManualTimeSource) { self.clock = clock }
 
     func respond(_ request: TransportRequest) -> TransportResponse {
       let now = clock.now().milliseconds
@@ -61,7 +62,7 @@ struct ThrottleTests {
       }
       let waiting = harness.clock.pendingSleeps.filter { $0 < 30_000 }
       if waiting.count == 5 - harness.results.all.count, let soonest = waiting.first {
-        harness.clock.advance(by: soonest)
+        await harness.clock.advance(by: .milliseconds(soonest))
       } else {
         await Task.yield()
       }

@@ -87,12 +87,12 @@ import Testing
     #expect(reply["client_id"]?.string == Data("email_user@example.com".utf8).base64EncodedString())
   }
 
-  @Test func memoryIsPerIdentityNewestFirstAtMostTen() throws {
+  @Test func memoryIsPerIdentityNewestFirstAtMostTen() async throws {
     let server = try TestServer()
     let token = try server.login()
     for i in 0..<12 {
       _ = try server.json("/susi/chat.json", [("q", "say number \(i)"), ("access_token", token)])
-      server.clock.advance(by: 1)
+      await server.clock.advance(by: .seconds(1))
     }
     _ = try server.json("/susi/chat.json", [("q", "hi")])
     let memory = try server.json("/susi/memory.json", [("access_token", token)])

@@ -37,7 +37,7 @@ import Testing
     #expect(object["session"]?["identity"]?["anonymous"] == true)
   }
 
-  @Test func tokenIdentifiesTheCallerUntilItExpires() throws {
+  @Test func tokenIdentifiesTheCallerUntilItExpires() async throws {
     let server = try signedUp()
     let token = try #require(login(server, [("valid_seconds", "60")]).1?["access_token"]?.string)
     let check = try server.json(
@@ -48,7 +48,7 @@ import Testing
       check["session"]?["identity"] == [
         "type": "email", "name": "user@example.com", "anonymous": false,
       ])
-    server.clock.advance(by: 61)
+    await server.clock.advance(by: .seconds(61))
     let expired = try server.json(
       "/aaa/login.json", [("checkLogin", "true"), ("access_token", token)])
     #expect(expired["loggedIn"] == false)
@@ -57,12 +57,12 @@ import Testing
     #expect(expired["session"]?["identity"]?["type"] == "host")
   }
 
-  @Test func validSecondsForeverAndInvalidValues() throws {
+  @Test func validSecondsForeverAndInvalidValues() async throws {
     let server = try signedUp()
     let forever = login(server, [("valid_seconds", "-1")])
     #expect(forever.1?["valid_seconds"] == "forever")
     let token = try #require(forever.1?["access_token"]?.string)
-    server.clock.advance(by: 100 * 365 * 86_400)
+    await server.clock.advance(by: .seconds(100 * 365 * 86_400))
     #expect(
       try server.json("/aaa/login.json", [("checkLogin", "1"), ("access_token", token)])["loggedIn"]
         == true)
@@ -98,18 +98,18 @@ import Testing
     #expect(missing.title == "Error 400 Bad login parameters.")
   }
 
-  @Test func tooManyBadLoginsLockTheHostOut() throws {
+  @Test func tooManyBadLoginsLockTheHostOut() async throws {
     let server = try signedUp()
     for _ in 0..<11 {
       _ = server.send(
         "/aaa/login.json", [("login", email), ("password", "nope"), ("type", "access-token")])
-      server.clock.advance(by: 1)
+      await server.clock.advance(by: .seconds(1))
     }
     let locked = server.send(
       "/aaa/login.json", [("login", email), ("password", password), ("type", "access-token")])
     #expect(locked.status == 403)
     #expect(locked.title == "Error 403 Too many invalid login attempts. Try again in 49 seconds")
-    server.clock.advance(by: 50)
+    await server.clock.advance(by: .seconds(50))
     #expect(login(server).0 == 200)
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SusiClock
 import SusiJSON
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
 
   @Test func accountsTokensRatingsAndSettingsSurviveARestart() throws {
     let state = try temporaryDirectory().appendingPathComponent("server")
-    let clock = ManualClock()
+    let clock = ManualTimeSource(millisecondsSince1970: TestServer.start)
     let first = try TestServer(stateDirectory: state, clock: clock)
     let token = try first.login()
     _ = try first.json(
@@ -98,7 +99,7 @@ import Testing
     } throws: { error in "\(error)".contains("not a directory") }
   }
 
-  @Test func expiredTokensAreDroppedWhenSaving() throws {
+  @Test func expiredTokensAreDroppedWhenSaving() async throws {
     let state = try temporaryDirectory()
     let server = try TestServer(stateDirectory: state)
     _ = try server.login()
@@ -108,7 +109,7 @@ import Testing
         ("login", "user@example.com"), ("password", "Secret#123"), ("type", "access-token"),
         ("valid_seconds", "10"),
       ])
-    server.clock.advance(by: 11)
+    await server.clock.advance(by: .seconds(11))
     _ = try server.json(
       "/aaa/login.json",
       [("login", "user@example.com"), ("password", "Secret#123"), ("type", "access-token")])

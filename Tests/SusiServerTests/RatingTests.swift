@@ -94,7 +94,7 @@ import Testing
     #expect(missing.title == "Error 404 Skill does not exist.")
   }
 
-  @Test func ratingByUserVariants() throws {
+  @Test func ratingByUserVariants() async throws {
     let server = try TestServer()
     let alice = try server.login("alice@example.com")
     let bob = try server.login("bob@example.com")
@@ -108,7 +108,7 @@ import Testing
     let others = try server.json(
       "/cms/getRatingByUser.json", parameters + [("access_token", alice)])
     #expect(others["message"] == "Skill not yet rated by the user")
-    server.clock.advance(by: 0.45)
+    await server.clock.advance(by: .milliseconds(450))
     _ = rate(server, alice, "4")
     let own = try server.json("/cms/getRatingByUser.json", parameters + [("access_token", alice)])
     #expect(own["message"] == "Fetched user rating successfully")

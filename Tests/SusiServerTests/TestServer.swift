@@ -1,4 +1,5 @@
 import Foundation
+import SusiClock
 import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
@@ -9,18 +10,21 @@ import Testing
 /// A handler on the bundled skills with a manual clock, called directly (no sockets).
 struct TestServer {
   static let passwordIterations = 1_000
+  /// Where the clock starts: 2020-09-07T21:16:14Z, a date from the real server's captures.
+  static let start: Int64 = 1_599_513_374_000
   let handler: SusiServerHandler
-  let clock: ManualClock
+  let clock: ManualTimeSource
   let stateDirectory: URL?
 
   init(
     stateDirectory: URL? = nil, dataDirectory: URL? = nil, seed: UInt64 = 42,
-    clock: ManualClock = ManualClock(), configure: (inout ServerConfiguration) -> Void = { _ in }
+    clock: ManualTimeSource = ManualTimeSource(millisecondsSince1970: TestServer.start),
+    configure: (inout ServerConfiguration) -> Void = { _ in }
   ) throws {
     // A low hash cost keeps the suite fast; `PasswordHashingTests` checks the default.
     var configuration = ServerConfiguration(
       dataDirectory: dataDirectory, stateDirectory: stateDirectory, seed: seed,
-      clock: clock.serverClock, passwordIterations: TestServer.passwordIterations)
+      clock: clock, passwordIterations: TestServer.passwordIterations)
     configure(&configuration)
     handler = try SusiServerHandler(configuration: configuration)
     self.clock = clock

@@ -1,5 +1,7 @@
 import Foundation
+import SusiClock
 import SusiCore
+import SusiCoreTesting
 import SusiEventLog
 import SusiStore
 import SusiTesting
@@ -96,7 +98,8 @@ import Testing
   }
 
   @Test func eventsAfterCatchesUpThenFollowsLive() async throws {
-    let store = Store(sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualWallClock())
+    let store = Store(
+      sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
     for _ in 0..<3 { try await store.send(.loadGroups(.init()), origin: .test) }
     var events = store.events(after: 1).makeAsyncIterator()
     #expect(try await events.next()?.seq == 2)
@@ -108,7 +111,8 @@ import Testing
   }
 
   @Test func eventsAfterEndsWhenTheStoreCloses() async throws {
-    let store = Store(sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualWallClock())
+    let store = Store(
+      sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
     let reader = Task {
       var seqs: [Int] = []
       for try await event in store.events(after: 0) { seqs.append(event.seq) }
@@ -121,7 +125,8 @@ import Testing
 
   @Test func resultsFollowAChainUntilNothingIsOwed() async throws {
     let runner = ManualRunner()
-    let store = Store(sink: MemoryEventSink(), runner: runner, clock: ManualWallClock())
+    let store = Store(
+      sink: MemoryEventSink(), runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
     let groups = try await store.send(.loadGroups(.init()), origin: .test)
     let other = try await store.send(.loadGroups(.init()), origin: .test)
     let collected = Task {
@@ -138,7 +143,8 @@ import Testing
   }
 
   @Test func collectingStopsAtTheDeadlineWithWhatItHas() async throws {
-    let store = Store(sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualWallClock())
+    let store = Store(
+      sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
     let sent = try await store.send(.loadGroups(.init()), origin: .test)
     let (events, settled) = await store.collectResults(of: sent.seq) {}
     #expect(!settled)
@@ -147,7 +153,8 @@ import Testing
   }
 
   @Test func anIntentRefusedAtOnceHasItsRejectionAsResult() async throws {
-    let store = Store(sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualWallClock())
+    let store = Store(
+      sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
     let sent = try await store.send(.sendMessage(.init(query: "")), origin: .test)
     let (events, settled) = await store.collectResults(of: sent.seq) { await Task.never() }
     #expect(settled)

@@ -1,3 +1,4 @@
+import SusiClock
 import SusiCore
 import SusiStore
 import SusiTesting
@@ -14,17 +15,17 @@ import Testing
 
   @Test func aKeyExpiresByEventTimeAfterTheWindowAndMayBeUsedAgain() async throws {
     let sink = MemoryEventSink()
-    let clock = ManualWallClock(start)
+    let clock = ManualTimeSource(start)
     let store = Store(sink: sink, runner: ManualRunner(), clock: clock)
     let first = try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k")
     let window = IdempotencyKeys.defaultWindowMilliseconds
     #expect(window == 24 * 60 * 60 * 1000)
 
-    clock.set(start.adding(milliseconds: window - 1))
+    clock.setWallClock(to: start.adding(milliseconds: window - 1))
     await #expect(throws: StoreError.duplicate(seq: first.seq)) {
       try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k")
     }
-    clock.set(start.adding(milliseconds: window))
+    clock.setWallClock(to: start.adding(milliseconds: window))
     let again = try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k")
     #expect(again.seq == first.seq + 1)
     #expect(await store.seq(forIdempotencyKey: "k") == again.seq)
@@ -55,7 +56,7 @@ import Testing
 
   @Test func replayRebuildsTheSameKeysAsTheLiveStore() async throws {
     let sink = MemoryEventSink()
-    let clock = ManualWallClock(start)
+    let clock = ManualTimeSource(start)
     let limits = IdempotencyKeys(windowMilliseconds: 1000, limit: 4)
     let store = Store(
       sink: sink, runner: ManualRunner(), clock: clock,
@@ -64,7 +65,7 @@ import Testing
     // other out past the limit.
     var candidates: Set<String> = []
     for n in 0..<60 {
-      clock.set(start.adding(milliseconds: Int64(n) * 100))
+      clock.setWallClock(to: start.adding(milliseconds: Int64(n) * 100))
       let key = n % 7 == 6 ? "u\(n)" : "k\(n % 4)"
       candidates.insert(key)
       _ = try? await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: key)

@@ -1,3 +1,4 @@
+import SusiClock
 import SusiCore
 import SusiCoreTesting
 import SusiStore
@@ -24,7 +25,7 @@ import Testing
   /// store of the next run, started `later` milliseconds after, with its runner.
   static func restarted(after later: Int64) async throws -> (Store, ManualRunner, MemoryEventSink) {
     let start = ReducerTester.epoch
-    let clock = ManualWallClock(start)
+    let clock = ManualTimeSource(start)
     let sink = MemoryEventSink()
     let firstRunner = ManualRunner()
     let first = Store(sink: sink, runner: firstRunner, clock: clock)
@@ -34,7 +35,7 @@ import Testing
 
     var recovered = Recovered()
     for line in sink.lines { recovered.apply(try Event.decode(line)) }
-    clock.set(start.adding(milliseconds: later))
+    clock.setWallClock(to: start.adding(milliseconds: later))
     let runner = ManualRunner()
     return (Store(sink: sink, runner: runner, clock: clock, recovered: recovered), runner, sink)
   }

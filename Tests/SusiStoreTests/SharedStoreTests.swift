@@ -1,5 +1,7 @@
 import Foundation
+import SusiClock
 import SusiCore
+import SusiCoreTesting
 import SusiEventLog
 import SusiStore
 import SusiTesting
@@ -14,7 +16,7 @@ import Testing
     let runner: ManualRunner
     let opened: LogRecovery.Opened
 
-    init(log: String, clock: ManualWallClock) throws {
+    init(log: String, clock: ManualTimeSource) throws {
       opened = try LogRecovery.open(
         path: log, fsync: .never, environment: [LogRecovery.intervalVariable: "0"], shared: true)
       runner = ManualRunner()
@@ -35,7 +37,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let clock = ManualWallClock()
+    let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
     #expect(a.opened.alone)
@@ -75,7 +77,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let clock = ManualWallClock()
+    let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
     var following = b.store.events(after: 0).makeAsyncIterator()
@@ -93,7 +95,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let clock = ManualWallClock()
+    let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
     await b.store.followOtherWriters(every: .milliseconds(5))
@@ -109,7 +111,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let clock = ManualWallClock()
+    let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
     let first = try await a.store.send(
@@ -127,7 +129,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let clock = ManualWallClock()
+    let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     _ = try await a.store.send(.loadGroups(.init()), origin: EventOrigin(rawValue: "a"))
     // A second process starting now must leave a's request alone: a is alive and owns it.
@@ -148,7 +150,7 @@ import Testing
     let folder = try logFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let log = folder + "/events.jsonl"
-    let a = try Peer(log: log, clock: ManualWallClock())
+    let a = try Peer(log: log, clock: ManualTimeSource(ReducerTester.epoch))
     _ = try await a.store.send(.loadGroups(.init()), origin: EventOrigin(rawValue: "a"))
     await a.store.close()
     let files = SnapshotFiles(logPath: log)

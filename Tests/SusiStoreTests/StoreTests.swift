@@ -1,3 +1,4 @@
+import SusiClock
 import SusiCore
 import SusiCoreTesting
 import SusiJSON
@@ -12,7 +13,7 @@ import Testing
   @Test func logsEachActionBeforeItsEffectsStartAndPublishesTheLoggedBytes() async throws {
     let sink = MemoryEventSink()
     let runner = ManualRunner()
-    let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
+    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
     let events = store.events(after: 0)
     let sent = try await store.send(.loadGroups(.init()), origin: .test)
     #expect(sent.seq == 1)
@@ -30,7 +31,7 @@ import Testing
   @Test func aResultIsLoggedWithItsCauseAndReduced() async throws {
     let sink = MemoryEventSink()
     let runner = ManualRunner()
-    let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
+    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
     _ = try await store.send(.loadGroups(.init()), origin: .test)
     await runner.deliver(.groupsLoaded(.init(groups: ["Knowledge"])), for: 1)
     let result = try decode(sink.lines[1])
@@ -45,7 +46,7 @@ import Testing
   @Test func carriesTheCallersIdThroughAChainOfResults() async throws {
     let sink = MemoryEventSink()
     let runner = ManualRunner()
-    let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
+    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
     let asked = try await store.send(
       .sendMessage(.init(query: "set a timer")), origin: .jsonl, id: "r1")
     #expect(asked.event.id == "r1")
@@ -72,7 +73,8 @@ import Testing
 
   @Test func aRejectedIntentIsLoggedAndItsRejectionCarriesTheId() async throws {
     let sink = MemoryEventSink()
-    let store = Store(sink: sink, runner: ManualRunner(), clock: ManualWallClock())
+    let store = Store(
+      sink: sink, runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
     let before = await store.state
     let events = store.events(after: 0)
     let asked = try await store.send(
@@ -94,7 +96,8 @@ import Testing
 
   @Test func anIdempotencyKeyIsUsedOnce() async throws {
     let sink = MemoryEventSink()
-    let store = Store(sink: sink, runner: ManualRunner(), clock: ManualWallClock())
+    let store = Store(
+      sink: sink, runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
     let first = try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k-1")
     await #expect(throws: StoreError.duplicate(seq: first.seq)) {
       try await store.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k-1")
@@ -106,7 +109,8 @@ import Testing
     var recovered = Recovered()
     for line in sink.lines { recovered.apply(try decode(line)) }
     let restarted = Store(
-      sink: sink, runner: ManualRunner(), clock: ManualWallClock(), recovered: recovered)
+      sink: sink, runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch),
+      recovered: recovered)
     await #expect(throws: StoreError.duplicate(seq: first.seq)) {
       try await restarted.send(.loadGroups(.init()), origin: .webhook, idempotencyKey: "k-1")
     }
@@ -114,7 +118,8 @@ import Testing
 
   @Test func whenTheLogFailsNothingChangesAndNothingMoreIsAccepted() async throws {
     let runner = ManualRunner()
-    let store = Store(sink: FailingSink(), runner: runner, clock: ManualWallClock())
+    let store = Store(
+      sink: FailingSink(), runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
     await #expect(throws: StoreError.self) {
       try await store.send(.loadGroups(.init()), origin: .test)
     }
@@ -125,10 +130,10 @@ import Testing
 
   @Test func timeInTheLogNeverRunsBackwards() async throws {
     let sink = MemoryEventSink()
-    let clock = ManualWallClock(Timestamp(milliseconds: 10_000))
+    let clock = ManualTimeSource(Timestamp(milliseconds: 10_000))
     let store = Store(sink: sink, runner: ManualRunner(), clock: clock)
     _ = try await store.send(.loadGroups(.init()), origin: .test)
-    clock.set(Timestamp(milliseconds: 5_000))
+    clock.setWallClock(to: Timestamp(milliseconds: 5_000))
     let second = try await store.send(.loadHistory(.init()), origin: .test)
     #expect(second.event.at == Timestamp(milliseconds: 10_000))
   }
@@ -139,7 +144,9 @@ import Testing
       Event(seq: 1, at: ReducerTester.epoch, origin: .cli, id: "x", action: .loadGroups(.init())))
     let sink = MemoryEventSink()
     let runner = ManualRunner()
-    let store = Store(sink: sink, runner: runner, clock: ManualWallClock(), recovered: recovered)
+    let store = Store(
+      sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch), recovered: recovered
+    )
     let closed = try await store.closeInterruptedRequests()
     #expect(closed.count == 1)
     let event = try decode(sink.lines[0])
@@ -160,7 +167,7 @@ import Testing
   @Test func aPasswordNeverReachesTheLogOrSubscribers() async throws {
     let sink = MemoryEventSink()
     let runner = ManualRunner()
-    let store = Store(sink: sink, runner: runner, clock: ManualWallClock())
+    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
     let sent = try await store.send(
       .login(.init(email: "ada@example.org", password: Secret("Canary-Password-8472!"))),
       origin: .test)
@@ -189,7 +196,8 @@ private struct FailingSink: EventSink {
   @Test func isFullWhileTheLimitOfRequestsOweResultsAndWakesWaitersWhenOneArrives() async throws {
     let runner = ManualRunner()
     let store = Store(
-      sink: MemoryEventSink(), runner: runner, clock: ManualWallClock(), inFlightLimit: 2)
+      sink: MemoryEventSink(), runner: runner, clock: ManualTimeSource(ReducerTester.epoch),
+      inFlightLimit: 2)
     try await store.send(.loadGroups(.init()), origin: .test)
     #expect(await !store.isFull)
     try await store.send(.loadGroups(.init()), origin: .test)
@@ -205,7 +213,8 @@ private struct FailingSink: EventSink {
 
   @Test func waitersAreReleasedWhenTheStoreCloses() async throws {
     let store = Store(
-      sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualWallClock(), inFlightLimit: 1)
+      sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch),
+      inFlightLimit: 1)
     try await store.send(.loadGroups(.init()), origin: .test)
     let waiter = Task { await store.waitForRoom() }
     await store.close()

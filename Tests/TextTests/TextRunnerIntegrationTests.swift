@@ -1,4 +1,5 @@
 import Foundation
+import SusiClock
 import SusiCore
 import SusiRunner
 import SusiStore
@@ -25,10 +26,10 @@ import Testing
       configuration.machineLanguage = "en"
       configuration.timezoneOffsetMinutes = 0
       // A clock that only moves when told: no timeout or retry can fire on a busy machine.
-      configuration.clock = TestClock()
+      configuration.clock = ManualTimeSource()
       store = Store(
         sink: MemoryEventSink(), runner: SusiRunner(configuration: configuration),
-        clock: TextFixedClock())
+        clock: ManualTimeSource())
       let context = TextContext(logPath: folder.path + "/events.jsonl", terminate: { _ in })
       session = await TextSession(
         store: store, console: capture.console(), input: TextScriptedLines(lines), context: context,

@@ -1,4 +1,5 @@
 import Foundation
+import SusiClock
 import SusiCore
 import SusiStore
 import SusiTesting
@@ -116,14 +117,14 @@ import Testing
       passwordFile: String? = nil, recovered: Recovered = Recovered(), wait: Bool = false,
       resumedPlans: [ResumedPlan] = [], interactive: Bool = false
     ) async {
-      store = Store(sink: sink, runner: runner, clock: TextFixedClock(), recovered: recovered)
+      store = Store(sink: sink, runner: runner, clock: ManualTimeSource(), recovered: recovered)
       self.lines = TextScriptedLines(lines, hold: hold)
       let terminated = self.terminated
       var context = TextContext(
         logPath: "events.jsonl", embeddedServerURL: "http://127.0.0.1:4000",
         passwordFile: passwordFile,
         terminate: { code in terminated.codes.withLock { $0.append(code) } })
-      context.now = { TextFixedClock().now() }
+      context.now = { ManualTimeSource().now() }
       context.waitForPlanned = wait
       context.resumedPlans = resumedPlans
       session = await TextSession(
@@ -289,14 +290,14 @@ import Testing
     renderer.timeZone = TimeZone(identifier: "Asia/Kolkata")!
     #expect(
       renderer.dueText(
-        Timestamp(milliseconds: 1_795_255_200_000 + 1_800_000), now: TextFixedClock().now())
+        Timestamp(milliseconds: 1_795_255_200_000 + 1_800_000), now: ManualTimeSource().now())
         == "at 16:00 (in 30 min 00 s)")
     #expect(await h.session.run(.ask("later")) == .ok)
     #expect(h.capture.error.hasPrefix("SUSI planned another answer, due at 10:00 UTC"))
   }
 
   @Test func saysWhatStartUpDidWithPlannedAnswersOfAnEarlierRun() async {
-    let now = TextFixedClock().now()
+    let now = ManualTimeSource().now()
     let plans = [
       ResumedPlan(
         seq: 2, query: "remind me to drink water", due: now.adding(milliseconds: -600_000),
@@ -325,7 +326,7 @@ import Testing
 
   @Test func leavingAnInteractiveChatSaysWhichPlannedAnswersAreKept() async {
     var state = State()
-    let now = TextFixedClock().now()
+    let now = ManualTimeSource().now()
     state.inFlight[1] = InFlightRequest(
       type: "plannedAnswer", since: now, due: now.adding(milliseconds: 1_800_000))
     let h = await Harness(
@@ -339,7 +340,7 @@ import Testing
 
   @Test func plannedAnswersOfAnEarlierRunWithoutADueTimeAreNotWaitedFor() async {
     var state = State()
-    state.inFlight[1] = InFlightRequest(type: "plannedAnswer", since: TextFixedClock().now())
+    state.inFlight[1] = InFlightRequest(type: "plannedAnswer", since: ManualTimeSource().now())
     let h = await Harness(
       lines: ["hello"], mode: .chat, recovered: Recovered(state: state, lastSeq: 1))
     #expect(await h.session.chat() == 0)

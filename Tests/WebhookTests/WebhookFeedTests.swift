@@ -66,7 +66,7 @@ import Testing
       }
     }
     await f.clock.waitForSleepers(count: 1)
-    f.clock.advance(by: 15_000)
+    await f.clock.advance(by: .milliseconds(15_000))
     await collector.waitFor(text: ": keep-alive")
     stream.cancel()
     _ = try? await stream.value
@@ -85,7 +85,7 @@ import Testing
     }
     for _ in 0..<3 {
       await f.clock.waitForSleepers(count: 1)
-      f.clock.advance(by: 15_000)
+      await f.clock.advance(by: .milliseconds(15_000))
     }
     // Ended by itself, with two heartbeats sent and no third.
     try await stream.value

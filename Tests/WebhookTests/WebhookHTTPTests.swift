@@ -157,7 +157,7 @@ import Testing
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     await g.clock.waitForSleepers(count: 1)  // the second attempt failed too
     #expect(receiver.count == 2)
-    g.clock.advance(by: 5_000)
+    await g.clock.advance(by: .milliseconds(5_000))
     await receiver.waitFor(count: 6)
     _ = await g.request("POST", "/actions", key: f.adminKey, body: Self.rating)
     await receiver.waitFor(count: 8)

@@ -1,3 +1,4 @@
+import SusiClock
 import SusiCore
 import SusiHTTP
 import SusiHTTPTypes
@@ -39,7 +40,9 @@ import Testing
   @Test func waitGivesUpAfterItsLimitWithWhatIsKnown() async throws {
     // A runner that never answers: the wait ends by the clock, not by results.
     let f = try await WebhookFixture.make(waitLimit: 10_000)
-    let silent = Store(sink: MemoryEventSink(), runner: SilentRunner(), clock: FixedWallClock())
+    let silent = Store(
+      sink: MemoryEventSink(), runner: SilentRunner(),
+      clock: ManualTimeSource(millisecondsSince1970: 1_795_341_600_000))
     let service = await WebhookService.start(
       store: silent, keys: f.keys, clock: f.clock,
       options: .init(waitLimit: 10_000))
@@ -55,7 +58,7 @@ import Testing
         headers: ["Authorization": "Bearer \(token.text)"],
         body: Array(#"{"type":"sendMessage","payload":{"query":"hello"}}"#.utf8)))
     await f.clock.waitForSleepers(count: 1)
-    f.clock.advance(by: 10_000)
+    await f.clock.advance(by: .milliseconds(10_000))
     let response = await answer
     #expect(response.status == 202)
     #expect(response.json == ["seq": 2, "events": []])
@@ -65,7 +68,8 @@ import Testing
     let f = try await WebhookFixture.make()
     let sink = MemoryEventSink()
     let busy = Store(
-      sink: sink, runner: SilentRunner(), clock: FixedWallClock(), inFlightLimit: 2)
+      sink: sink, runner: SilentRunner(),
+      clock: ManualTimeSource(millisecondsSince1970: 1_795_341_600_000), inFlightLimit: 2)
     let service = await WebhookService.start(store: busy, keys: f.keys, clock: f.clock)
     let token = KeyToken.generate()
     try f.keys.add(token)
@@ -260,7 +264,7 @@ import Testing
     let directory = temporaryDirectory()
     let token = KeyToken.generate()
     try KeyFile(path: directory + "/log.keys").add(token)
-    let now = FixedWallClock().now()
+    let now = ManualTimeSource(millisecondsSince1970: 1_795_341_600_000).now()
     let hours = { (h: Int64) in now.adding(milliseconds: -h * 3_600_000) }
     let setServer = Action.setServer(.init(url: "embedded"))
     let log = [

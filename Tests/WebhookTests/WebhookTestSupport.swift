@@ -1,5 +1,7 @@
 import Foundation
+import SusiClock
 import SusiCore
+import SusiCoreTesting
 import SusiHTTP
 import SusiHTTPClient
 import SusiHTTPTypes
@@ -13,11 +15,6 @@ import Testing
 
 // Shared pieces of the webhook tests: a clock moved by hand, a runner that answers from memory,
 // a recording delivery transport, and a fixture that wires a store to the webhook handler.
-
-/// A wall clock for the store that stands still.
-struct FixedWallClock: WallClock {
-  func now() -> Timestamp { Timestamp(milliseconds: 1_795_341_600_000) }
-}
 
 /// Answers effects at once from memory: refusals become `actionRejected`, everything else
 /// fails as if offline (no test here reaches a SUSI server).
@@ -109,7 +106,7 @@ struct WebhookFixture {
   let directory: String
   /// An admin key, issued by the local operator.
   let adminKey: String
-  let clock: TestClock
+  let clock: ManualTimeSource
 
   var handler: WebhookHandler { service.handler }
 
@@ -130,7 +127,8 @@ struct WebhookFixture {
       recovered.apply(try Event.decode(line))
     }
     let store = Store(
-      sink: sink, runner: InstantRunner(), clock: FixedWallClock(), recovered: recovered)
+      sink: sink, runner: InstantRunner(), clock: ManualTimeSource(ReducerTester.epoch),
+      recovered: recovered)
     let keys = try KeyFile(path: directory + "/log.keys")
     var adminKey = ""
     if issueAdmin {
@@ -140,7 +138,7 @@ struct WebhookFixture {
         .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: .cli)
       adminKey = token.text
     }
-    let clock = TestClock()
+    let clock = ManualTimeSource()
     let service = await WebhookService.start(
       store: store, keys: keys, subscribers: subscribers,
       cursors: cursors,

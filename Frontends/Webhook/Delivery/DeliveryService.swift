@@ -1,3 +1,4 @@
+import SusiClock
 import SusiCrypto
 import SusiHTTPClient
 import SusiRunner
@@ -11,7 +12,7 @@ public final class DeliveryService: Sendable {
   private let registry: SubscriberFile
   private let cursors: DeliveryCursors
   private let makeTransport: @Sendable (Subscriber) -> any HTTPTransport
-  private let clock: any RunnerClock
+  private let clock: any TimeSource
   private let metrics: WebhookMetrics
   private let policy: DeliveryPolicy
   private let random: @Sendable () -> Double
@@ -61,7 +62,7 @@ public final class DeliveryService: Sendable {
     transport makeTransport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
       URLSessionTransport()
     },
-    clock: any RunnerClock = SystemClock(), metrics: WebhookMetrics = WebhookMetrics(),
+    clock: any TimeSource = SystemTimeSource(), metrics: WebhookMetrics = WebhookMetrics(),
     policy: DeliveryPolicy = DeliveryPolicy(),
     random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
   ) {

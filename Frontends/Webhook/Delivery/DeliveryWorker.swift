@@ -1,5 +1,7 @@
 import SusiHTTPClient
 import SusiHTTPTypes
+import SusiClock
+import SusiHTTP
 import SusiRunner
 import SusiStore
 import Synchronization
@@ -13,7 +15,7 @@ final class DeliveryWorker: Sendable {
   let subscriber: Subscriber
   private let feed: EventFeed
   private let transport: any HTTPTransport
-  private let clock: any RunnerClock
+  private let clock: any TimeSource
   private let cursors: DeliveryCursors
   private let metrics: WebhookMetrics
   private let policy: DeliveryPolicy
@@ -39,7 +41,7 @@ final class DeliveryWorker: Sendable {
 
   init(
     subscriber: Subscriber, feed: EventFeed, transport: any HTTPTransport,
-    clock: any RunnerClock,
+    clock: any TimeSource,
     cursors: DeliveryCursors, metrics: WebhookMetrics, policy: DeliveryPolicy,
     random: @escaping @Sendable () -> Double
   ) {
@@ -227,7 +229,7 @@ final class DeliveryWorker: Sendable {
   }
 }
 
-extension RunnerClock {
+extension TimeSource {
   /// Whole seconds since 1970 (what `webhook-timestamp` carries).
-  var unixSeconds: Int64 { now().milliseconds / 1000 }
+  var unixSeconds: Int64 { millisecondsSince1970() / 1000 }
 }

@@ -1,5 +1,5 @@
+import SusiClock
 import SusiCore
-import SusiRunner
 import SusiStore
 
 /// One `GET /events/stream` client: the events after `after` as server-sent events
@@ -10,7 +10,7 @@ import SusiStore
 /// gap or a repeat, and a client that reconnects with `Last-Event-ID` resumes exactly.
 public struct EventStreamSession: Sendable {
   let feed: EventFeed
-  let clock: any RunnerClock
+  let clock: any TimeSource
   /// The seq after which the stream starts; nil = with the next event logged.
   public let after: Int?
   /// Event types to send; empty = all.
@@ -27,7 +27,7 @@ public struct EventStreamSession: Sendable {
   /// A session over `feed` starting after `after` (nil: with the next event); with `types`,
   /// only events of those types.
   public init(
-    feed: EventFeed, clock: any RunnerClock = SystemClock(), after: Int?,
+    feed: EventFeed, clock: any TimeSource = SystemTimeSource(), after: Int?,
     types: Set<ActionType> = [],
     heartbeatInterval: Int64 = 15_000, idleLimit: Int64 = 30 * 60_000,
     authorized: @escaping @Sendable () -> Bool = { true }

@@ -1,8 +1,8 @@
+import SusiClock
 import SusiCore
 import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
-import SusiRunner
 import SusiStore
 
 /// Answers the webhook frontend's HTTP requests: actions in, state and events out, and the
@@ -17,7 +17,7 @@ public final class WebhookHandler: HTTPHandler {
   let gate: AccessGate
   let deliveries: DeliveryService?
   let metrics: WebhookMetrics
-  let clock: any RunnerClock
+  let clock: any TimeSource
   let options: Options
   /// The store's last seq when the handler started (for `susi_events_appended_total`).
   let startSeq: Int
@@ -58,7 +58,7 @@ public final class WebhookHandler: HTTPHandler {
   public init(
     store: Store, feed: EventFeed, gate: AccessGate, deliveries: DeliveryService?,
     metrics: WebhookMetrics,
-    clock: any RunnerClock = SystemClock(), options: Options = Options(), startSeq: Int = 0
+    clock: any TimeSource = SystemTimeSource(), options: Options = Options(), startSeq: Int = 0
   ) {
     self.store = store
     self.feed = feed

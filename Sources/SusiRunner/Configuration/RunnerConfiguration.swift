@@ -1,4 +1,5 @@
 import SusiHTTPClient
+import SusiClock
 
 /// Everything the effects runner needs from the outside world, injected so tests can replace
 /// the network, the clock and the machine's settings.
@@ -23,7 +24,7 @@ public struct RunnerConfiguration: Sendable {
   /// How many effects do I/O at once; the rest wait in order.
   public var concurrencyLimit: Int
   /// Time for backoff, deadlines, planned answers and token expiry.
-  public var clock: any RunnerClock
+  public var clock: any TimeSource
   /// The network; nil = a `SocketTransport` with `connectionsPerOrigin` connections.
   public var transport: (any HTTPTransport)?
   /// Most connections open at once to one server (keep-alive pool bound).
@@ -64,7 +65,7 @@ public struct RunnerConfiguration: Sendable {
     timeouts = Timeouts()
     retryPolicy = RetryPolicy()
     concurrencyLimit = 8
-    clock = SystemClock()
+    clock = SystemTimeSource()
     transport = nil
     connectionsPerOrigin = 8
     targetPolicy = TargetPolicy()

@@ -1,8 +1,10 @@
 import Foundation
+import SusiClock
 import SusiCore
 import SusiHTTPClient
 import SusiHTTPTypes
 import SusiJSON
+import SusiStore
 
 /// Performs one effect and turns its outcome into the one result action it owes.
 ///
@@ -13,7 +15,7 @@ struct EffectPerformer: Sendable {
   let sender: RequestSender
   let credentials: CredentialsStore
   let images: ImageCache
-  let clock: any RunnerClock
+  let clock: any TimeSource
   let limits: RequestLimits
   let embeddedServerURL: String?
   let websearchURL: String

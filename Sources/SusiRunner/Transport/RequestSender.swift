@@ -1,10 +1,12 @@
 import SusiHTTPClient
+import SusiClock
+import SusiStore
 
 /// Sends requests with a deadline and the retry policy: the one place where attempts, backoff
 /// and `Retry-After` are decided.
 struct RequestSender: Sendable {
   let transport: any HTTPTransport
-  let clock: any RunnerClock
+  let clock: any TimeSource
   let random: RandomSource
   let policy: RetryPolicy
   let pacer: PathPacer

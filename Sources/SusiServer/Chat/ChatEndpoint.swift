@@ -52,7 +52,7 @@ enum ChatEndpoint {
           ])
         ])
       }
-      let answerDate = max(context.clock.now, queryDate)
+      let answerDate = max(context.now, queryDate)
       envelope["query_date"] = .string(SusiDateFormat.millis(queryDate))
       envelope["query_language"] = .string(language)
       envelope["answer_date"] = .string(SusiDateFormat.millis(answerDate))

@@ -1,3 +1,4 @@
+import SusiClock
 import SusiHTTP
 
 /// A handler made of a closure.
@@ -22,7 +23,7 @@ let echoHandler = ClosureHandler { request in
 func withServer(
   // A manual clock: no timeout fires unless the test advances time, so a test starved of CPU by
   // others running in parallel cannot be cut off by the server's real-time deadlines.
-  _ configuration: HTTPServer.Configuration = HTTPServer.Configuration(clock: HTTPManualClock()),
+  _ configuration: HTTPServer.Configuration = HTTPServer.Configuration(clock: ManualTimeSource()),
   handler: any HTTPHandler = echoHandler,
   _ body: (HTTPServer, Int) async throws -> Void
 ) async throws {

@@ -60,8 +60,3 @@ final class TextScriptedRunner: EffectsRunner {
 
   func shutdown() async {}
 }
-
-/// A clock that always says 2026-11-21T10:00:00Z.
-struct TextFixedClock: WallClock {
-  func now() -> Timestamp { Timestamp(milliseconds: 1_795_255_200_000) }
-}

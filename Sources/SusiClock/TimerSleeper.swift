@@ -9,7 +9,7 @@ import Synchronization
 /// period stayed in memory: 30 s of requests, about 70 MB at 3,000 requests a second. Here a
 /// cancelled sleep cancels its timer and frees everything it holds at once.
 public final class TimerSleeper: Sendable {
-  /// The sleeper the system clock uses.
+  /// The sleeper `SystemTimeSource` uses.
   public static let shared = TimerSleeper()
 
   private let live = Atomic<Int>(0)

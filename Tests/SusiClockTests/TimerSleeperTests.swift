@@ -1,5 +1,4 @@
-import SusiRunner
-import SusiTesting
+import SusiClock
 import Testing
 
 @Suite struct TimerSleeperTests {
