@@ -1,6 +1,5 @@
-import SusiHTTPClient
 import SusiClock
-import SusiRunner
+import SusiHTTPClient
 import SusiStore
 
 /// The webhook frontend around one store: the event feed that follows the log, the access gate,

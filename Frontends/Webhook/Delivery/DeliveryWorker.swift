@@ -1,8 +1,6 @@
+import SusiClock
 import SusiHTTPClient
 import SusiHTTPTypes
-import SusiClock
-import SusiHTTP
-import SusiRunner
 import SusiStore
 import Synchronization
 

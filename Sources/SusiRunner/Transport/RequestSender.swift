@@ -1,5 +1,5 @@
-import SusiHTTPClient
 import SusiClock
+import SusiHTTPClient
 import SusiStore
 
 /// Sends requests with a deadline and the retry policy: the one place where attempts, backoff
