@@ -79,7 +79,7 @@ let package = Package(
     .target(
       name: "SusiWebhook",
       dependencies: [
-        "SusiCore", "SusiStore", "SusiRunner", "SusiJSON", "SusiHTTP", "SusiCrypto", "SusiFiles",
+        "SusiCore", "SusiStore", "SusiJSON", "SusiHTTP", "SusiCrypto", "SusiFiles",
         "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
       ],
       path: "Frontends/Webhook", swiftSettings: strict),

@@ -1,5 +1,5 @@
-import SusiHTTPTesting
 import SusiClock
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP

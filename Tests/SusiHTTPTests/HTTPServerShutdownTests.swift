@@ -1,6 +1,6 @@
 import Glibc
-import SusiHTTPTesting
 import SusiClock
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTP

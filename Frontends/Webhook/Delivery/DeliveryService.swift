@@ -1,7 +1,6 @@
 import SusiClock
 import SusiCrypto
 import SusiHTTPClient
-import SusiRunner
 import SusiStore
 import Synchronization
 
