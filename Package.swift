@@ -1,8 +1,13 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// Every target builds with the same strict settings: Swift 6 language mode and explicit `any`.
-let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+/// Every target builds with the same strict settings: Swift 6 language mode, explicit `any`, a
+/// file sees only the members of modules it imports itself, and imports are internal unless a
+/// file's public API needs them (`public import`).
+let strict: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+]
 
 let package = Package(
   name: "susi",
@@ -68,7 +73,9 @@ let package = Package(
       path: "Frontends/App", swiftSettings: strict),
     .target(
       name: "SusiText",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiServer",
+      ],
       path: "Frontends/Text",
       swiftSettings: strict),
     .target(
@@ -95,6 +102,7 @@ let package = Package(
       name: "SusiReplay",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
+        "SusiEventLog",
       ],
       path: "Frontends/Replay",
       swiftSettings: strict),
@@ -158,6 +166,7 @@ let package = Package(
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
         "SusiCrypto", "SusiEventLog", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiCoreTesting",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -200,14 +209,14 @@ let package = Package(
       name: "ReplayTests",
       dependencies: [
         "SusiApplication", "SusiCommandLine", "SusiCore", "SusiEventLog", "SusiJSON", "SusiStore",
-        "SusiTesting", "susi",
+        "SusiTesting", "SusiServer", "susi",
       ],
       swiftSettings: strict),
     .testTarget(
       name: "CommandLineTests",
       dependencies: [
         "SusiApplication", "SusiCommandLine", "SusiCore", "SusiFiles", "SusiHTTPTesting",
-        "SusiStore", "SusiTesting", "susi",
+        "SusiStore", "SusiTesting", "SusiCoreTesting", "susi",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -215,7 +224,7 @@ let package = Package(
       dependencies: [
         "SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON",
         "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine", "SusiHTTPTesting",
-        "SusiHTTPTypes", "susi",
+        "SusiHTTPTypes", "SusiServer", "susi",
       ],
       swiftSettings: strict),
   ]

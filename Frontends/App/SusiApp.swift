@@ -1,13 +1,13 @@
-import Foundation
-import SusiClock
-import SusiCommandLine
-import SusiCore
+public import Foundation
+public import SusiClock
+public import SusiCommandLine
+public import SusiCore
 import SusiEventLog
 import SusiHTTPClient
-import SusiJSON
+public import SusiJSON
 import SusiRunner
-import SusiServer
-import SusiStore
+public import SusiServer
+public import SusiStore
 import Synchronization
 
 /// A running susi: the log opened and replayed, the runner, the store, and the built-in server

@@ -1,7 +1,7 @@
 import Dispatch
 import SusiApplication
-import SusiCommandLine
-import SusiStore
+public import SusiCommandLine
+public import SusiStore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
-import SusiCore
-import SusiJSON
+public import SusiCore
+public import SusiJSON
 
 /// Why an input line was not accepted: written to stdout as the line's one and only answer,
 /// `{"id":…,"error":{"code":"…","message":"…","line":N}}`.

@@ -1,4 +1,4 @@
-import SusiCore
+public import SusiCore
 
 /// How a JSON-lines session behaves (the `susi jsonl` flags).
 public struct JSONLinesOptions: Sendable, Equatable {

@@ -1,7 +1,7 @@
-import SusiCommandLine
+public import SusiCommandLine
 import SusiCore
 import SusiJSON
-import SusiStore
+public import SusiStore
 import Synchronization
 
 /// The JSON-lines frontend: intents in, one per line; every event the store logs out, as its

@@ -1,7 +1,8 @@
 import Foundation
-import SusiCommandLine
-import SusiCore
+public import SusiCommandLine
+public import SusiCore
 import SusiCrypto
+import SusiEventLog
 import SusiFiles
 import SusiJSON
 import SusiStore

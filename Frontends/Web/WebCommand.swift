@@ -1,7 +1,8 @@
 import Foundation
 import SusiApplication
-import SusiCommandLine
-import SusiWebhook
+public import SusiCommandLine
+import SusiCore
+public import SusiWebhook
 
 /// `susi web`: the browser frontend on loopback, and the mount `susi serve --web` uses.
 public enum WebCommand {

@@ -4,6 +4,7 @@ import SusiFiles
 import SusiHTTP
 import SusiHTTPTypes
 import SusiRunner
+import SusiStore
 import SusiWebhook
 
 // GET /images?url=…: an image from susi's cache, so the page never fetches a third-party URL.

@@ -1,9 +1,9 @@
 import SusiCore
-import SusiHTTP
+public import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
-import SusiStore
-import SusiWebhook
+public import SusiStore
+public import SusiWebhook
 import Synchronization
 
 /// Answers the browser frontend's requests: its pages, its sessions, the inspector and cached

@@ -1,6 +1,7 @@
-import Foundation
+public import Foundation
 import SusiFiles
 import SusiHTTP
+import SusiHTTPTypes
 
 /// The page's files (HTML, JavaScript, CSS, images), served from a folder: the package's
 /// resources unless told otherwise.

@@ -1,6 +1,7 @@
-import SusiClock
-import SusiHTTPClient
-import SusiStore
+public import SusiClock
+import SusiCore
+public import SusiHTTPClient
+public import SusiStore
 
 /// The webhook frontend around one store: the event feed that follows the log, the access gate,
 /// the outbound deliveries and the HTTP handler. Serve `handler` with an HTTP server.

@@ -12,6 +12,7 @@ import Foundation
 import Glibc
 import SusiFiles
 import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 
 let httpBenchmark = Benchmark(

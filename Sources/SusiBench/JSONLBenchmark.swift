@@ -7,6 +7,7 @@
 // effects runner (which answers these locally), the ordered writer — to /dev/null. Next to it, in the same run, a baseline that
 // only reads the same file, decodes each line and re-encodes it as an event or an error line.
 
+import CEpoll
 import Foundation
 import SusiClock
 import SusiCore

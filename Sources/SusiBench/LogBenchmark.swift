@@ -7,6 +7,7 @@
 // json and orjson parsing the same file line by line.
 
 import Foundation
+import SusiCore
 import SusiEventLog
 import SusiFiles
 import SusiJSON

@@ -1,3 +1,4 @@
+import CEpoll
 import Foundation
 import Glibc
 

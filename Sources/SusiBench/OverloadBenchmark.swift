@@ -7,6 +7,7 @@
 //
 // Options: --overload-seconds=N (default 60), --overload-connections=N (default 32).
 
+import CEpoll
 import Foundation
 import SusiFiles
 import Synchronization

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiRunner
 import Synchronization
 

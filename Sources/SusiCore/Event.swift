@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 
 /// One line of the event log: an action stamped with its place in history.
 ///

@@ -1,4 +1,4 @@
-import SusiCore
+public import SusiCore
 
 extension EventOrigin {
   /// The origin of intents that tests send.

@@ -1,6 +1,6 @@
-import SusiCore
+public import SusiCore
 import SusiJSON
-import Testing
+public import Testing
 
 /// Drives `reduce` the way a store would and checks every step exhaustively, in the manner of
 /// TCA's `TestStore`: each `send`/`receive` states the exact change to the state, the exact

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// What an append asks of the background flusher.
 enum FlushRequest {

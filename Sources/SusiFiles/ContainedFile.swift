@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Glibc
 
 /// The one rule for every file path the server builds from a request: a file is served only

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-  import Glibc
+  public import Glibc
 #endif
 
 /// Files for private data — tokens, key hashes, accounts, cursors — handled one careful way:

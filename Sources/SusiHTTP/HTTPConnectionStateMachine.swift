@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 /// What one HTTP/1.1 connection is doing, and what the event loop should do next.
 ///
 /// Sans-IO, in the manner of Hummingbird's HTTP/2 connection state machine: the loop reports

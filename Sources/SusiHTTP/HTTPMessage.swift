@@ -1,4 +1,4 @@
-import SusiHTTPTypes
+public import SusiHTTPTypes
 
 /// A complete HTTP/1.1 request, as handed to a handler.
 public struct HTTPRequest: Sendable {

@@ -1,4 +1,4 @@
-import SusiHTTPTypes
+public import SusiHTTPTypes
 
 /// The body of a streamed response: a closure that writes it piece by piece.
 ///

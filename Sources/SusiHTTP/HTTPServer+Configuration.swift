@@ -1,5 +1,5 @@
 import Glibc
-import SusiClock
+public import SusiClock
 
 extension HTTPServer {
   /// Where the server listens, what it allows, and which clock it measures time with.

@@ -1,4 +1,5 @@
 import Glibc
+import SusiClock
 import Synchronization
 
 /// An HTTP/1.1 server on POSIX sockets: epoll event loops, keep-alive, pipelining, streamed

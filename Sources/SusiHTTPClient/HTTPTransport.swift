@@ -1,4 +1,4 @@
-import SusiHTTPTypes
+public import SusiHTTPTypes
 
 /// Sends one HTTP request and reads its reply: the only way the runner and the webhook
 /// deliveries reach the network.

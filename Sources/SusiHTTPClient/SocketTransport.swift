@@ -1,4 +1,5 @@
 import Dispatch
+import SusiHTTPTypes
 import Synchronization
 
 /// The production transport: our own HTTP/1.1 client on POSIX sockets for `http://`, and

@@ -1,4 +1,4 @@
-import SusiCore
+public import SusiCore
 import SusiJSON
 
 /// A deterministic, realistic stream of events (used by the benchmarks and the crash tests): a user who logs in, loads skills, and then chats

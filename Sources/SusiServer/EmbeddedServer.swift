@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import SusiHTTP
 
 /// The SUSI-compatible server running in this process on a loopback port, for `susi` when no

@@ -1,5 +1,6 @@
 import Foundation
 import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 
 /// One request as an endpoint sees it: parameters merged, caller identified, time read once.

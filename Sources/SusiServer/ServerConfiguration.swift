@@ -1,5 +1,5 @@
-import Foundation
-import SusiClock
+public import Foundation
+public import SusiClock
 
 /// How to run the embedded server.
 public struct ServerConfiguration: Sendable {

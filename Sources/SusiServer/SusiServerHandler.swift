@@ -1,5 +1,5 @@
 import Foundation
-import SusiHTTP
+public import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
 

@@ -1,4 +1,4 @@
-import SusiCore
+public import SusiCore
 
 /// Performs effects: the only place where susi touches the world.
 ///

@@ -1,4 +1,4 @@
-import SusiEventLog
+public import SusiEventLog
 
 /// The store's sink on the durable log file.
 public final class FileEventSink: EventSink {

@@ -1,4 +1,4 @@
-import SusiCore
+public import SusiCore
 
 /// The idempotency keys still in force, each with the seq of the event first sent with it.
 ///

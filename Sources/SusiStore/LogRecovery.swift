@@ -1,5 +1,5 @@
 import SusiCore
-import SusiEventLog
+public import SusiEventLog
 
 /// What a start does with its log: load the newest snapshot that matches it, open the log for
 /// appending (taking its lock, checking only the records after the snapshot and cutting a torn

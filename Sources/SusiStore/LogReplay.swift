@@ -1,5 +1,5 @@
-import SusiCore
-import SusiEventLog
+public import SusiCore
+public import SusiEventLog
 
 /// Reads a log from the start and folds it through the reducer, one record at a time: memory
 /// stays flat whatever the log's length (only the state grows).

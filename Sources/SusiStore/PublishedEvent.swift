@@ -1,4 +1,4 @@
-import SusiCore
+public import SusiCore
 
 /// An event as the store logged it: the typed event and the exact bytes of its log line
 /// (without the trailing newline). Frontends that print events (JSON lines, the webhook) send

@@ -1,6 +1,6 @@
-import SusiCore
+public import SusiCore
 import SusiCrypto
-import SusiEventLog
+public import SusiEventLog
 import SusiJSON
 
 /// Everything replay had folded from a log up to one record, saved so a start can skip that part

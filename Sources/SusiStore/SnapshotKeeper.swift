@@ -1,5 +1,5 @@
 import Dispatch
-import SusiEventLog
+public import SusiEventLog
 import Synchronization
 
 /// Writes a snapshot every `every` events and at a clean stop, on a queue of its own, so appends

@@ -1,4 +1,4 @@
-import SusiCore
+public import SusiCore
 
 // Planned answers (reminders) outlive the run that received them: the answer that planned one
 // is in the log, so a new run can schedule its delivery again.

@@ -1,6 +1,6 @@
-import SusiClock
-import SusiCore
-import SusiJSON
+public import SusiClock
+public import SusiCore
+public import SusiJSON
 
 /// The heart of susi: stamps each action into an event, appends it to the log, reduces it, hands
 /// the effects to the runner and publishes the event to its followers — in that order, one action

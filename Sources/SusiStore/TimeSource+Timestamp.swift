@@ -1,5 +1,5 @@
-import SusiClock
-import SusiCore
+public import SusiClock
+public import SusiCore
 
 extension TimeSource {
   /// The wall-clock time as the timestamp events are stamped with.

@@ -1,4 +1,5 @@
-import SusiHTTPClient
+import Foundation
+public import SusiHTTPClient
 import SusiHTTPTypes
 import SusiRunner
 import Synchronization

@@ -1,6 +1,6 @@
-import SusiCore
+public import SusiCore
 import SusiCoreTesting
-import SusiStore
+public import SusiStore
 import Synchronization
 
 /// An effects runner that performs nothing: it records each effect it is given and lets the test

@@ -1,5 +1,5 @@
-import SusiClock
-import SusiCore
+public import SusiClock
+public import SusiCore
 
 extension ManualTimeSource {
   /// A time source whose wall clock reads `start`.

@@ -1,4 +1,4 @@
-import Testing
+public import Testing
 
 /// Yields until `condition` holds. After `seconds` of real time it records a failure and returns,
 /// so a regression fails the test instead of hanging the run.

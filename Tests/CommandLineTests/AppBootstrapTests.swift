@@ -2,6 +2,7 @@ import Foundation
 import SusiApplication
 import SusiCommandLine
 import SusiCore
+import SusiCoreTesting
 import SusiStore
 import Testing
 

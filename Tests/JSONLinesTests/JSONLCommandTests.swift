@@ -1,4 +1,5 @@
 import SusiCommandLine
+import SusiCore
 import SusiJSONLines
 import Testing
 

@@ -3,6 +3,7 @@ import SusiApplication
 import SusiCommandLine
 import SusiCore
 import SusiJSON
+import SusiServer
 import SusiStore
 import Testing
 

@@ -1,6 +1,6 @@
-import SusiCore
+public import SusiCore
 import SusiJSON
-import Testing
+public import Testing
 
 @Suite struct ActionCodecTests {
   private func payloadBytes(_ action: Action) -> [UInt8] {

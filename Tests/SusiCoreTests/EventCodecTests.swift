@@ -1,6 +1,7 @@
-import SusiCore
+public import SusiCore
+import SusiCoreTesting
 import SusiJSON
-import Testing
+public import Testing
 
 @Suite struct EventCodecTests {
   static let at = Timestamp(milliseconds: 1_795_255_200_123)  // 2026-11-21T10:00:00.123Z

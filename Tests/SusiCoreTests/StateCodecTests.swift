@@ -1,4 +1,5 @@
 import SusiCore
+import SusiCoreTesting
 import SusiJSON
 import Testing
 

@@ -1,3 +1,4 @@
+import SusiHTTPTypes
 import Testing
 
 @testable import SusiHTTP

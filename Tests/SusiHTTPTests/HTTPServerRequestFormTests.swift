@@ -1,4 +1,5 @@
 import SusiHTTPTesting
+import SusiHTTPTypes
 import Testing
 
 @testable import SusiHTTP

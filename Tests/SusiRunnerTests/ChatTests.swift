@@ -1,6 +1,10 @@
+import SusiClock
 import SusiCore
+import SusiHTTPClient
 import SusiJSON
 import SusiRunner
+import SusiStore
+import SusiTesting
 import Testing
 
 @testable import SusiRunner

@@ -3,6 +3,7 @@ import SusiCore
 import SusiHTTPClient
 import SusiRunner
 import SusiServer
+import SusiStore
 import Testing
 
 /// Cancelled requests on the real network: each still ends, at once, with `cancelled`, so the

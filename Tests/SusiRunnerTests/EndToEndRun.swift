@@ -1,7 +1,9 @@
 import Foundation
 import SusiClock
 import SusiCore
+import SusiCoreTesting
 import SusiEventLog
+import SusiHTTPClient
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner

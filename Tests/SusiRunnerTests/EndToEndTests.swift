@@ -1,5 +1,7 @@
 import Foundation
+import SusiClock
 import SusiCore
+import SusiHTTPClient
 import SusiJSON
 import SusiRunner
 import SusiServer

@@ -2,6 +2,7 @@ import Foundation
 import SusiCore
 import SusiCrypto
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiRunner
 import SusiTesting
 import Synchronization

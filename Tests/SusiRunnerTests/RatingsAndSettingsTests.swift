@@ -1,7 +1,11 @@
+import SusiClock
 import SusiCore
 import SusiHTTPClient
 import SusiJSON
 import SusiRunner
+import SusiStore
+import SusiTesting
+import Synchronization
 import Testing
 
 @testable import SusiRunner

@@ -1,6 +1,8 @@
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiRunner
+import SusiTesting
 import Testing
 
 /// How replies of every odd shape the SUSI server produces are read.

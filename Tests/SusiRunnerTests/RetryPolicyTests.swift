@@ -1,5 +1,6 @@
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTypes
 import Testing
 
 @testable import SusiRunner

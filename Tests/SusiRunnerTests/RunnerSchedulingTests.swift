@@ -1,6 +1,9 @@
+import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiRunner
+import SusiTesting
 import Testing
 
 @Suite(.timeLimit(.minutes(1)))

@@ -1,7 +1,10 @@
 import Foundation
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiRunner
+import SusiStore
+import SusiTesting
 import Testing
 
 #if canImport(Glibc)

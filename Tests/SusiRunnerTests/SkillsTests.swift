@@ -1,5 +1,8 @@
 import SusiCore
+import SusiHTTPClient
+import SusiHTTPTypes
 import SusiRunner
+import SusiTesting
 import Testing
 
 /// Groups, skill lists, skill details and image URLs.

@@ -2,6 +2,7 @@ import Foundation
 import SusiClock
 import SusiCore
 import SusiHTTP
+import SusiHTTPTypes
 import SusiTesting
 import Synchronization
 import Testing

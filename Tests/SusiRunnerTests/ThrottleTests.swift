@@ -1,7 +1,9 @@
 import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiRunner
+import SusiStore
 import SusiTesting
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiRunner
 import SusiTesting
 import Testing

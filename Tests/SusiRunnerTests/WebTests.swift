@@ -1,5 +1,7 @@
+import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiRunner
 import SusiTesting
 import Testing

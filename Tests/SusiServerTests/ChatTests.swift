@@ -1,4 +1,7 @@
 import Foundation
+import SusiClock
+import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 import Testing
 

@@ -1,4 +1,6 @@
 import Foundation
+import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 import Testing
 

@@ -1,6 +1,10 @@
 import Foundation
+import SusiClock
 import SusiCrypto
+import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
+import Synchronization
 import Testing
 
 @testable import SusiServer

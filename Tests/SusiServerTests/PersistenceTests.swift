@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SusiClock
+import SusiHTTP
 import SusiJSON
 import Testing
 

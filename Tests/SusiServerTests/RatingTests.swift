@@ -1,4 +1,6 @@
 import Foundation
+import SusiClock
+import SusiHTTP
 import SusiJSON
 import Testing
 

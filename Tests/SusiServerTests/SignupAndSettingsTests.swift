@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTP
 import SusiJSON
 import Testing
 

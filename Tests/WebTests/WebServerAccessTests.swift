@@ -1,7 +1,10 @@
 import Foundation
 import SusiCore
 import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
+import SusiStore
+import SusiWeb
 import Synchronization
 import Testing
 

@@ -1,5 +1,7 @@
 import Foundation
+import SusiApplication
 import SusiHTTPTesting
+import SusiHTTPTypes
 import SusiJSON
 import SusiTesting
 import Testing

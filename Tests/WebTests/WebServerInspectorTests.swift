@@ -1,10 +1,12 @@
 import Foundation
+import SusiApplication
 import SusiCore
 import SusiCrypto
 import SusiEventLog
 import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
+import SusiServer
 import SusiStore
 import SusiWeb
 import Testing

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiHTTP
 import SusiJSON
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import SusiCore
 import SusiCrypto
 import SusiFiles
+import SusiHTTP
 import SusiJSON
 import SusiStore
 import SusiWebhook

@@ -1,7 +1,10 @@
 import SusiApplication
 import SusiCommandLine
 import SusiCore
+import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
+import SusiStore
 import SusiWebhook
 import Testing
 

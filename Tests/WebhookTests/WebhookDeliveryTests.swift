@@ -1,8 +1,12 @@
 import Foundation
+import SusiClock
 import SusiCore
+import SusiHTTP
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
+import SusiStore
 import SusiWebhook
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import SusiClock
 import SusiCore
 import SusiHTTP
 import SusiHTTPClient
@@ -6,6 +7,7 @@ import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
+import SusiStore
 import SusiWebhook
 import Synchronization
 import Testing

@@ -1,5 +1,8 @@
 import Foundation
+import SusiHTTP
 import SusiHTTPClient
+import SusiHTTPTypes
+import SusiJSON
 import SusiRunner
 import SusiWebhook
 import Testing

@@ -1,4 +1,4 @@
-import SusiCommandLine
+public import SusiCommandLine
 import SusiCore
 
 /// One line typed at the chat prompt.

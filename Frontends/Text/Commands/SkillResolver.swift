@@ -1,5 +1,5 @@
 import SusiCommandLine
-import SusiCore
+public import SusiCore
 
 /// Finds the skill a person means by a name: its tag or display name, ignoring case, or
 /// `GROUP/NAME` to pick one of several.

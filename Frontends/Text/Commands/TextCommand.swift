@@ -1,4 +1,4 @@
-import SusiCommandLine
+public import SusiCommandLine
 import SusiCore
 
 /// What a person asked for, from a slash command in the chat or a one-shot subcommand: both

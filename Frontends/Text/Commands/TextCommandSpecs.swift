@@ -1,4 +1,4 @@
-import SusiCommandLine
+public import SusiCommandLine
 import SusiCore
 
 /// Help for the text frontend's subcommands: what `susi --help`, `susi help CMD` and

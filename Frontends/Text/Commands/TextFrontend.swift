@@ -1,7 +1,9 @@
 import Dispatch
 import SusiApplication
-import SusiCommandLine
-import SusiStore
+public import SusiCommandLine
+import SusiCore
+import SusiServer
+public import SusiStore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
-import SusiCore
+import SusiCommandLine
+public import SusiCore
 
 extension TextRenderer {
   /// Settings as aligned `key  value` lines, in the server's key order (unknown keys last,

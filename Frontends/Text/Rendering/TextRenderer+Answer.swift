@@ -1,4 +1,5 @@
-import SusiCore
+import SusiCommandLine
+public import SusiCore
 import SusiJSON
 
 extension TextRenderer {

@@ -1,4 +1,5 @@
-import SusiCore
+import SusiCommandLine
+public import SusiCore
 
 /// One result of a feed or a web search, with any field possibly missing.
 public struct Card: Sendable, Equatable {

@@ -1,4 +1,5 @@
-import SusiCore
+import SusiCommandLine
+public import SusiCore
 
 extension TextRenderer {
   /// Whole stars for `value` (0…5, rounded half up) followed by the number to one decimal:

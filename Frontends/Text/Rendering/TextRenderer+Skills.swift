@@ -1,4 +1,5 @@
-import SusiCore
+import SusiCommandLine
+public import SusiCore
 
 extension TextRenderer {
   /// A skill's page: name, where it lives and who wrote it, what it does, its rating with the

@@ -1,5 +1,5 @@
-import Foundation
-import SusiCommandLine
+public import Foundation
+public import SusiCommandLine
 
 /// Turns susi's values into text for a person: pure functions from values to lines, so every
 /// rendering decision is unit-tested without a terminal.

@@ -1,3 +1,5 @@
+import SusiCommandLine
+
 /// Rows of cells under optional headers, for `TextRenderer.table`.
 public struct TextTable: Sendable, Equatable {
   public enum Alignment: Sendable, Equatable { case left, right }

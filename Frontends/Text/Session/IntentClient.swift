@@ -1,5 +1,5 @@
-import SusiCore
-import SusiStore
+public import SusiCore
+public import SusiStore
 import Synchronization
 
 /// Sends this frontend's intents to the store and waits for the first result of each, through

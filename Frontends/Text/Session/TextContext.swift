@@ -1,6 +1,6 @@
 import Foundation
-import SusiCore
-import SusiStore
+public import SusiCore
+public import SusiStore
 
 /// What a text session knows about the program around it.
 public struct TextContext: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiStore
 
 // Login, signup, logout, settings and the server in use.
 

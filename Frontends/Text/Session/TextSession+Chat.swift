@@ -1,4 +1,5 @@
 import Foundation
+import SusiCommandLine
 import SusiCore
 
 // Chat, web search, link previews and the server's memory.

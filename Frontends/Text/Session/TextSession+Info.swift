@@ -1,3 +1,5 @@
+import SusiStore
+
 // Help, and where the event log is.
 
 extension TextSession {

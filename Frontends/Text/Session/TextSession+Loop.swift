@@ -1,4 +1,6 @@
+import SusiCommandLine
 import SusiCore
+import SusiStore
 
 // The chat: a prompt on a terminal, one line after another from a pipe.
 

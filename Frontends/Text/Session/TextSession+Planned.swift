@@ -1,4 +1,5 @@
-import SusiCore
+import SusiCommandLine
+public import SusiCore
 import SusiStore
 
 // Planned answers (reminders, `plan_delay`): a command prints the answer it got at once and

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiStore
 
 // Skill groups, skills, a skill's page and ratings.
 

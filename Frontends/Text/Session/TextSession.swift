@@ -1,5 +1,5 @@
 import SusiCore
-import SusiStore
+public import SusiStore
 
 /// The text frontend's conversation with the store: each command sends its intents, waits for
 /// their results and prints them for a person. Shared by the chat (slash commands) and the

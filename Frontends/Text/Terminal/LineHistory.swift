@@ -1,4 +1,5 @@
 import Foundation
+import SusiCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import Foundation
-import SusiCommandLine
+public import SusiCommandLine
 
 /// Where the text frontend writes, and how: answers and results on the output stream, errors,
 /// prompts for secrets and progress on the error stream.

@@ -1,5 +1,5 @@
-import SusiCore
-import SusiHTTPTypes
+public import SusiCore
+public import SusiHTTPTypes
 import Synchronization
 
 /// Who is calling, once their key checked out.

@@ -1,5 +1,5 @@
 import SusiCrypto
-import SusiFiles
+public import SusiFiles
 import SusiJSON
 import Synchronization
 

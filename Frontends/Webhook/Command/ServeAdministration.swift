@@ -1,6 +1,6 @@
 import SusiCommandLine
 import SusiCore
-import SusiStore
+public import SusiStore
 
 /// `susi serve keys …`, `susi serve groups …` and `susi serve subscribers …`: the admin tasks
 /// of the HTTP API, from the command line, acting as the local operator (`local`) on the same

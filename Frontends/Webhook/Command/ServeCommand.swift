@@ -1,7 +1,8 @@
 import Foundation
-import SusiApplication
-import SusiCommandLine
-import SusiHTTP
+public import SusiApplication
+public import SusiCommandLine
+import SusiCore
+public import SusiHTTP
 import SusiHTTPClient
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to

@@ -1,6 +1,6 @@
-import SusiApplication
+public import SusiApplication
 import SusiCommandLine
-import SusiHTTP
+public import SusiHTTP
 
 extension WebhookService {
   /// Runs `handler` on `host:port` until SIGINT or SIGTERM, for `susi serve` and `susi web`:

@@ -1,4 +1,4 @@
-import SusiFiles
+public import SusiFiles
 import SusiJSON
 import Synchronization
 

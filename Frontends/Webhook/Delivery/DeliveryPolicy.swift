@@ -1,4 +1,4 @@
-import SusiHTTPClient
+public import SusiHTTPClient
 
 /// How deliveries are timed: attempt timeout, retry schedule, batching of cursor writes.
 public struct DeliveryPolicy: Sendable, Equatable {

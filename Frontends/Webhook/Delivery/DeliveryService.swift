@@ -1,7 +1,7 @@
-import SusiClock
+public import SusiClock
 import SusiCrypto
-import SusiHTTPClient
-import SusiStore
+public import SusiHTTPClient
+public import SusiStore
 import Synchronization
 
 /// Runs one delivery worker per subscriber and lets the admin API add, remove and re-enable

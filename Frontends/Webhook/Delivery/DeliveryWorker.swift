@@ -1,4 +1,5 @@
 import SusiClock
+import SusiCore
 import SusiHTTPClient
 import SusiHTTPTypes
 import SusiStore

@@ -1,4 +1,4 @@
-import SusiCore
+public import SusiCore
 import SusiJSON
 
 /// A receiver of outbound deliveries: where to POST, which event types, and the secret the

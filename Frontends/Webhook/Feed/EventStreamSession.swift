@@ -1,6 +1,6 @@
-import SusiClock
-import SusiCore
-import SusiStore
+public import SusiClock
+public import SusiCore
+public import SusiStore
 
 /// One `GET /events/stream` client: the events after `after` as server-sent events
 /// (`id: SEQ` and `data: <log line>`), first those already logged, then each new one as it is

@@ -1,5 +1,6 @@
-import SusiCore
-import SusiHTTP
+public import SusiCore
+public import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 
 /// The body of `GET /state`: the state's canonical JSON (keys sorted throughout), written in

@@ -1,5 +1,5 @@
-import SusiHTTP
-import SusiHTTPTypes
+public import SusiHTTP
+public import SusiHTTPTypes
 import SusiJSON
 
 /// A refused request: its status and a `{"error":{"code","message"}}` body. Codes match the

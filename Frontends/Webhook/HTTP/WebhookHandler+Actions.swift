@@ -1,3 +1,4 @@
+import SusiClock
 import SusiCore
 import SusiHTTP
 import SusiHTTPTypes

@@ -1,5 +1,6 @@
 import SusiCore
 import SusiHTTP
+import SusiHTTPTypes
 import SusiJSON
 import SusiStore
 

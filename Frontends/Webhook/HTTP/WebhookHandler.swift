@@ -1,9 +1,9 @@
-import SusiClock
-import SusiCore
-import SusiHTTP
+public import SusiClock
+public import SusiCore
+public import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
-import SusiStore
+public import SusiStore
 
 /// Answers the webhook frontend's HTTP requests: actions in, state and events out, and the
 /// admin routes for keys, groups and subscribers.

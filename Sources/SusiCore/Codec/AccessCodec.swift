@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 
 // How access intents and the access part of the state are written and read back.
 

@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 
 /// Why a `type` and `payload` do not make an action.
 public enum ActionDecodingError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 import Synchronization
 
 /// One intent as a program sends it, `{"type":…,"payload":…,"id":…}`: a line of `susi jsonl`

@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 
 // How the model values are written into the log and read back. Field names are camelCase and
 // stable; optional fields are omitted when nil.

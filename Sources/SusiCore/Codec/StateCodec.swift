@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 
 extension State {
   /// The whole state as compact canonical JSON: object keys sorted, so equal states give equal

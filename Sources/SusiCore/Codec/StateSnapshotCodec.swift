@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 
 // The state as a snapshot holds it: every field as `State.fields` writes it (nested values in
 // the order they arrived, not sorted, so reading it back gives the very state replay built),

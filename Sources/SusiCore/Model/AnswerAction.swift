@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 
 /// One action of a SUSI answer, decoded into what a client renders. Actions of an answer are
 /// conjunctive: render all of them, in order.

@@ -1,3 +1,4 @@
+import SusiCore
 import SusiHTTPClient
 import SusiHTTPTypes
 import SusiJSON

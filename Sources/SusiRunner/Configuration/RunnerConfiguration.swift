@@ -1,5 +1,5 @@
-import SusiClock
-import SusiHTTPClient
+public import SusiClock
+public import SusiHTTPClient
 
 /// Everything the effects runner needs from the outside world, injected so tests can replace
 /// the network, the clock and the machine's settings.

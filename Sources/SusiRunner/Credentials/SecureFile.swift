@@ -1,3 +1,4 @@
+import SusiCore
 import SusiFiles
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import SusiCore
 import SusiHTTPTypes
 import SusiJSON
 

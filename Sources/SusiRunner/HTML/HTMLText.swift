@@ -1,3 +1,4 @@
+import Foundation
 import SusiHTTPTypes
 
 /// Small, forgiving helpers for reading text out of HTML: error pages, search snippets and

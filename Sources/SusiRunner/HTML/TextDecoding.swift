@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns page bytes into text in the page's declared character set.
 enum TextDecoding {
   /// The charset a page declares in its first bytes (`<meta charset="…">` or

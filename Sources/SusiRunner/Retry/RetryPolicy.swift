@@ -1,4 +1,5 @@
 import SusiHTTPClient
+import SusiHTTPTypes
 
 /// When and how long to wait before sending a request again.
 ///

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiStore
 
 // Signup, login and logout.
 

@@ -1,7 +1,7 @@
 import SusiClock
-import SusiCore
+public import SusiCore
 import SusiHTTPClient
-import SusiStore
+public import SusiStore
 import Synchronization
 
 /// The effects runner: performs each effect in the background and delivers exactly one result

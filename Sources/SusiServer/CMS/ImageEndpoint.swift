@@ -1,4 +1,6 @@
+import Foundation
 import SusiHTTP
+import SusiHTTPTypes
 
 /// `/cms/getImage.png`: a skill image, looked up relative to the skill's language folder. Like
 /// the real servlet it never answers 404: a missing image is replaced by the default image.

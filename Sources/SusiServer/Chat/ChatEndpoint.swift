@@ -1,5 +1,6 @@
 import Foundation
 import SusiJSON
+import Synchronization
 
 /// `/susi/chat.json`: answers a query in the current (since 2019-11) envelope and remembers
 /// the reply in the caller's memory.

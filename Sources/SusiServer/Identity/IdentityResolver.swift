@@ -1,6 +1,7 @@
 import Foundation
 import SusiCrypto
 import SusiHTTP
+import SusiHTTPTypes
 
 /// Works out who is calling, in the real server's order: the `login` cookie, then the
 /// `access_token` parameter (never a header). A bad or expired token silently means anonymous.

@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 
 /// One skill file in the SUSI skill format, parsed: its `::` headers and its intents.
 public struct SkillFile: Sendable {

@@ -1,3 +1,4 @@
+import Foundation
 import SusiJSON
 
 /// Reads skill files in the SUSI skill format (see DefaultSkills/README.md for the subset).

@@ -1,5 +1,6 @@
 import Foundation
 import SusiHTTP
+import SusiHTTPTypes
 
 /// Static files: `/pages/<name>` (pages for link previews) and `/i/<name>` (the icons that
 /// web-search results reference with relative URLs such as `/i/susi.png`).
