@@ -180,13 +180,13 @@ struct WebhookFixture {
   /// Waits until the log holds at least `count` events (results arrive from the runner).
   /// Waits (20 s at most) until the subscriber `id` reports a failed attempt; its error.
   func waitForSubscriberError(_ id: String) async throws -> String {
-    let deadline = ContinuousClock.now + .seconds(20)
+    let deadline = ContinuousClock.now + .seconds(60)
     while ContinuousClock.now < deadline {
       let status = service.deliveries.statuses(lastSeq: 0).first { $0.id == id }
       if let error = status?.lastError { return error }
       try await Task.sleep(for: .milliseconds(5))
     }
-    throw WebhookError(500, "test", "subscriber \(id) reported no failure within 20 s")
+    throw WebhookError(500, "test", "subscriber \(id) reported no failure within 60 s")
   }
 
   /// Waits until the feed holds `count` events; after a minute it records a failure instead of
