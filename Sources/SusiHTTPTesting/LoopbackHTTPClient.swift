@@ -137,8 +137,16 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
   private func exchange(_ bytes: [UInt8], toHead: Bool) throws -> LoopbackResponse {
     if fd < 0 { try connect() }
     used = true
-    try send(bytes)
-    let response = try readResponseBlocking(toHead: toHead)
+    let response: LoopbackResponse
+    do {
+      try send(bytes)
+      response = try readResponseBlocking(toHead: toHead)
+    } catch let sending {
+      // A server may answer before the whole request is sent (413 for an oversize body) and
+      // close, so the rest of the body meets a closed connection: the answer still counts.
+      guard let answered = try? readResponseBlocking(toHead: toHead) else { throw sending }
+      response = answered
+    }
     if response.header("Connection")?.lowercased() == "close" { close() }
     return response
   }
@@ -168,6 +176,7 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
       let sent = bytes.withUnsafeBytes { raw in
         Glibc.send(fd, raw.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
       }
+      if sent < 0 && errno == EINTR { continue }
       guard sent > 0 else { throw LoopbackHTTPError(description: "send failed: errno \(errno)") }
       offset += sent
     }
