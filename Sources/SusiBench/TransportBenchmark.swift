@@ -2,6 +2,7 @@
 // `susi server`, next to one sequential Python `http.client` keep-alive connection against the
 // same server in the same run, and the CPU a 2 s wait on a silent server costs.
 
+import CEpoll
 import Foundation
 import SusiCore
 import SusiFiles

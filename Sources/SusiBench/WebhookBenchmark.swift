@@ -6,6 +6,7 @@
 //
 // Options: --seconds=N (per run, default 5).
 
+import CEpoll
 import Foundation
 import SusiApplication
 import SusiCommandLine
