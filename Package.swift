@@ -145,7 +145,8 @@ let package = Package(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
-    .testTarget(name: "SusiClockTests", dependencies: ["SusiClock"], swiftSettings: strict),
+    .testTarget(
+      name: "SusiClockTests", dependencies: ["SusiClock", "SusiTesting"], swiftSettings: strict),
     .testTarget(
       name: "SusiCoreTests",
       dependencies: ["SusiCore", "SusiCoreTesting", "SusiJSON", "SusiCrypto"],

@@ -1,4 +1,5 @@
 import SusiClock
+import SusiTesting
 import Testing
 
 @Suite struct TimerSleeperTests {
