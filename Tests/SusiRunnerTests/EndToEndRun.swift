@@ -115,7 +115,7 @@ final class EndToEndRun: Sendable {
     // A watchdog, not a timing assumption: a result that never comes fails the test instead
     // of hanging it.
     let watchdog = Task {
-      try? await Task.sleep(for: .seconds(20))
+      try? await Task.sleep(for: .seconds(60))
       waiter.cancel()
     }
     let gathered = try await waiter.value
