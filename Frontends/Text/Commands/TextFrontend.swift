@@ -173,7 +173,10 @@ public enum TextFrontend {
     let session = await TextSession(
       store: backend.store, console: console, input: input, context: context, mode: mode,
       lineReader: lineReader)
-    relay.attach(session)
+    if relay.attach(session) {
+      // Ctrl-C came after start-up but before the session could take it: it counts now.
+      await session.interrupt()
+    }
     await session.announceResumedPlans()
     if backend.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
       // Shown before the command's own output, not somewhere in the middle of it.
@@ -191,7 +194,12 @@ public enum TextFrontend {
     }
     TerminalEcho.restore()
     TerminalRawMode.restore()
-    if !leaving.exchange(true, ordering: .sequentiallyConsistent) { await backend.close() }
+    if leaving.exchange(true, ordering: .sequentiallyConsistent) {
+      // `terminate` is closing the store (which is how `body` ended) and then exits with its
+      // own code; returning here would race it with `code`.
+      while true { try? await Task.sleep(for: .seconds(60)) }
+    }
+    await backend.close()
     return code
   }
 
@@ -224,7 +232,15 @@ private final class InterruptRelay: Sendable {
     if let session { Task { await session.interrupt() } }
   }
 
-  func attach(_ session: TextSession) { state.withLock { $0.session = session } }
+  /// Hands interrupts to `session` from now on; true when one came before (and was not
+  /// handled by start-up), so the session should take it at once.
+  func attach(_ session: TextSession) -> Bool {
+    state.withLock { current in
+      current.session = session
+      defer { current.early = false }
+      return current.early
+    }
+  }
 
   var interruptedEarly: Bool { state.withLock { $0.early } }
 }
