@@ -51,6 +51,12 @@ public struct SusiBinary: Sendable {
     return environment
   }
 
+  /// `--state-dir` and `--log` inside `folder`, so nothing of the person's is touched and the
+  /// built-in server starts on a free port.
+  public static func isolatedArguments(_ folder: String) -> [String] {
+    ["--state-dir", folder + "/state", "--log", folder + "/events.jsonl"]
+  }
+
   /// Starts the executable with `arguments`. `environment` nil passes the tests' own on.
   /// The process ends (SIGKILL) after `lifetime` seconds whatever happens, and when the
   /// returned `SusiProcess` is released while it still runs.

@@ -20,9 +20,7 @@ struct LineEditorTerminalTests {
   }
   let folder = FileManagerTestFolder()
 
-  var isolation: [String] {
-    ["--state-dir", folder.path + "/state", "--log", folder.path + "/events.jsonl"]
-  }
+  var isolation: [String] { SusiBinary.isolatedArguments(folder.path) }
   var environment: [String: String] { SusiBinary.isolatedEnvironment(folder.path) }
 
   /// The editor drawing an empty line: the prompt is ready for keys.

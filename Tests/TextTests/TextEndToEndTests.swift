@@ -21,11 +21,7 @@ struct TextEndToEndTests {
   }
   let folder = FileManagerTestFolder()
 
-  /// `--state-dir` and `--log` in this test's folder, so nothing of the user's is touched and the
-  /// built-in server starts on a free port.
-  var isolation: [String] {
-    ["--state-dir", folder.path + "/state", "--log", folder.path + "/events.jsonl"]
-  }
+  var isolation: [String] { SusiBinary.isolatedArguments(folder.path) }
   var environment: [String: String] { SusiBinary.isolatedEnvironment(folder.path) }
 
   func expectGolden(
