@@ -58,19 +58,19 @@ let package = Package(
       ],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
-    // Frontends: thin layers that turn input into intents and events into output. They share the
-    // command-line layer (parsing, help, exit codes, signals, terminal output) and the
-    // composition root that opens the log, the store, the runner and the built-in server.
-    .target(
-      name: "SusiCommandLine", dependencies: ["SusiCore"], path: "Frontends/CommandLine",
-      swiftSettings: strict),
+    // What every command shares: the command-line layer (parsing, help, exit codes, signals,
+    // terminal output) and the composition root that opens the log, the store, the runner and
+    // the built-in server.
+    .target(name: "SusiCommandLine", dependencies: ["SusiCore"], swiftSettings: strict),
     .target(
       name: "SusiApplication",
       dependencies: [
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient",
       ],
-      path: "Frontends/App", swiftSettings: strict),
+      swiftSettings: strict),
+
+    // Frontends: thin layers that turn input into intents and events into output.
     .target(
       name: "SusiText",
       dependencies: [
