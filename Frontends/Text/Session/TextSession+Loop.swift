@@ -107,17 +107,17 @@ extension TextSession {
       input.cancel()
       return
     }
-    var waiting = client.waitingFor
-    while waiting.isEmpty && client.isSending {
+    var waiting = conversation.waitingFor
+    while waiting.isEmpty && conversation.isSending {
       // A request is being logged: its seq is known in a moment, and it is what to cancel.
       await Task.yield()
-      waiting = client.waitingFor
+      waiting = conversation.waitingFor
     }
     if !waiting.isEmpty {
       console.writeError("\n")
       for seq in waiting {
         _ = try? await store.send(
-          .cancelRequest(Action.CancelRequest(seq: seq)), origin: client.origin)
+          .cancelRequest(Action.CancelRequest(seq: seq)), origin: conversation.origin)
       }
       return
     }

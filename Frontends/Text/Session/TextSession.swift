@@ -9,7 +9,8 @@ public actor TextSession {
   /// command the way the person would type it.
   public enum Mode: Sendable { case chat, shell }
 
-  let client: IntentClient
+  /// Sends this session's intents and follows every other event.
+  let conversation: Conversation
   let console: TextConsole
   let input: any LineSource
   /// The line editor for chat lines at a terminal; nil reads them as plain lines.
@@ -30,7 +31,7 @@ public actor TextSession {
   var waitingForLine = false
   var waitingForSecret = false
 
-  var store: Store { client.store }
+  var store: Store { conversation.store }
   var renderer: TextRenderer { console.renderer }
 
   /// A session on `store`; events it did not ask for (planned answers, a session the server
@@ -39,14 +40,14 @@ public actor TextSession {
     store: Store, console: TextConsole, input: any LineSource, context: TextContext, mode: Mode,
     lineReader: TerminalLineReader? = nil
   ) async {
-    client = await IntentClient(store: store, after: context.followFrom)
+    conversation = await store.conversation(origin: .cli, after: context.followFrom)
     startSeq = await store.lastSeq
     self.console = console
     self.input = input
     self.lineReader = lineReader
     self.context = context
     self.mode = mode
-    client.onOther { [weak self] published in self?.unrequested(published) }
+    conversation.onOtherEvents { [weak self] published in self?.unrequested(published) }
   }
 
   /// Runs one command; prints its results or what went wrong.
@@ -82,7 +83,7 @@ public actor TextSession {
   public func finishBackgroundWork() async -> [PendingAnswer] {
     while true {
       let last = await store.lastSeq
-      await client.waitUntilSeen(last)
+      await conversation.waitUntilSeen(last)
       await background.waitUntilIdle()
       let now = context.now()
       let inFlight = await store.state.inFlight
@@ -94,7 +95,7 @@ public actor TextSession {
       let waitForPlanned = context.waitForPlanned && !planned.isEmpty
       if due || others || waitForPlanned {
         if waitForPlanned && !due && !others { startCountdown(planned) }
-        await client.waitUntilSeen(last + 1)
+        await conversation.waitUntilSeen(last + 1)
         await stopCountdown()
       } else if background.isIdle, await store.lastSeq == last {
         return pending
@@ -114,7 +115,7 @@ public actor TextSession {
       after: immediately ? .zero : .milliseconds(400),
       enabled: console.showsProgress, glyphs: renderer.glyphs, write: console.writeError)
     do {
-      let (_, result) = try await client.perform(action)
+      let (_, result) = try await conversation.request(action)
       await spinner.stop()
       guard let result else {
         console.error("susi is shutting down; the request was not answered")
@@ -186,7 +187,7 @@ public actor TextSession {
 
   // MARK: Events nobody asked for
 
-  /// Called by the client's listener, in log order; starts printing in the background.
+  /// Called by the conversation's follower, in log order; starts printing in the background.
   nonisolated func unrequested(_ published: PublishedEvent) {
     let event = published.event
     switch event.action {

@@ -1,18 +1,22 @@
 public import SusiCore
-public import SusiStore
 import Synchronization
 
-/// Sends this frontend's intents to the store and waits for the first result of each, through
-/// the store's `results(of:)`; every other event (a planned answer, a second result of one
-/// intent, other senders' events) goes to `onOther`, in log order, through `events(after:)`.
-public final class IntentClient: Sendable {
-  /// The origin stamped on this client's intents.
+/// One origin's conversation with the store, for a frontend that asks and waits: `request` sends
+/// an intent and waits for its first result (through `results(of:)`); every other event — a
+/// planned answer, a second result of one intent, another sender's events — goes to the handler
+/// set with `onOtherEvents`, in log order (through `events(after:)`).
+///
+/// The conversation's own intents are those this process logs with its origin: one conversation
+/// per origin and store. An intent with the same origin from another process sharing the log is
+/// someone else's, and so are its results.
+public final class Conversation: Sendable {
+  /// The origin stamped on this conversation's intents.
   public let origin: EventOrigin
   public let store: Store
   private let shared = Mutex(Shared())
   /// Where other events go; until it is set, they are held (the follower may catch up on events
-  /// logged before this client existed, such as planned answers delivered at start).
-  private let others = Mutex<Others>(Others())
+  /// logged before the conversation began, such as planned answers delivered at start).
+  private let others = Mutex(Others())
 
   private struct Others {
     var handler: (@Sendable (PublishedEvent) -> Void)?
@@ -20,11 +24,11 @@ public final class IntentClient: Sendable {
   }
 
   private struct Shared {
-    /// Our intents whose first result has not been seen by the follower.
+    /// Own intents whose first result the follower has not reached yet.
     var open: Set<Int> = []
-    /// Requests being waited for right now, for Ctrl-C.
+    /// Intents whose results are being waited for right now, for Ctrl-C.
     var waiting: Set<Int> = []
-    /// Intents being sent by `perform`.
+    /// Intents being sent by `request`.
     var sending = 0
     /// The seq of the last event the follower has handled.
     var lastSeen = 0
@@ -32,13 +36,10 @@ public final class IntentClient: Sendable {
     var finished = false
   }
 
-  /// Starts following `store` after the event `after` (default: its last); intents sent
-  /// through `perform` carry `origin`.
-  public init(store: Store, origin: EventOrigin = .cli, after: Int? = nil) async {
+  /// Starts following `store` after the event `start`.
+  init(store: Store, origin: EventOrigin, start: Int) {
     self.store = store
     self.origin = origin
-    var start = await store.lastSeq
-    if let after { start = min(after, start) }
     shared.withLock { $0.lastSeen = start }
     let events = store.events(after: start)
     Task { [weak self] in
@@ -48,15 +49,16 @@ public final class IntentClient: Sendable {
           self.route(published)
         }
       } catch {
-        // The log could not be read back; nothing more is shown.
+        // The log could not be read back; nothing more is followed.
       }
       self?.finish()
     }
   }
 
-  /// Sets what happens to every event that is not the first result of an intent sent here.
-  /// The handler runs on the follower, in log order; it must not wait for this client.
-  public func onOther(_ handler: @escaping @Sendable (PublishedEvent) -> Void) {
+  /// Sets what happens to every event that is not the first result of one of this
+  /// conversation's intents. Events held so far go to it first. The handler runs on the
+  /// follower, in log order; it must not wait for this conversation.
+  public func onOtherEvents(_ handler: @escaping @Sendable (PublishedEvent) -> Void) {
     // Under the lock, so that held events go out before any the follower routes next.
     others.withLock { o in
       for event in o.held { handler(event) }
@@ -67,7 +69,7 @@ public final class IntentClient: Sendable {
 
   /// Sends `action` and waits for its first result. Returns the intent's seq and the result
   /// (nil when the store closed first, or the action asks for no result).
-  public func perform(_ action: Action) async throws(StoreError) -> (seq: Int, result: Event?) {
+  public func request(_ action: Action) async throws(StoreError) -> (seq: Int, result: Event?) {
     // Counted from before the send, so that a Ctrl-C that comes while the intent is being
     // logged (its request may already be on the way) waits for its seq instead of missing it.
     shared.withLock { $0.sending += 1 }
@@ -82,19 +84,13 @@ public final class IntentClient: Sendable {
       $0.sending -= 1
       $0.waiting.insert(published.seq)
     }
-    return (published.seq, await result(for: published.seq))
+    defer { shared.withLock { _ = $0.waiting.remove(published.seq) } }
+    var results = store.results(of: published.seq).makeAsyncIterator()
+    return (published.seq, (try? await results.next())?.event)
   }
 
   /// True while an intent is being sent and its seq is not among `waitingFor` yet.
   public var isSending: Bool { shared.withLock { $0.sending > 0 } }
-
-  /// Waits for the first result caused by the intent `seq`.
-  public func result(for seq: Int) async -> Event? {
-    shared.withLock { _ = $0.waiting.insert(seq) }
-    defer { shared.withLock { _ = $0.waiting.remove(seq) } }
-    var results = store.results(of: seq).makeAsyncIterator()
-    return (try? await results.next())?.event
-  }
 
   /// The intents whose results are being waited for now, oldest first.
   public var waitingFor: [Int] { shared.withLock { $0.waiting.sorted() } }
@@ -112,21 +108,15 @@ public final class IntentClient: Sendable {
   }
 
   private func route(_ published: PublishedEvent) {
-    let event = published.event
-    let other: Bool = shared.withLock { s in
-      guard let cause = event.cause else {
-        // Another process's intent may carry the same origin (a `susi ask` beside this chat).
-        if event.origin == origin, !published.byAnotherProcess, event.action.kind == .intent,
-          !Self.answersNothing(event.action)
-        {
-          s.open.insert(event.seq)
-          return false
-        }
-        return true
+    let isOther = shared.withLock { s in
+      guard let cause = published.event.cause else {
+        guard isOwnIntent(published) else { return true }
+        s.open.insert(published.seq)
+        return false
       }
       return s.open.remove(cause) == nil
     }
-    if other {
+    if isOther {
       others.withLock { o in
         if let handler = o.handler { handler(published) } else { o.held.append(published) }
       }
@@ -140,6 +130,16 @@ public final class IntentClient: Sendable {
     for continuation in reached { continuation.resume() }
   }
 
+  /// An intent this process logged with this conversation's origin that is owed a result.
+  private func isOwnIntent(_ published: PublishedEvent) -> Bool {
+    let event = published.event
+    guard event.origin == origin, !published.byAnotherProcess, event.action.kind == .intent
+    else { return false }
+    // Cancelling a request produces no result of its own when it succeeds.
+    if case .cancelRequest = event.action { return false }
+    return true
+  }
+
   private func finish() {
     let waiting = shared.withLock { s in
       s.finished = true
@@ -148,10 +148,12 @@ public final class IntentClient: Sendable {
     }
     for continuation in waiting { continuation.resume() }
   }
+}
 
-  /// Intents that produce no result of their own when they succeed.
-  private static func answersNothing(_ action: Action) -> Bool {
-    if case .cancelRequest = action { return true }
-    return false
+extension Store {
+  /// Starts a conversation for `origin`, following events after `after` (at most the last seq;
+  /// by default the last seq, so only what is logged from now on).
+  public func conversation(origin: EventOrigin, after: Int? = nil) -> Conversation {
+    Conversation(store: self, origin: origin, start: min(after ?? lastSeq, lastSeq))
   }
 }
