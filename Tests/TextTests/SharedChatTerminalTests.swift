@@ -27,7 +27,10 @@ import Testing
       let asked = try susi.runBlocking(
         common + ["ask", "what is your name"], environment: environment)
       shown += terminal.read(until: "Asked in another susi: what is your name", timeout: 120)
-      shown += terminal.read(until: "flip", timeout: 120)
+      // The redrawn line may have come in the same read as the announcement.
+      if !Self.redrawsTheLineAfterTheAnnouncement(shown) {
+        shown += terminal.read(until: "flip", timeout: 120)
+      }
       terminal.type("\u{15}/quit\r")  // Ctrl-U drops the half-typed line
       shown += terminal.readAll(timeout: 120)
       return (shown, asked, process.waitForExit(timeout: 120).status)
@@ -36,10 +39,14 @@ import Testing
     #expect(shown.contains("Asked in another susi: what is your name"), "\(shown)")
     let answer = try #require(asked.stdout.split(separator: "\n").first.map(String.init))
     #expect(shown.contains(answer), "the chat shows the other susi's answer: \(shown)")
-    let announcement = try #require(shown.range(of: "Asked in another susi"))
     #expect(
-      shown[announcement.upperBound...].contains("flip"),
+      Self.redrawsTheLineAfterTheAnnouncement(shown),
       "the half-typed line is drawn again after the announcement")
     #expect(status == 0)
+  }
+
+  static func redrawsTheLineAfterTheAnnouncement(_ shown: String) -> Bool {
+    guard let announcement = shown.range(of: "Asked in another susi") else { return false }
+    return shown[announcement.upperBound...].contains("flip")
   }
 }
