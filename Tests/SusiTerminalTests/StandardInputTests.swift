@@ -2,7 +2,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import SusiText
+@testable import SusiTerminal
 
 @Suite struct StandardInputTests {
   /// A pipe whose write end the test feeds; the read end is what `StandardInput` reads.
