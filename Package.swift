@@ -26,6 +26,8 @@ let package = Package(
     .target(name: "SusiCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
     .target(name: "SusiCore", dependencies: ["SusiJSON"], swiftSettings: strict),
     .target(name: "SusiFiles", swiftSettings: strict),
+    // Terminal: standard input as lines, the line editor, raw mode, display width, glyphs.
+    .target(name: "SusiTerminal", swiftSettings: strict),
 
     // HTTP: the message pieces client and server share, and the client (plain sockets for
     // http, URLSession for https) that the runner and the webhook deliveries send with.
@@ -75,12 +77,15 @@ let package = Package(
       name: "SusiText",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiServer",
+        "SusiTerminal",
       ],
       path: "Frontends/Text",
       swiftSettings: strict),
     .target(
       name: "SusiJSONLines",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiTerminal",
+      ],
       path: "Frontends/JSONLines",
       swiftSettings: strict),
     .target(
@@ -146,6 +151,9 @@ let package = Package(
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
     .testTarget(
+      name: "SusiTerminalTests", dependencies: ["SusiTerminal", "SusiTesting"],
+      swiftSettings: strict),
+    .testTarget(
       name: "SusiClockTests", dependencies: ["SusiClock", "SusiTesting"], swiftSettings: strict),
     .testTarget(
       name: "SusiCoreTests",
@@ -187,7 +195,7 @@ let package = Package(
       dependencies: [
         "SusiText", "SusiCommandLine", "SusiCore", "SusiHTTP", "SusiHTTPTesting", "SusiJSON",
         "SusiRunner", "SusiServer", "SusiStore", "SusiTesting", "SusiHTTPClient", "SusiClock",
-        "susi",
+        "SusiTerminal", "susi",
       ],
       exclude: ["Golden"], swiftSettings: strict),
     .testTarget(

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
+import SusiTerminal
 
 /// One line of input, numbered from 1.
 struct InputLine: Sendable {
@@ -25,9 +23,9 @@ enum InputChunk: Sendable {
   case failed(JSONLinesIOError)
 }
 
-/// Splits an input stream into lines while holding at most `maximumLineLength` bytes of any one
-/// line: a longer line is skipped to its newline and reported by length only, so a 10 MiB line
-/// costs no more memory than a 1 MiB one.
+/// Reads the input and numbers its lines, holding at most `maximumLineLength` bytes of any one
+/// line (`LineSplitter`): a longer line is skipped to its newline and reported by length only,
+/// so a 10 MiB line costs no more memory than a 1 MiB one.
 ///
 /// Lines are slices of the buffer they were read into, so complete lines are never copied.
 struct LineReader {
@@ -37,11 +35,8 @@ struct LineReader {
   /// How much one read(2) asks for.
   let chunkSize: Int
 
-  /// The start of a line that did not end in the last chunk.
-  private var partial: [UInt8] = []
-  /// Bytes of the current line seen so far while it is being skipped; nil when not skipping.
-  private var skipped: Int?
-  private var lastSkippedByte: UInt8 = 0
+  /// Keeps one byte more than the limit, for a `\r` before the newline.
+  private var splitter: LineSplitter
   private var lineNumber = 0
   private var ended = false
 
@@ -49,10 +44,11 @@ struct LineReader {
     self.input = input
     self.maximumLineLength = maximumLineLength
     self.chunkSize = max(1, chunkSize)
+    splitter = LineSplitter(limit: maximumLineLength + 1)
   }
 
   /// The most bytes this reader holds on to between reads (for memory checks).
-  var retainedBytes: Int { partial.capacity }
+  var retainedBytes: Int { splitter.retainedBytes }
 
   /// Reads once and returns the lines completed by that read.
   mutating func next() -> InputChunk {
@@ -69,90 +65,33 @@ struct LineReader {
     }
     if count == 0 {
       ended = true
-      if let last = finishLastLine() { return .lines([last]) }
+      if let last = splitter.finish().flatMap({ numbered($0) }) { return .lines([last]) }
       return .end
     }
-    return .lines(split(chunk, count: count))
-  }
-
-  private mutating func split(_ chunk: [UInt8], count: Int) -> [InputLine] {
+    var rest = chunk[..<count]
     var lines: [InputLine] = []
-    var start = 0
-    chunk.withUnsafeBytes { raw in
-      guard let base = raw.baseAddress else { return }
-      while start < count {
-        guard let found = memchr(base + start, 0x0a, count - start) else { break }
-        let end = base.distance(to: UnsafeRawPointer(found))
-        lines.append(completeLine(chunk, start..<end))
-        start = end + 1
+    while let piece = splitter.next(from: &rest) {
+      if let line = numbered(piece) { lines.append(line) }
+    }
+    return .lines(lines)
+  }
+
+  /// The input line a finished piece is; nil for the start of a long line (it is reported at
+  /// its end, by length).
+  private mutating func numbered(_ piece: LineSplitter.Piece) -> InputLine? {
+    let length: Int
+    switch piece {
+    case .longLineStart: return nil
+    case .longLineEnd(let total, let lastByte): length = contentLength(total, last: lastByte)
+    case .line(let bytes):
+      length = contentLength(bytes.count, last: bytes.last)
+      if length <= maximumLineLength {
+        lineNumber += 1
+        return InputLine(number: lineNumber, content: .text(bytes))
       }
     }
-    if start < count { keepPartial(chunk[start..<count]) }
-    return lines
-  }
-
-  /// The line ending at a newline: the kept partial line (if any) followed by `segment`.
-  private mutating func completeLine(_ chunk: [UInt8], _ segment: Range<Int>) -> InputLine {
     lineNumber += 1
-    if let seen = skipped {
-      let total = seen + segment.count
-      let last = segment.isEmpty ? lastSkippedByte : chunk[segment.upperBound - 1]
-      skipped = nil
-      return InputLine(
-        number: lineNumber, content: .tooLong(length: contentLength(total, last: last)))
-    }
-    if partial.isEmpty {
-      let line = chunk[segment]
-      let length = contentLength(line.count, last: line.last)
-      if length > maximumLineLength {
-        return InputLine(number: lineNumber, content: .tooLong(length: length))
-      }
-      return InputLine(number: lineNumber, content: .text(line))
-    }
-    var line = partial
-    partial = []
-    line.append(contentsOf: chunk[segment])
-    let length = contentLength(line.count, last: line.last)
-    if length > maximumLineLength {
-      return InputLine(number: lineNumber, content: .tooLong(length: length))
-    }
-    return InputLine(number: lineNumber, content: .text(line[...]))
-  }
-
-  /// Holds the unfinished end of a chunk, or starts skipping once the line is surely too long
-  /// (one byte of slack for a `\r` before the newline).
-  private mutating func keepPartial(_ rest: ArraySlice<UInt8>) {
-    if let seen = skipped {
-      skipped = seen + rest.count
-      lastSkippedByte = rest.last ?? lastSkippedByte
-      return
-    }
-    if partial.count + rest.count > maximumLineLength + 1 {
-      skipped = partial.count + rest.count
-      lastSkippedByte = rest.last ?? 0
-      partial = []
-      return
-    }
-    partial.append(contentsOf: rest)
-  }
-
-  /// A last line that the input ended without a newline.
-  private mutating func finishLastLine() -> InputLine? {
-    if let seen = skipped {
-      lineNumber += 1
-      skipped = nil
-      return InputLine(
-        number: lineNumber, content: .tooLong(length: contentLength(seen, last: lastSkippedByte)))
-    }
-    guard !partial.isEmpty else { return nil }
-    lineNumber += 1
-    let line = partial
-    partial = []
-    let length = contentLength(line.count, last: line.last)
-    if length > maximumLineLength {
-      return InputLine(number: lineNumber, content: .tooLong(length: length))
-    }
-    return InputLine(number: lineNumber, content: .text(line[...]))
+    return InputLine(number: lineNumber, content: .tooLong(length: length))
   }
 
   private func contentLength(_ count: Int, last: UInt8?) -> Int {

@@ -11,6 +11,7 @@ import Testing
     ("Sources/SusiFiles", "SusiFiles", 1),
     ("Sources/SusiHTTPTypes", "SusiHTTPTypes", 1),
     ("Sources/SusiClock", "SusiClock", 1),
+    ("Sources/SusiTerminal", "SusiTerminal", 1),
     ("Sources/SusiCore", "SusiCore", 2),
     ("Sources/SusiEventLog", "SusiEventLog", 2),
     ("Sources/SusiHTTPClient", "SusiHTTPClient", 2),

@@ -1,5 +1,6 @@
 import SusiCore
 import SusiJSON
+import SusiTerminal
 import Testing
 
 @testable import SusiText

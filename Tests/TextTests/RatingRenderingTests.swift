@@ -1,4 +1,5 @@
 import SusiCore
+import SusiTerminal
 import Testing
 
 @testable import SusiText

@@ -1,4 +1,5 @@
 import SusiCommandLine
+import SusiTerminal
 import Testing
 
 @testable import SusiText

@@ -4,6 +4,7 @@ public import SusiCommandLine
 import SusiCore
 import SusiServer
 public import SusiStore
+import SusiTerminal
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import SusiCommandLine
 public import SusiCore
+import SusiTerminal
 
 extension TextRenderer {
   /// Settings as aligned `key  value` lines, in the server's key order (unknown keys last,

@@ -1,6 +1,7 @@
 import SusiCommandLine
 public import SusiCore
 import SusiJSON
+import SusiTerminal
 
 extension TextRenderer {
   /// Every action of an answer, in order, each as its own block of lines.

@@ -1,5 +1,6 @@
 import SusiCommandLine
 public import SusiCore
+import SusiTerminal
 
 /// One result of a feed or a web search, with any field possibly missing.
 public struct Card: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import SusiCommandLine
 public import SusiCore
+import SusiTerminal
 
 extension TextRenderer {
   /// Whole stars for `value` (0…5, rounded half up) followed by the number to one decimal:

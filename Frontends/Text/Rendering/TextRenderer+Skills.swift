@@ -1,5 +1,6 @@
 import SusiCommandLine
 public import SusiCore
+import SusiTerminal
 
 extension TextRenderer {
   /// A skill's page: name, where it lives and who wrote it, what it does, its rating with the

@@ -1,5 +1,6 @@
 public import Foundation
 public import SusiCommandLine
+public import SusiTerminal
 
 /// Turns susi's values into text for a person: pure functions from values to lines, so every
 /// rendering decision is unit-tested without a terminal.

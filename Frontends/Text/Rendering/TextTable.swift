@@ -1,4 +1,5 @@
 import SusiCommandLine
+import SusiTerminal
 
 /// Rows of cells under optional headers, for `TextRenderer.table`.
 public struct TextTable: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiStore
+import SusiTerminal
 
 // Login, signup, logout, settings and the server in use.
 

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCommandLine
 import SusiCore
+import SusiTerminal
 
 // Chat, web search, link previews and the server's memory.
 

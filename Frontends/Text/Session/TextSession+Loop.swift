@@ -1,6 +1,7 @@
 import SusiCommandLine
 import SusiCore
 import SusiStore
+import SusiTerminal
 
 // The chat: a prompt on a terminal, one line after another from a pipe.
 
@@ -57,16 +58,19 @@ extension TextSession {
     return console.interactive || !failed ? 0 : 1
   }
 
-  /// What Tab completes: the chat's commands, and the skill and group names the state knows.
+  /// What Tab completes: the chat's commands, the skill names the state knows after `/skill`,
+  /// `/rate` and `/myrating`, and its group names after `/skills`.
   func completionWords() async -> CompletionWords {
     let state = await store.state
+    let skills = state.skills.values.flatMap(\.keys)
     return CompletionWords(
       commands: Self.helpLines.compactMap { line in
         let word = line.0.prefix { $0 != " " }
         return word.hasPrefix("/") ? String(word) : nil
       },
-      skills: state.skills.values.flatMap(\.keys),
-      groups: state.groups)
+      arguments: [
+        "/skill": skills, "/rate": skills, "/myrating": skills, "/skills": state.groups,
+      ])
   }
 
   /// The first line of an interactive chat: what this is, or a summary of the resumed session.

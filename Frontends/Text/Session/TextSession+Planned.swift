@@ -1,6 +1,7 @@
 import SusiCommandLine
 public import SusiCore
 import SusiStore
+import SusiTerminal
 
 // Planned answers (reminders, `plan_delay`): a command prints the answer it got at once and
 // says what is still to come; the answer itself stays pending in the log, so the next start

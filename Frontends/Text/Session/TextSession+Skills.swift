@@ -1,5 +1,6 @@
 import SusiCore
 import SusiStore
+import SusiTerminal
 
 // Skill groups, skills, a skill's page and ratings.
 

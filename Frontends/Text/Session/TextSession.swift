@@ -1,5 +1,6 @@
 import SusiCore
 public import SusiStore
+public import SusiTerminal
 
 /// The text frontend's conversation with the store: each command sends its intents, waits for
 /// their results and prints them for a person. Shared by the chat (slash commands) and the

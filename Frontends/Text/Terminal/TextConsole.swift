@@ -1,5 +1,6 @@
 import Foundation
 public import SusiCommandLine
+public import SusiTerminal
 
 /// Where the text frontend writes, and how: answers and results on the output stream, errors,
 /// prompts for secrets and progress on the error stream.

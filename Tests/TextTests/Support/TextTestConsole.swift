@@ -1,4 +1,5 @@
 import SusiCommandLine
+import SusiTerminal
 import Synchronization
 
 @testable import SusiText

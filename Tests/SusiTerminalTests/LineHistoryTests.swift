@@ -1,7 +1,8 @@
 import Foundation
 import SusiTesting
-import SusiText
 import Testing
+
+@testable import SusiTerminal
 
 /// The chat's history file: private, bounded, only real lines.
 @Suite struct LineHistoryTests {

@@ -1,24 +1,21 @@
-/// The words Tab completes at the chat prompt.
+/// The words Tab completes in the line editor.
 public struct CompletionWords: Equatable, Sendable {
-  /// Chat commands with their slash (`/skills`).
+  /// Commands, completed as the first word of a line.
   public var commands: [String]
-  /// Skill names, completed after `/skill`, `/rate` and `/myrating`.
-  public var skills: [String]
-  /// Group names, completed after `/skills`.
-  public var groups: [String]
+  /// The words that follow a command, by command (completed after the command and a space).
+  public var arguments: [String: [String]]
 
-  public init(commands: [String] = [], skills: [String] = [], groups: [String] = []) {
+  public init(commands: [String] = [], arguments: [String: [String]] = [:]) {
     self.commands = commands
-    self.skills = skills
-    self.groups = groups
+    self.arguments = arguments
   }
 }
 
-/// The line being typed at the chat prompt: keys in, what happened out. Pure (no terminal, no
+/// The line being typed at a prompt: keys in, what happened out. Pure (no terminal, no
 /// files): the terminal driver feeds it keys and draws `view(prompt:width:)`.
-public struct LineEditor: Sendable {
+struct LineEditor: Sendable {
   /// What a key did.
-  public enum Outcome: Equatable, Sendable {
+  enum Outcome: Equatable, Sendable {
     /// The line changed (or the cursor moved): draw it again.
     case redraw
     /// Nothing to do (ring the bell at most).
@@ -35,27 +32,27 @@ public struct LineEditor: Sendable {
     case suspend
   }
 
-  public private(set) var characters: [Character] = []
+  private(set) var characters: [Character] = []
   /// Where the cursor is, in characters from the start.
-  public private(set) var cursor = 0
+  private(set) var cursor = 0
   /// Earlier lines, oldest first.
-  public let history: [String]
-  public let completions: CompletionWords
+  let history: [String]
+  let completions: CompletionWords
   /// Which history line is shown; `history.count` is the line being typed.
   private var historyIndex: Int
   /// The line being typed, kept while older lines are shown.
   private var draft: [Character] = []
 
-  public init(history: [String] = [], completions: CompletionWords = CompletionWords()) {
+  init(history: [String] = [], completions: CompletionWords = CompletionWords()) {
     self.history = history
     self.completions = completions
     historyIndex = history.count
   }
 
   /// The line as typed so far.
-  public var text: String { String(characters) }
+  var text: String { String(characters) }
 
-  public mutating func handle(_ key: EditorKey) -> Outcome {
+  mutating func handle(_ key: EditorKey) -> Outcome {
     switch key {
     case .text(let text): return insert(text)
     case .enter: return .submit(self.text)
@@ -119,7 +116,7 @@ public struct LineEditor: Sendable {
   }
 
   /// The longest line the editor takes, in characters.
-  public static let maximumLength = 100_000
+  static let maximumLength = 100_000
 
   private mutating func recall(_ index: Int) -> Outcome {
     guard index >= 0, index <= history.count, index != historyIndex else { return .unchanged }
@@ -132,20 +129,19 @@ public struct LineEditor: Sendable {
 
   // MARK: Completion
 
-  /// Completes what is before the cursor: the command at the start of a line, or the skill or
-  /// group name after the command that takes one (names may hold spaces, so the whole rest of
-  /// the line before the cursor is the name typed so far).
+  /// Completes what is before the cursor: the command at the start of a line, or the word
+  /// after the command that takes one (words may hold spaces, so the whole rest of the line
+  /// before the cursor is the word typed so far).
   private mutating func complete() -> Outcome {
     let head = characters[..<cursor]
-    guard head.first == "/" else { return .unchanged }
+    guard let first = head.first, !first.isWhitespace else { return .unchanged }
     var start = 0
     let words: [String]
     if let space = head.firstIndex(where: \.isWhitespace) {
-      switch String(head[..<space]) {
-      case "/skill", "/rate", "/myrating": words = completions.skills
-      case "/skills": words = completions.groups
-      default: return .unchanged
+      guard let arguments = completions.arguments[String(head[..<space])] else {
+        return .unchanged
       }
+      words = arguments
       start = space
       while start < cursor && characters[start].isWhitespace { start += 1 }
     } else {
@@ -182,7 +178,7 @@ public struct LineEditor: Sendable {
 
   /// What to show after `prompt` on a terminal `width` columns wide, and the column the cursor
   /// goes to. A line too wide for the terminal scrolls sideways so the cursor stays in view.
-  public func view(prompt: String, width: Int) -> (text: String, cursorColumn: Int) {
+  func view(prompt: String, width: Int) -> (text: String, cursorColumn: Int) {
     let promptWidth = DisplayWidth.of(prompt)
     // One column stays free so the cursor never wraps to the next row.
     let room = max(1, width - promptWidth - 1)

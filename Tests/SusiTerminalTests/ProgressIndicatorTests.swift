@@ -2,7 +2,7 @@ import SusiTesting
 import Synchronization
 import Testing
 
-@testable import SusiText
+@testable import SusiTerminal
 
 @Suite struct ProgressIndicatorTests {
   final class Written: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SusiText
+@testable import SusiTerminal
 
 /// Inline images: shown only on terminals that say they speak an image protocol, never in a
 /// pipe or with NO_COLOR / TERM=dumb; and the escape sequences each protocol is sent.
@@ -64,14 +64,5 @@ import Testing
     #expect(
       escape == "\u{1B}]1337;File=name=\(Data("cat.jpg".utf8).base64EncodedString());size=4;"
         + "inline=1:\(Data(jpeg).base64EncodedString())\u{07}")
-  }
-
-  @Test func outputInAPipeIsNotCutUnlessColumnsSaysSo() {
-    #expect(
-      TextConsole.outputWidth(isTerminal: false, environment: [:]) { 50 }
-        == TextRenderer.unlimitedWidth)
-    #expect(
-      TextConsole.outputWidth(isTerminal: false, environment: ["COLUMNS": "120"]) { 50 } == 120)
-    #expect(TextConsole.outputWidth(isTerminal: true, environment: ["COLUMNS": "120"]) { 50 } == 50)
   }
 }

@@ -8,16 +8,16 @@
 ///
 /// A character (grapheme cluster) is as wide as its widest scalar, so `e` + U+0301, a flag, a
 /// keycap or a family joined with ZWJ each count once.
-public enum DisplayWidth {
+enum DisplayWidth {
   /// The columns `text` takes on a terminal.
-  public static func of(_ text: String) -> Int {
+  static func of(_ text: String) -> Int {
     var total = 0
     for character in text { total += of(character) }
     return total
   }
 
   /// The columns one character takes: 0, 1 or 2.
-  public static func of(_ character: Character) -> Int {
+  static func of(_ character: Character) -> Int {
     let scalars = character.unicodeScalars
     guard let first = scalars.first else { return 0 }
     if scalars.count == 1 { return of(first) }
@@ -31,7 +31,7 @@ public enum DisplayWidth {
   }
 
   /// The columns one scalar takes on its own.
-  public static func of(_ scalar: Unicode.Scalar) -> Int {
+  static func of(_ scalar: Unicode.Scalar) -> Int {
     let value = scalar.value
     if value < 0x20 || (0x7F..<0xA0).contains(value) { return 0 }
     if value < 0x300 { return 1 }

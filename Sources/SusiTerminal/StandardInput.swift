@@ -6,7 +6,7 @@ import Synchronization
 #endif
 
 /// What reading raw bytes gave.
-public enum ByteRead: Equatable, Sendable {
+enum ByteRead: Equatable, Sendable {
   case bytes([UInt8])
   case end
   case cancelled
@@ -16,19 +16,18 @@ public enum ByteRead: Equatable, Sendable {
 /// cancelled (a self-pipe wakes it) and nothing blocks the cooperative thread pool.
 public final class StandardInput: LineSource {
   /// A line longer than `maximumLineBytes` is cut; the rest up to the next line break is dropped.
-  public let maximumLineBytes: Int
+  let maximumLineBytes: Int
 
   private struct Buffer {
+    /// Bytes read (or given back) and not yet split or taken.
     var bytes: [UInt8] = []
+    var splitter: LineSplitter
     var ended = false
-    var discarding = false
     var reading = false
-    /// How far `bytes` is known to hold no line break.
-    var scanned = 0
   }
 
   private let queue = DispatchQueue(label: "susi.standard-input")
-  private let buffer = Mutex(Buffer())
+  private let buffer: Mutex<Buffer>
   private let wakeRead: Int32
   private let wakeWrite: Int32
   private let descriptor: Int32
@@ -38,6 +37,7 @@ public final class StandardInput: LineSource {
   public init(descriptor: Int32 = 0, maximumLineBytes: Int = 1 << 20) {
     self.descriptor = descriptor
     self.maximumLineBytes = max(1, maximumLineBytes)
+    buffer = Mutex(Buffer(splitter: LineSplitter(limit: self.maximumLineBytes)))
     var fds: [Int32] = [-1, -1]
     if pipe(&fds) == 0 {
       _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
@@ -70,19 +70,16 @@ public final class StandardInput: LineSource {
 
   /// The bytes typed so far, unread (at least one byte), for the line editor; `.line` carries
   /// them as read, not as text.
-  public func nextBytes() async -> ByteRead {
+  func nextBytes() async -> ByteRead {
     await withCheckedContinuation { continuation in
       queue.async { continuation.resume(returning: self.readBytes()) }
     }
   }
 
   /// Puts bytes the line editor did not use (typed after Enter) back in front of the input.
-  public func unread(_ bytes: [UInt8]) {
+  func unread(_ bytes: [UInt8]) {
     guard !bytes.isEmpty else { return }
-    buffer.withLock { state in
-      state.bytes.insert(contentsOf: bytes, at: 0)
-      state.scanned = 0
-    }
+    buffer.withLock { $0.bytes.insert(contentsOf: bytes, at: 0) }
   }
 
   private func readBytes() -> ByteRead {
@@ -91,13 +88,9 @@ public final class StandardInput: LineSource {
     defer { buffer.withLock { $0.reading = false } }
     while true {
       let taken = buffer.withLock { state -> ByteRead? in
-        if !state.bytes.isEmpty {
-          defer {
-            state.bytes.removeAll()
-            state.scanned = 0
-          }
-          return .bytes(state.bytes)
-        }
+        let bytes = state.splitter.takeUnfinished() + state.bytes
+        state.bytes.removeAll()
+        if !bytes.isEmpty { return .bytes(bytes) }
         return state.ended ? .end : nil
       }
       if let taken { return taken }
@@ -146,44 +139,30 @@ public final class StandardInput: LineSource {
     }
   }
 
-  /// A complete line from the buffer, the unterminated rest at the end of input, or nil when
-  /// more must be read.
+  /// A complete line from the buffer (a longer one cut at `maximumLineBytes`, the rest of it
+  /// skipped), the unterminated rest at the end of input, or nil when more must be read.
   private func takeLine() -> LineRead? {
     buffer.withLock { state in
-      while let newline = state.bytes[state.scanned...].firstIndex(of: 0x0A) {
-        let line = Array(state.bytes[..<min(newline, maximumLineBytes)])
-        state.bytes.removeSubrange(...newline)
-        state.scanned = 0
-        if state.discarding {
-          state.discarding = false
-          continue
+      var rest = state.bytes[...]
+      var line: LineRead?
+      while line == nil, let piece = state.splitter.next(from: &rest) {
+        switch piece {
+        case .line(let bytes), .longLineStart(let bytes): line = .line(Self.text(bytes))
+        case .longLineEnd: continue
         }
-        return .line(Self.text(line))
       }
-      state.scanned = state.bytes.count
-      if state.bytes.count > maximumLineBytes {
-        let line = Array(state.bytes.prefix(maximumLineBytes))
-        state.bytes.removeAll()
-        state.scanned = 0
-        let wasDiscarding = state.discarding
-        state.discarding = true
-        if !wasDiscarding { return .line(Self.text(line)) }
-      }
+      state.bytes = Array(rest)
+      if let line { return line }
       guard state.ended else { return nil }
-      if state.discarding || state.bytes.isEmpty {
-        state.bytes.removeAll()
-        state.scanned = 0
-        return .end
+      switch state.splitter.finish() {
+      case .line(let line): return .line(Self.text(line))
+      case .longLineStart, .longLineEnd, nil: return .end
       }
-      let rest = Array(state.bytes.prefix(maximumLineBytes))
-      state.bytes.removeAll()
-      state.scanned = 0
-      return .line(Self.text(rest))
     }
   }
 
-  private static func text(_ bytes: [UInt8]) -> String {
-    var line = bytes[...]
+  private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+    var line = bytes
     if line.last == 0x0D { line = line.dropLast() }
     return String(decoding: line, as: UTF8.self)
   }

@@ -1,5 +1,6 @@
-import SusiText
 import Testing
+
+@testable import SusiTerminal
 
 /// The chat's line editor as a pure state machine: keys in, line and outcome out.
 @Suite struct LineEditorTests {
@@ -156,10 +157,13 @@ import Testing
 
   // MARK: Completion
 
+  static let skills = ["wikipedia", "weather", "capitals", "World population"]
   let words = CompletionWords(
     commands: ["/skills", "/skill", "/settings", "/set", "/search", "/sync", "/help"],
-    skills: ["wikipedia", "weather", "capitals", "World population"],
-    groups: ["Knowledge", "Entertainment", "Movies and TV"])
+    arguments: [
+      "/skill": skills, "/rate": skills,
+      "/skills": ["Knowledge", "Entertainment", "Movies and TV"],
+    ])
 
   @Test func tabCompletesAUniqueCommandWithASpace() {
     let (editor, last) = typed(text("/he") + [.tab], completions: words)

@@ -1,4 +1,3 @@
-import SusiCommandLine
 import Synchronization
 
 #if canImport(Glibc)
@@ -31,7 +30,7 @@ public final class TerminalLineReader: Sendable {
   /// Whether the chat gets the line editor: standard input and output are a terminal and the
   /// terminal is not `dumb`.
   public static func isUsable(environment: [String: String]) -> Bool {
-    StandardInput.isTerminal && StandardStream.output.isTerminal && environment["TERM"] != "dumb"
+    StandardInput.isTerminal && isatty(1) == 1 && environment["TERM"] != "dumb"
   }
 
   /// One chat line typed after `prompt`. `.cancelled` means Ctrl-C (the line was dropped).

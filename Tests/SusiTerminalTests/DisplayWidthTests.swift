@@ -1,5 +1,6 @@
-import SusiText
 import Testing
+
+@testable import SusiTerminal
 
 @Suite struct DisplayWidthTests {
   @Test func asciiTakesOneColumnPerCharacter() {

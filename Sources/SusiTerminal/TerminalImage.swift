@@ -3,7 +3,7 @@ import Foundation
 /// Showing an image inside the terminal, on terminals that say they can: the kitty graphics
 /// protocol, or iTerm2's inline images (which WezTerm speaks too). Detected from what the
 /// terminal sets in the environment, never guessed; never in a pipe, with `NO_COLOR` or with
-/// `TERM=dumb`. Elsewhere susi prints the cached file's path only.
+/// `TERM=dumb`.
 public enum TerminalImage: Equatable, Sendable {
   case kitty
   case iTerm2

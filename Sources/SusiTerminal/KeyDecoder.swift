@@ -1,5 +1,5 @@
-/// A key pressed at the chat prompt, as the line editor understands it.
-public enum EditorKey: Equatable, Sendable {
+/// A key pressed at a prompt, as the line editor understands it.
+enum EditorKey: Equatable, Sendable {
   /// Printable text (one character, or several when pasted).
   case text(String)
   case enter, tab
@@ -17,20 +17,20 @@ public enum EditorKey: Equatable, Sendable {
   case interrupt
   /// Ctrl-L: draw the line again.
   case redraw
-  /// Ctrl-Z: stop susi for the shell (`fg` brings it back).
+  /// Ctrl-Z: stop the program for the shell (`fg` brings it back).
   case suspend
   /// A control byte or escape sequence with no meaning here: ignored, never typed.
   case ignored
 }
 
 /// Turns the bytes a terminal sends into keys. Pure: the terminal driver feeds it what it read.
-public enum KeyDecoder {
+enum KeyDecoder {
   /// An unfinished escape sequence longer than this is dropped as garbage, not waited for.
   static let longestSequence = 32
 
   /// The first key in `bytes` and how many bytes it took, or nil when `bytes` ends in the
   /// middle of a key (more must be read).
-  public static func decode(_ bytes: ArraySlice<UInt8>) -> (key: EditorKey, length: Int)? {
+  static func decode(_ bytes: ArraySlice<UInt8>) -> (key: EditorKey, length: Int)? {
     guard let first = bytes.first else { return nil }
     switch first {
     case 0x1B: return escape(bytes)
@@ -56,7 +56,7 @@ public enum KeyDecoder {
   }
 
   /// Every complete key in `bytes`, and how many bytes they took (the rest is an unfinished key).
-  public static func decodeAll(_ bytes: [UInt8]) -> (keys: [EditorKey], length: Int) {
+  static func decodeAll(_ bytes: [UInt8]) -> (keys: [EditorKey], length: Int) {
     var keys: [EditorKey] = []
     var offset = 0
     while let (key, length) = decode(bytes[offset...]) {

@@ -1,17 +1,16 @@
 import Foundation
-import SusiCore
 import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// The chat lines typed before, oldest first, kept in a private file (mode 0600) so the up arrow
-/// finds them after a restart. Only lines typed at the chat prompt are added: passwords and other
-/// answers to prompts never are. At most `limit` lines are kept.
+/// The lines typed before, oldest first, kept in a private file (mode 0600) so the up arrow finds
+/// them after a restart. Only what the caller adds is kept (never passwords: the text frontend
+/// adds chat lines only). At most `limit` lines are kept.
 public final class LineHistory: Sendable {
-  public let path: String
-  public let limit: Int
+  let path: String
+  let limit: Int
   private let lines: Mutex<[String]>
 
   /// Loads the history at `path` (none yet is an empty history; an unreadable file too, so a
@@ -29,12 +28,12 @@ public final class LineHistory: Sendable {
   }
 
   /// The lines, oldest first.
-  public var entries: [String] { lines.withLock { $0 } }
+  var entries: [String] { lines.withLock { $0 } }
 
   /// Adds a typed line, unless it is blank or the same as the line before it.
   public func add(_ line: String) {
     let line = line.replacingOccurrences(of: "\n", with: " ")
-    guard !line.trimmed.isEmpty else { return }
+    guard !line.unicodeScalars.allSatisfy(\.properties.isWhitespace) else { return }
     let added = lines.withLock { lines -> Bool in
       guard lines.last != line else { return false }
       lines.append(line)

@@ -2,7 +2,7 @@ import Glibc
 import Synchronization
 import Testing
 
-@testable import SusiText
+@testable import SusiTerminal
 
 @Suite struct StandardInputTests {
   /// A pipe whose write end the test feeds; the read end is what `StandardInput` reads.
@@ -74,6 +74,18 @@ import Testing
     #expect(await input.nextLine() == .line("next"))
     #expect(await input.nextLine() == .end)
     await writer.value
+  }
+
+  /// A line is cut first and loses a `\r` at its end after: a `\r` cut off never shows.
+  @Test func aCarriageReturnIsDroppedAfterTheCut() async {
+    let pipe = Pipe()
+    let input = StandardInput(descriptor: pipe.read, maximumLineBytes: 3)
+    pipe.send("ab\r\r\nabc\r\nx")
+    pipe.closeWriting()
+    #expect(await input.nextLine() == .line("ab"))
+    #expect(await input.nextLine() == .line("abc"))
+    #expect(await input.nextLine() == .line("x"))
+    #expect(await input.nextLine() == .end)
   }
 
   @Test func cancelEndsAPendingRead() async {
