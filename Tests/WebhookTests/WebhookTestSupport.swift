@@ -130,18 +130,21 @@ struct WebhookFixture {
   func waitForEvents(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
     let deadline = ContinuousClock.now + .seconds(60)
     let feed = service.feed
-    while feed.lastSeq < count {
+    var seen = feed.lastSeq
+    while seen < count {
       guard ContinuousClock.now < deadline else {
         Issue.record(
           "the feed did not reach \(count) events within 60 s", sourceLocation: sourceLocation)
         return
       }
       await withTaskGroup(of: Void.self) { group in
-        group.addTask { await feed.waitForEvents(after: feed.lastSeq) }
+        // Waits past the seq checked above, so an event logged since is not missed.
+        group.addTask { [seen] in await feed.waitForEvents(after: seen) }
         group.addTask { try? await Task.sleep(until: deadline) }
         await group.next()
         group.cancelAll()
       }
+      seen = feed.lastSeq
     }
   }
 
