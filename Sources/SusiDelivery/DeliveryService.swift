@@ -4,8 +4,8 @@ public import SusiHTTPClient
 public import SusiStore
 import Synchronization
 
-/// Runs one delivery worker per subscriber and lets the admin API add, remove and re-enable
-/// subscribers while the server runs.
+/// Runs one delivery worker per subscriber, and adds, removes and re-enables subscribers while
+/// the deliveries run (the webhook frontend's admin routes call it).
 public final class DeliveryService: Sendable {
   private let feed: EventFeed
   private let registry: SubscriberFile
