@@ -34,7 +34,7 @@ let package = Package(
     .target(name: "SusiHTTPTypes", swiftSettings: strict),
     .target(name: "SusiHTTPClient", dependencies: ["SusiHTTPTypes"], swiftSettings: strict),
 
-    // Runtime: the event log, the store, the effects runner.
+    // Runtime: the event log, the store, the effects runner, the outbound webhook deliveries.
     .target(name: "SusiEventLog", dependencies: ["SusiJSON"], swiftSettings: strict),
     .target(
       name: "SusiStore",
@@ -47,6 +47,12 @@ let package = Package(
         "SusiHTTPClient", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
+    .target(
+      name: "SusiDelivery",
+      dependencies: [
+        "SusiClock", "SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiJSON", "SusiStore",
+      ], swiftSettings: strict),
 
     // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
     .systemLibrary(name: "CEpoll"),
@@ -93,6 +99,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiHTTP", "SusiCrypto", "SusiFiles",
         "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiDelivery",
       ],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
@@ -179,6 +186,12 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
+      name: "SusiDeliveryTests",
+      dependencies: [
+        "SusiClock", "SusiCore", "SusiDelivery", "SusiHTTPClient", "SusiHTTPTypes", "SusiStore",
+        "SusiTesting",
+      ], swiftSettings: strict),
+    .testTarget(
       name: "SusiHTTPTests",
       dependencies: ["SusiHTTP", "SusiCrypto", "SusiClock", "SusiHTTPTesting", "SusiHTTPTypes"],
       swiftSettings: strict),
@@ -211,7 +224,7 @@ let package = Package(
         "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
         "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
         "SusiRunner", "SusiStore", "SusiClock", "SusiHTTPClient", "SusiHTTPTesting",
-        "SusiHTTPTypes", "SusiCoreTesting", "susi",
+        "SusiHTTPTypes", "SusiCoreTesting", "SusiDelivery", "susi",
       ],
       swiftSettings: strict),
     .testTarget(

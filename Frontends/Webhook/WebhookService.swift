@@ -1,5 +1,6 @@
 public import SusiClock
 import SusiCore
+public import SusiDelivery
 public import SusiHTTPClient
 public import SusiStore
 
@@ -53,13 +54,13 @@ public final class WebhookService: Sendable {
     let startSeq = await store.lastSeq
     let feed = store.feed
     let gate = AccessGate(keys: keys, access: await store.state.access)
-    let metrics = WebhookMetrics()
+    let counters = DeliveryCounters()
+    let metrics = WebhookMetrics(deliveries: counters)
     let registry = subscribers ?? SubscriberFile(memory: [])
     let progress = cursors ?? DeliveryCursors()
     let deliveries = DeliveryService(
       feed: feed, registry: registry, cursors: progress, transport: transport, clock: clock,
-      metrics: metrics,
-      policy: policy)
+      counters: counters, policy: policy)
     deliveries.start()
     let handler = WebhookHandler(
       store: store, feed: feed, gate: gate, deliveries: deliveries, metrics: metrics, clock: clock,

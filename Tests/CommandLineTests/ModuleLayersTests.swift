@@ -18,6 +18,7 @@ import Testing
     ("Sources/SusiStore", "SusiStore", 3),
     ("Sources/SusiHTTP", "SusiHTTP", 3),
     ("Sources/SusiRunner", "SusiRunner", 4),
+    ("Sources/SusiDelivery", "SusiDelivery", 4),
     ("Sources/SusiServer", "SusiServer", 4),
     ("Sources/SusiCommandLine", "SusiCommandLine", 5),
     ("Sources/SusiApplication", "SusiApplication", 6),

@@ -1,6 +1,7 @@
 import SusiApplication
 import SusiCommandLine
 import SusiCore
+import SusiDelivery
 import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON

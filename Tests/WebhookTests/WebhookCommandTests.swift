@@ -1,4 +1,5 @@
 import SusiCore
+import SusiDelivery
 import SusiHTTP
 import SusiStore
 import SusiWebhook

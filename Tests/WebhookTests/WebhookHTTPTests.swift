@@ -1,6 +1,7 @@
 import Foundation
 import SusiClock
 import SusiCore
+import SusiDelivery
 import SusiHTTP
 import SusiHTTPClient
 import SusiHTTPTesting

@@ -2,6 +2,7 @@ import Foundation
 import SusiClock
 import SusiCore
 import SusiCoreTesting
+import SusiDelivery
 import SusiHTTP
 import SusiHTTPClient
 import SusiHTTPTypes
@@ -33,59 +34,6 @@ final class InstantRunner: EffectsRunner {
 
   func waitUntilIdle(timeout: Double) async -> Bool { true }
   func shutdown() async {}
-}
-
-/// Records deliveries and answers them as a test's `respond` says.
-final class RecordingTransport: HTTPTransport {
-  private let respond:
-    @Sendable (TransportRequest, Int) async throws(TransportError) -> TransportResponse
-  private let state = Mutex<
-    (requests: [TransportRequest], watchers: [(Int, CheckedContinuation<Void, Never>)])
-  >(
-    ([], []))
-
-  /// `respond` gets each request and its number (1, 2, …).
-  init(
-    _ respond:
-      @escaping @Sendable (TransportRequest, Int) async throws(TransportError) -> TransportResponse =
-      {
-        _, _ in
-        TransportResponse(status: 204)
-      }
-  ) {
-    self.respond = respond
-  }
-
-  var requests: [TransportRequest] { state.withLock { $0.requests } }
-
-  /// The seq of each delivery attempt, in order.
-  var seqs: [Int] {
-    requests.compactMap { $0.headers["webhook-id"].flatMap { Int($0.dropFirst(4)) } }
-  }
-
-  func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-    let (number, woken) = state.withLock { s in
-      s.requests.append(request)
-      let count = s.requests.count
-      let ready = s.watchers.filter { $0.0 <= count }.map(\.1)
-      s.watchers.removeAll { $0.0 <= count }
-      return (count, ready)
-    }
-    for watcher in woken { watcher.resume() }
-    return try await respond(request, number)
-  }
-
-  /// Returns once at least `count` requests were made.
-  func waitForRequests(_ count: Int) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let now = state.withLock { s in
-        if s.requests.count >= count { return true }
-        s.watchers.append((count, continuation))
-        return false
-      }
-      if now { continuation.resume() }
-    }
-  }
 }
 
 /// A fresh folder for one test's files.
@@ -177,35 +125,26 @@ struct WebhookFixture {
   /// How many events the log holds.
   var eventCount: Int { sink.lines.count }
 
-  /// Waits until the log holds at least `count` events (results arrive from the runner).
-  /// Waits (20 s at most) until the subscriber `id` reports a failed attempt; its error.
-  func waitForSubscriberError(_ id: String) async throws -> String {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while ContinuousClock.now < deadline {
-      let status = service.deliveries.statuses(lastSeq: 0).first { $0.id == id }
-      if let error = status?.lastError { return error }
-      try await Task.sleep(for: .milliseconds(5))
-    }
-    throw WebhookError(500, "test", "subscriber \(id) reported no failure within 60 s")
-  }
-
   /// Waits until the feed holds `count` events; after a minute it records a failure instead of
   /// waiting for ever.
   func waitForEvents(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
     let deadline = ContinuousClock.now + .seconds(60)
     let feed = service.feed
-    while feed.lastSeq < count {
+    var seen = feed.lastSeq
+    while seen < count {
       guard ContinuousClock.now < deadline else {
         Issue.record(
           "the feed did not reach \(count) events within 60 s", sourceLocation: sourceLocation)
         return
       }
       await withTaskGroup(of: Void.self) { group in
-        group.addTask { await feed.waitForEvents(after: feed.lastSeq) }
+        // Waits past the seq checked above, so an event logged since is not missed.
+        group.addTask { [seen] in await feed.waitForEvents(after: seen) }
         group.addTask { try? await Task.sleep(until: deadline) }
         await group.next()
         group.cancelAll()
       }
+      seen = feed.lastSeq
     }
   }
 

@@ -1,5 +1,6 @@
 import SusiCommandLine
 import SusiCore
+public import SusiDelivery
 public import SusiStore
 
 /// `susi serve keys …`, `susi serve groups …` and `susi serve subscribers …`: the admin tasks

@@ -2,6 +2,7 @@ import Foundation
 public import SusiApplication
 public import SusiCommandLine
 import SusiCore
+import SusiDelivery
 public import SusiHTTP
 import SusiHTTPClient
 

@@ -1,5 +1,6 @@
 public import SusiClock
 public import SusiCore
+public import SusiDelivery
 public import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON

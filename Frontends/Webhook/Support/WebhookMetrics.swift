@@ -1,3 +1,4 @@
+public import SusiDelivery
 import Synchronization
 
 /// Counters of the webhook frontend, rendered in the Prometheus text format (version 0.0.4).
@@ -7,27 +8,18 @@ public final class WebhookMetrics: Sendable {
     var status: Int
   }
 
-  struct DeliveryKey: Hashable {
-    var subscriber: String
-    var outcome: String
-  }
-
   private let requests = Mutex<[RequestKey: Int]>([:])
-  private let deliveries = Mutex<[DeliveryKey: Int]>([:])
+  private let deliveries: DeliveryCounters
 
-  public init() {}
+  /// Counters that show `deliveries`, the attempts of the outbound deliveries.
+  public init(deliveries: DeliveryCounters = DeliveryCounters()) {
+    self.deliveries = deliveries
+  }
 
   /// Counts one answered request. `route` is the route's pattern (`/admin/keys/{id}`), never
   /// the raw path, so the number of series stays bounded.
   public func recordRequest(route: String, status: Int) {
     requests.withLock { $0[RequestKey(route: route, status: status), default: 0] += 1 }
-  }
-
-  /// Counts one delivery attempt: `delivered`, `failed` or `gone`.
-  public func recordDelivery(_ subscriber: String, outcome: String) {
-    deliveries.withLock {
-      $0[DeliveryKey(subscriber: subscriber, outcome: outcome), default: 0] += 1
-    }
   }
 
   /// How many requests were answered on `route` with `status` (for tests).
@@ -114,12 +106,11 @@ public final class WebhookMetrics: Sendable {
     }
     family(
       "susi_webhook_deliveries_total", "counter", "Delivery attempts, by subscriber and outcome.")
-    let deliveryCounts = deliveries.withLock { $0 }
-    for (key, count) in deliveryCounts.sorted(by: {
-      ($0.key.subscriber, $0.key.outcome) < ($1.key.subscriber, $1.key.outcome)
+    for (key, count) in deliveries.all.sorted(by: {
+      ($0.key.subscriber, $0.key.outcome.rawValue) < ($1.key.subscriber, $1.key.outcome.rawValue)
     }) {
       out +=
-        "susi_webhook_deliveries_total{subscriber=\"\(Self.escape(key.subscriber))\",outcome=\"\(key.outcome)\"} \(count)\n"
+        "susi_webhook_deliveries_total{subscriber=\"\(Self.escape(key.subscriber))\",outcome=\"\(key.outcome.rawValue)\"} \(count)\n"
     }
     return out
   }

@@ -1,5 +1,5 @@
 public import SusiCore
-import SusiJSON
+public import SusiJSON
 
 /// A receiver of outbound deliveries: where to POST, which event types, and the secret the
 /// deliveries are signed with.
@@ -58,8 +58,9 @@ public struct Subscriber: Sendable, Equatable {
       : "'\(id)' is not a subscriber id: use 1 to 64 lower-case letters, digits, '.', '_' or '-'"
   }
 
-  /// Reads one entry of the subscribers file or of a `POST /admin/subscribers` body.
-  init(reading r: FieldReader, id defaultID: String? = nil) throws(JSONShapeError) {
+  /// Reads one entry of the subscribers file, or a subscriber given as JSON in the same shape;
+  /// `defaultID` is the id when the entry has none.
+  public init(reading r: FieldReader, id defaultID: String? = nil) throws(JSONShapeError) {
     try r.rejectUnknownKeys(["id", "url", "events", "secret", "after"])
     guard let id = try r.optionalString("id") ?? defaultID else {
       throw JSONShapeError(path: r.fieldPath("id"), reason: "missing")

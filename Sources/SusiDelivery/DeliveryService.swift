@@ -4,15 +4,16 @@ public import SusiHTTPClient
 public import SusiStore
 import Synchronization
 
-/// Runs one delivery worker per subscriber and lets the admin API add, remove and re-enable
-/// subscribers while the server runs.
+/// Runs one delivery worker per subscriber, and adds, removes and re-enables subscribers while
+/// the deliveries run (the webhook frontend's admin routes call it).
 public final class DeliveryService: Sendable {
   private let feed: EventFeed
   private let registry: SubscriberFile
   private let cursors: DeliveryCursors
   private let makeTransport: @Sendable (Subscriber) -> any HTTPTransport
   private let clock: any TimeSource
-  private let metrics: WebhookMetrics
+  /// How the attempts ended, by subscriber.
+  public let counters: DeliveryCounters
   private let policy: DeliveryPolicy
   private let random: @Sendable () -> Double
   private let running = Mutex<[String: Running]>([:])
@@ -61,7 +62,7 @@ public final class DeliveryService: Sendable {
     transport makeTransport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
       URLSessionTransport()
     },
-    clock: any TimeSource = SystemTimeSource(), metrics: WebhookMetrics = WebhookMetrics(),
+    clock: any TimeSource = SystemTimeSource(), counters: DeliveryCounters = DeliveryCounters(),
     policy: DeliveryPolicy = DeliveryPolicy(),
     random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
   ) {
@@ -70,7 +71,7 @@ public final class DeliveryService: Sendable {
     self.cursors = cursors
     self.makeTransport = makeTransport
     self.clock = clock
-    self.metrics = metrics
+    self.counters = counters
     self.policy = policy
     self.random = random
   }
@@ -84,15 +85,13 @@ public final class DeliveryService: Sendable {
     let worker = DeliveryWorker(
       subscriber: subscriber, feed: feed, transport: makeTransport(subscriber), clock: clock,
       cursors: cursors,
-      metrics: metrics, policy: policy, random: random)
+      counters: counters, policy: policy, random: random)
     running.withLock { all in
       guard all[subscriber.id] == nil else { return }
       all[subscriber.id] = Running(worker: worker, task: Task { await worker.run() })
     }
   }
 
-  /// Registers a subscriber (written to the subscribers file) and starts delivering to it.
-  /// With no `after`, it gets the events that follow `lastSeq` (the log's last event now).
   /// Refuses a subscriber `url` that resolves to an address deliveries may not post to (see
   /// `DeliveryPolicy.targets`), resolving its name off the caller's thread. A name that does
   /// not resolve now is let through: every attempt checks again.
@@ -111,6 +110,8 @@ public final class DeliveryService: Sendable {
     if let refusal { throw refusal }
   }
 
+  /// Registers a subscriber (written to the subscribers file) and starts delivering to it.
+  /// With no `after`, it gets the events that follow `lastSeq` (the log's last event now).
   public func add(_ subscriber: Subscriber, lastSeq: Int) throws(Refusal) {
     if let problem = subscriber.problem { throw Refusal(kind: .invalid, message: problem) }
     var subscriber = subscriber

@@ -16,7 +16,7 @@ final class DeliveryWorker: Sendable {
   private let transport: any HTTPTransport
   private let clock: any TimeSource
   private let cursors: DeliveryCursors
-  private let metrics: WebhookMetrics
+  private let counters: DeliveryCounters
   private let policy: DeliveryPolicy
   private let random: @Sendable () -> Double
   private let status: Mutex<Status>
@@ -41,7 +41,7 @@ final class DeliveryWorker: Sendable {
   init(
     subscriber: Subscriber, feed: EventFeed, transport: any HTTPTransport,
     clock: any TimeSource,
-    cursors: DeliveryCursors, metrics: WebhookMetrics, policy: DeliveryPolicy,
+    cursors: DeliveryCursors, counters: DeliveryCounters, policy: DeliveryPolicy,
     random: @escaping @Sendable () -> Double
   ) {
     self.subscriber = subscriber
@@ -49,7 +49,7 @@ final class DeliveryWorker: Sendable {
     self.transport = transport
     self.clock = clock
     self.cursors = cursors
-    self.metrics = metrics
+    self.counters = counters
     self.policy = policy
     self.random = random
     let start = cursors.cursor(subscriber.id)?.delivered ?? subscriber.after ?? feed.lastSeq
@@ -146,18 +146,18 @@ final class DeliveryWorker: Sendable {
         let response = try await transport.send(request)
         switch response.status {
         case 200..<300:
-          metrics.recordDelivery(subscriber.id, outcome: "delivered")
+          counters.record(subscriber.id, .delivered)
           status.withLock {
             $0.failures = 0
             $0.lastError = nil
           }
           return .delivered
         case 410:
-          metrics.recordDelivery(subscriber.id, outcome: "gone")
+          counters.record(subscriber.id, .gone)
           disable(reason: "410 Gone")
           return .disabled
         default:
-          metrics.recordDelivery(subscriber.id, outcome: "failed")
+          counters.record(subscriber.id, .failed)
           if response.status == 429 || response.status == 503 {
             retryAfter = response.headers["Retry-After"].flatMap { Int64($0) }.map { $0 * 1000 }
           }
@@ -165,7 +165,7 @@ final class DeliveryWorker: Sendable {
         }
       } catch {
         if Task.isCancelled { return .stopped }
-        metrics.recordDelivery(subscriber.id, outcome: "failed")
+        counters.record(subscriber.id, .failed)
         note(failure: "\(error)")
       }
       failures += 1

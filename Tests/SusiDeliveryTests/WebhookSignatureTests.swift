@@ -1,4 +1,4 @@
-import SusiWebhook
+import SusiDelivery
 import Testing
 
 /// Standard Webhooks signing: the spec's published example, and what must not verify.

@@ -3,7 +3,7 @@ import SusiJSON
 import Synchronization
 
 /// The subscribers, kept in a file beside the log (mode 0600: it holds their secrets).
-/// People may write it by hand; the admin API rewrites it atomically.
+/// People may write it by hand; every change made here rewrites it atomically.
 ///
 /// ```
 /// {"subscribers":[{"id":"billing","url":"https://example.org/hook","events":["ratingSubmitted"],
