@@ -60,6 +60,12 @@ let package = Package(
       ],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
+    // Keys and who may do what, for the HTTP API of `susi serve` and `susi web`.
+    .target(
+      name: "SusiAccess",
+      dependencies: ["SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPTypes", "SusiJSON"],
+      swiftSettings: strict),
+
     // What every command shares: the command-line layer (parsing, help, exit codes, signals,
     // terminal output) and the composition root that opens the log, the store, the runner and
     // the built-in server.
@@ -93,13 +99,14 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiHTTP", "SusiCrypto", "SusiFiles",
         "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiAccess",
       ],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
       name: "SusiWeb",
       dependencies: [
         "SusiWebhook", "SusiHTTP", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto", "SusiFiles",
-        "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes",
+        "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes", "SusiAccess",
       ],
       path: "Frontends/Web", exclude: ["Screenshots"], resources: [.copy("Resources")],
       swiftSettings: strict),
@@ -126,6 +133,7 @@ let package = Package(
         "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
         "SusiSamples", "SusiJSONLines", "SusiWebhook", "SusiRunner", "CEpoll", "SusiFiles",
         "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiAccess",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
     // A deterministic, realistic event stream shared by the benchmarks and the tests.
@@ -191,6 +199,8 @@ let package = Package(
       swiftSettings: strict),
     // Frontend tests, one target per frontend; those that run the built `susi` depend on it.
     .testTarget(
+      name: "SusiAccessTests", dependencies: ["SusiAccess", "SusiTesting"], swiftSettings: strict),
+    .testTarget(
       name: "TextTests",
       dependencies: [
         "SusiText", "SusiCommandLine", "SusiCore", "SusiHTTP", "SusiHTTPTesting", "SusiJSON",
@@ -211,7 +221,7 @@ let package = Package(
         "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
         "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
         "SusiRunner", "SusiStore", "SusiClock", "SusiHTTPClient", "SusiHTTPTesting",
-        "SusiHTTPTypes", "SusiCoreTesting", "susi",
+        "SusiHTTPTypes", "SusiCoreTesting", "SusiAccess", "susi",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -233,7 +243,7 @@ let package = Package(
       dependencies: [
         "SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON",
         "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine", "SusiHTTPTesting",
-        "SusiHTTPTypes", "SusiServer", "susi",
+        "SusiHTTPTypes", "SusiServer", "SusiAccess", "susi",
       ],
       swiftSettings: strict),
   ]

@@ -4,6 +4,7 @@ public import SusiCommandLine
 import SusiCore
 public import SusiHTTP
 import SusiHTTPClient
+import SusiAccess
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.

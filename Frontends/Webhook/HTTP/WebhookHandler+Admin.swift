@@ -2,6 +2,7 @@ import SusiCore
 import SusiHTTP
 import SusiJSON
 import SusiStore
+import SusiAccess
 
 // The /admin routes: groups, privileges, keys (each change an event in the log) and
 // subscribers (kept in the subscribers file).

@@ -3,6 +3,7 @@ import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
 import SusiStore
+import SusiAccess
 
 // GET /state, /events, /events/stream, /healthz, /metrics.
 
