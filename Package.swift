@@ -66,6 +66,12 @@ let package = Package(
       ],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
+    // Keys and who may do what, for the HTTP API of `susi serve` and `susi web`.
+    .target(
+      name: "SusiAccess",
+      dependencies: ["SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPTypes", "SusiJSON"],
+      swiftSettings: strict),
+
     // What every command shares: the command-line layer (parsing, help, exit codes, signals,
     // terminal output) and the composition root that opens the log, the store, the runner and
     // the built-in server.
@@ -97,16 +103,15 @@ let package = Package(
     .target(
       name: "SusiWebhook",
       dependencies: [
-        "SusiCore", "SusiStore", "SusiJSON", "SusiHTTP", "SusiCrypto", "SusiFiles",
-        "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
-        "SusiDelivery",
+        "SusiCore", "SusiStore", "SusiJSON", "SusiHTTP", "SusiApplication", "SusiCommandLine",
+        "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery", "SusiAccess",
       ],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
       name: "SusiWeb",
       dependencies: [
         "SusiWebhook", "SusiHTTP", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto", "SusiFiles",
-        "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes",
+        "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes", "SusiAccess",
       ],
       path: "Frontends/Web", exclude: ["Screenshots"], resources: [.copy("Resources")],
       swiftSettings: strict),
@@ -133,6 +138,7 @@ let package = Package(
         "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
         "SusiSamples", "SusiJSONLines", "SusiWebhook", "SusiRunner", "CEpoll", "SusiFiles",
         "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiAccess",
       ],
       path: "Sources/SusiBench", swiftSettings: strict),
     // A deterministic, realistic event stream shared by the benchmarks and the tests.
@@ -204,6 +210,8 @@ let package = Package(
       swiftSettings: strict),
     // Frontend tests, one target per frontend; those that run the built `susi` depend on it.
     .testTarget(
+      name: "SusiAccessTests", dependencies: ["SusiAccess", "SusiTesting"], swiftSettings: strict),
+    .testTarget(
       name: "TextTests",
       dependencies: [
         "SusiText", "SusiCommandLine", "SusiCore", "SusiHTTP", "SusiHTTPTesting", "SusiJSON",
@@ -224,7 +232,7 @@ let package = Package(
         "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
         "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
         "SusiRunner", "SusiStore", "SusiClock", "SusiHTTPClient", "SusiHTTPTesting",
-        "SusiHTTPTypes", "SusiCoreTesting", "SusiDelivery", "susi",
+        "SusiHTTPTypes", "SusiCoreTesting", "SusiDelivery", "SusiAccess", "susi",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -246,7 +254,7 @@ let package = Package(
       dependencies: [
         "SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON",
         "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine", "SusiHTTPTesting",
-        "SusiHTTPTypes", "SusiServer", "susi",
+        "SusiHTTPTypes", "SusiServer", "SusiAccess", "susi",
       ],
       swiftSettings: strict),
   ]

@@ -6,6 +6,7 @@ import SusiHTTPTypes
 import SusiRunner
 import SusiStore
 import SusiWebhook
+import SusiAccess
 
 // GET /images?url=…: an image from susi's cache, so the page never fetches a third-party URL.
 

@@ -4,6 +4,7 @@ import SusiHTTP
 import SusiHTTPTypes
 import SusiStore
 import SusiWebhook
+import SusiAccess
 
 // GET /inspector/state?seq=N and GET /inspector/log: the time-travel inspector's reads.
 

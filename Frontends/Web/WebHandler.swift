@@ -5,6 +5,7 @@ import SusiJSON
 public import SusiStore
 public import SusiWebhook
 import Synchronization
+import SusiAccess
 
 /// Answers the browser frontend's requests: its pages, its sessions, the inspector and cached
 /// images; everything else (`/actions`, `/state`, `/events`, `/events/stream`) goes to the

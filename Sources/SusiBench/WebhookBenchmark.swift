@@ -16,6 +16,7 @@ import SusiHTTP
 import SusiStore
 import SusiWebhook
 import Synchronization
+import SusiAccess
 
 #if canImport(Glibc)
   import Glibc

@@ -10,6 +10,7 @@ import SusiStore
 import SusiWeb
 import SusiWebhook
 import Synchronization
+import SusiAccess
 
 #if canImport(Glibc)
   import Glibc

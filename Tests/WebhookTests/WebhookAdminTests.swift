@@ -7,6 +7,7 @@ import SusiJSON
 import SusiStore
 import SusiWebhook
 import Testing
+import SusiAccess
 
 /// The /admin routes: groups, privileges and keys as events in the log, checked by the same
 /// rules the reducer applies.

@@ -8,6 +8,7 @@ import SusiJSON
 import SusiStore
 import SusiWebhook
 import Testing
+import SusiAccess
 
 /// The webhook frontend on a real log file through the app bootstrap, across a restart.
 @Suite struct WebhookAppTests {

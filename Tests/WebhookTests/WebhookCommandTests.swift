@@ -4,6 +4,7 @@ import SusiHTTP
 import SusiStore
 import SusiWebhook
 import Testing
+import SusiAccess
 
 /// `susi serve keys|groups|subscribers …` on a store, as the local operator.
 @Suite struct WebhookCommandTests {

@@ -12,6 +12,7 @@ import SusiStore
 import SusiWebhook
 import Synchronization
 import Testing
+import SusiAccess
 
 #if canImport(Glibc)
   import Glibc

@@ -6,6 +6,7 @@ import SusiJSON
 import SusiStore
 import SusiWebhook
 import Testing
+import SusiAccess
 
 /// The HTTP routes of the webhook frontend, called directly on the handler.
 @Suite struct WebhookHandlerTests {

@@ -5,6 +5,7 @@ import SusiHTTPTesting
 import SusiTesting
 import SusiWebhook
 import Testing
+import SusiAccess
 
 /// The built `susi` binary: `susi serve keys init`, `susi serve`, a request, SIGTERM.
 @Suite struct WebhookServeCommandTests {

@@ -2,6 +2,7 @@ import SusiCommandLine
 import SusiCore
 public import SusiDelivery
 public import SusiStore
+public import SusiAccess
 
 /// `susi serve keys …`, `susi serve groups …` and `susi serve subscribers …`: the admin tasks
 /// of the HTTP API, from the command line, acting as the local operator (`local`) on the same

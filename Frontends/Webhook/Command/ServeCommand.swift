@@ -5,6 +5,7 @@ import SusiCore
 import SusiDelivery
 public import SusiHTTP
 import SusiHTTPClient
+import SusiAccess
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.

@@ -1,6 +1,7 @@
 public import SusiHTTP
 public import SusiHTTPTypes
 import SusiJSON
+import SusiAccess
 
 /// A refused request: its status and a `{"error":{"code","message"}}` body. Codes match the
 /// JSON-lines frontend where the two overlap (`invalid_json`, `unknown_type`, …).
@@ -54,5 +55,14 @@ public struct WebhookError: Error, Equatable, Sendable, CustomStringConvertible 
 
   static func badRequest(_ code: String, _ message: String) -> WebhookError {
     WebhookError(400, code, message)
+  }
+}
+
+extension Caller {
+  /// Refuses the request (403) unless the caller holds `privilege`.
+  func require(_ privilege: String) throws(WebhookError) {
+    guard holds(privilege) else {
+      throw .forbidden("key \(keyID) lacks the \(privilege) privilege")
+    }
   }
 }

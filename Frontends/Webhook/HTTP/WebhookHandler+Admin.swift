@@ -3,6 +3,7 @@ import SusiDelivery
 import SusiHTTP
 import SusiJSON
 import SusiStore
+import SusiAccess
 
 // The /admin routes: groups, privileges, keys (each change an event in the log) and
 // subscribers (kept in the subscribers file).

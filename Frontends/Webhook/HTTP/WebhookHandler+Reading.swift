@@ -4,6 +4,7 @@ import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
 import SusiStore
+import SusiAccess
 
 // GET /state, /events, /events/stream, /healthz, /metrics.
 

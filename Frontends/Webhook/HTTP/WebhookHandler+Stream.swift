@@ -1,5 +1,6 @@
 import SusiHTTP
 import SusiHTTPTypes
+import SusiAccess
 
 // GET /events/stream: server-sent events.
 

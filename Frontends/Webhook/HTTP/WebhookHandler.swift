@@ -5,6 +5,7 @@ public import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
 public import SusiStore
+public import SusiAccess
 
 /// Answers the webhook frontend's HTTP requests: actions in, state and events out, and the
 /// admin routes for keys, groups and subscribers.
@@ -135,7 +136,11 @@ public final class WebhookHandler: HTTPHandler {
       caller = principal.caller
       holds = principal.holds
     } else {
-      caller = try gate.authenticate(request.headers)
+      do {
+        caller = try gate.authenticate(request.headers)
+      } catch {
+        throw .unauthorized(error.message)
+      }
       let gate = self.gate
       let keyID = caller.keyID
       holds = { gate.allows(keyID, $0) }

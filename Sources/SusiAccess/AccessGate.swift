@@ -15,12 +15,13 @@ public struct Caller: Sendable, Equatable {
     self.privileges = privileges
   }
 
-  /// Refuses the request unless the caller holds `privilege`.
-  func require(_ privilege: String) throws(WebhookError) {
-    guard privileges.contains(privilege) else {
-      throw .forbidden("key \(keyID) lacks the \(privilege) privilege")
-    }
-  }
+  /// Whether the caller holds `privilege`.
+  public func holds(_ privilege: String) -> Bool { privileges.contains(privilege) }
+}
+
+/// Why a caller was not let in, for a person; it never says which check failed.
+public struct AccessRefused: Error, Equatable, Sendable {
+  public var message: String
 }
 
 /// Checks callers' keys: the token's hash against the keys file, the key's groups and
@@ -76,19 +77,19 @@ public final class AccessGate: Sendable {
     snapshot.withLock { $0.privileges[keyID] }.map { Caller(keyID: keyID, privileges: $0) }
   }
 
-  /// The caller behind the request's `Authorization: Bearer …`, or 401 when there is no such
+  /// The caller behind the request's `Authorization: Bearer …`; refused when there is no such
   /// header, the token is malformed, unknown, does not match, or its key is revoked. The
   /// message does not say which, so probing learns nothing.
-  public func authenticate(_ headers: HTTPHeaders) throws(WebhookError) -> Caller {
+  public func authenticate(_ headers: HTTPHeaders) throws(AccessRefused) -> Caller {
     guard let value = headers["Authorization"] else {
-      throw .unauthorized("send a key as Authorization: Bearer <key>")
+      throw AccessRefused(message: "send a key as Authorization: Bearer <key>")
     }
     let bytes = Array(value.utf8)
     let scheme = Array("bearer ".utf8)
     guard bytes.count > scheme.count,
       zip(bytes, scheme).allSatisfy({ $1 == 0x20 ? $0 == 0x20 : $0 | 0x20 == $1 })
     else {
-      throw .unauthorized("send a key as Authorization: Bearer <key>")
+      throw AccessRefused(message: "send a key as Authorization: Bearer <key>")
     }
     var start = scheme.count
     var end = bytes.count
@@ -98,7 +99,7 @@ public final class AccessGate: Sendable {
     guard let token = KeyToken(tokenText), keys.matches(token),
       let privileges = snapshot.withLock({ $0.privileges[token.keyID] })
     else {
-      throw .unauthorized("the key is unknown or revoked")
+      throw AccessRefused(message: "the key is unknown or revoked")
     }
     return Caller(keyID: token.keyID, privileges: privileges)
   }

@@ -1,11 +1,12 @@
+import SusiTesting
 import Synchronization
 import Testing
 
-@testable import SusiWebhook
+@testable import SusiAccess
 
 /// The keys file's token check: an unknown key id runs the same comparison as a known one, so
 /// its timing does not tell which ids exist.
-@Suite struct WebhookKeyFileTests {
+@Suite struct KeyFileTests {
   /// Records the stored side of every comparison a keys file makes, in order.
   private final class Comparisons: Sendable {
     private let stored = Mutex<[[UInt8]]>([])
@@ -15,7 +16,7 @@ import Testing
 
   private func recordingKeyFile() throws -> (KeyFile, Comparisons) {
     let compared = Comparisons()
-    let file = try KeyFile(path: temporaryDirectory() + "/test.keys") { stored, presented in
+    let file = try KeyFile(path: FileManagerTestFolder().path + "/test.keys") { stored, presented in
       compared.record(stored)
       return stored == presented
     }
@@ -43,7 +44,7 @@ import Testing
   }
 
   @Test func dummyHashNeverMatchesAnUnknownToken() throws {
-    let file = try KeyFile(path: temporaryDirectory() + "/test.keys")
+    let file = try KeyFile(path: FileManagerTestFolder().path + "/test.keys")
     #expect(!file.matches(KeyToken.generate()))
   }
 }
