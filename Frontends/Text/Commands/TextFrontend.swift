@@ -3,7 +3,7 @@ import SusiApplication
 public import SusiCommandLine
 import SusiCore
 import SusiServer
-public import SusiStore
+import SusiStore
 import SusiTerminal
 import Synchronization
 
@@ -11,76 +11,13 @@ import Synchronization
   import Glibc
 #endif
 
-/// A running susi as the text frontend needs it: the store (log replayed, runner started) and
-/// what to tell the person about it.
-public struct TextBackend: Sendable {
-  public var store: Store
-  public var logPath: String
-  /// Where the built-in server listens, when it is the one in use.
-  public var embeddedServerURL: String?
-  /// Events replayed from the log at start.
-  public var resumedEvents: Int
-  /// Stops the runner and the built-in server and closes the log.
-  public var close: @Sendable () async -> Void
-  /// Planned answers of an earlier run that start-up rescheduled, delivered late or dropped.
-  public var resumedPlans: [ResumedPlan]
-
-  public init(
-    store: Store, logPath: String, embeddedServerURL: String?, resumedEvents: Int,
-    resumedPlans: [ResumedPlan] = [], close: @escaping @Sendable () async -> Void
-  ) {
-    self.store = store
-    self.logPath = logPath
-    self.embeddedServerURL = embeddedServerURL
-    self.resumedEvents = resumedEvents
-    self.resumedPlans = resumedPlans
-    self.close = close
-  }
-}
-
-/// Why susi could not start: printed as is, and the exit code to leave with.
-public struct TextBackendError: Error, Sendable {
-  public var message: String
-  public var exitCode: Int32
-  public init(_ message: String, exitCode: Int32) {
-    self.message = message
-    self.exitCode = exitCode
-  }
-}
-
-/// Starts susi for a command (the app bootstrap).
-public typealias TextBackendOpener =
-  @Sendable (Invocation) async -> Result<TextBackend, TextBackendError>
-
 /// The text frontend: `susi` / `susi chat` and the one-shot commands.
 public enum TextFrontend {
-  /// Every text command, running on the app bootstrap.
-  public static var commands: [Command] { commands(open: openApp) }
-
-  /// Starts susi the standard way: log replayed, built-in server started (with --server too, so
-  /// that `/server embedded` can switch to it).
-  static let openApp: TextBackendOpener = { invocation in
-    do throws(StartupError) {
-      let app = try await SusiApp.start(
-        invocation.common, origin: .cli, environment: invocation.environment,
-        embeddedWithServer: true)
-      for warning in app.warnings { StandardStream.error.line("susi: warning: \(warning)") }
-      return .success(
-        TextBackend(
-          store: app.store, logPath: app.options.log,
-          embeddedServerURL: app.embedded?.baseURLString,
-          resumedEvents: app.resumedEvents, resumedPlans: app.resumedPlans,
-          close: { await app.stop() }))
-    } catch {
-      return .failure(TextBackendError(error.message, exitCode: error.exitCode))
-    }
-  }
-
   /// Every text command, in the order `susi --help` lists them.
-  public static func commands(open: @escaping TextBackendOpener) -> [Command] {
+  public static var commands: [Command] {
     var commands = [
       Command(TextCommandSpecs.complete(TextCommandSpecs.chat)) { invocation in
-        await withSession(invocation, mode: .chat, open: open) { session in await session.chat() }
+        await withSession(invocation, mode: .chat) { session in await session.chat() }
       }
     ]
     let oneShots = [
@@ -93,14 +30,12 @@ public enum TextFrontend {
       TextCommandSpecs.history,
     ]
     for spec in oneShots.map(TextCommandSpecs.complete) {
-      commands.append(Command(spec) { invocation in await oneShot(spec, invocation, open: open) })
+      commands.append(Command(spec) { invocation in await oneShot(spec, invocation) })
     }
     return commands
   }
 
-  static func oneShot(_ spec: CommandSpec, _ invocation: Invocation, open: TextBackendOpener) async
-    -> Int32
-  {
+  static func oneShot(_ spec: CommandSpec, _ invocation: Invocation) async -> Int32 {
     let command: TextCommand
     do {
       command = try TextCommandSpecs.command(spec, invocation.arguments)
@@ -108,8 +43,7 @@ public enum TextFrontend {
       StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
       return ExitCode.usage
     }
-    return await withSession(invocation, mode: .shell, command: spec.name, open: open) {
-      session in
+    return await withSession(invocation, mode: .shell, command: spec.name) { session in
       let outcome = await session.run(command)
       if outcome == .ok { await session.finishBackgroundWork() }
       return outcome.exitCode
@@ -119,7 +53,6 @@ public enum TextFrontend {
   /// Starts susi, runs `body` on a session with Ctrl-C handled, and shuts down in order.
   static func withSession(
     _ invocation: Invocation, mode: TextSession.Mode, command: String = "chat",
-    open: TextBackendOpener,
     _ body: (TextSession) async -> Int32
   ) async -> Int32 {
     StandardStream.ignoreBrokenPipes()
@@ -131,35 +64,39 @@ public enum TextFrontend {
     let relay = InterruptRelay()
     let interrupts = SignalCatcher([SIGINT]) { _ in relay.interrupt() }
     defer { interrupts.cancel() }
-    let backend: TextBackend
-    switch await open(invocation) {
-    case .success(let opened): backend = opened
-    case .failure(let error):
+    let app: SusiApp
+    do throws(StartupError) {
+      // The built-in server starts even with --server, so `/server embedded` can switch to it.
+      app = try await SusiApp.start(
+        invocation.common, origin: .cli, environment: invocation.environment,
+        embeddedWithServer: true)
+    } catch {
       console.error(error.message)
       return error.exitCode
     }
+    for warning in app.warnings { StandardStream.error.line("susi: warning: \(warning)") }
     if relay.interruptedEarly {
-      await backend.close()
+      await app.stop()
       return ExitCode.interrupted
     }
     let leaving = Atomic<Bool>(false)
     var context = TextContext(
-      logPath: backend.logPath, embeddedServerURL: backend.embeddedServerURL,
-      resumedEvents: backend.resumedEvents,
+      logPath: app.options.log, embeddedServerURL: app.embedded?.baseURLString,
+      resumedEvents: app.resumedEvents,
       passwordFile: invocation.parsed.value("--password-file"),
       terminate: { code in
         guard !leaving.exchange(true, ordering: .sequentiallyConsistent) else { return }
         TerminalEcho.restore()
         TerminalRawMode.restore()
         // The store appends whole records; closing it waits for the one being written.
-        await withTimeLimit(seconds: 3) { await backend.close() }
+        await withTimeLimit(seconds: 3) { await app.stop() }
         exit(code)
       })
     context.waitForPlanned = invocation.parsed.has("--wait")
-    context.resumedPlans = backend.resumedPlans
-    if backend.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
+    context.resumedPlans = app.resumedPlans
+    if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
       // Planned answers delivered late may be logged before the session follows the log.
-      context.followFrom = backend.resumedEvents
+      context.followFrom = app.resumedEvents
     }
     let input = StandardInput()
     var lineReader: TerminalLineReader?
@@ -172,24 +109,24 @@ public enum TextFrontend {
         columns: { TerminalStyle.columns(for: .output, environment: environment) })
     }
     let session = await TextSession(
-      store: backend.store, console: console, input: input, context: context, mode: mode,
+      store: app.store, console: console, input: input, context: context, mode: mode,
       lineReader: lineReader)
     if relay.attach(session) {
       // Ctrl-C came after start-up but before the session could take it: it counts now.
       await session.interrupt()
     }
     await session.announceResumedPlans()
-    if backend.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
+    if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
       // Shown before the command's own output, not somewhere in the middle of it.
       await session.finishBackgroundWork()
     }
     let recorder = json ? CommandRecord() : nil
     var observing: Int?
-    if let recorder { observing = await backend.store.observe { recorder.add($0) } }
+    if let recorder { observing = await app.store.observe { recorder.add($0) } }
     let code = await body(session)
     if let recorder, let observing {
-      await backend.store.stopObserving(observing)
-      let pending = PendingAnswer.all(in: await backend.store.state.inFlight)
+      await app.store.stopObserving(observing)
+      let pending = PendingAnswer.all(in: await app.store.state.inFlight)
       StandardStream.output.write(
         recorder.json(command: command, exitCode: code, pending: pending) + "\n")
     }
@@ -200,7 +137,7 @@ public enum TextFrontend {
       // own code; returning here would race it with `code`.
       while true { try? await Task.sleep(for: .seconds(60)) }
     }
-    await backend.close()
+    await app.stop()
     return code
   }
 
