@@ -66,10 +66,13 @@ let package = Package(
       ],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
-    // Keys and who may do what, for the HTTP API of `susi serve` and `susi web`.
+    // Keys and who may do what, for the HTTP API of `susi serve` and `susi web`, and the key and
+    // group changes `susi serve` makes.
     .target(
       name: "SusiAccess",
-      dependencies: ["SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPTypes", "SusiJSON"],
+      dependencies: [
+        "SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPTypes", "SusiJSON", "SusiStore",
+      ],
       swiftSettings: strict),
 
     // What every command shares: the command-line layer (parsing, help, exit codes, signals,

@@ -1,10 +1,10 @@
+import SusiAccess
 import SusiCore
 import SusiDelivery
 import SusiHTTP
 import SusiStore
 import SusiWebhook
 import Testing
-import SusiAccess
 
 /// `susi serve keys|groups|subscribers …` on a store, as the local operator.
 @Suite struct WebhookCommandTests {

@@ -1,9 +1,9 @@
+import SusiAccess
 import SusiCore
 import SusiDelivery
 import SusiHTTP
 import SusiJSON
 import SusiStore
-import SusiAccess
 
 // The /admin routes: groups, privileges, keys (each change an event in the log) and
 // subscribers (kept in the subscribers file).
@@ -94,26 +94,15 @@ extension WebhookHandler {
     let (groups, label) = try Self.read { () throws(JSONShapeError) in
       (body.has("groups") ? try body.strings("groups") : [], try body.optionalString("label"))
     }
-    let token = KeyToken.generate()
-    // The hash is stored first: a key the log knows must be usable. A hash whose key the log
-    // refuses is inert (authentication needs both) and is removed again.
+    let issued: AccessAdministration.IssuedKey
     do {
-      try gate.keyFile.add(token)
+      issued = try await administration.issueKey(
+        groups: groups, label: label, by: caller.keyID, origin: .webhook)
     } catch {
-      throw WebhookError(500, "keys_file", "cannot store the key: \(error)")
+      throw Self.webhookError(error)
     }
-    let sent: SentAction
-    do {
-      sent = try await applyAccessChange(
-        .issueKey(
-          .init(
-            by: caller.keyID, key: token.keyID,
-            groups: groups.isEmpty ? [AccessControl.defaultGroup] : groups,
-            label: label)))
-    } catch {
-      try? gate.keyFile.remove(token.keyID)
-      throw error
-    }
+    gate.update(issued.sent.access)
+    let (token, sent) = (issued.token, issued.sent)
     let key = sent.access.keys[token.keyID]
     return Self.json(201) { o in
       o.field("seq", sent.published.seq)
@@ -126,8 +115,13 @@ extension WebhookHandler {
 
   func revokeKey(_ caller: Caller, id: String) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.keysManage)
-    let sent = try await applyAccessChange(.revokeKey(.init(by: caller.keyID, key: id)))
-    try? gate.keyFile.remove(id)
+    let sent: SentAction
+    do {
+      sent = try await administration.revokeKey(id, by: caller.keyID, origin: .webhook)
+    } catch {
+      throw Self.webhookError(error)
+    }
+    gate.update(sent.access)
     return Self.json(200) { o in
       o.field("seq", sent.published.seq)
       o.field("id", id)
@@ -135,18 +129,29 @@ extension WebhookHandler {
     }
   }
 
-  /// Checks and appends an access change in one step on the store, then lets the gate decide
-  /// by the new state at once.
+  /// Appends a group change in one step on the store, then lets the gate decide by the new
+  /// state at once.
   private func applyAccessChange(_ action: Action) async throws(WebhookError) -> SentAction {
     do {
-      let sent = try await store.sendChecked(action, origin: .webhook)
+      let sent = try await administration.change(action, origin: .webhook)
       gate.update(sent.access)
       return sent
     } catch {
-      switch error {
-      case .access(let problem): throw problem.webhookError
-      case .store(let failure): throw Self.unavailable(failure)
-      }
+      throw Self.webhookError(error)
+    }
+  }
+
+  /// Key and group changes on the store, with key hashes in the gate's keys file.
+  private var administration: AccessAdministration {
+    AccessAdministration(store: store, keys: gate.keyFile)
+  }
+
+  /// The HTTP form of a refused key or group change.
+  private static func webhookError(_ failure: AccessAdministration.Failure) -> WebhookError {
+    switch failure {
+    case .access(let problem): problem.webhookError
+    case .store(let failure): unavailable(failure)
+    case .keyFile(let failure): WebhookError(500, "keys_file", "cannot store the key: \(failure)")
     }
   }
 
@@ -251,7 +256,7 @@ extension WebhookHandler {
   }
 }
 
-extension DeliveryService.Refusal {
+extension SubscriberRefusal {
   var webhookError: WebhookError {
     switch kind {
     case .invalid: .badRequest("invalid_request", message)
