@@ -213,7 +213,9 @@ let package = Package(
       swiftSettings: strict),
     // Frontend tests, one target per frontend; those that run the built `susi` depend on it.
     .testTarget(
-      name: "SusiAccessTests", dependencies: ["SusiAccess", "SusiTesting"], swiftSettings: strict),
+      name: "SusiAccessTests",
+      dependencies: ["SusiAccess", "SusiTesting", "SusiClock", "SusiCore", "SusiStore"],
+      swiftSettings: strict),
     .testTarget(
       name: "TextTests",
       dependencies: [
