@@ -109,7 +109,7 @@ public final class DeliveryService: Sendable {
 
   /// Every subscriber with its progress against the log's `lastSeq`, sorted by id.
   public func statuses(lastSeq: Int) -> [SubscriberStatus] {
-    let workers = running.withLock { $0.mapValues(\.worker.snapshot) }
+    let workers = running.withLock { $0.mapValues(\.worker) }.mapValues(\.snapshot)
     return registry.statuses(lastSeq: lastSeq, workers: workers).sorted { $0.id < $1.id }
   }
 

@@ -87,7 +87,7 @@ public struct ServeAdministration: Sendable {
       issued = try await keysAndGroups.issueKey(
         groups: groups, label: label, by: AccessControl.localOperator, origin: .cli)
     } catch {
-      return Self.failure(error)
+      return Self.outcome(refused: error)
     }
     return .success(
       issued.token.text + "\n",
@@ -103,7 +103,7 @@ public struct ServeAdministration: Sendable {
     do {
       _ = try await keysAndGroups.revokeKey(words[2], by: AccessControl.localOperator, origin: .cli)
     } catch {
-      return Self.failure(error)
+      return Self.outcome(refused: error)
     }
     return .success("", notes: "Revoked \(words[2]).\n")
   }
@@ -150,7 +150,7 @@ public struct ServeAdministration: Sendable {
     do {
       sent = try await keysAndGroups.change(make(words), origin: .cli)
     } catch {
-      return Self.failure(error)
+      return Self.outcome(refused: error)
     }
     let group = words[2]
     let privileges = sent.access.groups[group]?.privileges.sorted().joined(separator: " ") ?? ""
@@ -158,7 +158,7 @@ public struct ServeAdministration: Sendable {
   }
 
   /// Why a key or group change was refused (nothing appended), and the exit code for it.
-  private static func failure(_ failure: AccessAdministration.Failure) -> Outcome {
+  private static func outcome(refused failure: AccessAdministration.Failure) -> Outcome {
     switch failure {
     case .access(let problem): .failure(problem.message)
     case .store(let failure): .failure("\(failure)", exitCode: ExitCode.ioError)
@@ -209,7 +209,7 @@ public struct ServeAdministration: Sendable {
     do {
       added = try subscribers.register(subscriber, lastSeq: await store.lastSeq)
     } catch {
-      return failure(error)
+      return outcome(refused: error)
     }
     let secretNote = options["--secret"] == nil ? "Its signing secret (shown once):\n" : ""
     return .success(
@@ -226,13 +226,13 @@ public struct ServeAdministration: Sendable {
     do {
       try subscribers.remove(words[2])
     } catch {
-      return failure(error)
+      return outcome(refused: error)
     }
     return .success("", notes: "Removed subscriber \(words[2]).\n")
   }
 
   /// Why a subscriber change was refused, and the exit code for it.
-  private func failure(_ refusal: SubscriberRefusal) -> Outcome {
+  private func outcome(refused refusal: SubscriberRefusal) -> Outcome {
     switch refusal.kind {
     case .invalid: .failure(refusal.message, exitCode: ExitCode.usage)
     // A clash names the subscribers file it is in.
