@@ -94,20 +94,15 @@ extension WebhookHandler {
     let (groups, label) = try Self.read { () throws(JSONShapeError) in
       (body.has("groups") ? try body.strings("groups") : [], try body.optionalString("label"))
     }
-    let issued: AccessAdministration.IssuedKey
-    do {
-      issued = try await administration.issueKey(
-        groups: groups, label: label, by: caller.keyID, origin: .webhook)
-    } catch {
-      throw Self.webhookError(error)
+    let issued = try await administer { (access) async throws(AccessAdministration.Failure) in
+      try await access.issueKey(groups: groups, label: label, by: caller.keyID, origin: .webhook)
     }
     gate.update(issued.sent.access)
-    let (token, sent) = (issued.token, issued.sent)
-    let key = sent.access.keys[token.keyID]
+    let key = issued.sent.access.keys[issued.token.keyID]
     return Self.json(201) { o in
-      o.field("seq", sent.published.seq)
-      o.field("id", token.keyID)
-      o.field("key", token.text)
+      o.field("seq", issued.sent.published.seq)
+      o.field("id", issued.token.keyID)
+      o.field("key", issued.token.text)
       o.field("groups", key?.groups ?? [])
       o.field("label", key?.label)
     }
@@ -115,11 +110,8 @@ extension WebhookHandler {
 
   func revokeKey(_ caller: Caller, id: String) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.keysManage)
-    let sent: SentAction
-    do {
-      sent = try await administration.revokeKey(id, by: caller.keyID, origin: .webhook)
-    } catch {
-      throw Self.webhookError(error)
+    let sent = try await administer { (access) async throws(AccessAdministration.Failure) in
+      try await access.revokeKey(id, by: caller.keyID, origin: .webhook)
     }
     gate.update(sent.access)
     return Self.json(200) { o in
@@ -132,18 +124,23 @@ extension WebhookHandler {
   /// Appends a group change in one step on the store, then lets the gate decide by the new
   /// state at once.
   private func applyAccessChange(_ action: Action) async throws(WebhookError) -> SentAction {
+    let sent = try await administer { (access) async throws(AccessAdministration.Failure) in
+      try await access.change(action, origin: .webhook)
+    }
+    gate.update(sent.access)
+    return sent
+  }
+
+  /// Runs a key or group change on the store, with key hashes in the gate's keys file; a
+  /// refusal becomes its HTTP answer.
+  private func administer<Result>(
+    _ change: (AccessAdministration) async throws(AccessAdministration.Failure) -> Result
+  ) async throws(WebhookError) -> Result {
     do {
-      let sent = try await administration.change(action, origin: .webhook)
-      gate.update(sent.access)
-      return sent
+      return try await change(AccessAdministration(store: store, keys: gate.keyFile))
     } catch {
       throw Self.webhookError(error)
     }
-  }
-
-  /// Key and group changes on the store, with key hashes in the gate's keys file.
-  private var administration: AccessAdministration {
-    AccessAdministration(store: store, keys: gate.keyFile)
   }
 
   /// The HTTP form of a refused key or group change.
