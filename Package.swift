@@ -58,10 +58,13 @@ let package = Package(
       dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPTypes"],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
-    // Keys and who may do what, for the HTTP API of `susi serve` and `susi web`.
+    // Keys and who may do what, for the HTTP API of `susi serve` and `susi web`, and the key and
+    // group changes `susi serve` makes.
     .target(
       name: "SusiAccess",
-      dependencies: ["SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPTypes", "SusiJSON"],
+      dependencies: [
+        "SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPTypes", "SusiJSON", "SusiStore",
+      ],
       swiftSettings: strict),
 
     // What every command shares: the command-line layer (parsing, help, exit codes, signals,
@@ -161,7 +164,9 @@ let package = Package(
       swiftSettings: strict),
     // Frontend tests, one target per frontend; those that run the built `susi` depend on it.
     .testTarget(
-      name: "SusiAccessTests", dependencies: ["SusiAccess", "SusiTesting"], swiftSettings: strict),
+      name: "SusiAccessTests",
+      dependencies: ["SusiAccess", "SusiTesting", "SusiClock", "SusiCore", "SusiStore"],
+      swiftSettings: strict),
     .testTarget(
       name: "TextTests",
       dependencies: ["SusiText", "SusiCommandLine", "SusiCore", "SusiHTTP", "SusiHTTPTesting", "SusiJSON", "SusiRunner", "SusiServer", "SusiStore", "SusiTesting", "SusiHTTPClient", "SusiClock", "SusiTerminal", "susi"],

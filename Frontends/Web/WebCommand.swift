@@ -1,9 +1,9 @@
 import Foundation
+import SusiAccess
 import SusiApplication
 public import SusiCommandLine
 import SusiCore
 public import SusiWebhook
-import SusiAccess
 
 /// `susi web`: the browser frontend on loopback, and the mount `susi serve --web` uses.
 public enum WebCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import SusiAccess
 import SusiCore
 import SusiFiles
 import SusiHTTP
@@ -6,7 +7,6 @@ import SusiHTTPTypes
 import SusiRunner
 import SusiStore
 import SusiWebhook
-import SusiAccess
 
 // GET /images?url=…: an image from susi's cache, so the page never fetches a third-party URL.
 

@@ -1,3 +1,4 @@
+import SusiAccess
 import SusiCore
 public import SusiHTTP
 import SusiHTTPTypes
@@ -5,7 +6,6 @@ import SusiJSON
 public import SusiStore
 public import SusiWebhook
 import Synchronization
-import SusiAccess
 
 /// Answers the browser frontend's requests: its pages, its sessions, the inspector and cached
 /// images; everything else (`/actions`, `/state`, `/events`, `/events/stream`) goes to the

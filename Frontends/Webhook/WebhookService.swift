@@ -1,9 +1,9 @@
+public import SusiAccess
 public import SusiClock
 import SusiCore
 public import SusiDelivery
 public import SusiHTTPClient
 public import SusiStore
-public import SusiAccess
 
 /// The webhook frontend around one store: the event feed that follows the log, the access gate,
 /// the outbound deliveries and the HTTP handler. Serve `handler` with an HTTP server.

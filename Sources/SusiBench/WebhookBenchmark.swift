@@ -8,6 +8,7 @@
 
 import CEpoll
 import Foundation
+import SusiAccess
 import SusiApplication
 import SusiCommandLine
 import SusiCore
@@ -16,7 +17,6 @@ import SusiHTTP
 import SusiStore
 import SusiWebhook
 import Synchronization
-import SusiAccess
 
 #if canImport(Glibc)
   import Glibc

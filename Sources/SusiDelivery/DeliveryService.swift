@@ -8,8 +8,7 @@ import Synchronization
 /// the deliveries run (the webhook frontend's admin routes call it).
 public final class DeliveryService: Sendable {
   private let feed: EventFeed
-  private let registry: SubscriberFile
-  private let cursors: DeliveryCursors
+  private let registry: SubscriberRegistry
   private let makeTransport: @Sendable (Subscriber) -> any HTTPTransport
   private let clock: any TimeSource
   /// How the attempts ended, by subscriber.
@@ -23,39 +22,6 @@ public final class DeliveryService: Sendable {
     var task: Task<Void, Never>
   }
 
-  /// One subscriber as listings show it (never its secret).
-  public struct SubscriberStatus: Sendable, Equatable {
-    /// The subscriber's id.
-    public var id: String
-    /// Where deliveries go.
-    public var url: String
-    /// The event types it gets (`*` = all).
-    public var events: [String]
-    /// Every event up to this seq is done.
-    public var delivered: Int
-    /// Log events after `delivered`.
-    public var backlog: Int
-    /// Why deliveries stopped (`410 Gone`), if they did.
-    public var disabled: String?
-    /// Failed attempts at the current event.
-    public var failures: Int
-    /// The last failure.
-    public var lastError: String?
-    /// `idle`, `delivering`, `backingOff`, `disabled` or `stopped`.
-    public var phase: String
-  }
-
-  /// Why a subscriber change was refused.
-  public struct Refusal: Error, Equatable, Sendable, CustomStringConvertible {
-    /// What kind of refusal: bad input, a clash, an unknown id, or a file that could not be written.
-    public enum Kind: Sendable { case invalid, conflict, notFound, storage }
-    /// The kind of refusal.
-    public var kind: Kind
-    /// What went wrong.
-    public var message: String
-    public var description: String { message }
-  }
-
   /// A service delivering `feed`'s events to the subscribers in `registry`.
   public init(
     feed: EventFeed, registry: SubscriberFile, cursors: DeliveryCursors,
@@ -67,8 +33,7 @@ public final class DeliveryService: Sendable {
     random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
   ) {
     self.feed = feed
-    self.registry = registry
-    self.cursors = cursors
+    self.registry = SubscriberRegistry(file: registry, cursors: cursors)
     self.makeTransport = makeTransport
     self.clock = clock
     self.counters = counters
@@ -78,13 +43,13 @@ public final class DeliveryService: Sendable {
 
   /// Starts a worker for every subscriber in the registry that is not disabled.
   public func start() {
-    for subscriber in registry.subscribers { startWorker(subscriber) }
+    for subscriber in registry.file.subscribers { startWorker(subscriber) }
   }
 
   private func startWorker(_ subscriber: Subscriber) {
     let worker = DeliveryWorker(
       subscriber: subscriber, feed: feed, transport: makeTransport(subscriber), clock: clock,
-      cursors: cursors,
+      cursors: registry.cursors,
       counters: counters, policy: policy, random: random)
     running.withLock { all in
       guard all[subscriber.id] == nil else { return }
@@ -110,48 +75,28 @@ public final class DeliveryService: Sendable {
     if let refusal { throw refusal }
   }
 
-  /// Registers a subscriber (written to the subscribers file) and starts delivering to it.
+  /// Registers a subscriber (see `SubscriberRegistry.register`) and starts delivering to it.
   /// With no `after`, it gets the events that follow `lastSeq` (the log's last event now).
-  public func add(_ subscriber: Subscriber, lastSeq: Int) throws(Refusal) {
-    if let problem = subscriber.problem { throw Refusal(kind: .invalid, message: problem) }
-    var subscriber = subscriber
-    if subscriber.after == nil { subscriber.after = lastSeq }
-    guard registry.subscriber(subscriber.id) == nil else {
-      throw Refusal(kind: .conflict, message: "a subscriber \(subscriber.id) exists already")
-    }
-    do {
-      try cursors.remove(subscriber.id)
-      try registry.add(subscriber)
-    } catch {
-      throw Refusal(kind: .storage, message: "\(error)")
-    }
-    startWorker(subscriber)
+  public func add(_ subscriber: Subscriber, lastSeq: Int) throws(SubscriberRefusal) {
+    startWorker(try registry.register(subscriber, lastSeq: lastSeq))
   }
 
   /// Stops delivering to a subscriber and forgets it and its cursor.
-  public func remove(_ id: String) async throws(Refusal) {
-    guard registry.subscriber(id) != nil else {
-      throw Refusal(kind: .notFound, message: "no subscriber is called '\(id)'")
-    }
+  public func remove(_ id: String) async throws(SubscriberRefusal) {
     await stopWorker(id)
-    do {
-      try registry.remove(id)
-      try cursors.remove(id)
-    } catch {
-      throw Refusal(kind: .storage, message: "\(error)")
-    }
+    try registry.remove(id)
   }
 
   /// Lets deliveries to a disabled subscriber go on, starting with the event it refused.
-  public func enable(_ id: String) async throws(Refusal) {
-    guard let subscriber = registry.subscriber(id) else {
-      throw Refusal(kind: .notFound, message: "no subscriber is called '\(id)'")
+  public func enable(_ id: String) async throws(SubscriberRefusal) {
+    guard let subscriber = registry.file.subscriber(id) else {
+      throw SubscriberRefusal(kind: .notFound, message: "no subscriber is called '\(id)'")
     }
     await stopWorker(id)
     do {
-      try cursors.enable(id)
+      try registry.cursors.enable(id)
     } catch {
-      throw Refusal(kind: .storage, message: "\(error)")
+      throw SubscriberRefusal(kind: .storage, message: "\(error)")
     }
     startWorker(subscriber)
   }
@@ -164,18 +109,8 @@ public final class DeliveryService: Sendable {
 
   /// Every subscriber with its progress against the log's `lastSeq`, sorted by id.
   public func statuses(lastSeq: Int) -> [SubscriberStatus] {
-    let workers = running.withLock { $0.mapValues(\.worker) }
-    return registry.subscribers.sorted { $0.id < $1.id }.map { subscriber in
-      let cursor = cursors.cursor(subscriber.id)
-      let worker = workers[subscriber.id]?.snapshot
-      let delivered = worker?.cursor ?? cursor?.delivered ?? subscriber.after ?? lastSeq
-      return SubscriberStatus(
-        id: subscriber.id, url: subscriber.url,
-        events: subscriber.events.isEmpty ? ["*"] : subscriber.events.sorted(),
-        delivered: delivered, backlog: max(0, lastSeq - delivered), disabled: cursor?.disabled,
-        failures: worker?.failures ?? 0, lastError: worker?.lastError,
-        phase: worker?.phase.rawValue ?? "stopped")
-    }
+    let workers = running.withLock { $0.mapValues(\.worker) }.mapValues(\.snapshot)
+    return registry.statuses(lastSeq: lastSeq, workers: workers).sorted { $0.id < $1.id }
   }
 
   /// Stops every worker: each finishes the attempt it is in, keeps delivering while the

@@ -20,7 +20,7 @@ import Testing
     ("Sources/SusiRunner", "SusiRunner", 4),
     ("Sources/SusiDelivery", "SusiDelivery", 4),
     ("Sources/SusiServer", "SusiServer", 4),
-    ("Sources/SusiAccess", "SusiAccess", 3),
+    ("Sources/SusiAccess", "SusiAccess", 4),
     ("Sources/SusiCommandLine", "SusiCommandLine", 5),
     ("Sources/SusiApplication", "SusiApplication", 6),
     ("Frontends/Text", "SusiText", 7),

@@ -1,4 +1,5 @@
 import Foundation
+import SusiAccess
 import SusiApplication
 import SusiCommandLine
 import SusiCore
@@ -10,7 +11,6 @@ import SusiStore
 import SusiWeb
 import SusiWebhook
 import Synchronization
-import SusiAccess
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import SusiAccess
 import SusiCore
 import SusiCrypto
 import SusiFiles
@@ -7,7 +8,6 @@ import SusiJSON
 import SusiStore
 import SusiWebhook
 import Testing
-import SusiAccess
 
 /// The /admin routes: groups, privileges and keys as events in the log, checked by the same
 /// rules the reducer applies.

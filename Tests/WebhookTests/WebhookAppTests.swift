@@ -1,3 +1,4 @@
+import SusiAccess
 import SusiApplication
 import SusiCommandLine
 import SusiCore
@@ -8,7 +9,6 @@ import SusiJSON
 import SusiStore
 import SusiWebhook
 import Testing
-import SusiAccess
 
 /// The webhook frontend on a real log file through the app bootstrap, across a restart.
 @Suite struct WebhookAppTests {

@@ -1,10 +1,10 @@
+import SusiAccess
 import SusiCore
 import SusiDelivery
 import SusiHTTP
 import SusiStore
 import SusiWebhook
 import Testing
-import SusiAccess
 
 /// `susi serve keys|groups|subscribers …` on a store, as the local operator.
 @Suite struct WebhookCommandTests {
@@ -69,6 +69,41 @@ import SusiAccess
     #expect(await admin.run(["subscribers", "add", "ftp://x"], options: [:]).exitCode == 64)
     #expect(await admin.run(["subscribers", "remove", "billing"], options: [:]).exitCode == 0)
     #expect(await admin.run(["subscribers", "remove", "billing"], options: [:]).exitCode == 1)
+  }
+
+  @Test func subscriberMessagesAndListingLinesAreExact() async throws {
+    let directory = temporaryDirectory()
+    let (admin, f) = try await administration(directory)
+    let secret = WebhookSecret.generate().text
+    let added = await admin.run(
+      ["subscribers", "add", "http://127.0.0.1:9/hook"],
+      options: ["--id": "billing", "--secret": secret, "--after": "0"])
+    #expect(added.output == "")
+    #expect(added.notes == "Added subscriber billing for http://127.0.0.1:9/hook, after event 0.\n")
+    let cursors = try DeliveryCursors(path: directory + "/log.cursors")
+    try cursors.save("billing", delivered: 0)
+    try cursors.disable("billing", reason: "410 Gone", at: 1_795_341_600)
+    let reopened = ServeAdministration(
+      store: f.store, keys: f.keys,
+      subscribers: try SubscriberFile(path: directory + "/log.subscribers"), cursors: cursors)
+    try await f.store.send(.loadGroups(.init()), origin: .cli)
+    let lastSeq = await f.store.lastSeq
+    let listing = await reopened.run(["subscribers", "list"], options: [:])
+    #expect(
+      listing.output
+        == "billing  http://127.0.0.1:9/hook  events: *  delivered: 0  backlog: \(lastSeq)  DISABLED (410 Gone)\n"
+    )
+    // A second subscriber of the same id is refused and leaves the first one's cursor alone.
+    let again = await reopened.run(
+      ["subscribers", "add", "http://127.0.0.1:9/other"], options: ["--id": "billing"])
+    #expect(again.exitCode == 1)
+    #expect(again.output == "")
+    #expect(
+      again.notes == "susi: \(directory)/log.subscribers: a subscriber billing exists already\n")
+    #expect(try DeliveryCursors(path: directory + "/log.cursors").cursor("billing") != nil)
+    let missing = await reopened.run(["subscribers", "remove", "nobody"], options: [:])
+    #expect(missing.notes == "susi: no subscriber is called 'nobody'\n")
+    #expect(missing.exitCode == 1)
   }
 
   @Test func unknownSubcommandIsAUsageError() async throws {

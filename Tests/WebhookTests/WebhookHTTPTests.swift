@@ -1,4 +1,5 @@
 import Foundation
+import SusiAccess
 import SusiClock
 import SusiCore
 import SusiDelivery
@@ -12,7 +13,6 @@ import SusiStore
 import SusiWebhook
 import Synchronization
 import Testing
-import SusiAccess
 
 #if canImport(Glibc)
   import Glibc

@@ -1,3 +1,4 @@
+import SusiAccess
 import SusiClock
 import SusiCore
 import SusiHTTP
@@ -6,7 +7,6 @@ import SusiJSON
 import SusiStore
 import SusiWebhook
 import Testing
-import SusiAccess
 
 /// The HTTP routes of the webhook frontend, called directly on the handler.
 @Suite struct WebhookHandlerTests {

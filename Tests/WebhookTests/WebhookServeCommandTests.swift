@@ -1,11 +1,11 @@
 import Foundation
+import SusiAccess
 import SusiCore
 import SusiEventLog
 import SusiHTTPTesting
 import SusiTesting
 import SusiWebhook
 import Testing
-import SusiAccess
 
 /// The built `susi` binary: `susi serve keys init`, `susi serve`, a request, SIGTERM.
 @Suite struct WebhookServeCommandTests {

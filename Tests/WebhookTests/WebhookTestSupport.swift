@@ -1,4 +1,5 @@
 import Foundation
+import SusiAccess
 import SusiClock
 import SusiCore
 import SusiCoreTesting
@@ -13,7 +14,6 @@ import SusiTesting
 import SusiWebhook
 import Synchronization
 import Testing
-import SusiAccess
 
 // Shared pieces of the webhook tests: a clock moved by hand, a runner that answers from memory,
 // a recording delivery transport, and a fixture that wires a store to the webhook handler.

@@ -1,8 +1,8 @@
+public import SusiAccess
 import SusiCommandLine
 import SusiCore
 public import SusiDelivery
 public import SusiStore
-public import SusiAccess
 
 /// `susi serve keys …`, `susi serve groups …` and `susi serve subscribers …`: the admin tasks
 /// of the HTTP API, from the command line, acting as the local operator (`local`) on the same
@@ -10,16 +10,14 @@ public import SusiAccess
 /// rules.
 public struct ServeAdministration: Sendable {
   let store: Store
-  let keys: KeyFile
-  let subscribers: SubscriberFile
-  let cursors: DeliveryCursors
+  let keysAndGroups: AccessAdministration
+  let subscribers: SubscriberRegistry
 
   /// Administration of the store's access and of the subscribers in these files.
   public init(store: Store, keys: KeyFile, subscribers: SubscriberFile, cursors: DeliveryCursors) {
     self.store = store
-    self.keys = keys
-    self.subscribers = subscribers
-    self.cursors = cursors
+    self.keysAndGroups = AccessAdministration(store: store, keys: keys)
+    self.subscribers = SubscriberRegistry(file: subscribers, cursors: cursors)
   }
 
   /// What a command printed and how it ended.
@@ -84,23 +82,17 @@ public struct ServeAdministration: Sendable {
   }
 
   func issueKey(groups: [String], label: String?) async -> Outcome {
-    let token = KeyToken.generate()
+    let issued: AccessAdministration.IssuedKey
     do {
-      try keys.add(token)
+      issued = try await keysAndGroups.issueKey(
+        groups: groups, label: label, by: AccessControl.localOperator, origin: .cli)
     } catch {
-      return .failure("cannot store the key: \(error)", exitCode: ExitCode.cannotCreate)
-    }
-    let groups = groups.isEmpty ? [AccessControl.defaultGroup] : groups
-    let action = Action.issueKey(
-      .init(by: AccessControl.localOperator, key: token.keyID, groups: groups, label: label))
-    if let refusal = await apply(action) {
-      try? keys.remove(token.keyID)
-      return refusal
+      return Self.outcome(refused: error)
     }
     return .success(
-      token.text + "\n",
+      issued.token.text + "\n",
       notes:
-        "Issued \(token.keyID) (groups: \(groups.sorted().joined(separator: ", "))). The key above is shown only once;\n"
+        "Issued \(issued.token.keyID) (groups: \(issued.groups.sorted().joined(separator: ", "))). The key above is shown only once;\n"
         + "callers send it as 'Authorization: Bearer <key>'.\n")
   }
 
@@ -108,11 +100,11 @@ public struct ServeAdministration: Sendable {
     guard words.count == 3 else {
       return .failure("usage: susi serve keys revoke KEY-ID", exitCode: ExitCode.usage)
     }
-    if let refusal = await apply(.revokeKey(.init(by: AccessControl.localOperator, key: words[2])))
-    {
-      return refusal
+    do {
+      _ = try await keysAndGroups.revokeKey(words[2], by: AccessControl.localOperator, origin: .cli)
+    } catch {
+      return Self.outcome(refused: error)
     }
-    try? keys.remove(words[2])
     return .success("", notes: "Revoked \(words[2]).\n")
   }
 
@@ -154,39 +146,35 @@ public struct ServeAdministration: Sendable {
         ? "susi serve groups create NAME" : "susi serve groups \(words[1]) GROUP PRIVILEGE"
       return .failure("usage: \(usage)", exitCode: ExitCode.usage)
     }
-    let action = make(words)
-    if let refusal = await apply(action) { return refusal }
+    let sent: SentAction
+    do {
+      sent = try await keysAndGroups.change(make(words), origin: .cli)
+    } catch {
+      return Self.outcome(refused: error)
+    }
     let group = words[2]
-    let privileges =
-      await store.state.access.groups[group]?.privileges.sorted().joined(separator: " ") ?? ""
+    let privileges = sent.access.groups[group]?.privileges.sorted().joined(separator: " ") ?? ""
     return .success("\(group): \(privileges)\n")
   }
 
-  /// Appends an access change if the rules allow it; otherwise says why (nothing appended).
-  private func apply(_ action: Action) async -> Outcome? {
-    do {
-      _ = try await store.sendChecked(action, origin: .cli)
-      return nil
-    } catch {
-      switch error {
-      case .access(let problem): return .failure(problem.message)
-      case .store(let failure): return .failure("\(failure)", exitCode: ExitCode.ioError)
-      }
+  /// Why a key or group change was refused (nothing appended), and the exit code for it.
+  private static func outcome(refused failure: AccessAdministration.Failure) -> Outcome {
+    switch failure {
+    case .access(let problem): .failure(problem.message)
+    case .store(let failure): .failure("\(failure)", exitCode: ExitCode.ioError)
+    case .keyFile(let failure):
+      .failure("cannot store the key: \(failure)", exitCode: ExitCode.cannotCreate)
     }
   }
 
   // MARK: Subscribers
 
   func listSubscribers() async -> Outcome {
-    let lastSeq = await store.lastSeq
     var out = ""
-    for s in subscribers.subscribers {
-      let cursor = cursors.cursor(s.id)
-      let delivered = cursor?.delivered ?? s.after ?? lastSeq
-      var line =
-        "\(s.id)  \(s.url)  events: \(s.events.isEmpty ? "*" : s.events.sorted().joined(separator: ","))"
-      line += "  delivered: \(delivered)  backlog: \(max(0, lastSeq - delivered))"
-      if let disabled = cursor?.disabled { line += "  DISABLED (\(disabled))" }
+    for s in subscribers.statuses(lastSeq: await store.lastSeq) {
+      var line = "\(s.id)  \(s.url)  events: \(s.events.joined(separator: ","))"
+      line += "  delivered: \(s.delivered)  backlog: \(s.backlog)"
+      if let disabled = s.disabled { line += "  DISABLED (\(disabled))" }
       out += line + "\n"
     }
     return .success(out)
@@ -212,25 +200,22 @@ public struct ServeAdministration: Sendable {
         return .failure("--after takes a seq", exitCode: ExitCode.usage)
       }
       after = seq
-    } else {
-      after = await store.lastSeq
     }
     let subscriber = Subscriber(
       id: options["--id"] ?? Subscriber.generateID(), url: words[2],
       events: Set(Self.list(options["--events"])),
       secret: secret, after: after)
-    if let problem = subscriber.problem { return .failure(problem, exitCode: ExitCode.usage) }
+    let added: Subscriber
     do {
-      try cursors.remove(subscriber.id)
-      try subscribers.add(subscriber)
+      added = try subscribers.register(subscriber, lastSeq: await store.lastSeq)
     } catch {
-      return .failure("\(error)")
+      return outcome(refused: error)
     }
     let secretNote = options["--secret"] == nil ? "Its signing secret (shown once):\n" : ""
     return .success(
       options["--secret"] == nil ? secret.text + "\n" : "",
       notes:
-        "Added subscriber \(subscriber.id) for \(subscriber.url), after event \(after ?? 0).\n\(secretNote)"
+        "Added subscriber \(added.id) for \(added.url), after event \(added.after ?? 0).\n\(secretNote)"
     )
   }
 
@@ -239,14 +224,21 @@ public struct ServeAdministration: Sendable {
       return .failure("usage: susi serve subscribers remove ID", exitCode: ExitCode.usage)
     }
     do {
-      guard try subscribers.remove(words[2]) else {
-        return .failure("no subscriber is called '\(words[2])'")
-      }
-      try cursors.remove(words[2])
+      try subscribers.remove(words[2])
     } catch {
-      return .failure("\(error)")
+      return outcome(refused: error)
     }
     return .success("", notes: "Removed subscriber \(words[2]).\n")
+  }
+
+  /// Why a subscriber change was refused, and the exit code for it.
+  private func outcome(refused refusal: SubscriberRefusal) -> Outcome {
+    switch refusal.kind {
+    case .invalid: .failure(refusal.message, exitCode: ExitCode.usage)
+    // A clash names the subscribers file it is in.
+    case .conflict: .failure("\(subscribers.file.path ?? "subscribers"): \(refusal.message)")
+    case .notFound, .storage: .failure(refusal.message)
+    }
   }
 
   /// `a,b , c` as `["a", "b", "c"]`.

@@ -1,11 +1,11 @@
 import Foundation
+import SusiAccess
 public import SusiApplication
 public import SusiCommandLine
 import SusiCore
 import SusiDelivery
 public import SusiHTTP
 import SusiHTTPClient
-import SusiAccess
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.

@@ -1,7 +1,7 @@
+import SusiAccess
 public import SusiHTTP
 public import SusiHTTPTypes
 import SusiJSON
-import SusiAccess
 
 /// A refused request: its status and a `{"error":{"code","message"}}` body. Codes match the
 /// JSON-lines frontend where the two overlap (`invalid_json`, `unknown_type`, …).

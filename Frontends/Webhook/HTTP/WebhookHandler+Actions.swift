@@ -1,10 +1,10 @@
+import SusiAccess
 import SusiClock
 import SusiCore
 import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
 import SusiStore
-import SusiAccess
 
 // POST /actions: one intent in, its seq out (or, with ?wait=1, the events it caused).
 

@@ -1,9 +1,9 @@
+import SusiAccess
 import SusiCore
 import SusiDelivery
 import SusiHTTP
 import SusiJSON
 import SusiStore
-import SusiAccess
 
 // The /admin routes: groups, privileges, keys (each change an event in the log) and
 // subscribers (kept in the subscribers file).
@@ -94,31 +94,15 @@ extension WebhookHandler {
     let (groups, label) = try Self.read { () throws(JSONShapeError) in
       (body.has("groups") ? try body.strings("groups") : [], try body.optionalString("label"))
     }
-    let token = KeyToken.generate()
-    // The hash is stored first: a key the log knows must be usable. A hash whose key the log
-    // refuses is inert (authentication needs both) and is removed again.
-    do {
-      try gate.keyFile.add(token)
-    } catch {
-      throw WebhookError(500, "keys_file", "cannot store the key: \(error)")
+    let issued = try await administer { (access) async throws(AccessAdministration.Failure) in
+      try await access.issueKey(groups: groups, label: label, by: caller.keyID, origin: .webhook)
     }
-    let sent: SentAction
-    do {
-      sent = try await applyAccessChange(
-        .issueKey(
-          .init(
-            by: caller.keyID, key: token.keyID,
-            groups: groups.isEmpty ? [AccessControl.defaultGroup] : groups,
-            label: label)))
-    } catch {
-      try? gate.keyFile.remove(token.keyID)
-      throw error
-    }
-    let key = sent.access.keys[token.keyID]
+    gate.update(issued.sent.access)
+    let key = issued.sent.access.keys[issued.token.keyID]
     return Self.json(201) { o in
-      o.field("seq", sent.published.seq)
-      o.field("id", token.keyID)
-      o.field("key", token.text)
+      o.field("seq", issued.sent.published.seq)
+      o.field("id", issued.token.keyID)
+      o.field("key", issued.token.text)
       o.field("groups", key?.groups ?? [])
       o.field("label", key?.label)
     }
@@ -126,8 +110,10 @@ extension WebhookHandler {
 
   func revokeKey(_ caller: Caller, id: String) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.keysManage)
-    let sent = try await applyAccessChange(.revokeKey(.init(by: caller.keyID, key: id)))
-    try? gate.keyFile.remove(id)
+    let sent = try await administer { (access) async throws(AccessAdministration.Failure) in
+      try await access.revokeKey(id, by: caller.keyID, origin: .webhook)
+    }
+    gate.update(sent.access)
     return Self.json(200) { o in
       o.field("seq", sent.published.seq)
       o.field("id", id)
@@ -135,18 +121,34 @@ extension WebhookHandler {
     }
   }
 
-  /// Checks and appends an access change in one step on the store, then lets the gate decide
-  /// by the new state at once.
+  /// Appends a group change in one step on the store, then lets the gate decide by the new
+  /// state at once.
   private func applyAccessChange(_ action: Action) async throws(WebhookError) -> SentAction {
+    let sent = try await administer { (access) async throws(AccessAdministration.Failure) in
+      try await access.change(action, origin: .webhook)
+    }
+    gate.update(sent.access)
+    return sent
+  }
+
+  /// Runs a key or group change on the store, with key hashes in the gate's keys file; a
+  /// refusal becomes its HTTP answer.
+  private func administer<Result>(
+    _ change: (AccessAdministration) async throws(AccessAdministration.Failure) -> Result
+  ) async throws(WebhookError) -> Result {
     do {
-      let sent = try await store.sendChecked(action, origin: .webhook)
-      gate.update(sent.access)
-      return sent
+      return try await change(AccessAdministration(store: store, keys: gate.keyFile))
     } catch {
-      switch error {
-      case .access(let problem): throw problem.webhookError
-      case .store(let failure): throw Self.unavailable(failure)
-      }
+      throw Self.webhookError(error)
+    }
+  }
+
+  /// The HTTP form of a refused key or group change.
+  private static func webhookError(_ failure: AccessAdministration.Failure) -> WebhookError {
+    switch failure {
+    case .access(let problem): problem.webhookError
+    case .store(let failure): unavailable(failure)
+    case .keyFile(let failure): WebhookError(500, "keys_file", "cannot store the key: \(failure)")
     }
   }
 
@@ -251,7 +253,7 @@ extension WebhookHandler {
   }
 }
 
-extension DeliveryService.Refusal {
+extension SubscriberRefusal {
   var webhookError: WebhookError {
     switch kind {
     case .invalid: .badRequest("invalid_request", message)

@@ -1,10 +1,10 @@
+import SusiAccess
 import SusiCore
 import SusiDelivery
 import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
 import SusiStore
-import SusiAccess
 
 // GET /state, /events, /events/stream, /healthz, /metrics.
 

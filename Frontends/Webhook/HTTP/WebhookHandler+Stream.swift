@@ -1,6 +1,6 @@
+import SusiAccess
 import SusiHTTP
 import SusiHTTPTypes
-import SusiAccess
 
 // GET /events/stream: server-sent events.
 

@@ -1,3 +1,4 @@
+public import SusiAccess
 public import SusiClock
 public import SusiCore
 public import SusiDelivery
@@ -5,7 +6,6 @@ public import SusiHTTP
 import SusiHTTPTypes
 import SusiJSON
 public import SusiStore
-public import SusiAccess
 
 /// Answers the webhook frontend's HTTP requests: actions in, state and events out, and the
 /// admin routes for keys, groups and subscribers.

@@ -1,17 +1,20 @@
-import SusiCore
-import SusiJSON
-import SusiStore
+public import SusiCore
+public import SusiJSON
+public import SusiStore
 
-/// What sending an action through the webhook frontend produced.
-struct SentAction: Sendable {
-  var published: PublishedEvent
+/// What an action checked against the access rules produced once appended.
+public struct SentAction: Sendable {
+  /// The event as the log recorded it.
+  public var published: PublishedEvent
   /// The access state right after the action was applied.
-  var access: AccessControl
+  public var access: AccessControl
 }
 
 /// Why an action was not appended.
-enum SendRefusal: Error {
+public enum SendRefusal: Error {
+  /// The log accepts nothing more.
   case store(StoreError)
+  /// The access rules refuse the action.
   case access(AccessProblem)
 }
 
@@ -19,7 +22,7 @@ extension Store {
   /// Checks `action` against the access rules and sends it, in one step, so no other change
   /// can slip between the decision and the append: what is refused here appends nothing, and
   /// what is appended the reducer accepts.
-  func sendChecked(
+  public func sendChecked(
     _ action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil
   ) throws(SendRefusal) -> SentAction {
     if let problem = state.access.problem(action) { throw .access(problem) }

@@ -1,0 +1,112 @@
+/// The subscribers file with the delivery cursors beside it. Registering and removing a
+/// subscriber keeps the two in step, and listings read each subscriber's progress from them.
+public struct SubscriberRegistry: Sendable {
+  /// The subscribers.
+  public let file: SubscriberFile
+  /// How far deliveries to each subscriber have got.
+  public let cursors: DeliveryCursors
+
+  /// The subscribers in `file`, with their progress in `cursors`.
+  public init(file: SubscriberFile, cursors: DeliveryCursors) {
+    self.file = file
+    self.cursors = cursors
+  }
+
+  /// Adds `subscriber` to the file. With no `after`, it gets the events that follow `lastSeq`
+  /// (the log's last event now). A cursor left under its id (by a subscriber of that id removed
+  /// earlier) is cleared first, so deliveries start at `after`. Returns the subscriber as added.
+  @discardableResult
+  public func register(_ subscriber: Subscriber, lastSeq: Int) throws(SubscriberRefusal)
+    -> Subscriber
+  {
+    if let problem = subscriber.problem {
+      throw SubscriberRefusal(kind: .invalid, message: problem)
+    }
+    var subscriber = subscriber
+    if subscriber.after == nil { subscriber.after = lastSeq }
+    guard file.subscriber(subscriber.id) == nil else {
+      throw SubscriberRefusal(
+        kind: .conflict, message: "a subscriber \(subscriber.id) exists already")
+    }
+    do {
+      try cursors.remove(subscriber.id)
+      try file.add(subscriber)
+    } catch {
+      throw SubscriberRefusal(kind: .storage, message: "\(error)")
+    }
+    return subscriber
+  }
+
+  /// Removes subscriber `id` from the file, then its cursor.
+  public func remove(_ id: String) throws(SubscriberRefusal) {
+    let removed: Bool
+    do {
+      removed = try file.remove(id)
+    } catch {
+      throw SubscriberRefusal(kind: .storage, message: "\(error)")
+    }
+    guard removed else {
+      throw SubscriberRefusal(kind: .notFound, message: "no subscriber is called '\(id)'")
+    }
+    do {
+      try cursors.remove(id)
+    } catch {
+      throw SubscriberRefusal(kind: .storage, message: "\(error)")
+    }
+  }
+
+  /// Every subscriber, in file order, with its progress against the log's `lastSeq` as the
+  /// cursors record it.
+  public func statuses(lastSeq: Int) -> [SubscriberStatus] {
+    statuses(lastSeq: lastSeq, workers: [:])
+  }
+
+  /// Every subscriber, in file order, with its progress against `lastSeq`: from its running
+  /// worker in `workers` (by subscriber id) if it has one, else from its cursor.
+  func statuses(lastSeq: Int, workers: [String: DeliveryWorker.Status]) -> [SubscriberStatus] {
+    file.subscribers.map { subscriber in
+      let cursor = cursors.cursor(subscriber.id)
+      let worker = workers[subscriber.id]
+      let delivered = worker?.cursor ?? cursor?.delivered ?? subscriber.after ?? lastSeq
+      return SubscriberStatus(
+        id: subscriber.id, url: subscriber.url,
+        events: subscriber.events.isEmpty ? ["*"] : subscriber.events.sorted(),
+        delivered: delivered, backlog: max(0, lastSeq - delivered), disabled: cursor?.disabled,
+        failures: worker?.failures ?? 0, lastError: worker?.lastError,
+        phase: worker?.phase.rawValue ?? "stopped")
+    }
+  }
+}
+
+/// One subscriber as listings show it (never its secret).
+public struct SubscriberStatus: Sendable, Equatable {
+  /// The subscriber's id.
+  public var id: String
+  /// Where deliveries go.
+  public var url: String
+  /// The event types it gets (`*` = all).
+  public var events: [String]
+  /// Every event up to this seq is done.
+  public var delivered: Int
+  /// Log events after `delivered`.
+  public var backlog: Int
+  /// Why deliveries stopped (`410 Gone`), if they did.
+  public var disabled: String?
+  /// Failed attempts at the current event.
+  public var failures: Int
+  /// The last failure.
+  public var lastError: String?
+  /// `idle`, `delivering`, `backingOff`, `disabled` or `stopped`.
+  public var phase: String
+}
+
+/// Why a subscriber change was refused.
+public struct SubscriberRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+  /// What kind of refusal: bad input, a clash, an unknown id, or a file that could not be written.
+  public enum Kind: Sendable { case invalid, conflict, notFound, storage }
+  /// The kind of refusal.
+  public var kind: Kind
+  /// What went wrong.
+  public var message: String
+  public var description: String { message }
+}
