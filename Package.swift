@@ -42,11 +42,17 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "SusiRunner",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
+        "SusiHTTPClient", "SusiHTTPTypes",
+      ],
       swiftSettings: strict),
     .target(
       name: "SusiDelivery",
-      dependencies: ["SusiClock", "SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPClient", "SusiHTTPTypes", "SusiJSON", "SusiStore"], swiftSettings: strict),
+      dependencies: [
+        "SusiClock", "SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiJSON", "SusiStore",
+      ], swiftSettings: strict),
 
     // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
     .systemLibrary(name: "CEpoll"),
@@ -55,7 +61,9 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "SusiServer",
-      dependencies: ["SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPTypes"],
+      dependencies: [
+        "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPTypes",
+      ],
       resources: [.copy("DefaultSkills")], swiftSettings: strict),
 
     // Keys and who may do what, for the HTTP API of `susi serve` and `susi web`, and the key and
@@ -73,43 +81,68 @@ let package = Package(
     .target(name: "SusiCommandLine", dependencies: ["SusiCore"], swiftSettings: strict),
     .target(
       name: "SusiApplication",
-      dependencies: ["SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON", "SusiCommandLine", "SusiClock", "SusiHTTPClient"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
+        "SusiCommandLine", "SusiClock", "SusiHTTPClient",
+      ],
       swiftSettings: strict),
 
     // Frontends: thin layers that turn input into intents and events into output.
     .target(
       name: "SusiText",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiServer", "SusiTerminal"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiServer",
+        "SusiTerminal",
+      ],
       path: "Frontends/Text",
       swiftSettings: strict),
     .target(
       name: "SusiJSONLines",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiTerminal"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiTerminal",
+      ],
       path: "Frontends/JSONLines",
       swiftSettings: strict),
     .target(
       name: "SusiWebhook",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiHTTP", "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery", "SusiAccess"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiHTTP", "SusiApplication", "SusiCommandLine",
+        "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery", "SusiAccess",
+      ],
       path: "Frontends/Webhook", swiftSettings: strict),
     .target(
       name: "SusiWeb",
-      dependencies: ["SusiWebhook", "SusiHTTP", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto", "SusiFiles", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes", "SusiAccess"],
+      dependencies: [
+        "SusiWebhook", "SusiHTTP", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto", "SusiFiles",
+        "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes", "SusiAccess",
+      ],
       path: "Frontends/Web", exclude: ["Screenshots"], resources: [.copy("Resources")],
       swiftSettings: strict),
     .target(
       name: "SusiReplay",
-      dependencies: ["SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine", "SusiEventLog"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
+        "SusiEventLog",
+      ],
       path: "Frontends/Replay",
       swiftSettings: strict),
     .executableTarget(
       name: "susi",
-      dependencies: ["SusiText", "SusiJSONLines", "SusiWebhook", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll", "SusiCommandLine"],
+      dependencies: [
+        "SusiText", "SusiJSONLines", "SusiWebhook", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
+        "SusiCommandLine",
+      ],
       path: "Frontends/susi", swiftSettings: strict),
 
     // Benchmarks: a release-build executable that prints its figures.
     .executableTarget(
       name: "SusiBench",
-      dependencies: ["SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer", "SusiSamples", "SusiJSONLines", "SusiWebhook", "SusiRunner", "CEpoll", "SusiFiles", "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiAccess"],
+      dependencies: [
+        "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
+        "SusiSamples", "SusiJSONLines", "SusiWebhook", "SusiRunner", "CEpoll", "SusiFiles",
+        "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiAccess",
+      ],
       path: "Sources/SusiBench", swiftSettings: strict),
     // A deterministic, realistic event stream shared by the benchmarks and the tests.
     .target(name: "SusiSamples", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
@@ -124,7 +157,10 @@ let package = Package(
     // of the built binary.
     .target(
       name: "SusiTesting",
-      dependencies: ["SusiCore", "SusiStore", "SusiRunner", "SusiClock", "SusiCoreTesting", "SusiFiles", "SusiHTTPClient", "SusiHTTPTesting", "SusiHTTPTypes"],
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiRunner", "SusiClock", "SusiCoreTesting", "SusiFiles",
+        "SusiHTTPClient", "SusiHTTPTesting", "SusiHTTPTypes",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
@@ -145,22 +181,35 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "SusiStoreTests",
-      dependencies: ["SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON", "SusiSamples", "SusiClock", "SusiCoreTesting"],
+      dependencies: [
+        "SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON", "SusiSamples",
+        "SusiClock", "SusiCoreTesting",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiRunnerTests",
-      dependencies: ["SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiEventLog", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiCoreTesting"],
+      dependencies: [
+        "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
+        "SusiCrypto", "SusiEventLog", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiCoreTesting",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiDeliveryTests",
-      dependencies: ["SusiClock", "SusiCore", "SusiDelivery", "SusiHTTPClient", "SusiHTTPTypes", "SusiStore", "SusiTesting"], swiftSettings: strict),
+      dependencies: [
+        "SusiClock", "SusiCore", "SusiDelivery", "SusiHTTPClient", "SusiHTTPTypes", "SusiStore",
+        "SusiTesting",
+      ], swiftSettings: strict),
     .testTarget(
       name: "SusiHTTPTests",
       dependencies: ["SusiHTTP", "SusiCrypto", "SusiClock", "SusiHTTPTesting", "SusiHTTPTypes"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests",
-      dependencies: ["SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPTesting", "SusiHTTPTypes"],
+      dependencies: [
+        "SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
+        "SusiHTTPTesting", "SusiHTTPTypes",
+      ],
       swiftSettings: strict),
     // Frontend tests, one target per frontend; those that run the built `susi` depend on it.
     .testTarget(
@@ -169,27 +218,49 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "TextTests",
-      dependencies: ["SusiText", "SusiCommandLine", "SusiCore", "SusiHTTP", "SusiHTTPTesting", "SusiJSON", "SusiRunner", "SusiServer", "SusiStore", "SusiTesting", "SusiHTTPClient", "SusiClock", "SusiTerminal", "susi"],
+      dependencies: [
+        "SusiText", "SusiCommandLine", "SusiCore", "SusiHTTP", "SusiHTTPTesting", "SusiJSON",
+        "SusiRunner", "SusiServer", "SusiStore", "SusiTesting", "SusiHTTPClient", "SusiClock",
+        "SusiTerminal", "susi",
+      ],
       exclude: ["Golden"], swiftSettings: strict),
     .testTarget(
       name: "JSONLinesTests",
-      dependencies: ["SusiJSONLines", "SusiCommandLine", "SusiCore", "SusiHTTPTesting", "SusiJSON", "SusiStore", "SusiTesting", "SusiClock", "susi"],
+      dependencies: [
+        "SusiJSONLines", "SusiCommandLine", "SusiCore", "SusiHTTPTesting", "SusiJSON", "SusiStore",
+        "SusiTesting", "SusiClock", "susi",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "WebhookTests",
-      dependencies: ["SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication", "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON", "SusiRunner", "SusiStore", "SusiClock", "SusiHTTPClient", "SusiHTTPTesting", "SusiHTTPTypes", "SusiCoreTesting", "SusiDelivery", "SusiAccess", "susi"],
+      dependencies: [
+        "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
+        "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
+        "SusiRunner", "SusiStore", "SusiClock", "SusiHTTPClient", "SusiHTTPTesting",
+        "SusiHTTPTypes", "SusiCoreTesting", "SusiDelivery", "SusiAccess", "susi",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "ReplayTests",
-      dependencies: ["SusiApplication", "SusiCommandLine", "SusiCore", "SusiEventLog", "SusiJSON", "SusiStore", "SusiTesting", "SusiServer", "susi"],
+      dependencies: [
+        "SusiApplication", "SusiCommandLine", "SusiCore", "SusiEventLog", "SusiJSON", "SusiStore",
+        "SusiTesting", "SusiServer", "susi",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "CommandLineTests",
-      dependencies: ["SusiApplication", "SusiCommandLine", "SusiCore", "SusiFiles", "SusiHTTPTesting", "SusiStore", "SusiTesting", "SusiCoreTesting", "susi"],
+      dependencies: [
+        "SusiApplication", "SusiCommandLine", "SusiCore", "SusiFiles", "SusiHTTPTesting",
+        "SusiStore", "SusiTesting", "SusiCoreTesting", "susi",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "WebTests",
-      dependencies: ["SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine", "SusiHTTPTesting", "SusiHTTPTypes", "SusiServer", "SusiAccess", "susi"],
+      dependencies: [
+        "SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON",
+        "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine", "SusiHTTPTesting",
+        "SusiHTTPTypes", "SusiServer", "SusiAccess", "susi",
+      ],
       swiftSettings: strict),
   ]
 )
