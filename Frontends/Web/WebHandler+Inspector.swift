@@ -22,10 +22,10 @@ extension WebHandler {
         400, "invalid_seq", "seq must be a whole number from 0 to the last seq, \(lastSeq)"
       ).response
     }
-    let states = inspectorStates
+    let states = pastStates
     // Replay reads the file and folds events: work for a task of its own, not the event loop.
-    let replayed = await Task.detached { () -> Result<Recovered, InspectorStates.Failure> in
-      Result { () throws(InspectorStates.Failure) in try states.state(after: seq) }
+    let replayed = await Task.detached { () -> Result<Recovered, PastStates.Failure> in
+      Result { () throws(PastStates.Failure) in try states.state(after: seq) }
     }.value
     switch replayed {
     case .success(let recovered):

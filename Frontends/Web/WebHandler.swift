@@ -33,7 +33,7 @@ public final class WebHandler: HTTPHandler {
   let imagesFolder: String
   let pages: WebPages
   let sessions = WebSessions()
-  let inspectorStates: InspectorStates
+  let pastStates: PastStates
   private let port = Mutex(0)
 
   /// What a `susi web` session may do: everything but administering access.
@@ -57,7 +57,7 @@ public final class WebHandler: HTTPHandler {
     self.logPath = logPath
     self.imagesFolder = stateDirectory + "/images"
     self.pages = pages
-    self.inspectorStates = InspectorStates(logPath: logPath, feed: service.feed)
+    self.pastStates = PastStates(logPath: logPath, feed: service.feed)
   }
 
   /// Tells the handler the port it is served on, for the `Origin` check of `susi web`. Call it

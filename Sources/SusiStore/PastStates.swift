@@ -1,31 +1,33 @@
 import SusiCore
-import SusiStore
 import Synchronization
 
-/// The state at any seq of the log, for the inspector: folded by the same `Recovered.apply` as
-/// replay and the store, from the nearest point at or before the seq asked for: a state this
-/// type handed out recently, the newest snapshot, or the start of the log.
+/// The state after any seq of the log, for looking back in time (the browser's inspector):
+/// folded by the same `Recovered.apply` as replay and the store, from the nearest point at or
+/// before the seq asked for: a state handed out recently, the newest snapshot, or the start of
+/// the log.
 ///
-/// The inspector asks for neighbours (seq N-1 and N, to show what event N changed), so the last
+/// Callers often ask for neighbours (seq N-1 and N, to show what event N changed), so the last
 /// two states are kept: one step through the log folds one event, not the log up to it.
-final class InspectorStates: Sendable {
+public final class PastStates: Sendable {
   /// Why a state could not be rebuilt.
-  struct Failure: Error {
-    var message: String
+  public struct Failure: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
   }
 
   private let logPath: String
   private let feed: EventFeed
   private let recent = Mutex<[Recovered]>([])
 
-  init(logPath: String, feed: EventFeed) {
+  /// States of the log at `logPath`, whose events `feed` publishes.
+  public init(logPath: String, feed: EventFeed) {
     self.logPath = logPath
     self.feed = feed
   }
 
   /// What folding the log up to and including event `seq` gives (`0`: the initial state).
   /// `seq` must be at most the store's last seq.
-  func state(after seq: Int) throws(Failure) -> Recovered {
+  public func state(after seq: Int) throws(Failure) -> Recovered {
     let kept = recent.withLock { $0 }.filter { $0.lastSeq <= seq }.max { $0.lastSeq < $1.lastSeq }
     if let kept, kept.lastSeq == seq { return kept }
     var recovered: Recovered
