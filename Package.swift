@@ -198,7 +198,7 @@ let package = Package(
       name: "SusiDeliveryTests",
       dependencies: [
         "SusiClock", "SusiCore", "SusiDelivery", "SusiHTTPClient", "SusiHTTPTypes", "SusiStore",
-        "SusiTesting",
+        "SusiTesting", "SusiHTTPTesting",
       ], swiftSettings: strict),
     .testTarget(
       name: "SusiHTTPTests",
