@@ -19,40 +19,29 @@ import Testing
 /// smuggling, keep-alive, the pool bound, timeouts, cancellation and the CPU a wait costs.
 @Suite(.timeLimit(.minutes(1)))
 struct SocketTransportTests {
-  static let big = [UInt8](repeating: UInt8(ascii: "x"), count: 300_000)
-
+  /// The contract's routes, and the ones only these tests use.
   static func server() throws -> LoopbackServer {
-    try #require(
-      LoopbackServer { path in
-        switch path {
-        case "/ok":
-          LoopbackServer.reply(
-            200, ["Content-Type: application/javascript"], body: Array(#"{"a":1}"#.utf8))
-        case "/big": LoopbackServer.reply(200, body: big)
-        case "/unsized": .bytes(Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + big)
-        case "/chunked":
-          .bytes(
-            Array(
-              "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n6;x=1\r\npedia \r\nE\r\nin \r\n\r\nchunks.\r\n0\r\nTrailer: yes\r\n\r\n"
-                .utf8))
-        case "/continue":
-          .bytes(
-            Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
-              + Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi".utf8))
-        case "/moved": LoopbackServer.reply(302, ["Location: /ok"])
-        case "/loop": LoopbackServer.reply(302, ["Location: /loop"])
-        case "/silent": .silence
-        default: LoopbackServer.reply(404, body: Array("<title>Error 404 Not here</title>".utf8))
-        }
-      })
+    try TransportContractTests.server { path in
+      switch path {
+      case "/chunked":
+        .bytes(
+          Array(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n6;x=1\r\npedia \r\nE\r\nin \r\n\r\nchunks.\r\n0\r\nTrailer: yes\r\n\r\n"
+              .utf8))
+      case "/continue":
+        .bytes(
+          Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            + Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi".utf8))
+      case "/loop": LoopbackServer.reply(302, ["Location: /loop"])
+      default: nil
+      }
+    }
   }
 
   static func request(
     _ server: LoopbackServer, _ path: String, _ change: (inout TransportRequest) -> Void = { _ in }
   ) -> TransportRequest {
-    var request = TransportRequest(url: server.baseURL + path, idleTimeout: 60, totalTimeout: 60)
-    change(&request)
-    return request
+    TransportContractTests.request(server, path, change)
   }
 
   @Test func aFormBodyIsSentWithItsHostAndLength() async throws {

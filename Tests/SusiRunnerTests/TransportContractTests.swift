@@ -26,10 +26,15 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
 struct TransportContractTests {
   static let big = [UInt8](repeating: UInt8(ascii: "x"), count: 300_000)
 
-  static func server() throws -> LoopbackServer {
+  /// A loopback server with the routes every transport is tested on; `more` answers first,
+  /// for routes of one transport's own tests.
+  static func server(
+    _ more: @escaping @Sendable (String) -> LoopbackServer.Reply? = { _ in nil }
+  ) throws -> LoopbackServer {
     try #require(
       LoopbackServer { path in
-        switch path {
+        if let reply = more(path) { return reply }
+        return switch path {
         case "/ok":
           LoopbackServer.reply(
             200, ["Content-Type: application/javascript"], body: Array(#"{"a":1}"#.utf8))
