@@ -9,159 +9,166 @@ let strict: [SwiftSetting] = [
   .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// A library module in one of the layer folders of `Sources/` (`Kit`, `Core`, `Runtime`,
+/// `BuiltInServer`, `App`, `Testing`): the folder says the layer, the name says the module.
+func module(
+  _ name: String, in layer: String, dependencies: [Target.Dependency] = [],
+  resources: [Resource]? = nil
+) -> Target {
+  .target(
+    name: name, dependencies: dependencies, path: "Sources/\(layer)/\(name)", resources: resources,
+    swiftSettings: strict)
+}
+
+/// A frontend: a thin layer that turns input into intents and events into output.
+func frontend(
+  _ name: String, folder: String, dependencies: [Target.Dependency], exclude: [String] = [],
+  resources: [Resource]? = nil
+) -> Target {
+  .target(
+    name: name, dependencies: dependencies, path: "Frontends/\(folder)", exclude: exclude,
+    resources: resources, swiftSettings: strict)
+}
+
 let package = Package(
   name: "susi",
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "susi", targets: ["susi"]),
-    .executable(name: "susi-bench", targets: ["SusiBench"]),
+    // For the benchmarks package in Sources/Benchmarks, which depends on this one by path.
+    .library(
+      name: "SusiModules",
+      targets: [
+        "SusiClock", "SusiJSON", "SusiFiles", "SusiHTTPTypes", "SusiHTTPClient", "SusiHTTPServer",
+        "SusiCore", "SusiEventLog", "SusiStore", "SusiRunner", "SusiAccess", "SusiServer",
+        "SusiCommandLine", "SusiApplication", "SusiJSONLines", "SusiServe", "SusiSamples",
+      ]),
+    .library(name: "CEpoll", targets: ["CEpoll"]),
   ],
   targets: [
-    // Time: wall and monotonic time, sleeping, and the manual time source tests move by hand.
-    .target(name: "SusiClock", swiftSettings: strict),
+    // Kit: plumbing that knows nothing of SUSI. Time, JSON, crypto from the system libcrypto,
+    // private files, the terminal, and HTTP: the pieces client and server share, the client
+    // (plain sockets for http, URLSession for https) and our HTTP/1.1 server.
+    module("SusiClock", in: "Kit"),
+    module("SusiJSON", in: "Kit"),
+    .systemLibrary(
+      name: "COpenSSL", path: "Sources/Kit/COpenSSL", pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]),
+    module("SusiCrypto", in: "Kit", dependencies: ["COpenSSL"]),
+    module("SusiFiles", in: "Kit"),
+    module("SusiTerminal", in: "Kit"),
+    module("SusiHTTPTypes", in: "Kit"),
+    module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes"]),
+    .systemLibrary(name: "CEpoll", path: "Sources/Kit/CEpoll"),
+    module("SusiHTTPServer", in: "Kit", dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes"]),
 
-    // Core: pure values and the reducer, plus the pure libraries they stand on.
-    .target(name: "SusiJSON", swiftSettings: strict),
-    .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-    .target(name: "SusiCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
-    .target(name: "SusiCore", dependencies: ["SusiJSON"], swiftSettings: strict),
-    .target(name: "SusiFiles", swiftSettings: strict),
-    // Terminal: standard input as lines, the line editor, raw mode, display width, glyphs.
-    .target(name: "SusiTerminal", swiftSettings: strict),
+    // Core: pure values and the reducer.
+    module("SusiCore", in: "Core", dependencies: ["SusiJSON"]),
 
-    // HTTP: the message pieces client and server share, and the client (plain sockets for
-    // http, URLSession for https) that the runner and the webhook deliveries send with.
-    .target(name: "SusiHTTPTypes", swiftSettings: strict),
-    .target(name: "SusiHTTPClient", dependencies: ["SusiHTTPTypes"], swiftSettings: strict),
-
-    // Runtime: the event log, the store, the effects runner, the outbound webhook deliveries.
-    .target(name: "SusiEventLog", dependencies: ["SusiJSON"], swiftSettings: strict),
-    .target(
-      name: "SusiStore",
-      dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiCrypto", "SusiClock"],
-      swiftSettings: strict),
-    .target(
-      name: "SusiRunner",
+    // Runtime: the event log, the store, the effects runner, the outbound webhook deliveries,
+    // and keys and who may do what over HTTP.
+    module("SusiEventLog", in: "Runtime", dependencies: ["SusiJSON"]),
+    module(
+      "SusiStore", in: "Runtime",
+      dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiCrypto", "SusiClock"]),
+    module(
+      "SusiRunner", in: "Runtime",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
         "SusiHTTPClient", "SusiHTTPTypes",
-      ],
-      swiftSettings: strict),
-    .target(
-      name: "SusiDelivery",
+      ]),
+    module(
+      "SusiDelivery", in: "Runtime",
       dependencies: [
         "SusiClock", "SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPClient", "SusiHTTPTypes",
         "SusiJSON", "SusiStore",
-      ], swiftSettings: strict),
-
-    // Servers: our HTTP/1.1 server and the embedded SUSI-compatible server built on it.
-    .systemLibrary(name: "CEpoll"),
-    .target(
-      name: "SusiHTTP", dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes"],
-      swiftSettings: strict),
-    .target(
-      name: "SusiServer",
-      dependencies: [
-        "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPTypes",
-      ],
-      resources: [.copy("DefaultSkills")], swiftSettings: strict),
-
-    // Keys and who may do what, for the HTTP API of `susi serve` and `susi web`, and the key and
-    // group changes `susi serve` makes.
-    .target(
-      name: "SusiAccess",
+      ]),
+    module(
+      "SusiAccess", in: "Runtime",
       dependencies: [
         "SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPTypes", "SusiJSON", "SusiStore",
-      ],
-      swiftSettings: strict),
+      ]),
 
-    // What every command shares: the command-line layer (parsing, help, exit codes, signals,
-    // terminal output) and the composition root that opens the log, the store, the runner and
-    // the built-in server.
-    .target(name: "SusiCommandLine", dependencies: ["SusiCore"], swiftSettings: strict),
-    .target(
-      name: "SusiApplication",
+    // The built-in SUSI-compatible server: a second product that speaks the SUSI API from skill
+    // files; it knows nothing of the core.
+    module(
+      "SusiServer", in: "BuiltInServer",
+      dependencies: [
+        "SusiHTTPServer", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPTypes",
+      ],
+      resources: [.copy("DefaultSkills")]),
+
+    // App: what every command shares: the command-line layer (parsing, help, exit codes,
+    // signals, terminal output) and the composition root that opens the log, the store, the
+    // runner and the built-in server.
+    module("SusiCommandLine", in: "App", dependencies: ["SusiCore"]),
+    module(
+      "SusiApplication", in: "App",
       dependencies: [
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient",
-      ],
-      swiftSettings: strict),
+      ]),
 
     // Frontends: thin layers that turn input into intents and events into output.
-    .target(
-      name: "SusiText",
+    frontend(
+      "SusiText", folder: "Text",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiServer",
         "SusiTerminal",
-      ],
-      path: "Frontends/Text",
-      swiftSettings: strict),
-    .target(
-      name: "SusiJSONLines",
+      ]),
+    frontend(
+      "SusiJSONLines", folder: "JSONLines",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiTerminal",
-      ],
-      path: "Frontends/JSONLines",
-      swiftSettings: strict),
-    .target(
-      name: "SusiWebhook",
+      ]),
+    frontend(
+      "SusiServe", folder: "Serve",
       dependencies: [
-        "SusiCore", "SusiStore", "SusiJSON", "SusiHTTP", "SusiApplication", "SusiCommandLine",
-        "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery", "SusiAccess",
-      ],
-      path: "Frontends/Webhook", swiftSettings: strict),
-    .target(
-      name: "SusiWeb",
+        "SusiCore", "SusiStore", "SusiJSON", "SusiHTTPServer", "SusiApplication",
+        "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery",
+        "SusiAccess",
+      ]),
+    frontend(
+      "SusiWeb", folder: "Web",
       dependencies: [
-        "SusiWebhook", "SusiHTTP", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto", "SusiFiles",
-        "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes", "SusiAccess",
+        "SusiServe", "SusiHTTPServer", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto",
+        "SusiFiles", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes",
+        "SusiAccess",
       ],
-      path: "Frontends/Web", exclude: ["Screenshots"], resources: [.copy("Resources")],
-      swiftSettings: strict),
-    .target(
-      name: "SusiReplay",
+      exclude: ["Screenshots"], resources: [.copy("Resources")]),
+    frontend(
+      "SusiReplay", folder: "Replay",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
         "SusiEventLog",
-      ],
-      path: "Frontends/Replay",
-      swiftSettings: strict),
+      ]),
     .executableTarget(
       name: "susi",
       dependencies: [
-        "SusiText", "SusiJSONLines", "SusiWebhook", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
+        "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
         "SusiCommandLine",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 
-    // Benchmarks: a release-build executable that prints its figures.
-    .executableTarget(
-      name: "SusiBench",
-      dependencies: [
-        "SusiCore", "SusiEventLog", "SusiStore", "SusiJSON", "SusiHTTP", "SusiServer",
-        "SusiSamples", "SusiJSONLines", "SusiWebhook", "SusiRunner", "CEpoll", "SusiFiles",
-        "SusiApplication", "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
-        "SusiAccess",
-      ],
-      path: "Sources/SusiBench", swiftSettings: strict),
-    // A deterministic, realistic event stream shared by the benchmarks and the tests.
-    .target(name: "SusiSamples", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
-
-    // Tests
-    // A loopback HTTP client and threads for blocking waits: nothing of susi's own.
-    .target(name: "SusiHTTPTesting", swiftSettings: strict),
-    // Pure helpers for the core: the reducer tester.
-    .target(
-      name: "SusiCoreTesting", dependencies: ["SusiCore", "SusiJSON"], swiftSettings: strict),
-    // The runtime's helpers: a scripted runner, a fake transport, a test clock, and the driver
-    // of the built binary.
-    .target(
-      name: "SusiTesting",
+    // Testing: support linked by tests (and the benchmarks) only. A deterministic, realistic
+    // event stream; a loopback HTTP client and threads for blocking waits (nothing of susi's
+    // own); the reducer tester; and the runtime's helpers: a scripted runner, a fake transport,
+    // a test clock, and the driver of the built binary.
+    module("SusiSamples", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
+    module("SusiHTTPTesting", in: "Testing"),
+    module("SusiCoreTesting", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
+    module(
+      "SusiTesting", in: "Testing",
       dependencies: [
         "SusiCore", "SusiStore", "SusiRunner", "SusiClock", "SusiCoreTesting", "SusiFiles",
         "SusiHTTPClient", "SusiHTTPTesting", "SusiHTTPTypes",
-      ],
-      swiftSettings: strict),
+      ]),
+    // A second writer of an event log, for the tests that need one (or a crash mid-append).
+    .executableTarget(
+      name: "susi-log-child", dependencies: ["SusiCore", "SusiEventLog", "SusiSamples"],
+      path: "Sources/Testing/SusiLogChild", swiftSettings: strict),
+
+    // Tests: one target per module or frontend; those that run the built `susi` depend on it.
     .testTarget(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
@@ -177,7 +184,9 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "SusiEventLogTests",
-      dependencies: ["SusiEventLog", "SusiStore", "SusiTesting", "SusiCrypto", "SusiSamples"],
+      dependencies: [
+        "SusiEventLog", "SusiStore", "SusiTesting", "SusiCrypto", "SusiSamples", "susi-log-child",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiStoreTests",
@@ -189,8 +198,8 @@ let package = Package(
     .testTarget(
       name: "SusiRunnerTests",
       dependencies: [
-        "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTPServer",
+        "SusiJSON", "SusiCrypto", "SusiEventLog", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
         "SusiCoreTesting",
       ],
       swiftSettings: strict),
@@ -201,17 +210,18 @@ let package = Package(
         "SusiTesting", "SusiHTTPTesting",
       ], swiftSettings: strict),
     .testTarget(
-      name: "SusiHTTPTests",
-      dependencies: ["SusiHTTP", "SusiCrypto", "SusiClock", "SusiHTTPTesting", "SusiHTTPTypes"],
+      name: "SusiHTTPServerTests",
+      dependencies: [
+        "SusiHTTPServer", "SusiCrypto", "SusiClock", "SusiHTTPTesting", "SusiHTTPTypes",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests",
       dependencies: [
-        "SusiServer", "SusiHTTP", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
+        "SusiServer", "SusiHTTPServer", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
         "SusiHTTPTesting", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
-    // Frontend tests, one target per frontend; those that run the built `susi` depend on it.
     .testTarget(
       name: "SusiAccessTests",
       dependencies: ["SusiAccess", "SusiTesting", "SusiClock", "SusiCore", "SusiStore"],
@@ -219,7 +229,7 @@ let package = Package(
     .testTarget(
       name: "TextTests",
       dependencies: [
-        "SusiText", "SusiCommandLine", "SusiCore", "SusiHTTP", "SusiHTTPTesting", "SusiJSON",
+        "SusiText", "SusiCommandLine", "SusiCore", "SusiHTTPServer", "SusiHTTPTesting", "SusiJSON",
         "SusiRunner", "SusiServer", "SusiStore", "SusiTesting", "SusiHTTPClient", "SusiClock",
         "SusiTerminal", "susi",
       ],
@@ -232,10 +242,10 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "WebhookTests",
+      name: "ServeTests",
       dependencies: [
-        "SusiJSONLines", "SusiWebhook", "SusiTesting", "SusiFiles", "SusiApplication",
-        "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTP", "SusiJSON",
+        "SusiJSONLines", "SusiServe", "SusiTesting", "SusiFiles", "SusiApplication",
+        "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTPServer", "SusiJSON",
         "SusiRunner", "SusiStore", "SusiClock", "SusiHTTPClient", "SusiHTTPTesting",
         "SusiHTTPTypes", "SusiCoreTesting", "SusiDelivery", "SusiAccess", "susi",
       ],
@@ -257,9 +267,9 @@ let package = Package(
     .testTarget(
       name: "WebTests",
       dependencies: [
-        "SusiWeb", "SusiWebhook", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTP", "SusiJSON",
-        "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine", "SusiHTTPTesting",
-        "SusiHTTPTypes", "SusiServer", "SusiAccess", "susi",
+        "SusiWeb", "SusiServe", "SusiTesting", "SusiStore", "SusiCore", "SusiHTTPServer",
+        "SusiJSON", "SusiCrypto", "SusiEventLog", "SusiApplication", "SusiCommandLine",
+        "SusiHTTPTesting", "SusiHTTPTypes", "SusiServer", "SusiAccess", "susi",
       ],
       swiftSettings: strict),
   ]

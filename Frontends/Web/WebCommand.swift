@@ -3,7 +3,7 @@ import SusiAccess
 import SusiApplication
 public import SusiCommandLine
 import SusiCore
-public import SusiWebhook
+public import SusiServe
 
 /// `susi web`: the browser frontend on loopback, and the mount `susi serve --web` uses.
 public enum WebCommand {

@@ -2,11 +2,11 @@ import Foundation
 import SusiAccess
 import SusiCore
 import SusiFiles
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiRunner
 import SusiStore
-import SusiWebhook
+import SusiServe
 
 // GET /images?url=…: an image from susi's cache, so the page never fetches a third-party URL.
 

@@ -1,10 +1,10 @@
 import Foundation
 import SusiAccess
 import SusiCore
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiStore
-import SusiWebhook
+import SusiServe
 
 // GET /inspector/state?seq=N and GET /inspector/log: the time-travel inspector's reads.
 

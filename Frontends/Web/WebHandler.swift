@@ -1,10 +1,10 @@
 import SusiAccess
 import SusiCore
-public import SusiHTTP
+public import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 public import SusiStore
-public import SusiWebhook
+public import SusiServe
 import Synchronization
 
 /// Answers the browser frontend's requests: its pages, its sessions, the inspector and cached

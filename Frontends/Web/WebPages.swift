@@ -1,6 +1,6 @@
 public import Foundation
 import SusiFiles
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
 
 /// The page's files (HTML, JavaScript, CSS, images), served from a folder: the package's

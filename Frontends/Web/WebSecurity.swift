@@ -1,7 +1,7 @@
 import SusiCrypto
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
-import SusiWebhook
+import SusiServe
 
 /// The headers and checks that keep other sites away from the browser frontend: a strict
 /// content policy on every answer, the session cookie, and the `Origin` of state changes.

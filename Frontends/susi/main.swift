@@ -9,7 +9,7 @@ import SusiJSONLines
 import SusiReplay
 import SusiText
 import SusiWeb
-import SusiWebhook
+import SusiServe
 
 StandardStream.ignoreBrokenPipes()
 // Under 60 s of overload `susi serve` peaked at 53 MB with two malloc arenas and at 85 MB, still

@@ -6,7 +6,7 @@ import SusiStore
 import SusiTesting
 import Testing
 
-/// Tests that need a second process: the `log-append-child` mode of the `susi-bench` executable,
+/// Tests that need a second process: the `susi-log-child` test executable,
 /// found next to the test binary.
 @Suite
 struct ChildProcessTests {
@@ -100,15 +100,15 @@ struct ChildProcessTests {
   }
 }
 
-/// A running `susi-bench log-append-child`, read line by line from its stdout.
+/// A running `susi-log-child`, read line by line from its stdout.
 final class AppendChild {
   private let process: SusiProcess
 
   var pid: Int32 { process.pid }
 
-  /// Starts `susi-bench log-append-child ARGUMENTS`; throws when susi-bench is not built.
+  /// Starts `susi-log-child ARGUMENTS`; throws when it is not built.
   init(_ arguments: [String]) throws {
-    process = try SusiBinary.built("susi-bench").start(["log-append-child"] + arguments)
+    process = try SusiBinary.built("susi-log-child").start(arguments)
   }
 
   /// The next line the child wrote, or nil once its stdout is closed (it exited). A line that

@@ -71,7 +71,7 @@ import Testing
   }
 }
 
-/// Shared logs across processes: the `log-append-child --shared` mode of `susi-bench`.
+/// Shared logs across processes: `susi-log-child --shared`.
 @Suite
 struct SharedLogChildProcessTests {
   @Test func aWriterInAnotherProcessAppendsBesideThisOne() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import SusiClock
 import SusiCore
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiTesting
 import Synchronization

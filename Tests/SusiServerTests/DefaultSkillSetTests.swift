@@ -1,5 +1,5 @@
 import Foundation
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
 import SusiClock
 import SusiCrypto
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 import Synchronization

@@ -1,6 +1,6 @@
 import Foundation
 import SusiFiles
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import SusiClock
-import SusiHTTP
+import SusiHTTPServer
 import SusiJSON
 import Testing
 

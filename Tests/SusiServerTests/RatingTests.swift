@@ -1,6 +1,6 @@
 import Foundation
 import SusiClock
-import SusiHTTP
+import SusiHTTPServer
 import SusiJSON
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import SusiClock
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 import Testing

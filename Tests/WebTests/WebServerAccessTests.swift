@@ -1,6 +1,6 @@
 import Foundation
 import SusiCore
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 import SusiStore

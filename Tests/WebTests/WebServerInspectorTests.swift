@@ -3,7 +3,7 @@ import SusiApplication
 import SusiCore
 import SusiCrypto
 import SusiEventLog
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 import SusiServer

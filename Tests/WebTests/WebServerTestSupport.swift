@@ -3,13 +3,13 @@ import SusiAccess
 import SusiApplication
 import SusiCommandLine
 import SusiCore
-import SusiHTTP
+import SusiHTTPServer
 import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
 import SusiStore
 import SusiWeb
-import SusiWebhook
+import SusiServe
 import Synchronization
 
 #if canImport(Glibc)

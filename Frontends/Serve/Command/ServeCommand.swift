@@ -1,0 +1,205 @@
+import Foundation
+import SusiAccess
+public import SusiApplication
+public import SusiCommandLine
+import SusiCore
+import SusiDelivery
+public import SusiHTTPServer
+import SusiHTTPClient
+
+/// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
+/// administer it from the command line.
+public enum ServeCommand {
+  /// The command's words, options and help.
+  public static let spec = CommandSpec(
+    name: "serve",
+    summary: "serve an HTTP API for other services (actions in, events out, signed webhooks)",
+    usage:
+      "serve [--port N] [--host ADDR] [--keys FILE] [--subscribers FILE] [--web] | serve keys|groups|subscribers …",
+    discussion: """
+      Serves POST /actions, GET /state, GET /events, GET /events/stream (server-sent events),
+      GET /healthz, GET /metrics and the /admin routes on the event log, and POSTs every event
+      to the registered subscribers, signed per Standard Webhooks. Prints its base URL on stdout
+      once listening; Ctrl-C or SIGTERM stops it after answering the requests in progress.
+      It binds 127.0.0.1 unless --host says otherwise. With --web it also serves the browser
+      pages of 'susi web' under /web/, where a person signs in with a key.
+
+      Callers send a key (Authorization: Bearer KEY). Keys belong to groups, groups hold
+      privileges; the first admin key comes from 'susi serve keys init'. The same tasks as the
+      /admin routes work from the command line, on the same log; while the server runs, only
+      listing and the group changes do (it owns the keys and subscribers files):
+        serve keys init | issue [--groups G,…] [--label L] | revoke KEY-ID | list
+        serve groups list | create NAME | grant NAME PRIVILEGE | revoke NAME PRIVILEGE
+        serve subscribers list | add URL [--events T,…] [--secret whsec_…] [--id ID] [--after SEQ]
+                          | remove ID
+      Key hashes live in LOG.keys, subscribers in LOG.subscribers (both 0600), delivery
+      progress in LOG.cursors.
+      """,
+    examples: [
+      "KEY=$(susi serve keys init)",
+      "susi serve --port 8080",
+      "curl -H \"Authorization: Bearer $KEY\" -d '{\"type\":\"sendMessage\",\"payload\":{\"query\":\"hi\"}}' \\",
+      "     -H 'Content-Type: application/json' 'http://127.0.0.1:8080/actions?wait=1'",
+      "susi serve subscribers add https://example.org/hook --events messageReceived",
+      "susi serve --web --port 8080          # the browser pages at http://127.0.0.1:8080/web/",
+    ],
+    options: [
+      OptionSpec(
+        "--port", short: "-p", value: "N",
+        help: "port to listen on; 0 = any free port (default 8080)"),
+      OptionSpec("--host", value: "ADDR", help: "address to bind (default 127.0.0.1)"),
+      OptionSpec("--keys", value: "FILE", help: "hashes of the keys (default: LOG.keys)"),
+      OptionSpec("--web", help: "also serve the browser pages under /web/ (sign in with a key)"),
+      OptionSpec(
+        "--subscribers", value: "FILE", help: "outbound subscribers (default: LOG.subscribers)"),
+      OptionSpec(
+        "--groups", value: "G,…", help: "keys issue: the new key's groups (default: default)"),
+      OptionSpec("--label", value: "TEXT", help: "keys issue/init: a note on the key"),
+      OptionSpec(
+        "--events", value: "T,…", help: "subscribers add: event types to send (default: all)"),
+      OptionSpec(
+        "--secret", value: "whsec_…", help: "subscribers add: signing secret (default: generated)"),
+      OptionSpec("--id", value: "ID", help: "subscribers add: the subscriber's id"),
+      OptionSpec(
+        "--after", value: "SEQ", help: "subscribers add: first deliver the events after SEQ"),
+    ],
+    arguments: 0...4)
+
+  /// Puts another handler in front of the webhook's, for `--web`: given the running service
+  /// and susi (its store, log and state folder), it answers what it serves itself and hands
+  /// the rest on.
+  public typealias WebMount = @Sendable (WebhookService, SusiApp) -> any HTTPHandler
+
+  /// The command for the `susi` command table; `web` is what `--web` mounts.
+  public static func command(web: WebMount? = nil) -> Command {
+    Command(spec) { invocation in
+      let administering = !invocation.arguments.isEmpty
+      if let unused = (administering ? unusedByAdministration : unusedByServing).first(
+        where: invocation.parsed.has)
+      {
+        let what = administering ? "serve \(invocation.arguments[0])" : "serve"
+        StandardStream.error.line("susi: option '\(unused)' does not apply to 'susi \(what)'")
+        return ExitCode.usage
+      }
+      return administering ? await administer(invocation) : await serve(invocation, web: web)
+    }
+  }
+
+  /// Options the key, group and subscriber commands have no use for: they talk to no server
+  /// and listen on nothing. Refused rather than silently ignored.
+  static let unusedByAdministration = [
+    "--server", "--websearch-url", "--allow-private-targets", "--port", "--host", "--web",
+  ]
+  /// Options only the key commands read.
+  static let unusedByServing = ["--groups", "--label"]
+
+  /// Where the files beside the log are.
+  struct Paths {
+    var keys: String
+    var subscribers: String
+    var cursors: String
+
+    init(_ invocation: Invocation) {
+      let log = invocation.common.log
+      keys = invocation.parsed.value("--keys") ?? log + ".keys"
+      subscribers = invocation.parsed.value("--subscribers") ?? log + ".subscribers"
+      cursors = log + ".cursors"
+    }
+  }
+
+  static func serve(_ invocation: Invocation, web: WebMount?) async -> Int32 {
+    let host = BindAddress.numeric(invocation.parsed.value("--host") ?? "127.0.0.1")
+    let port: Int
+    do { port = try invocation.parsed.port(default: 8080) } catch {
+      return fail(error.message, ExitCode.usage)
+    }
+    if invocation.parsed.has("--web") && web == nil {
+      return fail("this build of susi has no browser pages for --web", ExitCode.usage)
+    }
+    let paths = Paths(invocation)
+    guard let ownership = ServeOwnership(log: invocation.common.log) else {
+      return fail(
+        "another 'susi serve' is running on \(invocation.common.log) (or its lock file cannot be "
+          + "made); one server per log delivers the webhooks and owns the keys and subscribers",
+        ExitCode.cannotCreate)
+    }
+    defer { withExtendedLifetime(ownership) {} }
+    let app: SusiApp
+    do {
+      app = try await SusiApp.start(invocation.common, origin: .webhook)
+    } catch {
+      return fail(error.message, error.exitCode)
+    }
+    for warning in app.warnings { StandardStream.error.line("susi serve: warning: \(warning)") }
+    let service: WebhookService
+    do {
+      let keys = try KeyFile(path: paths.keys)
+      let subscribers = try SubscriberFile(path: paths.subscribers)
+      let cursors = try DeliveryCursors(path: paths.cursors)
+      service = await WebhookService.start(
+        store: app.store, keys: keys, subscribers: subscribers, cursors: cursors,
+        policy: DeliveryPolicy(
+          targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)))
+    } catch {
+      await app.stop()
+      return fail("\(error)", ExitCode.cannotCreate)
+    }
+    if !service.gate.access.hasActiveAdminKey {
+      StandardStream.error.line(
+        "susi serve: no admin key yet; stop the server and run 'susi serve keys init' to create one"
+      )
+    }
+    let handler: any HTTPHandler =
+      if let web, invocation.parsed.has("--web") { web(service, app) } else { service.handler }
+    return await service.serveUntilSignalled(
+      handler, host: host, port: port, app: app, command: "serve")
+  }
+
+  /// The command-line tasks that rewrite the keys or subscribers file.
+  static let fileChanges: Set<[String]> = [
+    ["keys", "init"], ["keys", "issue"], ["keys", "revoke"], ["subscribers", "add"],
+    ["subscribers", "remove"],
+  ]
+
+  static func administer(_ invocation: Invocation) async -> Int32 {
+    let paths = Paths(invocation)
+    var ownership: ServeOwnership?
+    defer { withExtendedLifetime(ownership) {} }
+    if fileChanges.contains(Array(invocation.arguments.prefix(2))) {
+      ownership = ServeOwnership(log: invocation.common.log)
+      guard ownership != nil else {
+        return fail(
+          "'susi serve' is running on \(invocation.common.log) and owns its keys and subscribers "
+            + "files; make this change through its /admin API, or stop it first",
+          ExitCode.cannotCreate)
+      }
+    }
+    let app: SusiApp
+    do {
+      app = try await SusiApp.start(invocation.common, origin: .cli, startEmbedded: false)
+    } catch {
+      return fail(error.message, error.exitCode)
+    }
+    for warning in app.warnings { StandardStream.error.line("susi serve: warning: \(warning)") }
+    let outcome: ServeAdministration.Outcome
+    do {
+      let administration = ServeAdministration(
+        store: app.store, keys: try KeyFile(path: paths.keys),
+        subscribers: try SubscriberFile(path: paths.subscribers),
+        cursors: try DeliveryCursors(path: paths.cursors))
+      outcome = await administration.run(invocation.arguments, options: invocation.parsed.options)
+    } catch {
+      await app.stop()
+      return fail("\(error)", ExitCode.cannotCreate)
+    }
+    await app.stop()
+    StandardStream.output.write(outcome.output)
+    StandardStream.error.write(outcome.notes)
+    return outcome.exitCode
+  }
+
+  private static func fail(_ message: String, _ code: Int32) -> Int32 {
+    StandardStream.error.line("susi serve: \(message)")
+    return code
+  }
+}

@@ -1,0 +1,113 @@
+import SusiAccess
+import SusiCore
+import SusiDelivery
+import SusiHTTPServer
+import SusiHTTPTypes
+import SusiJSON
+import SusiStore
+
+// GET /state, /events, /events/stream, /healthz, /metrics.
+
+extension WebhookHandler {
+  /// The state as canonical JSON, streamed in pieces (see `StateBody`), so a large state costs
+  /// a request little memory.
+  func getState(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
+    try caller.require(Privilege.stateRead)
+    // Who holds which key is for those who manage keys and groups.
+    return StateBody(
+      state: await store.state,
+      includesAccess: caller.privileges.contains(Privilege.keysManage)
+        || caller.privileges.contains(Privilege.groupsManage)
+    ).response
+  }
+
+  func getEvents(_ request: HTTPRequest, _ caller: Caller) async throws(WebhookError)
+    -> HTTPResponse
+  {
+    try caller.require(Privilege.eventsRead)
+    let after = try Self.integerQuery(request, "after", default: 0)
+    let limit = try Self.integerQuery(request, "limit", default: 100)
+    guard limit >= 1 else { throw .badRequest("invalid_query", "limit must be at least 1") }
+    let events: [PublishedEvent]
+    do {
+      events = try feed.events(after: after, limit: min(limit, options.maximumEventsPerPage))
+    } catch {
+      throw WebhookError(500, "log_unreadable", "\(error)")
+    }
+    var body: [UInt8] = []
+    body.reserveCapacity(events.reduce(0) { $0 + $1.line.count + 1 })
+    for event in events {
+      body.append(contentsOf: event.line)
+      body.append(0x0A)
+    }
+    return HTTPResponse(
+      status: 200,
+      headers: ["Content-Type": "application/x-ndjson", "X-Last-Seq": String(await store.lastSeq)],
+      body: body)
+  }
+
+  /// The session that `GET /events/stream` runs: where it starts and what it sends.
+  func eventStreamSession(
+    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (String) -> Bool
+  ) throws(WebhookError) -> EventStreamSession {
+    try caller.require(Privilege.eventsRead)
+    var start: Int?
+    if let lastID = request.headers["Last-Event-ID"] {
+      guard let seq = Int(lastID), seq >= 0 else {
+        throw .badRequest(
+          "invalid_last_event_id", "Last-Event-ID must be an event seq, not '\(lastID)'")
+      }
+      start = seq
+    } else if Self.query(request, "after") != nil {
+      start = try Self.integerQuery(request, "after", default: 0)
+    }
+    var types = Set<ActionType>()
+    if let list = Self.query(request, "types") {
+      for name in list.split(separator: ",").map(String.init) {
+        guard let type = ActionType(rawValue: name) else {
+          throw .badRequest("invalid_query", "there is no event type '\(name)'")
+        }
+        types.insert(type)
+      }
+    }
+    return EventStreamSession(
+      feed: feed, clock: clock, after: start, types: types,
+      heartbeatInterval: options.heartbeatInterval, idleLimit: options.streamIdleLimit,
+      authorized: { holds(Privilege.eventsRead) })
+  }
+
+  func healthz() async -> HTTPResponse {
+    let closed = feed.isClosed
+    let lastSeq = await store.lastSeq
+    return Self.json(closed ? 503 : 200) {
+      $0.field("status", closed ? "stopping" : "ok")
+      $0.field("lastSeq", lastSeq)
+    }
+  }
+
+  func getMetrics(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
+    try caller.require(Privilege.metricsRead)
+    let inFlight = await store.state.inFlight.count
+    let lastSeq = await store.lastSeq
+    let subscribers = (deliveries?.statuses(lastSeq: lastSeq) ?? []).map {
+      WebhookMetrics.SubscriberGauge(id: $0.id, backlog: $0.backlog, disabled: $0.disabled != nil)
+    }
+    let text = metrics.render(
+      WebhookMetrics.Gauges(
+        eventsAppended: lastSeq - startSeq, lastSeq: lastSeq, effectsInFlight: inFlight,
+        subscribers: subscribers))
+    return HTTPResponse(
+      status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
+  }
+
+  static func integerQuery(_ request: HTTPRequest, _ name: String, default value: Int)
+    throws(WebhookError) -> Int
+  {
+    guard let text = query(request, name) else { return value }
+    guard let number = Int(text), number >= 0 else {
+      throw .badRequest(
+        "invalid_query", "\(name) must be a whole number of 0 or more, not '\(text)'")
+    }
+    return number
+  }
+}

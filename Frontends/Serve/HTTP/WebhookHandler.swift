@@ -1,0 +1,258 @@
+public import SusiAccess
+public import SusiClock
+public import SusiCore
+public import SusiDelivery
+public import SusiHTTPServer
+import SusiHTTPTypes
+import SusiJSON
+public import SusiStore
+
+/// Answers the webhook frontend's HTTP requests: actions in, state and events out, and the
+/// admin routes for keys, groups and subscribers.
+///
+/// Every request but `/healthz` needs a key (`Authorization: Bearer …`) whose groups grant the
+/// route's privilege, or comes through `handle(_:as:holds:)` for a caller a frontend in front
+/// identified itself (`susi web`'s sessions); a refused request appends nothing to the log.
+public final class WebhookHandler: HTTPHandler {
+  let store: Store
+  let feed: EventFeed
+  let gate: AccessGate
+  let deliveries: DeliveryService?
+  let metrics: WebhookMetrics
+  let clock: any TimeSource
+  let options: Options
+  /// The store's last seq when the handler started (for `susi_events_appended_total`).
+  let startSeq: Int
+  /// Open event streams per key.
+  let streams = StreamSlots()
+
+  /// Tunables of the handler.
+  public struct Options: Sendable {
+    /// How long `POST /actions?wait=1` waits for results, in milliseconds.
+    public var waitLimit: Int64
+    /// The most events one `GET /events` returns.
+    public var maximumEventsPerPage: Int
+    /// How often an idle event stream sends a comment, so dead clients are noticed (ms).
+    public var heartbeatInterval: Int64
+    /// How long an event stream may send no event before it is closed (ms).
+    public var streamIdleLimit: Int64
+    /// The most event streams one key may hold open at once.
+    public var maximumStreamsPerKey: Int
+    /// The `origin` of the intents posted to `/actions` (`webhook`; `web` under `susi web`).
+    public var origin: EventOrigin
+
+    /// Options; every argument has the documented default.
+    public init(
+      waitLimit: Int64 = 10_000, maximumEventsPerPage: Int = 1000,
+      heartbeatInterval: Int64 = 15_000, streamIdleLimit: Int64 = 30 * 60_000,
+      maximumStreamsPerKey: Int = 4, origin: EventOrigin = .webhook
+    ) {
+      self.origin = origin
+      self.waitLimit = waitLimit
+      self.maximumEventsPerPage = maximumEventsPerPage
+      self.heartbeatInterval = heartbeatInterval
+      self.streamIdleLimit = streamIdleLimit
+      self.maximumStreamsPerKey = maximumStreamsPerKey
+    }
+  }
+
+  /// A handler in front of `store`; usually made by `WebhookService.start`.
+  public init(
+    store: Store, feed: EventFeed, gate: AccessGate, deliveries: DeliveryService?,
+    metrics: WebhookMetrics,
+    clock: any TimeSource = SystemTimeSource(), options: Options = Options(), startSeq: Int = 0
+  ) {
+    self.store = store
+    self.feed = feed
+    self.gate = gate
+    self.deliveries = deliveries
+    self.metrics = metrics
+    self.clock = clock
+    self.options = options
+    self.startSeq = startSeq
+  }
+
+  /// Requests served on the connections the HTTP server keeps in reserve while it is nearly
+  /// full: health checks, and callers whose key manages keys (an operator who must still be
+  /// able to act when other callers hold every ordinary connection).
+  public func isPriority(_ request: HTTPRequest) -> Bool {
+    if request.path == "/healthz" { return true }
+    guard let caller = try? gate.authenticate(request.headers) else { return false }
+    return caller.privileges.contains(Privilege.keysManage)
+  }
+
+  /// Answers one request; every answer is counted in the metrics by route and status.
+  public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    await handle(request, principal: nil)
+  }
+
+  /// Answers `request` for a caller its embedding frontend has already identified (a browser
+  /// session of `susi web`) instead of by a key. `holds` tells whether the caller still holds a
+  /// privilege; it is asked again while an event stream runs, so ending the session ends it.
+  public func handle(
+    _ request: HTTPRequest, as caller: Caller, holds: @escaping @Sendable (String) -> Bool
+  ) async -> HTTPResponse {
+    await handle(request, principal: Principal(caller: caller, holds: holds))
+  }
+
+  /// Who a request is answered for, and how to ask later whether they still hold a privilege.
+  struct Principal {
+    var caller: Caller
+    var holds: @Sendable (String) -> Bool
+  }
+
+  private func handle(_ request: HTTPRequest, principal: Principal?) async -> HTTPResponse {
+    guard let route = WebhookRoute(target: request.target) ?? WebhookRoute(path: request.path)
+    else {
+      let response = WebhookError.notFound(
+        "no route \(request.path); see the list of endpoints in the README"
+      ).response
+      metrics.recordRequest(route: "unmatched", status: response.status)
+      return response
+    }
+    let response: HTTPResponse
+    do {
+      response = try await answer(request, route, principal)
+    } catch {
+      response = error.response
+    }
+    metrics.recordRequest(route: route.pattern, status: response.status)
+    return response
+  }
+
+  private func answer(_ request: HTTPRequest, _ route: WebhookRoute, _ principal: Principal?)
+    async throws(WebhookError) -> HTTPResponse
+  {
+    guard route.methods.contains(request.method) else {
+      throw WebhookError(
+        405, "method_not_allowed",
+        "\(route.pattern) answers \(route.methods.joined(separator: ", "))",
+        headers: ["Allow": route.methods.joined(separator: ", ")])
+    }
+    if route == .healthz { return await healthz() }
+    let caller: Caller
+    let holds: @Sendable (String) -> Bool
+    if let principal {
+      caller = principal.caller
+      holds = principal.holds
+    } else {
+      do {
+        caller = try gate.authenticate(request.headers)
+      } catch {
+        throw .unauthorized(error.message)
+      }
+      let gate = self.gate
+      let keyID = caller.keyID
+      holds = { gate.allows(keyID, $0) }
+    }
+    switch route {
+    case .actions: return try await postAction(request, caller)
+    case .state: return try await getState(caller)
+    case .events: return try await getEvents(request, caller)
+    case .eventStream: return try eventStream(request, caller, holds: holds)
+    case .healthz: return await healthz()
+    case .metrics: return try await getMetrics(caller)
+    case .adminAccess: return try await getAccess(caller)
+    case .adminGroups: return try await createGroup(request, caller)
+    case .adminGroupPrivileges(let group): return try await grant(request, caller, group: group)
+    case .adminGroupPrivilege(let group, let privilege):
+      return try await revoke(caller, group: group, privilege: privilege)
+    case .adminKeys:
+      return request.method == "GET"
+        ? try await listKeys(caller) : try await issueKey(request, caller)
+    case .adminKey(let id): return try await revokeKey(caller, id: id)
+    case .adminSubscribers:
+      return request.method == "GET"
+        ? try await listSubscribers(caller) : try await addSubscriber(request, caller)
+    case .adminSubscriber(let id): return try await removeSubscriber(caller, id: id)
+    case .adminSubscriberEnable(let id): return try await enableSubscriber(caller, id: id)
+    }
+  }
+
+  // MARK: Shared pieces
+
+  /// A JSON response.
+  static func json(
+    _ status: Int, headers: HTTPHeaders = [:], _ body: (inout JSONWriter.ObjectFields) -> Void
+  )
+    -> HTTPResponse
+  {
+    var w = JSONWriter(capacity: 64)
+    w.object(body)
+    var all = headers
+    all.set("Content-Type", "application/json")
+    return HTTPResponse(status: status, headers: all, body: w.bytes)
+  }
+
+  /// Refuses a body whose declared type is not JSON (no `Content-Type` is taken as JSON).
+  static func requireJSONBody(_ request: HTTPRequest) throws(WebhookError) {
+    guard let type = request.headers["Content-Type"] else { return }
+    if type == "application/json" { return }
+    let media = (type.split(separator: ";", maxSplits: 1).first.map(String.init) ?? type)
+      .trimmingCharacters(in: " \t").lowercased()
+    guard
+      media == "application/json" || (media.hasPrefix("application/") && media.hasSuffix("+json"))
+    else {
+      throw WebhookError(
+        415, "unsupported_media_type", "send the body as application/json, not \(media)")
+    }
+  }
+
+  /// The body as a JSON object read strictly (for the admin routes).
+  static func objectBody(_ request: HTTPRequest, allowed: Set<String>) throws(WebhookError)
+    -> FieldReader
+  {
+    try requireJSONBody(request)
+    let json: JSON
+    do {
+      json = request.body.isEmpty ? .object(JSONObject()) : try JSONParser.parse(request.body)
+    } catch {
+      throw .badRequest("invalid_json", "the body is not JSON: \(error)")
+    }
+    guard case .object(let object) = json else {
+      throw .badRequest("invalid_request", "the body must be a JSON object, not \(json.kindName)")
+    }
+    let reader = FieldReader(object)
+    do {
+      try reader.rejectUnknownKeys(allowed)
+    } catch {
+      throw .badRequest("invalid_request", "\(error)")
+    }
+    return reader
+  }
+
+  /// The value of query parameter `name`.
+  static func query(_ request: HTTPRequest, _ name: String) -> String? {
+    guard let query = request.query else { return nil }
+    return URLEncodedForm.decode(query).last { $0.0 == name }?.1
+  }
+
+  /// The store refused to record anything more.
+  static func unavailable(_ error: StoreError) -> WebhookError {
+    WebhookError(
+      503, IntentErrorCode.logFailed.rawValue, "the event log accepts nothing more: \(error)")
+  }
+}
+
+extension AccessProblem {
+  /// The HTTP form of an access refusal.
+  var webhookError: WebhookError {
+    switch kind {
+    case .unauthorized: .unauthorized(message)
+    case .forbidden: .forbidden(message)
+    case .notFound: .notFound(message)
+    case .conflict: WebhookError(409, "conflict", message)
+    case .invalid: .badRequest("invalid_request", message)
+    }
+  }
+}
+
+extension String {
+  /// The string without leading and trailing characters from `set`.
+  func trimmingCharacters(in set: String) -> String {
+    var s = Substring(self)
+    while let c = s.first, set.contains(c) { s.removeFirst() }
+    while let c = s.last, set.contains(c) { s.removeLast() }
+    return String(s)
+  }
+}

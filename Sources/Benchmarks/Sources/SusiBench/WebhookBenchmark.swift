@@ -1,0 +1,296 @@
+// `susi-bench webhook`: POST /actions through the whole webhook frontend — HTTP server, key
+// check, strict decoding, privilege check, the store appending to the log file (batched fsync),
+// the reducer refusing the rating, the runner reporting the refusal, which is appended too — at 16
+// and 64 keep-alive connections. Prints requests/s and p50/p99 latency; with `wrk` installed, its
+// figures for the same request too.
+//
+// Options: --seconds=N (per run, default 5).
+
+import CEpoll
+import Foundation
+import SusiAccess
+import SusiApplication
+import SusiCommandLine
+import SusiCore
+import SusiFiles
+import SusiHTTPServer
+import SusiStore
+import SusiServe
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+let webhookBenchmark = Benchmark(
+  name: "webhook",
+  summary: "webhook frontend: POST /actions with key check and log append at 16/64 connections"
+) { arguments in
+  try await WebhookBenchmark.run(arguments)
+}
+
+enum WebhookBenchmark {
+  /// A rating the reducer refuses (stars 9): no network, two events per request.
+  static let body =
+    #"{"type":"submitRating","payload":{"group":"Knowledge","skill":"Synonyms","stars":9}}"#
+
+  static func run(_ arguments: [String]) async throws {
+    let seconds =
+      arguments.compactMap { $0.hasPrefix("--seconds=") ? Double($0.dropFirst(10)) : nil }.first
+      ?? 5
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "susi-bench-webhook-\(getpid())"
+    ).path
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let log = directory + "/events.jsonl"
+    let app = try await SusiApp.start(
+      CommonOptions(log: log, stateDirectory: directory + "/state", fsync: "batch"),
+      origin: .webhook,
+      startEmbedded: false)
+    let keys = try KeyFile(path: log + ".keys")
+    let token = KeyToken.generate()
+    try keys.add(token)
+    try await app.store.send(
+      .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: .cli)
+    let service = await WebhookService.start(
+      store: app.store, keys: keys)
+    let server = HTTPServer(
+      configuration: .init(host: "127.0.0.1", port: 0), handler: service.handler)
+    let port = try server.start()
+    let request = Array(
+      ("POST /actions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token.text)\r\n"
+        + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        .utf8)
+    let before = await app.store.lastSeq
+    print(
+      "log: \(log) (fsync batch); server: \(HTTPServer.Configuration.defaultEventLoopCount) event loop(s)"
+    )
+    print("connections   requests/s   p50 (ms)   p99 (ms)   statuses")
+    for connections in [16, 64] {
+      let result = WebhookLoadClient(port: port, request: request).run(
+        connections: connections, seconds: seconds, warmup: 1)
+      let statuses = result.statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }
+        .joined(separator: " ")
+      print(
+        "\(String(connections).padding(toLength: 13, withPad: " ", startingAt: 0)) "
+          + "\(String(format: "%10.0f", result.perSecond))   \(String(format: "%8.2f", result.percentile(0.5)))   "
+          + "\(String(format: "%8.2f", result.percentile(0.99)))   \(statuses)")
+    }
+    runWrk(port: port, token: token.text, seconds: Int(seconds), directory: directory)
+    let appended = await app.store.lastSeq - before
+    await server.shutdown()
+    await service.shutdown()
+    await app.stop()
+    print("events appended: \(appended)")
+  }
+
+  /// The same request through wrk, when it is installed.
+  static func runWrk(port: Int, token: String, seconds: Int, directory: String) {
+    guard
+      let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first(where: {
+        FileManager.default.isExecutableFile(atPath: $0)
+      })
+    else {
+      print("(wrk not installed; skipping the comparison run)")
+      return
+    }
+    let script = directory + "/post.lua"
+    let lua = """
+      wrk.method = "POST"
+      wrk.body = '\(body)'
+      wrk.headers["Content-Type"] = "application/json"
+      wrk.headers["Authorization"] = "Bearer \(token)"
+      """
+    try? lua.write(toFile: script, atomically: true, encoding: .utf8)
+    for connections in [16, 64] {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: wrk)
+      process.arguments = [
+        "-t", "1", "-c", String(connections), "-d", "\(seconds)s", "--latency", "-s", script,
+        "http://127.0.0.1:\(port)/actions",
+      ]
+      let pipe = Pipe()
+      process.standardOutput = pipe
+      do {
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readToEndOfInput(), as: UTF8.self)
+        process.waitUntilExit()
+        let wanted = text.split(separator: "\n").filter {
+          $0.contains("Requests/sec") || $0.contains(" 50%") || $0.contains(" 99%")
+            || $0.contains("Non-2xx")
+        }
+        print(
+          "wrk -t1 -c\(connections): "
+            + wanted.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " | "))
+      } catch {
+        print("wrk failed to run: \(error)")
+      }
+    }
+  }
+}
+
+/// A blocking HTTP/1.1 load generator: each connection is a thread that sends the same request
+/// over keep-alive again and again and times every answer.
+struct WebhookLoadClient {
+  struct Result {
+    var requests: Int
+    var seconds: Double
+    /// Latencies in nanoseconds, sorted.
+    var latencies: [UInt64]
+    var statuses: [Int: Int]
+
+    var perSecond: Double { Double(requests) / seconds }
+    func percentile(_ p: Double) -> Double {
+      guard !latencies.isEmpty else { return 0 }
+      let index = min(latencies.count - 1, Int(Double(latencies.count) * p))
+      return Double(latencies[index]) / 1_000_000
+    }
+  }
+
+  let port: Int
+  let request: [UInt8]
+
+  /// Runs `connections` connections for `seconds` (after `warmup` seconds not counted).
+  func run(connections: Int, seconds: Double, warmup: Double) -> Result {
+    let results = Mutex<[(latencies: [UInt64], statuses: [Int: Int])]>([])
+    let start = monotonicNanoseconds() + UInt64(warmup * 1e9)
+    let end = start + UInt64(seconds * 1e9)
+    let done = DispatchGroup()
+    for _ in 0..<connections {
+      done.enter()
+      let thread = Thread { [port, request] in
+        var connection = Connection(port: port)
+        var latencies: [UInt64] = []
+        latencies.reserveCapacity(200_000)
+        var statuses: [Int: Int] = [:]
+        while true {
+          let begin = monotonicNanoseconds()
+          if begin >= end { break }
+          guard let status = connection.exchange(request) else {
+            connection = Connection(port: port)
+            continue
+          }
+          let finish = monotonicNanoseconds()
+          if begin >= start {
+            latencies.append(finish - begin)
+            statuses[status, default: 0] += 1
+          }
+        }
+        connection.close()
+        results.withLock { $0.append((latencies, statuses)) }
+        done.leave()
+      }
+      thread.stackSize = 1 << 20
+      thread.start()
+    }
+    done.wait()
+    var all: [UInt64] = []
+    var statuses: [Int: Int] = [:]
+    for part in results.withLock({ $0 }) {
+      all += part.latencies
+      statuses.merge(part.statuses, uniquingKeysWith: +)
+    }
+    all.sort()
+    return Result(requests: all.count, seconds: seconds, latencies: all, statuses: statuses)
+  }
+
+  /// One keep-alive connection to 127.0.0.1.
+  struct Connection {
+    private var fd: Int32 = -1
+    private var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    private var pending: [UInt8] = []
+
+    init(port: Int) {
+      fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var one: Int32 = 1
+      setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_port = in_port_t(UInt16(port).bigEndian)
+      address.sin_addr.s_addr = inet_addr("127.0.0.1")
+      let ok = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      if ok != 0 {
+        Glibc.close(fd)
+        fd = -1
+      }
+    }
+
+    func close() { if fd >= 0 { Glibc.close(fd) } }
+
+    /// Sends the request and reads one response; its status, or nil when the connection broke
+    /// or the server closed it.
+    mutating func exchange(_ request: [UInt8]) -> Int? {
+      guard fd >= 0 else { return nil }
+      var sent = 0
+      while sent < request.count {
+        let n = request.withUnsafeBytes {
+          send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+        }
+        if n <= 0 { return fail() }
+        sent += n
+      }
+      pending.removeAll(keepingCapacity: true)
+      var headerEnd: Int?
+      while headerEnd == nil {
+        guard read() else { return fail() }
+        headerEnd = Self.find([13, 10, 13, 10], in: pending)
+      }
+      let head = String(decoding: pending[..<headerEnd!], as: UTF8.self)
+      let lines = head.split(separator: "\r\n")
+      guard let statusLine = lines.first, statusLine.count >= 12,
+        let status = Int(statusLine.dropFirst(9).prefix(3))
+      else { return fail() }
+      var length = 0
+      var closes = false
+      for line in lines.dropFirst() {
+        let lower = line.lowercased()
+        if lower.hasPrefix("content-length:") {
+          length = Int(lower.dropFirst(15).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        if lower.hasPrefix("connection:") && lower.contains("close") { closes = true }
+      }
+      let total = headerEnd! + 4 + length
+      while pending.count < total {
+        guard read() else { return fail() }
+      }
+      if closes {
+        close()
+        fd = -1
+      }
+      return status
+    }
+
+    private mutating func read() -> Bool {
+      let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+      guard n > 0 else { return false }
+      pending.append(contentsOf: buffer[..<n])
+      return true
+    }
+
+    private mutating func fail() -> Int? {
+      close()
+      fd = -1
+      return nil
+    }
+
+    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+      guard haystack.count >= needle.count else { return nil }
+      for i in 0...(haystack.count - needle.count) where haystack[i] == needle[0] {
+        if Array(haystack[i..<(i + needle.count)]) == needle { return i }
+      }
+      return nil
+    }
+  }
+}
+
+/// Monotonic nanoseconds.
+private func monotonicNanoseconds() -> UInt64 {
+  var spec = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &spec)
+  return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}

@@ -1,0 +1,64 @@
+// susi-bench: prints speed and memory figures. Build and run in release mode:
+//
+//     swift run -c release --package-path Sources/Benchmarks susi-bench            # every one
+//     swift run -c release --package-path Sources/Benchmarks susi-bench log http   # only some
+//
+// Each benchmark lives in its own file and registers itself in `benchmarks` below.
+
+import Foundation
+
+if let status = runLogChildIfRequested(Array(CommandLine.arguments.dropFirst())) { exit(status) }
+
+/// The `susi` binary the benchmarks run: the release build of the package two folders up
+/// (`swift build -c release` at the top of the repository), or `SUSI_BINARY` when set.
+let builtSusi: String = {
+  if let path = ProcessInfo.processInfo.environment["SUSI_BINARY"] { return path }
+  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+  return root.appendingPathComponent(".build/release/susi").path
+}()
+
+/// One named benchmark: prints its own figures to stdout.
+struct Benchmark {
+  let name: String
+  let summary: String
+  let run: @Sendable ([String]) async throws -> Void
+}
+
+let benchmarks: [Benchmark] = [
+  logBenchmark,
+  httpBenchmark,
+  susiServerBenchmark,
+  runnerBenchmark,
+  jsonlBenchmark,
+  webhookBenchmark,
+  overloadBenchmark,
+  transportBenchmark,
+  realLogBenchmark,
+]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+  print("usage: susi-bench [NAME...]\n\nbenchmarks:")
+  for benchmark in benchmarks {
+    print(
+      "  \(benchmark.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(benchmark.summary)")
+  }
+  exit(0)
+}
+let selected = arguments.filter { !$0.hasPrefix("-") }
+let unknown = selected.filter { name in !benchmarks.contains { $0.name == name } }
+if !unknown.isEmpty {
+  FileHandle.standardError.write(
+    Data("susi-bench: unknown benchmark \(unknown.joined(separator: ", ")); see --help\n".utf8))
+  exit(64)
+}
+#if DEBUG
+  FileHandle.standardError.write(
+    Data("susi-bench: this is a debug build; figures mean little. Use -c release.\n".utf8))
+#endif
+for benchmark in benchmarks where selected.isEmpty || selected.contains(benchmark.name) {
+  print("== \(benchmark.name): \(benchmark.summary)")
+  try await benchmark.run(arguments)
+}

@@ -1,0 +1,89 @@
+import SusiClock
+import SusiHTTPTesting
+import Testing
+
+@testable import SusiHTTPServer
+
+/// Limits that keep one client from taking the server: the head deadline is a total, one
+/// address gets only its share of the connections, and the last slots are kept for requests
+/// the handler calls priority.
+@Suite struct HTTPServerFairnessTests {
+  @Test func cutsAHeadDrippedOneBytePerSecondAtTheHeadDeadline() async throws {
+    let clock = ManualTimeSource()
+    try await withServer(HTTPServer.Configuration(clock: clock)) { _, port in
+      let client = try LoopbackHTTPClient(port: port)
+      let head = Array(
+        "GET /drip HTTP/1.1\r\nHost: x\r\nX-Pad: \(String(repeating: "a", count: 40))\r\n".utf8)
+      // A byte every second keeps the connection busy, but never buys more time.
+      for second in 0..<10 {
+        try client.send([head[second]])
+        await clock.advance(by: .seconds(1))
+      }
+      let response = try await client.readResponse()
+      #expect(response.status == 408)
+      #expect(try await client.readsEndOfStream())
+    }
+  }
+
+  @Test func oneAddressGetsOnlyItsShareOfTheConnections() async throws {
+    let configuration = HTTPServer.Configuration(
+      limits: HTTPLimits(maxConnections: 8, maxConnectionsPerAddress: 3), eventLoopCount: 2,
+      clock: ManualTimeSource())
+    #expect(HTTPLimits().maxConnectionsPerAddress == 128)
+    try await withServer(configuration) { server, port in
+      var held: [LoopbackHTTPClient] = []
+      for index in 0..<3 {
+        let client = try LoopbackHTTPClient(port: port, from: "127.0.0.2")
+        try client.send("GET /\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await client.readResponse().status == 200)
+        held.append(client)
+      }
+      let refused = try LoopbackHTTPClient(port: port, from: "127.0.0.2")
+      let response = try await refused.readResponse()
+      #expect(response.status == 503)
+      #expect(response.header("Retry-After") == "1")
+      // Another address is still served.
+      let other = try LoopbackHTTPClient(port: port, from: "127.0.0.3")
+      try other.send("GET /other HTTP/1.1\r\nHost: x\r\n\r\n")
+      #expect(try await other.readResponse().text == "GET /other ")
+      #expect(server.openConnectionCount == 4)
+    }
+  }
+
+  @Test func servesOnlyPriorityRequestsOnReserveConnections() async throws {
+    struct Handler: HTTPHandler {
+      func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        HTTPResponse(status: 200, contentType: "text/plain", body: "ok \(request.path)")
+      }
+      func isPriority(_ request: HTTPRequest) -> Bool { request.path == "/healthz" }
+    }
+    let configuration = HTTPServer.Configuration(
+      limits: HTTPLimits(maxConnections: 6, reservedConnections: 2), eventLoopCount: 1,
+      clock: ManualTimeSource())
+    #expect(HTTPLimits().reservedConnections == 16)
+    try await withServer(configuration, handler: Handler()) { _, port in
+      var held: [LoopbackHTTPClient] = []
+      for index in 0..<4 {
+        let client = try LoopbackHTTPClient(port: port)
+        try client.send("GET /\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await client.readResponse().status == 200)
+        held.append(client)
+      }
+      // Slot 5 of 6 is in the reserve: ordinary requests are turned away, unread.
+      let busy = try LoopbackHTTPClient(port: port)
+      try busy.send("POST /actions HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
+      let refused = try await busy.readResponse()
+      #expect(refused.status == 503)
+      #expect(refused.header("Retry-After") == "1")
+      #expect(try await busy.readsEndOfStream())
+      // A health check still gets through, and may keep its connection.
+      let health = try LoopbackHTTPClient(port: port)
+      try health.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+      #expect(try await health.readResponse().text == "ok /healthz")
+      try health.send("HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+      #expect(try await health.readResponse(toHead: true).status == 200)
+      try health.send("GET /other HTTP/1.1\r\nHost: x\r\n\r\n")
+      #expect(try await health.readResponse().status == 503)
+    }
+  }
+}
