@@ -8,7 +8,8 @@ import Testing
 @Suite(
   .serialized,
   .enabled(
-    if: ChromiumProcess.program.testsShouldRun, Comment(rawValue: ChromiumProcess.program.skipNote)))
+    if: ChromiumProcess.program.testsShouldRun, Comment(rawValue: ChromiumProcess.program.skipNote))
+)
 struct BrowserTests {
   @Test func chatShowsEveryAnswerTypeAsACard() async throws {
     try await BrowserSession.run { s in
