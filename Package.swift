@@ -101,7 +101,7 @@ let package = Package(
     // App: what every command shares: the command-line layer (parsing, help, exit codes,
     // signals, terminal output) and the composition root that opens the log, the store, the
     // runner and the built-in server.
-    module("SusiCommandLine", in: "App", dependencies: ["SusiCore"]),
+    module("SusiCommandLine", in: "App", dependencies: ["SusiCore", "SusiTerminal"]),
     module(
       "SusiApplication", in: "App",
       dependencies: [
