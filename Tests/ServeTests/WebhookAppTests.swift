@@ -3,6 +3,7 @@ import SusiApplication
 import SusiCommandLine
 import SusiCore
 import SusiDelivery
+import SusiHTTPClient
 import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
@@ -47,7 +48,7 @@ import Testing
     var (app, service) = try await start(directory)
     let administration = ServeAdministration(
       store: app.store, keys: service.gate.keyFile, subscribers: SubscriberFile(memory: []),
-      cursors: DeliveryCursors())
+      cursors: DeliveryCursors(), targets: TargetPolicy())
     let key = String(await administration.run(["keys", "init"], options: [:]).output.dropLast())
     service.gate.update(await app.store.state.access)
     let (status, first) = await post(

@@ -1,6 +1,7 @@
 import SusiAccess
 import SusiCore
 import SusiDelivery
+import SusiHTTPClient
 import SusiHTTPServer
 import SusiServe
 import SusiStore
@@ -15,7 +16,8 @@ import Testing
     let admin = ServeAdministration(
       store: f.store, keys: f.keys,
       subscribers: try SubscriberFile(path: directory + "/log.subscribers"),
-      cursors: try DeliveryCursors(path: directory + "/log.cursors"))
+      cursors: try DeliveryCursors(path: directory + "/log.cursors"),
+      targets: TargetPolicy(allowsPrivateTargets: true))
     return (admin, f)
   }
 
@@ -71,6 +73,21 @@ import Testing
     #expect(await admin.run(["subscribers", "remove", "billing"], options: [:]).exitCode == 1)
   }
 
+  @Test func anInternalSubscriberURLIsRefusedFromTheCommandLineAsOverHTTP() async throws {
+    let directory = temporaryDirectory()
+    let f = try await WebhookFixture.make(directory: directory, issueAdmin: false)
+    let admin = ServeAdministration(
+      store: f.store, keys: f.keys,
+      subscribers: try SubscriberFile(path: directory + "/log.subscribers"),
+      cursors: try DeliveryCursors(path: directory + "/log.cursors"), targets: TargetPolicy())
+    for url in ["http://127.0.0.1:9/hook", "http://169.254.169.254/latest", "http://0x7f.1/x"] {
+      let refused = await admin.run(["subscribers", "add", url], options: [:])
+      #expect(refused.exitCode == 64, "\(url)")
+      #expect(refused.notes.contains("--allow-private-targets"), "\(url): \(refused.notes)")
+    }
+    #expect(try SubscriberFile(path: directory + "/log.subscribers").subscribers.isEmpty)
+  }
+
   @Test func subscriberMessagesAndListingLinesAreExact() async throws {
     let directory = temporaryDirectory()
     let (admin, f) = try await administration(directory)
@@ -85,7 +102,8 @@ import Testing
     try cursors.disable("billing", reason: "410 Gone", at: 1_795_341_600)
     let reopened = ServeAdministration(
       store: f.store, keys: f.keys,
-      subscribers: try SubscriberFile(path: directory + "/log.subscribers"), cursors: cursors)
+      subscribers: try SubscriberFile(path: directory + "/log.subscribers"), cursors: cursors,
+      targets: TargetPolicy(allowsPrivateTargets: true))
     try await f.store.send(.loadGroups(.init()), origin: .cli)
     let lastSeq = await f.store.lastSeq
     let listing = await reopened.run(["subscribers", "list"], options: [:])

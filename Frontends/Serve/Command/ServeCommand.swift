@@ -186,7 +186,8 @@ public enum ServeCommand {
       let administration = ServeAdministration(
         store: app.store, keys: try KeyFile(path: paths.keys),
         subscribers: try SubscriberFile(path: paths.subscribers),
-        cursors: try DeliveryCursors(path: paths.cursors))
+        cursors: try DeliveryCursors(path: paths.cursors),
+        targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets))
       outcome = await administration.run(invocation.arguments, options: invocation.parsed.options)
     } catch {
       await app.stop()
