@@ -210,6 +210,23 @@ struct RatingsAndSettingsTests {
       ])
   }
 
+  @Test func outlandishCountsAndAveragesAreBroughtIntoRange() async {
+    let harness = await Self.loggedIn { _ in
+      .json(
+        #"{"accepted":true,"ratings":{"one_star":9223372036854775807,"two_star":5,"three_star":-4,"avg_star":1e308}}"#
+      )
+    }
+    let result = await harness.run(
+      .rateSkill(server: "embedded", group: "Games", skill: "Dice", language: "en", stars: 4))
+    guard case .ratingSubmitted(let rated) = result else {
+      Issue.record("expected ratingSubmitted, got \(result)")
+      return
+    }
+    #expect(rated.ratings.average == 5)
+    #expect(rated.ratings.total == Int.max)
+    #expect(rated.ratings.threeStar == 0)
+  }
+
   @Test func aSkillTheServerDoesNotKnowIsNotFoundAndNothingMoreIsSent() async {
     let harness = await Self.loggedIn { _ in .json(Self.unknownSkillMetadata) }
     let before = harness.transport.requests.count
