@@ -396,7 +396,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     if priorityOnly { priorityCheck = { request in handler.isPriority(request) } }
     let machine = HTTPConnectionStateMachine(
       limits: configuration.limits, timeouts: configuration.timeouts,
-      remoteAddress: remoteAddress, now: now, priorityCheck: priorityCheck)
+      remoteAddress: remoteAddress, now: now, priorityCheck: priorityCheck,
+      loopbackUserID: configuration.identifiesLoopbackUsers ? LoopbackPeer.userID(of: fd) : nil)
     let connection = HTTPConnection(
       key: key, fd: fd, loop: self, remoteAddress: remoteAddress, machine: machine)
     guard register(fd: fd, key: key, events: connection.interest) else {

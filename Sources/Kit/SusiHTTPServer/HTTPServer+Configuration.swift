@@ -19,6 +19,9 @@ extension HTTPServer {
     public var backlog: Int32 = 511
     /// The time source for every timeout; tests pass a `ManualTimeSource`.
     public var clock: any TimeSource = SystemTimeSource()
+    /// Looks up which local user each loopback client runs as (see `HTTPRequest.loopbackUserID`),
+    /// once per connection, for servers that keep something per caller.
+    public var identifiesLoopbackUsers = false
 
     /// Creates a configuration; every argument has the documented default.
     public init(

@@ -67,6 +67,12 @@ struct TokenBook: Sendable {
     records = records.filter { $0.value.expires.map { $0 > now } ?? true }
   }
 
+  /// Forgets one token (a logout); true when it was known.
+  @discardableResult
+  mutating func remove(token: String) -> Bool {
+    records.removeValue(forKey: TokenBook.digest(token)) != nil
+  }
+
   mutating func removeAll(for email: String) {
     records = records.filter { $0.value.email.lowercased() != email.lowercased() }
   }
