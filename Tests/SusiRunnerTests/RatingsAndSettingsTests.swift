@@ -107,27 +107,6 @@ struct RatingsAndSettingsTests {
         ])
   }
 
-  @Test func aNeverRatedSkillsRatingIsAllZeroNotAFailure() throws {
-    let neverRated = try #require(
-      JSONParser.parse(
-        #"{"accepted": false, "message": "Skill has not been rated yet", "skill_rating": {"negative": "0", "positive": "0", "feedback_count": 0, "bookmark_count": 0, "stars": {"one_star": 0, "two_star": 0, "three_star": 0, "four_star": 0, "five_star": 0, "avg_star": 0, "total_star": 0}}}"#
-      ).object)
-    #expect(
-      try RatingsDecoder.skillRatingReply(neverRated, place: "x")
-        == RatingAggregate(positive: 0, negative: 0, feedbackCount: 0, bookmarkCount: 0))
-    let rated = try #require(
-      JSONParser.parse(
-        #"{"skill_name":"joke","skill_rating":{"negative":"1","positive":"7","stars":{"one_star":1,"five_star":1,"avg_star":3,"total_star":2}},"accepted":true}"#
-      ).object)
-    #expect(
-      try RatingsDecoder.skillRatingReply(rated, place: "x")
-        == RatingAggregate(oneStar: 1, fiveStar: 1, average: 3, total: 2, positive: 7, negative: 1))
-    let refused = try #require(JSONParser.parse(#"{"accepted":false,"message":"nope"}"#).object)
-    #expect(throws: RunnerFailure(.server, "nope")) {
-      try RatingsDecoder.skillRatingReply(refused, place: "x")
-    }
-  }
-
   @Test func severalSettingsGoInOneCallAsTheServersText() async {
     let harness = await Self.loggedIn { _ in
       .json(#"{"accepted":true,"message":"You successfully changed settings of your account!"}"#)

@@ -2,7 +2,7 @@ import SusiCore
 import SusiJSON
 
 /// Reads ratings: the `skill_rating` object of skill metadata, the aggregate
-/// `fiveStarRateSkill` replies with, `getRatingByUser` and `getSkillRating`.
+/// `fiveStarRateSkill` replies with, and `getRatingByUser`.
 enum RatingsDecoder {
   /// A `skill_rating` object: `positive`/`negative` (strings on the real server), optional
   /// `feedback_count`/`bookmark_count`, and the `stars` aggregate.
@@ -64,15 +64,5 @@ enum RatingsDecoder {
       throw RunnerFailure(.badResponse, "the user rating from \(place) has unreadable stars")
     }
     return (1...5).contains(stars) ? stars : nil
-  }
-
-  /// The aggregate from `getSkillRating`. A never-rated skill comes back with
-  /// `accepted: false` and an all-zero `skill_rating`, which is an answer, not a failure.
-  static func skillRatingReply(_ object: JSONObject, place: String) throws(RunnerFailure)
-    -> RatingAggregate
-  {
-    if let rating = object.object("skill_rating") { return skillRating(rating) }
-    try ReplyReader.requireAccepted(object, place: place)
-    throw RunnerFailure(.badResponse, "the rating reply from \(place) holds no skill_rating")
   }
 }
