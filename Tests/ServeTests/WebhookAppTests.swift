@@ -6,8 +6,8 @@ import SusiDelivery
 import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
-import SusiStore
 import SusiServe
+import SusiStore
 import Testing
 
 /// The webhook frontend on a real log file through the app bootstrap, across a restart.
@@ -49,7 +49,6 @@ import Testing
       store: app.store, keys: service.gate.keyFile, subscribers: SubscriberFile(memory: []),
       cursors: DeliveryCursors())
     let key = String(await administration.run(["keys", "init"], options: [:]).output.dropLast())
-    service.gate.update(await app.store.state.access)
     let (status, first) = await post(
       service, key: key, path: "/actions?wait=1", idempotencyKey: "once")
     #expect(status == 200)

@@ -22,6 +22,8 @@ public actor Store {
   public nonisolated let feed: EventFeed
   private var observers: [Int: @Sendable (PublishedEvent) -> Void] = [:]
   private var nextObserver = 0
+  /// Who follows the access state (Store+Access.swift).
+  var accessFollowers: [Int: AccessFollower] = [:]
   private var failure: StoreError?
   /// The most events that may owe results at once: see `isFull`.
   public nonisolated let inFlightLimit: Int
@@ -135,6 +137,7 @@ public actor Store {
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
     snapshots?.eventApplied(book)
     let published = PublishedEvent(event: event, line: line)
+    accessApplied(published)
     feed.publish(published)
     for observer in observers.values { observer(published) }
     for effect in reaction.effects {
@@ -165,6 +168,7 @@ public actor Store {
     }
     book.apply(published.event)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
+    accessApplied(published)
     feed.publish(published)
     for observer in observers.values { observer(published) }
   }
@@ -263,6 +267,7 @@ public actor Store {
     follower = nil
     await runner.shutdown()
     observers = [:]
+    accessFollowers = [:]
     feed.close()
     sink.close()
     if failure == nil { failure = .closed }
