@@ -224,8 +224,13 @@ import Testing
     }
     susi.signal(SIGTERM)
     let rest = try await susi.remainingLines()
-    #expect(await susi.exitStatus() == 128 + SIGTERM, "stderr: \(susi.stderrText)")
+    let status = await susi.exitStatus()
     #expect(!rest.contains { $0["type"] == "messageReceived" })
+    // Only on a machine so slow that the request timed out (15 s without a byte) before the
+    // second signal did the drain end by itself.
+    if !rest.contains(where: { $0["type"] == "requestFailed" }) {
+      #expect(status == 128 + SIGTERM, "stderr: \(susi.stderrText)")
+    }
     try await expectLogReplays(folder)
   }
 

@@ -121,7 +121,7 @@ public enum ServeCommand {
     guard let ownership = ServeOwnership(log: invocation.common.log) else {
       return fail(
         "another 'susi serve' is running on \(invocation.common.log) (or its lock file cannot be "
-          + "made); one server per log delivers the webhooks and owns the keys and subscribers",
+          + "made); one server per log delivers the webhooks and owns the subscribers",
         ExitCode.cannotCreate)
     }
     defer { withExtendedLifetime(ownership) {} }
