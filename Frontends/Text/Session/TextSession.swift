@@ -84,6 +84,8 @@ public actor TextSession {
   /// planned answers left pending.
   @discardableResult
   public func finishBackgroundWork() async -> [PendingAnswer] {
+    // What other processes logged by now is shown before leaving, not left to the next look.
+    await store.catchUp()
     while true {
       let last = await store.lastSeq
       await conversation.waitUntilSeen(last)
