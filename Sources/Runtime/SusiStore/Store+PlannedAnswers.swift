@@ -14,7 +14,8 @@ public struct ResumedPlan: Equatable, Sendable {
   public enum Fate: String, Equatable, Sendable {
     /// Still in the future: delivered when it is due.
     case rescheduled
-    /// Due while susi was not running, not long ago: delivered now.
+    /// Due and not delivered (no susi was running then, unless others run beside this one),
+    /// not long ago: delivered now.
     case deliveredLate
     /// Due too long ago to be worth delivering: closed as `requestFailed {kind: "expired"}`.
     case dropped

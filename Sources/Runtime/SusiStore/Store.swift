@@ -301,7 +301,9 @@ public actor Store {
   /// Stops calling the observer registered with `token`.
   public func stopObserving(_ token: Int) { observers[token] = nil }
 
-  /// Waits for in-flight effects to deliver their results (at most `timeout` seconds).
+  /// Waits for in-flight effects to deliver their results (at most `timeout` seconds). On a log
+  /// other processes share, that includes the waits for their planned answers (every process
+  /// waits for those): a frontend waits with `drainAnswersNow` instead.
   public func drain(timeout: Double) async -> Bool {
     await runner.waitUntilIdle(timeout: timeout)
   }
