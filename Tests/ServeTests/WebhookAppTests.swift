@@ -50,7 +50,6 @@ import Testing
       store: app.store, keys: service.gate.keyFile, subscribers: SubscriberFile(memory: []),
       cursors: DeliveryCursors(), targets: TargetPolicy())
     let key = String(await administration.run(["keys", "init"], options: [:]).output.dropLast())
-    service.gate.update(await app.store.state.access)
     let (status, first) = await post(
       service, key: key, path: "/actions?wait=1", idempotencyKey: "once")
     #expect(status == 200)
