@@ -100,6 +100,7 @@ let package = Package(
       "SusiServer", in: "BuiltInServer",
       dependencies: [
         "SusiHTTPServer", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPTypes",
+        "SusiHTTPClient", "SusiScript",
       ],
       resources: [.copy("DefaultSkills")]),
 
@@ -225,7 +226,7 @@ let package = Package(
       name: "SusiServerTests",
       dependencies: [
         "SusiServer", "SusiHTTPServer", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
-        "SusiHTTPTesting", "SusiHTTPTypes",
+        "SusiHTTPTesting", "SusiHTTPTypes", "SusiHTTPClient", "SusiScript",
       ],
       swiftSettings: strict),
     .testTarget(
