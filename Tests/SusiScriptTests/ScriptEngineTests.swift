@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import SusiScript
@@ -81,6 +82,21 @@ import Testing
     #expect(
       ScriptEngine.evaluate("for (var i = 0; i < 500; i++) print('xx')", limits: limits)
         == .failure(.outputTooLong(bytes: 1000)))
+  }
+
+  @Test func oneWorkerServesScriptAfterScriptAndAStoppedOneIsReplaced() throws {
+    #expect(try value("1") == "1")
+    let worker = try #require(ScriptEngine.keptWorker)
+    #expect(try value("var a = []; for (var i = 0; i < 1000; i++) a.push(i); a.length") == "1000")
+    #expect(ScriptEngine.keptWorker == worker)
+    #expect(ScriptEngine.evaluate("nope(") != .success(ScriptOutcome(value: "", printed: "")))
+    #expect(ScriptEngine.keptWorker == worker)
+    // Each script starts afresh: nothing a script leaves is seen by the next.
+    _ = try value("var leftover = 5; Object.prototype.injected = 1; 0")
+    #expect(try value("typeof leftover + ' ' + typeof ({}).injected") == "undefined undefined")
+    kill(worker, SIGKILL)
+    #expect(try value("2") == "2")
+    #expect(ScriptEngine.keptWorker != worker)
   }
 
   @Test func scriptsRunSideBySide() async {
