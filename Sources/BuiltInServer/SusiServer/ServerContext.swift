@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import SusiClock
 import SusiCrypto
-import SusiHTTPClient
 import Synchronization
 
 /// What every endpoint can reach: the configuration, the loaded skills and web content, the
@@ -35,7 +34,7 @@ final class ServerContext: Sendable {
     consoleConfiguration.allowsPrivateHosts = configuration.allowsPrivateConsoleHosts
     let warn = configuration.ruleWarnings ?? { _ in }
     consoleService = ConsoleService(
-      transport: configuration.consoleTransport ?? SocketTransport(),
+      transport: configuration.consoleTransport,
       configuration: consoleConfiguration, clock: configuration.clock,
       warn: { warn("!console: \($0)") })
     let seed =

@@ -42,19 +42,23 @@ public final class ConsoleService: Sendable {
     }
   }
 
-  let transport: any HTTPTransport
+  /// The transport given, or the project's own, made at the first fetch (most servers never
+  /// fetch).
+  private let transport: Mutex<(any HTTPTransport)?>
   let configuration: Configuration
   let clock: any TimeSource
   let warn: @Sendable (String) -> Void
   private let cache = Mutex(ReplyCache())
 
-  /// - Parameter warn: told, in one line, why a fetch failed (the rule then falls through).
+  /// - Parameters:
+  ///   - transport: how to reach the network; nil = a `SocketTransport`, made when first needed.
+  ///   - warn: told, in one line, why a fetch failed (the rule then falls through).
   public init(
-    transport: any HTTPTransport, configuration: Configuration = Configuration(),
+    transport: (any HTTPTransport)?, configuration: Configuration = Configuration(),
     clock: any TimeSource = SystemTimeSource(),
     warn: @escaping @Sendable (String) -> Void = { _ in }
   ) {
-    self.transport = transport
+    self.transport = Mutex(transport)
     self.configuration = configuration
     self.clock = clock
     self.warn = warn
@@ -148,10 +152,16 @@ public final class ConsoleService: Sendable {
       totalTimeout: configuration.totalTimeout, followsRedirects: true,
       maximumBodyBytes: configuration.maximumBodyBytes,
       targetPolicy: TargetPolicy(allowsPrivateTargets: configuration.allowsPrivateHosts))
+    let transport = self.transport.withLock { kept in
+      if let kept { return kept }
+      let made = SocketTransport()
+      kept = made
+      return made
+    }
     let response: TransportResponse
     do {
       response = try await withTimeout(configuration.totalTimeout + 1) {
-        try await self.transport.send(request)
+        try await transport.send(request)
       }
     } catch {
       warn("no reply from \(Self.display(url)): \(error)")
