@@ -218,6 +218,27 @@ final class WarningLog: Sendable {
     #expect(await console.rows(try definition("{}"), bindings: SkillBindings()) == nil)
   }
 
+  @Test func theServersConfigurationSetsTheAddressPolicyAndTheWarnings() async throws {
+    let api = try FixtureAPI(["/weather": FixtureAPI.json(Self.weather)])
+    defer { Task { await api.server.shutdown() } }
+    let rule = try definition(#"{"url": "\#(api.base)/weather", "path": "$.city.name"}"#)
+    let warnings = WarningLog()
+    let publicOnly = try TestServer { $0.ruleWarnings = warnings.sink }
+    let refused = await publicOnly.handler.context.console(
+      rule, bindings: SkillBindings(), answers: ["In $!$"], language: "en", line: 2,
+      pick: { _ in 0 })
+    #expect(refused == nil)
+    #expect(warnings.all.first?.hasPrefix("!console: no reply from \(api.base)/weather") == true)
+    let local = try TestServer { $0.allowsPrivateConsoleHosts = true }
+    let answer = local.handler.context.consoleWaiting(
+      rule, bindings: SkillBindings(), answers: ["In $!$"], language: "de", line: 2,
+      pick: { _ in 0 })
+    #expect(
+      answer?.actions == [
+        ["type": "answer", "language": "de", "line": 2, "expression": "In Paris"]
+      ])
+  }
+
   @Test func aCallerThatIsNotAsyncCanWaitForTheAnswer() throws {
     let api = try FixtureAPI(["/weather": FixtureAPI.json(Self.weather)])
     defer { Task { await api.server.shutdown() } }
