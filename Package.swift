@@ -59,6 +59,11 @@ let package = Package(
     module("SusiTerminal", in: "Kit"),
     module("SusiHTTPTypes", in: "Kit"),
     module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes"]),
+    // ECMAScript 5.1 for skills' `!javascript:` rules: the system's duktape, run sandboxed.
+    .systemLibrary(
+      name: "CDuktape", path: "Sources/Kit/CDuktape", pkgConfig: "duktape",
+      providers: [.apt(["duktape-dev"])]),
+    module("SusiScript", in: "Kit", dependencies: ["CDuktape"]),
     .systemLibrary(name: "CEpoll", path: "Sources/Kit/CEpoll"),
     module("SusiHTTPServer", in: "Kit", dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes"]),
 
@@ -95,6 +100,7 @@ let package = Package(
       "SusiServer", in: "BuiltInServer",
       dependencies: [
         "SusiHTTPServer", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPTypes",
+        "SusiHTTPClient", "SusiScript",
       ],
       resources: [.copy("DefaultSkills")]),
 
@@ -172,6 +178,7 @@ let package = Package(
     .testTarget(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
+    .testTarget(name: "SusiScriptTests", dependencies: ["SusiScript"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
     .testTarget(
       name: "SusiTerminalTests", dependencies: ["SusiTerminal", "SusiTesting"],
@@ -219,7 +226,7 @@ let package = Package(
       name: "SusiServerTests",
       dependencies: [
         "SusiServer", "SusiHTTPServer", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
-        "SusiHTTPTesting", "SusiHTTPTypes",
+        "SusiHTTPTesting", "SusiHTTPTypes", "SusiHTTPClient", "SusiScript",
       ],
       swiftSettings: strict),
     .testTarget(

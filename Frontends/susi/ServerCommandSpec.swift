@@ -36,10 +36,10 @@ enum ServerCommandSpec {
           "--trusted-proxy", value: "ADDR",
           help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
       ])
-    // It serves from STATE-DIR/server alone: no log, no other server, no outbound requests.
-    spec.unusedCommonOptions = [
-      "--server", "--log", "--websearch-url", "--fsync", "--allow-private-targets",
-    ]
+    // It serves from STATE-DIR/server alone: no log, no other server; its only outbound
+    // requests are skills' console rules, which --allow-private-targets lets reach loopback and
+    // private addresses.
+    spec.unusedCommonOptions = ["--server", "--log", "--websearch-url", "--fsync"]
     return spec
   }()
 
@@ -83,11 +83,13 @@ enum ServerCommandSpec {
       }
       proxies = Set(list)
     }
-    return ServerConfiguration(
+    var configuration = ServerConfiguration(
       host: BindAddress.numeric(parsed.value("--host") ?? "127.0.0.1"), port: port,
       dataDirectory: parsed.value("--data").map { URL(fileURLWithPath: $0) },
       stateDirectory: URL(fileURLWithPath: invocation.common.stateDirectory + "/server"),
       seed: seed, trustedProxies: proxies)
+    configuration.allowsPrivateConsoleHosts = invocation.common.allowsPrivateTargets
+    return configuration
   }
 
   /// Why `--data DIR` cannot serve: a server answering every question with "no skill" is

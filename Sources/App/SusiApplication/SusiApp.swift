@@ -85,6 +85,7 @@ public final class SusiApp: Sendable {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = try embeddedPort(environment)
+        configuration.allowsPrivateConsoleHosts = options.allowsPrivateTargets
         configuration.stateDirectory = URL(fileURLWithPath: options.stateDirectory)
           .appendingPathComponent("server")
         embedded = try await EmbeddedServer.start(configuration, fallBackToAnyPort: true)

@@ -16,6 +16,9 @@ struct Account: Sendable, Equatable {
   var created: Date
   /// The user's settings, all values strings, in the order first set.
   var settings: JSONObject
+  /// The user's devices by MAC address (`/aaa/addNewDevice.json`), each
+  /// `{name, room, geolocation: {latitude, longitude}, deviceAddTime}`.
+  var devices: JSONObject = [:]
 
   /// The account's `uuid`: the MD5 hex of the email, as on the real server.
   var uuid: String { ByteEncoding.hex(Digest.md5(Array(email.utf8))) }
