@@ -38,7 +38,7 @@ public struct IntentEnvelope: Sendable {
   ) throws(Refusal) -> IntentEnvelope {
     let json: JSON
     do {
-      json = try JSONParser.parse(bytes)
+      json = try JSONParser.parse(bytes, maximumDepth: Nesting.outside)
     } catch {
       if String(validating: bytes, as: UTF8.self) == nil {
         throw Refusal(code: .invalidUTF8, message: "not valid UTF-8")

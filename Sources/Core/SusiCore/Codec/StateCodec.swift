@@ -77,6 +77,9 @@ extension State {
               w.object {
                 $0.field("due", request.due?.rfc3339)
                 $0.field("key", request.key)
+                if !request.plan.isEmpty {
+                  $0.field("plan") { $0.array(request.plan) { w, x in x.write(to: &w) } }
+                }
                 $0.field("since", request.since.rfc3339)
                 $0.field("type", request.type)
               }
