@@ -23,3 +23,22 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   }
   return 0
 }
+
+/// libFuzzer's driver, which parses its options and runs the inputs through `callback`.
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runFuzzerDriver(
+  _ argc: UnsafeMutablePointer<CInt>,
+  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+/// The program's entry point: SwiftPM links an executable's `main` to `<module>_main`, which
+/// `-parse-as-library` leaves undefined, so this hands control to libFuzzer's driver itself.
+@_cdecl("SusiFuzz_main")
+public func fuzzMain(
+  _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> CInt {
+  var count = argc
+  var arguments = argv
+  return runFuzzerDriver(&count, &arguments) { data, size in fuzzOneInput(data, size) }
+}
