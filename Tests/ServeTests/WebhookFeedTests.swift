@@ -3,8 +3,8 @@ import SusiClock
 import SusiCore
 import SusiHTTPServer
 import SusiJSON
-import SusiStore
 import SusiServe
+import SusiStore
 import Synchronization
 import Testing
 

@@ -3,14 +3,14 @@ import SusiAccess
 import SusiClock
 import SusiCore
 import SusiDelivery
-import SusiHTTPServer
 import SusiHTTPClient
+import SusiHTTPServer
 import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
-import SusiStore
 import SusiServe
+import SusiStore
 import Synchronization
 import Testing
 

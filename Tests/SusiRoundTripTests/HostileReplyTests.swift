@@ -111,8 +111,10 @@ import Testing
 
   /// Table cells, actions kept whole and planned ones, nested from well inside the limit for
   /// replies to the parser's own limit: each reply is either refused or kept readable.
-  @Test(arguments: [200, Nesting.outside - 6, Nesting.outside - 5, Nesting.outside - 4, 245, 246,
-    249, 250, 251, 252, 255])
+  @Test(arguments: [
+    200, Nesting.outside - 6, Nesting.outside - 5, Nesting.outside - 4, 245, 246,
+    249, 250, 251, 252, 255,
+  ])
   func deepValuesEitherReadBackOrAreRefused(depth: Int) throws {
     let cell = Self.nested(depth)
     try Self.holds(Self.reply(#"[{"type":"table"}]"#, data: #"[{"c":\#(cell)}]"#))
@@ -186,9 +188,10 @@ import Testing
       Issue.record("\(events.last!.action)")
       return
     }
-    #expect(history.entries.map { $0.queryDate?.rfc3339 } == [
-      "-000001-12-31T00:01:00.000Z", "+010000-01-01T23:58:59.999Z",
-    ])
+    #expect(
+      history.entries.map { $0.queryDate?.rfc3339 } == [
+        "-000001-12-31T00:01:00.000Z", "+010000-01-01T23:58:59.999Z",
+      ])
     #expect(history.entries[0].answerDate == .maximum)
   }
 }

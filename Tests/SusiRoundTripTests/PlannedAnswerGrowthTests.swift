@@ -52,7 +52,9 @@ import Testing
     #expect(delivered.map { $0?.planned.count } == [0, 0, 0])
     #expect(
       delivered.map { $0?.answers }
-        == (1...3).map { [.answer(expression: "reminder number \($0) of many", language: nil, mood: nil)] })
+        == (1...3).map {
+          [.answer(expression: "reminder number \($0) of many", language: nil, mood: nil)]
+        })
     #expect(events[4].at.milliseconds(since: events[1].at) == 3000)
   }
 }
