@@ -3,8 +3,8 @@ import SusiAccess
 import SusiCore
 import SusiHTTPServer
 import SusiHTTPTypes
-import SusiServe
 import SusiStore
+import SusiServe
 
 // GET /inspector/state?seq=N and GET /inspector/log: the time-travel inspector's reads.
 

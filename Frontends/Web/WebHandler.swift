@@ -3,8 +3,8 @@ import SusiCore
 public import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
-public import SusiServe
 public import SusiStore
+public import SusiServe
 import Synchronization
 
 /// Answers the browser frontend's requests: its pages, its sessions, the inspector and cached

@@ -7,9 +7,9 @@ import Foundation
 import SusiCommandLine
 import SusiJSONLines
 import SusiReplay
-import SusiServe
 import SusiText
 import SusiWeb
+import SusiServe
 
 StandardStream.ignoreBrokenPipes()
 // Under 60 s of overload `susi serve` peaked at 53 MB with two malloc arenas and at 85 MB, still

@@ -6,8 +6,8 @@ import SusiDelivery
 import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
-import SusiServe
 import SusiStore
+import SusiServe
 import Testing
 
 /// The webhook frontend on a real log file through the app bootstrap, across a restart.

@@ -2,8 +2,8 @@ import SusiAccess
 import SusiCore
 import SusiDelivery
 import SusiHTTPServer
-import SusiServe
 import SusiStore
+import SusiServe
 import Testing
 
 /// `susi serve keys|groups|subscribers …` on a store, as the local operator.

@@ -3,8 +3,8 @@ import SusiClock
 import SusiCore
 import SusiHTTPServer
 import SusiJSON
-import SusiServe
 import SusiStore
+import SusiServe
 import Synchronization
 import Testing
 

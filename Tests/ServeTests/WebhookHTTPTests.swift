@@ -3,14 +3,14 @@ import SusiAccess
 import SusiClock
 import SusiCore
 import SusiDelivery
-import SusiHTTPClient
 import SusiHTTPServer
+import SusiHTTPClient
 import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
-import SusiServe
 import SusiStore
+import SusiServe
 import Synchronization
 import Testing
 

@@ -4,8 +4,8 @@ import SusiCore
 import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
-import SusiServe
 import SusiStore
+import SusiServe
 import Testing
 
 /// The HTTP routes of the webhook frontend, called directly on the handler.

@@ -3,8 +3,8 @@ import SusiAccess
 import SusiCore
 import SusiEventLog
 import SusiHTTPTesting
-import SusiServe
 import SusiTesting
+import SusiServe
 import Testing
 
 /// The built `susi` binary: `susi serve keys init`, `susi serve`, a request, SIGTERM.

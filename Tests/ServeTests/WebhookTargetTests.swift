@@ -1,7 +1,7 @@
 import Foundation
 import SusiDelivery
-import SusiHTTPClient
 import SusiHTTPServer
+import SusiHTTPClient
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner

@@ -4,8 +4,8 @@ public import SusiApplication
 public import SusiCommandLine
 import SusiCore
 import SusiDelivery
-import SusiHTTPClient
 public import SusiHTTPServer
+import SusiHTTPClient
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.

@@ -115,3 +115,4 @@ private func tear(_ writer: EventLogWriter, path: String) -> Never {
   }
   exit(1)
 }
+

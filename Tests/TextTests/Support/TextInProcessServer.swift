@@ -1,6 +1,6 @@
 import Foundation
-import SusiHTTPClient
 import SusiHTTPServer
+import SusiHTTPClient
 import SusiRunner
 import SusiServer
 
