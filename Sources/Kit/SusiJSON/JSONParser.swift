@@ -402,7 +402,11 @@ public struct JSONParser: ~Copyable {
           if !(significand.isEmpty && byte == UInt8(ascii: "0")) { significand.append(byte) }
           if pointSeen { digitsAfterPoint += 1 }
         } else {
-          explicitExponent = Int(String(decoding: bytes.dropFirst(), as: UTF8.self)) ?? 0
+          // Kept within a billion either way, so that no literal's exponent (whose digits
+          // may run to `Int.min`) can overflow the sums below; a Double holds no number that
+          // far out, so the comparison comes out the same.
+          let written = Int(String(decoding: bytes.dropFirst(), as: UTF8.self)) ?? 0
+          explicitExponent = min(max(written, -1_000_000_000), 1_000_000_000)
           break
         }
         bytes = bytes.dropFirst()
