@@ -184,7 +184,7 @@ import Testing
       ]}
       """#
     let events = try Self.holds(memory)
-    guard case .historyLoaded(let history) = events[events.count - 1].action else {
+    guard case .historyLoaded(let history) = events[events.count - 3].action else {
       Issue.record("\(events.last!.action)")
       return
     }

@@ -11,7 +11,8 @@ import SusiStore
 ///
 /// One check builds a short log in a folder of its own: the input as a `chat.json` reply to a
 /// `sendMessage` (and every planned answer that reply leads to, delivered in turn), as a
-/// `memory.json` reply to a `loadHistory`, and as an intent line when it is one. It then checks
+/// `memory.json` reply to a `loadHistory`, as a skill list, and as an intent line when it is
+/// one. It then checks
 ///
 /// - every event: encoded, decoded, encoded again gives the same value and the same bytes;
 /// - the log: a replay from its file gives the state the live fold gave;
@@ -78,6 +79,13 @@ public enum RecordRoundTrip {
     _ = log(.loadHistory(Action.LoadHistory()), origin: .cli)
     cause = events.count
     _ = log(ReplyDecoding.memory(input, cause: cause), origin: .runner, cause: cause)
+
+    // A skill list.
+    _ = log(.loadSkills(Action.LoadSkills()), origin: .cli)
+    cause = events.count
+    _ = log(
+      ReplyDecoding.skillList(input, server: "http://127.0.0.1:4000", cause: cause),
+      origin: .runner, cause: cause)
 
     // An intent line from another program, with its id.
     let accepted = input.withUnsafeBytes { bytes in

@@ -21,6 +21,21 @@ public enum ReplyDecoding {
     }
   }
 
+  /// The result a `getSkillList.json` reply body (status 200) from `server` gives a
+  /// `loadSkills` of every group (event `cause`): `skillsLoaded`, or `requestFailed`.
+  public static func skillList(_ body: [UInt8], server: String, cause: Int) -> Action {
+    let place = Endpoints.skillList.path
+    do throws(RunnerFailure) {
+      let object = try ReplyReader.object(
+        TransportResponse(status: 200, body: body), endpoint: Endpoints.skillList, place: place)
+      let skills = try SkillsDecoder.skillList(
+        object, requestedGroup: nil, language: "en", server: server, place: place)
+      return .skillsLoaded(Action.SkillsLoaded(group: nil, skills: skills))
+    } catch {
+      return .requestFailed(Action.RequestFailed(cause: cause, error: error.requestError))
+    }
+  }
+
   /// The result a `memory.json` reply body (status 200) gives a `loadHistory` of event `cause`:
   /// `historyLoaded`, or `requestFailed` when the body is no memory reply.
   public static func memory(_ body: [UInt8], cause: Int) -> Action {
