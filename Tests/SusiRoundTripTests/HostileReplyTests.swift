@@ -124,6 +124,17 @@ import Testing
     try Self.holds(#"{"type":"sendMessage","payload":{"query":"q"},"id":\#(cell)}"#)
   }
 
+  @Test func aDeepLineWrittenByThePreviousReleaseStillOpensAndSnapshots() throws {
+    // That release read replies 256 deep: a table cell of a planned answer 251 deep made a
+    // line nested 259 levels (payload, planned, answer, answers, action, rows, row).
+    let line =
+      #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[],"planned":[{"delay":1000,"answers":[{"type":"table","columns":[{"key":"c","header":"c"}],"rows":[[\#(Self.nested(251))]]}]}]}}"#
+    let event = try Event.decode(Array(line.utf8))
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try RecordRoundTrip.check(events: [event], in: folder)
+  }
+
   @Test func aReplyNestedPastTheLimitForRepliesIsRefused() throws {
     // Reply, answers, answer, data, row: the cell starts five levels down.
     let deepest = Nesting.outside - 5

@@ -27,14 +27,15 @@ public struct JSONParser: ~Copyable {
   }
 
   /// Parses one JSON value filling all of `bytes` (surrounding whitespace allowed), nested at
-  /// most `maximumDepth` deep (at most `JSONParser.maximumDepth`).
+  /// most `maximumDepth` deep. Parsing recurses once per level: ask for more than the default
+  /// only for text whose depth is known to be bounded (what a program wrote itself).
   public static func parse(
     _ bytes: UnsafeRawBufferPointer, repeatedKeys: RepeatedKeys = .refuse,
     maximumDepth: Int = maximumDepth
   ) throws(JSONParseError) -> JSON {
     var parser = JSONParser(
       bytes.bindMemory(to: UInt8.self), repeatedKeys: repeatedKeys,
-      depthLimit: min(maximumDepth, Self.maximumDepth))
+      depthLimit: maximumDepth)
     parser.skipWhitespace()
     let value = try parser.parseValue(depth: 0)
     parser.skipWhitespace()

@@ -126,7 +126,7 @@ extension Action {
     var w = JSONWriter()
     writePayload(to: &w)
     // Our own writer's output always parses.
-    return (try? JSONParser.parse(w.bytes)) ?? .null
+    return (try? JSONParser.parse(w.bytes, maximumDepth: Nesting.readable)) ?? .null
   }
 
   /// Builds an action from its `type` name and `payload` object.
