@@ -212,7 +212,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "SusiRoundTripTests",
-      dependencies: ["SusiRoundTrip", "SusiCore", "SusiJSON", "SusiRunner", "SusiEventLog"],
+      dependencies: ["SusiRoundTrip", "SusiCore", "SusiJSON", "SusiStore", "SusiEventLog"],
       exclude: ["Inputs"], swiftSettings: strict),
     .testTarget(
       name: "SusiDeliveryTests",

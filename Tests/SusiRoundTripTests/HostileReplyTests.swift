@@ -3,7 +3,6 @@ import SusiCore
 import SusiEventLog
 import SusiJSON
 import SusiRoundTrip
-import SusiRunner
 import SusiStore
 import Testing
 
