@@ -5,7 +5,8 @@ import SusiHTTPClient
 /// readers the runner uses, for tests and the fuzz target that feed them hostile replies.
 public enum ReplyDecoding {
   /// The result a `chat.json` reply body (status 200) gives the query `query` sent for event
-  /// `cause`: `messageReceived`, or `requestFailed` when the body is no chat reply.
+  /// `cause` with a token (so `anonymous` is kept): `messageReceived`, or `requestFailed` when
+  /// the body is no chat reply.
   public static func chat(_ body: [UInt8], query: String, cause: Int) -> Action {
     let place = Endpoints.chat.path
     do throws(RunnerFailure) {
