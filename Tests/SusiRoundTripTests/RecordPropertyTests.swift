@@ -12,7 +12,7 @@ import Testing
     let folder = try HostileReplyTests.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     var generator = HostileReplies(seed: UInt64(2026 + batch))
-    for index in 0..<40 {
+    for index in 0..<60 {
       let reply = generator.next()
       do {
         try RecordRoundTrip.check(reply, under: folder)

@@ -48,7 +48,10 @@ public struct IntentEnvelope: Sendable {
     guard case .object(let object) = json else {
       throw Refusal(code: .notAnObject, message: "expected one JSON object, found \(json.kindName)")
     }
-    let id = object["id"].flatMap { $0.isNull ? nil : $0 }
+    // An `id` of null is no id. (Not `flatMap { $0.isNull ? nil : $0 }`: JSON takes `nil` as
+    // a literal, so that closure gives `.null` back, which the log writes and reads as no id.)
+    var id = object["id"]
+    if id == .null { id = nil }
     func refusal(_ code: Refusal.Code, _ message: String) -> Refusal {
       Refusal(code: code, message: message, id: id)
     }
