@@ -9,8 +9,8 @@ import PackageDescription
 //     swift build -c release --package-path Sources/Fuzz \
 //       -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
 //     mkdir -p .build/fuzz-corpus
-//     Sources/Fuzz/.build/release/susi-fuzz .build/fuzz-corpus Sources/Fuzz/Seeds \
-//       -max_total_time=1800
+//     TMPDIR=/dev/shm Sources/Fuzz/.build/release/susi-fuzz .build/fuzz-corpus \
+//       Sources/Fuzz/Seeds -dict=Sources/Fuzz/json.dict -max_len=8192 -max_total_time=1800
 
 let package = Package(
   name: "susi-fuzz",
