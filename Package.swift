@@ -44,6 +44,8 @@ let package = Package(
         "SusiCommandLine", "SusiApplication", "SusiJSONLines", "SusiServe", "SusiSamples",
       ]),
     .library(name: "CEpoll", targets: ["CEpoll"]),
+    // For the fuzz target in Sources/Fuzz, which depends on this package by path.
+    .library(name: "SusiRoundTrip", targets: ["SusiRoundTrip"]),
   ],
   targets: [
     // Kit: plumbing that knows nothing of SUSI. Time, JSON, crypto from the system libcrypto,
@@ -169,6 +171,11 @@ let package = Package(
         "SusiCore", "SusiStore", "SusiRunner", "SusiClock", "SusiCoreTesting", "SusiFiles",
         "SusiHTTPClient", "SusiHTTPTesting", "SusiHTTPTypes",
       ]),
+    // The property every logged record must have, checked for one input from outside (the
+    // round-trip tests and the fuzz target in Sources/Fuzz run it).
+    module(
+      "SusiRoundTrip", in: "Testing",
+      dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiRunner", "SusiStore"]),
     // A second writer of an event log, for the tests that need one (or a crash mid-append).
     .executableTarget(
       name: "susi-log-child", dependencies: ["SusiCore", "SusiEventLog", "SusiSamples"],
@@ -210,6 +217,10 @@ let package = Package(
         "SusiCoreTesting",
       ],
       swiftSettings: strict),
+    .testTarget(
+      name: "SusiRoundTripTests",
+      dependencies: ["SusiRoundTrip", "SusiCore", "SusiJSON", "SusiStore", "SusiEventLog"],
+      exclude: ["Inputs"], swiftSettings: strict),
     .testTarget(
       name: "SusiDeliveryTests",
       dependencies: [

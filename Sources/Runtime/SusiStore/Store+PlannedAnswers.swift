@@ -58,12 +58,14 @@ extension Store {
     var logged: [PublishedEvent] = []
     for (seq, request) in state.inFlight.sorted(by: { $0.key < $1.key })
     where request.isPlannedAnswer && !plannedJobs.contains(seq) {
-      guard let planner = try? sink.history.events(after: seq - 1, limit: 1).first?.event,
-        planner.seq == seq, case .messageReceived(let received) = planner.action,
-        let (delay, message) = received.nextPlanned
+      guard let next = request.plan.first,
+        let planner = try? sink.history.events(after: seq - 1, limit: 1).first?.event,
+        planner.seq == seq, case .messageReceived(let received) = planner.action
       else { continue }  // Not readable back: closed as interrupted like any other request.
-      let due = planner.at.adding(milliseconds: Int64(delay))
-      let overdue = now.milliseconds - due.milliseconds
+      let message = Action.MessageReceived(
+        query: received.query, answers: next.answers, skill: received.skill)
+      let due = request.due ?? planner.at.adding(milliseconds: Int64(next.delayMilliseconds))
+      let overdue = now.milliseconds(since: due)
       if overdue > Self.plannedAnswerGraceMilliseconds {
         let error = RequestError(
           kind: .expired,
