@@ -7,7 +7,8 @@ enum ServerCommandSpec {
   static let spec: CommandSpec = {
     var spec = CommandSpec(
       name: "server", summary: "run the built-in SUSI-compatible server",
-      usage: "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR]",
+      usage:
+        "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR] | server --check-skills DIR [--examples]",
       discussion: """
         Serves the SUSI API (the same server susi starts inside itself when no --server is given)
         from skill files in the SUSI skill format, with accounts, ratings, settings and chat memory
@@ -17,6 +18,10 @@ enum ServerCommandSpec {
         127.0.0.1 unless --host says otherwise; --port 0 (the default) picks any free port.
         It also answers DuckDuckGo-format web searches at /duckduckgo/ and serves example pages
         for link previews at /pages/.
+        --check-skills DIR does not serve: it loads DIR as the server would, prints every problem
+        met (file and line: intents dropped and why), then asks every English !example: of the
+        skills and says how many their own skill answered; --examples lists each example with the
+        skill that answered it.
         """,
       examples: [
         "susi server --port 4000",
@@ -35,6 +40,11 @@ enum ServerCommandSpec {
         OptionSpec(
           "--trusted-proxy", value: "ADDR",
           help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
+        OptionSpec(
+          "--check-skills", value: "DIR",
+          help: "check the skills of DIR for authors: load warnings and example answers, then exit"
+        ),
+        OptionSpec("--examples", help: "with --check-skills: list every example and who answered"),
       ])
     // It serves from STATE-DIR/server alone: no log, no other server, no outbound requests.
     spec.unusedCommonOptions = [
@@ -44,6 +54,9 @@ enum ServerCommandSpec {
   }()
 
   static let command = Command(spec) { invocation in
+    if let folder = invocation.parsed.value("--check-skills") {
+      return checkSkills(folder, listExamples: invocation.parsed.has("--examples"))
+    }
     let configuration: ServerConfiguration
     do {
       configuration = try configure(invocation)
@@ -59,6 +72,25 @@ enum ServerCommandSpec {
     return await ServerForeground.run(
       configuration, output: { _ = StandardStream.output.write($0) },
       errors: { _ = StandardStream.error.write($0) }, until: { _ = await signals.wait() })
+  }
+
+  /// `--check-skills DIR`: every load warning, then the example outcomes, then the summary.
+  static func checkSkills(_ folder: String, listExamples: Bool) -> Int32 {
+    if let problem = skillFolderProblem(folder) {
+      StandardStream.error.line("susi server: \(problem.message)")
+      return problem.exitCode
+    }
+    let check = SkillCheck.run(dataDirectory: URL(fileURLWithPath: folder))
+    var out = ""
+    for warning in check.warnings { out += "warning: \(warning)\n" }
+    for outcome in check.outcomes where listExamples || !outcome.isOwn {
+      let mark = outcome.isOwn ? "ok  " : "MISS"
+      out +=
+        "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)\n"
+    }
+    out += check.summary + "\n"
+    _ = StandardStream.output.write(out)
+    return 0
   }
 
   /// The server's configuration from the command line; it keeps its state in

@@ -48,6 +48,8 @@ public struct SkillIntent: Sendable {
 
   public var patterns: [SkillPattern]
   public var answer: Answer
+  /// 0-based line of the pattern line.
+  public var line: Int
   /// 0-based line of the answer line (or of the `!console:` line), as the real server reports.
   public var answerLine: Int
   public var examples: [String]

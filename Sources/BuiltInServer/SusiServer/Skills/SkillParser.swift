@@ -174,7 +174,7 @@ public enum SkillParser {
       }
       intents.append(
         SkillIntent(
-          patterns: draft.patterns, answer: answer, answerLine: draft.answerLine,
+          patterns: draft.patterns, answer: answer, line: draft.line, answerLine: draft.answerLine,
           examples: draft.examples, plans: draft.plans, isPrior: isPrior))
     }
 
