@@ -84,9 +84,10 @@ enum ServerCommandSpec {
     var out = ""
     for warning in check.warnings { out += "warning: \(warning)\n" }
     for outcome in check.outcomes where listExamples || !outcome.isOwn {
-      let mark = outcome.isOwn ? "ok  " : "MISS"
+      let mark = outcome.isOwn ? "ok  " : outcome.obstacle == nil ? "MISS" : "SKIP"
       out +=
-        "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)\n"
+        "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)"
+      out += outcome.obstacle.map { " (\($0.rawValue))\n" } ?? "\n"
     }
     out += check.summary + "\n"
     _ = StandardStream.output.write(out)
@@ -129,8 +130,7 @@ enum ServerCommandSpec {
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
       isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path)
     else { return ("cannot read the skill folder \(path)", ExitCode.noInput) }
-    let library = SkillLibrary.load(from: URL(fileURLWithPath: path))
-    guard library.skills.isEmpty else { return nil }
+    guard !SkillLibrary.hasSkillFiles(in: URL(fileURLWithPath: path)) else { return nil }
     return (
       "\(path) holds no skills; skill files go in \(path)/models/MODEL/GROUP/LANGUAGE/NAME.txt",
       ExitCode.dataError

@@ -32,6 +32,9 @@ public struct ServerConfiguration: Sendable {
   /// PBKDF2-HMAC-SHA256 rounds for password hashes (default 600,000). Stored hashes of
   /// another cost still verify and are rehashed at their next successful login.
   public var passwordIterations: Int
+  /// What runs the skill rules that need more than the skill file: `!console:` rules with a
+  /// `url` and `!javascript:` rules. Offline by default: such intents are passed over.
+  public var procedures: any SkillProcedures = OfflineSkillProcedures()
 
   /// A configuration; every argument has the documented default.
   public init(

@@ -5,7 +5,8 @@ import Synchronization
 /// `/susi/chat.json`: answers a query in the current (since 2019-11) envelope and remembers
 /// the reply in the caller's memory.
 ///
-/// Not read here: `persona`, `dream`, `focus`, `instant`, private bots, `excludeDefaultSkills`.
+/// `focus=NAME` lets the focus skills (`::on NAME`) answer first, `persona=NAME` the persona
+/// skill of that name. Not read here: `dream`, `instant`, private bots, `excludeDefaultSkills`.
 /// `debug=true` keeps duplicate-expression actions (no `uniqueActions`).
 enum ChatEndpoint {
   static func handle(_ request: EndpointRequest) throws(APIError) -> JSONReply {
@@ -33,7 +34,10 @@ enum ChatEndpoint {
     }
 
     let context = request.context
-    let engine = AnswerEngine(library: context.library)
+    let engine = AnswerEngine(
+      library: context.library, procedures: context.configuration.procedures)
+    let focus = parameters.nonEmpty("focus")
+    let persona = parameters.nonEmpty("persona")
     let queryDate = request.now
     let key = memoryKey(request.identity)
     let (reply, cognition) = context.state.withLock {
@@ -42,8 +46,12 @@ enum ChatEndpoint {
       envelope["query"] = .string(query)
       if !query.isEmpty {
         let thought = engine.think(
-          query: query, language: language, observations: observations,
-          serverURL: request.baseURL, now: queryDate, debug: debug, random: &state.random)
+          query: query,
+          context: AnswerEngine.Context(
+            language: language, observations: observations,
+            memory: state.memory.rememberedRows(key), serverURL: request.baseURL, now: queryDate,
+            debug: debug, focus: focus, persona: persona),
+          random: &state.random)
         if let skill = thought.skill { state.usage[skill.serverPath, default: 0] += 1 }
         envelope["answers"] = .array([
           .object([
