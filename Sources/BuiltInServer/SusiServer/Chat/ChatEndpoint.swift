@@ -45,6 +45,8 @@ enum ChatEndpoint {
       var envelope = JSONObject()
       envelope["query"] = .string(query)
       if !query.isEmpty {
+        // What this user's earlier chats assigned, also in other processes sharing the state.
+        context.store?.catchUpMemory(&state)
         let thought = engine.think(
           query: query,
           context: AnswerEngine.Context(

@@ -13,7 +13,7 @@ public struct SkillPattern: Sendable {
   let expression: String
   let matcher: Matcher
   /// The words of the expression an intent can be found by (`SusiIntent.computeKeysFromUtterance`):
-  /// lower-case, letters and digits only, longer than one character. Empty: found always.
+  /// lower-case, letters and digits only, longer than one character. Empty: tried always.
   let keys: [String]
 
   /// A lone `*`: it would match every query.
@@ -98,7 +98,15 @@ public struct SkillPattern: Sendable {
     } else {
       matcher = .regex(RegexBox(expression))
     }
-    keys = SkillPattern.meatTokens(scalars)
+    // A wildcard glued to a word (`who*`: `who ?(.*)`) matches words that are no query token
+    // (`whoever`): such an utterance is tried for every query, not found by its words (the real
+    // server finds it only by `who`).
+    let glued =
+      scalars.count > 2
+      && scalars.indices.dropLast().contains { index in
+        scalars[index] == " " && scalars[index + 1] == "?"
+      }
+    keys = glued ? [] : SkillPattern.meatTokens(scalars)
   }
 
   static let anyText = Array("(.*)".unicodeScalars)
