@@ -25,6 +25,7 @@ enum ServerCommandSpec {
         """,
       examples: [
         "susi server --port 4000",
+        "susi server --check-skills ~/susi_skill_data",
         "susi --server http://127.0.0.1:4000 ask hello    (from another terminal)",
       ],
       options: [
@@ -35,7 +36,9 @@ enum ServerCommandSpec {
           "--host", value: "ADDR", help: "address to bind, or localhost (default 127.0.0.1)"),
         OptionSpec(
           "--data", value: "DIR",
-          help: "skill data folder holding models/…; refused without skills (default: bundled)"),
+          help:
+            "skill data folder holding models/…; refused without skills (default: the --skills folder)"
+        ),
         OptionSpec("--seed", value: "N", help: "seed for answer choices, for reproducible answers"),
         OptionSpec(
           "--trusted-proxy", value: "ADDR",
@@ -116,10 +119,19 @@ enum ServerCommandSpec {
       }
       proxies = Set(list)
     }
+    let stateDirectory = URL(fileURLWithPath: invocation.common.stateDirectory + "/server")
+    var data = parsed.value("--data").map { URL(fileURLWithPath: $0) }
+    if data == nil {
+      do {
+        data = try SkillFolderChoice.resolve(
+          requested: invocation.common.skills, serverStateDirectory: stateDirectory)
+      } catch {
+        throw UsageError("\(error)")
+      }
+    }
     return ServerConfiguration(
       host: BindAddress.numeric(parsed.value("--host") ?? "127.0.0.1"), port: port,
-      dataDirectory: parsed.value("--data").map { URL(fileURLWithPath: $0) },
-      stateDirectory: URL(fileURLWithPath: invocation.common.stateDirectory + "/server"),
+      dataDirectory: data, stateDirectory: stateDirectory,
       seed: seed, trustedProxies: proxies)
   }
 

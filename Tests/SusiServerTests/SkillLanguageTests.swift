@@ -258,4 +258,20 @@ import Testing
     #expect(check.answerable.count == 2)
     #expect(check.summary.contains("1 of 3 examples"))
   }
+
+  @Test func theSkillFolderIsRememberedUntilBundledIsChosen() throws {
+    let state = try temporaryDirectory().appendingPathComponent("server")
+    let skills = try dataDirectory(["Knowledge/en/a": "hi\nhello\n"])
+    #expect(try SkillFolderChoice.resolve(requested: nil, serverStateDirectory: state) == nil)
+    let chosen = try SkillFolderChoice.resolve(requested: skills.path, serverStateDirectory: state)
+    #expect(chosen?.path == skills.standardizedFileURL.path)
+    #expect(try SkillFolderChoice.resolve(requested: nil, serverStateDirectory: state) == chosen)
+    let empty = try temporaryDirectory()
+    #expect(throws: SkillFolderChoice.Problem.self) {
+      try SkillFolderChoice.resolve(requested: empty.path, serverStateDirectory: state)
+    }
+    #expect(try SkillFolderChoice.resolve(requested: nil, serverStateDirectory: state) == chosen)
+    #expect(try SkillFolderChoice.resolve(requested: "bundled", serverStateDirectory: state) == nil)
+    #expect(try SkillFolderChoice.resolve(requested: nil, serverStateDirectory: state) == nil)
+  }
 }
