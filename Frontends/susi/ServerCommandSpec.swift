@@ -92,7 +92,7 @@ enum ServerCommandSpec {
         "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)"
       out += outcome.obstacle.map { " (\($0.rawValue))\n" } ?? "\n"
     }
-    out += check.summary + "\n"
+    out += check.summary + "\n" + check.timing + "\n"
     _ = StandardStream.output.write(out)
     return 0
   }

@@ -122,7 +122,7 @@ struct AnswerEngine {
     let prepared = SkillPattern.Query(query)
     guard !prepared.isTooLong, !prepared.text.isEmpty else { return nil }
     for mind in minds(context) {
-      for match in mind.matches(prepared, language: context.language, skills: library.skills) {
+      for match in mind.matches(prepared, language: context.language) {
         let skill = library.skills[Int(match.entry.skill)]
         let intent = skill.file.intents[Int(match.entry.intent)]
         for captures in match.captures {

@@ -25,6 +25,8 @@ struct SkillMind: Sendable {
   }
 
   let entries: [Entry]
+  /// Each entry's utterances (shared with the skill files, not copied).
+  private let patterns: [[SkillPattern]]
   private let byKey: [String: [Int32]]
   private let always: [Int32]
   private let languages: [String]
@@ -32,6 +34,7 @@ struct SkillMind: Sendable {
   /// The intents of `skills` (indices into `all`).
   init(skills: [Int], of all: [Skill]) {
     var entries: [Entry] = []
+    var patterns: [[SkillPattern]] = []
     var keySets: [Keys] = []
     var frequency: [String: Int] = [:]
     var languageIDs: [String: UInt16] = [:]
@@ -51,6 +54,7 @@ struct SkillMind: Sendable {
             skill: Int32(skillIndex), intent: Int32(intentIndex), language: languageID,
             skillSize: Int32(all[skillIndex].file.intents.count),
             rank: SkillMind.rank(intent)))
+        patterns.append(intent.patterns)
         let keys = SkillMind.keys(intent.patterns)
         keySets.append(keys)
         if case .shared(let shared) = keys { for key in shared { frequency[key, default: 0] += 1 } }
@@ -71,6 +75,7 @@ struct SkillMind: Sendable {
       }
     }
     self.entries = entries
+    self.patterns = patterns
     self.byKey = byKey
     self.always = always
     self.languages = languages
@@ -157,7 +162,7 @@ struct SkillMind: Sendable {
   }
 
   /// The intents a query's tokens find that match it, best first.
-  func matches(_ query: SkillPattern.Query, language: String, skills: [Skill]) -> [Match] {
+  func matches(_ query: SkillPattern.Query, language: String) -> [Match] {
     var found = Set<Int32>(always)
     for token in query.tokens {
       if let list = byKey[token] { found.formUnion(list) }
@@ -165,17 +170,18 @@ struct SkillMind: Sendable {
     let languageScores = languages.map { SkillMind.languageScore(skill: $0, user: language) }
     var scored: [(score: Int64, index: Int32, match: Match)] = []
     for index in found {
-      let entry = entries[Int(index)]
-      let intent = skills[Int(entry.skill)].file.intents[Int(entry.intent)]
       var matched: [(size: Int, captures: [String])] = []
-      for pattern in intent.patterns {
-        if let captures = pattern.match(query) {
+      let utterances = patterns[Int(index)]
+      for position in utterances.indices {
+        if let captures = utterances[position].match(query) {
           // An utterance equal to the query beats every wildcard one.
-          let exact = if case .exact = pattern.matcher { 1000 } else { 0 }
-          matched.append((exact + min(pattern.expression.utf16.count, 999), captures))
+          let exact = if case .exact = utterances[position].matcher { 1000 } else { 0 }
+          let size = min(utterances[position].expression.utf16.count, 999)
+          matched.append((exact + size, captures))
         }
       }
       guard let size = matched.map(\.size).max() else { continue }
+      let entry = entries[Int(index)]
       matched.sort { $0.size > $1.size }
       let score =
         languageScores[Int(entry.language)] * SkillMind.languageWeight + Int64(size)

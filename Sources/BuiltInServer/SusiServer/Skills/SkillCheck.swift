@@ -1,4 +1,5 @@
 public import Foundation
+import Glibc
 import SusiCrypto
 import SusiJSON
 
@@ -41,6 +42,10 @@ public struct SkillCheck: Sendable {
   public var outcomes: [Outcome]
   /// How many skill files were loaded.
   public var skillCount: Int
+  /// CPU seconds it took to load the folder.
+  public var loadSeconds: Double = 0
+  /// Seconds each example took to answer, in order.
+  public var answerSeconds: [Double] = []
 
   /// How many examples their own skill answered.
   public var ownCount: Int { outcomes.count { $0.isOwn } }
@@ -52,8 +57,12 @@ public struct SkillCheck: Sendable {
     dataDirectory: URL, language: String = "en",
     procedures: any SkillProcedures = OfflineSkillProcedures()
   ) -> SkillCheck {
+    let start = threadSeconds()
     let library = SkillLibrary.load(from: dataDirectory)
-    return run(library: library, language: language, procedures: procedures)
+    let loaded = threadSeconds() - start
+    var check = run(library: library, language: language, procedures: procedures)
+    check.loadSeconds = loaded
+    return check
   }
 
   static func run(
@@ -63,6 +72,7 @@ public struct SkillCheck: Sendable {
     let engine = AnswerEngine(library: library, procedures: procedures)
     var random = SeededRandom(seed: 1)
     var outcomes: [Outcome] = []
+    var answerSeconds: [Double] = []
     let prefix = "/susi_skill_data/"
     for (index, skill) in library.skills.enumerated()
     where skill.language == language
@@ -77,6 +87,7 @@ public struct SkillCheck: Sendable {
       }
       let aloneContext = alone
       for (line, example) in skill.file.exampleLines {
+        let start = threadSeconds()
         let thought = engine.think(
           query: example,
           context: AnswerEngine.Context(
@@ -84,6 +95,7 @@ public struct SkillCheck: Sendable {
             now: Date(timeIntervalSince1970: 0), focus: skill.file.focus.first,
             persona: skill.model == "persona" ? skill.tag : nil),
           random: &random)
+        answerSeconds.append(threadSeconds() - start)
         let answer =
           thought.actions.first { $0["type"]?.string == "answer" }?["expression"]?.string ?? ""
         let answeredBy = thought.skill.map { String($0.serverPath.dropFirst(prefix.count)) }
@@ -99,7 +111,37 @@ public struct SkillCheck: Sendable {
       }
     }
     return SkillCheck(
-      warnings: library.warnings, outcomes: outcomes, skillCount: library.skills.count)
+      warnings: library.warnings, outcomes: outcomes, skillCount: library.skills.count,
+      answerSeconds: answerSeconds)
+  }
+
+  /// The CPU time this thread has used: answer times measured so are not inflated by other
+  /// processes on a busy machine.
+  static func threadSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+  }
+
+  /// Load time and answer times (median, 99th percentile, worst), in CPU time, in one line.
+  public var timing: String {
+    let sorted = answerSeconds.sorted()
+    func at(_ fraction: Double) -> Double {
+      sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+    }
+    func ms(_ value: Double) -> String { String(format: "%.2f ms", value * 1000) }
+    return
+      "CPU time: loading \(String(format: "%.3f s", loadSeconds)); answers: median \(ms(at(0.5))), "
+      + "p99 \(ms(at(0.99))), worst \(ms(sorted.last ?? 0))"
+      + (slowest.map { " ('\($0)')" } ?? "")
+  }
+
+  /// The example that took longest to answer.
+  public var slowest: String? {
+    guard let worst = answerSeconds.indices.max(by: { answerSeconds[$0] < answerSeconds[$1] }),
+      worst < outcomes.count
+    else { return nil }
+    return outcomes[worst].example
   }
 
   /// Why `skill` alone does not answer `example`.

@@ -356,6 +356,18 @@ public struct SkillPattern: Sendable {
     case .exact(let text):
       return text == query.text ? [] : nil
     case .pieces(let pieces):
+      // A literal at either end must be the query's start or end: most patterns fail here,
+      // before any backtracking.
+      if case .literal(let first) = pieces.first,
+        first.count > query.scalars.count || !query.scalars.starts(with: first)
+      {
+        return nil
+      }
+      if case .literal(let last) = pieces.last,
+        last.count > query.scalars.count || !query.scalars.reversed().starts(with: last.reversed())
+      {
+        return nil
+      }
       var state = PieceMatch(pieces: pieces, query: query.scalars)
       guard state.match(0, 0) else { return nil }
       return state.captures.map { query.capture($0) }
