@@ -24,6 +24,8 @@ struct ReadmeExamplesTests {
     "susi web --port 8080 --open":
       "runs until stopped on a fixed port and opens a browser; WebServerBinaryTests start it",
     "susi --server http://127.0.0.1:4000 ask hello": "needs the server of the line before",
+    "susi --skills ~/susi_skill_data":
+      "needs the public skill collection, cloned from the internet in the line before",
   ]
 
   /// The example commands of README.md, in order: lines of fenced blocks whose first word is

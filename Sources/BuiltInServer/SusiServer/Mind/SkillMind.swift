@@ -176,7 +176,7 @@ struct SkillMind: Sendable {
         if let captures = utterances[position].match(query) {
           // An utterance equal to the query beats every wildcard one.
           let exact = if case .exact = utterances[position].matcher { 1000 } else { 0 }
-          let size = min(utterances[position].expression.utf16.count, 999)
+          let size = min(utterances[position].size, 999)
           matched.append((exact + size, captures))
         }
       }

@@ -10,14 +10,16 @@ public struct SkillPattern: Sendable {
   /// The utterance as written.
   public let text: String
   /// The regular expression the real server makes of it; its length ranks intents.
-  let expression: String
+  /// The length of the regular expression the real server makes of it (UTF-16 units, as
+  /// Java counts): it ranks intents.
+  let size: Int
   let matcher: Matcher
   /// The words of the expression an intent can be found by (`SusiIntent.computeKeysFromUtterance`):
   /// lower-case, letters and digits only, longer than one character. Empty: tried always.
   let keys: [String]
 
   /// A lone `*`: it would match every query.
-  public var isCatchAll: Bool { expression == "(.*)" }
+  public let isCatchAll: Bool
 
   /// Why the utterance can never match (a regular expression that does not compile), or nil.
   public var problem: String? {
@@ -28,7 +30,7 @@ public struct SkillPattern: Sendable {
   }
 
   enum Piece: Sendable, Equatable {
-    case literal([Unicode.Scalar])
+    case literal([UInt8])
     /// ` ?`: a space or none.
     case optionalSpace
     /// `(.*)`: any text, captured.
@@ -89,7 +91,8 @@ public struct SkillPattern: Sendable {
       hasCapture = true
     }
     let expression = SkillPattern.string(scalars)
-    self.expression = expression
+    size = expression.utf16.count
+    isCatchAll = expression == "(.*)"
     if !hasCapture && !scalars.contains("*") {
       matcher = .exact(
         scalars.contains("\\") ? SkillPattern.string(scalars.filter { $0 != "\\" }) : expression)
@@ -244,7 +247,7 @@ public struct SkillPattern: Sendable {
     var pieces: [Piece] = []
     var literal: [Unicode.Scalar] = []
     func flush() {
-      if !literal.isEmpty { pieces.append(.literal(literal)) }
+      if !literal.isEmpty { pieces.append(.literal(Array(string(literal).utf8))) }
       literal = []
     }
     func hasPrefix(_ prefix: [Unicode.Scalar], at index: Int) -> Bool {
@@ -347,7 +350,7 @@ public struct SkillPattern: Sendable {
 
   // MARK: - Matching
 
-  /// The longest query that is matched against patterns, in characters; longer ones fall back.
+  /// The longest query that is matched against patterns, in UTF-8 bytes; longer ones fall back.
   static let maximumQueryLength = 1000
 
   /// The captures when the pattern matches the whole query, else nil.
@@ -358,17 +361,18 @@ public struct SkillPattern: Sendable {
     case .pieces(let pieces):
       // A literal at either end must be the query's start or end: most patterns fail here,
       // before any backtracking.
+      let bytes = query.bytes
       if case .literal(let first) = pieces.first,
-        first.count > query.scalars.count || !query.scalars.starts(with: first)
+        first.count > bytes.count || !bytes.starts(with: first)
       {
         return nil
       }
       if case .literal(let last) = pieces.last,
-        last.count > query.scalars.count || !query.scalars.reversed().starts(with: last.reversed())
+        last.count > bytes.count || !bytes[(bytes.count - last.count)...].elementsEqual(last)
       {
         return nil
       }
-      var state = PieceMatch(pieces: pieces, query: query.scalars)
+      var state = PieceMatch(pieces: pieces, query: bytes)
       guard state.match(0, 0) else { return nil }
       return state.captures.map { query.capture($0) }
     case .regex(let box):
@@ -391,11 +395,11 @@ public struct SkillPattern: Sendable {
   /// pattern costs at most pieces × length² steps.
   private struct PieceMatch {
     let pieces: [Piece]
-    let query: [Unicode.Scalar]
+    let query: [UInt8]
     var failed: [Bool]
     var captures: [Range<Int>] = []
 
-    init(pieces: [Piece], query: [Unicode.Scalar]) {
+    init(pieces: [Piece], query: [UInt8]) {
       self.pieces = pieces
       self.query = query
       failed = Array(repeating: false, count: (pieces.count + 1) * (query.count + 1))
@@ -415,7 +419,7 @@ public struct SkillPattern: Sendable {
         }
       case .optionalSpace:
         matched =
-          (position < query.count && query[position] == " " && match(piece + 1, position + 1))
+          (position < query.count && query[position] == 0x20 && match(piece + 1, position + 1))
           || match(piece + 1, position)
       case .any:
         var end = query.count
@@ -430,7 +434,7 @@ public struct SkillPattern: Sendable {
         }
       case .word:
         var limit = position
-        while limit < query.count, !query[limit].isSpace { limit += 1 }
+        while limit < query.count, query[limit] != 0x20, query[limit] != 0x09 { limit += 1 }
         var end = limit
         while end > position {
           captures.append(position..<end)
@@ -452,10 +456,10 @@ public struct SkillPattern: Sendable {
   struct Query {
     /// The normalized query in lower case: what patterns match.
     let text: String
-    let scalars: [Unicode.Scalar]
-    /// The normalized query with its case, scalar for scalar (nil when lower-casing changed
-    /// the number of scalars).
-    let original: [Unicode.Scalar]?
+    /// `text` as UTF-8.
+    let bytes: [UInt8]
+    /// The normalized query with its case, as UTF-8 (nil when lower-casing changed its length).
+    let original: [UInt8]?
     /// The tokens that find intents: words, with `?!.,;:` split off, and each word's letters
     /// and digits alone (`what's` also finds `whats`).
     let tokens: Set<String>
@@ -464,9 +468,9 @@ public struct SkillPattern: Sendable {
       let kept = SkillPattern.normalize(query, keepCase: true)
       let lower = kept.lowercased()
       text = lower
-      scalars = Array(lower.unicodeScalars)
-      let originalScalars = Array(kept.unicodeScalars)
-      original = originalScalars.count == scalars.count ? originalScalars : nil
+      bytes = Array(lower.utf8)
+      let originalBytes = Array(kept.utf8)
+      original = originalBytes.count == bytes.count ? originalBytes : nil
       var tokens = Set<String>()
       var spaced = ""
       for character in lower {
@@ -481,10 +485,10 @@ public struct SkillPattern: Sendable {
       self.tokens = tokens
     }
 
-    var isTooLong: Bool { scalars.count > SkillPattern.maximumQueryLength }
+    var isTooLong: Bool { bytes.count > SkillPattern.maximumQueryLength }
 
     func capture(_ range: Range<Int>) -> String {
-      SkillPattern.string((original ?? scalars)[range])
+      String(decoding: (original ?? bytes)[range], as: UTF8.self)
     }
   }
 }
