@@ -7,7 +7,8 @@ enum ServerCommandSpec {
   static let spec: CommandSpec = {
     var spec = CommandSpec(
       name: "server", summary: "run the built-in SUSI-compatible server",
-      usage: "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR]",
+      usage:
+        "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR] | server --check-skills DIR [--examples]",
       discussion: """
         Serves the SUSI API (the same server susi starts inside itself when no --server is given)
         from skill files in the SUSI skill format, with accounts, ratings, settings and chat memory
@@ -17,9 +18,14 @@ enum ServerCommandSpec {
         127.0.0.1 unless --host says otherwise; --port 0 (the default) picks any free port.
         It also answers DuckDuckGo-format web searches at /duckduckgo/ and serves example pages
         for link previews at /pages/.
+        --check-skills DIR does not serve: it loads DIR as the server would, prints every problem
+        met (file and line: intents dropped and why), then asks every English !example: of the
+        skills and says how many their own skill answered; --examples lists each example with the
+        skill that answered it.
         """,
       examples: [
         "susi server --port 4000",
+        "susi server --check-skills ~/susi_skill_data",
         "susi --server http://127.0.0.1:4000 ask hello    (from another terminal)",
       ],
       options: [
@@ -30,11 +36,18 @@ enum ServerCommandSpec {
           "--host", value: "ADDR", help: "address to bind, or localhost (default 127.0.0.1)"),
         OptionSpec(
           "--data", value: "DIR",
-          help: "skill data folder holding models/…; refused without skills (default: bundled)"),
+          help:
+            "skill data folder holding models/…; refused without skills (default: the --skills folder)"
+        ),
         OptionSpec("--seed", value: "N", help: "seed for answer choices, for reproducible answers"),
         OptionSpec(
           "--trusted-proxy", value: "ADDR",
           help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
+        OptionSpec(
+          "--check-skills", value: "DIR",
+          help: "check the skills of DIR for authors: load warnings and example answers, then exit"
+        ),
+        OptionSpec("--examples", help: "with --check-skills: list every example and who answered"),
       ])
     // It serves from STATE-DIR/server alone: no log, no other server; its only outbound
     // requests are skills' console rules, which --allow-private-targets lets reach loopback and
@@ -44,6 +57,9 @@ enum ServerCommandSpec {
   }()
 
   static let command = Command(spec) { invocation in
+    if let folder = invocation.parsed.value("--check-skills") {
+      return checkSkills(folder, listExamples: invocation.parsed.has("--examples"))
+    }
     let configuration: ServerConfiguration
     do {
       configuration = try configure(invocation)
@@ -59,6 +75,26 @@ enum ServerCommandSpec {
     return await ServerForeground.run(
       configuration, output: { _ = StandardStream.output.write($0) },
       errors: { _ = StandardStream.error.write($0) }, until: { _ = await signals.wait() })
+  }
+
+  /// `--check-skills DIR`: every load warning, then the example outcomes, then the summary.
+  static func checkSkills(_ folder: String, listExamples: Bool) -> Int32 {
+    if let problem = skillFolderProblem(folder) {
+      StandardStream.error.line("susi server: \(problem.message)")
+      return problem.exitCode
+    }
+    let check = SkillCheck.run(dataDirectory: URL(fileURLWithPath: folder))
+    var out = ""
+    for warning in check.warnings { out += "warning: \(warning)\n" }
+    for outcome in check.outcomes where listExamples || !outcome.isOwn {
+      let mark = outcome.isOwn ? "ok  " : outcome.obstacle == nil ? "MISS" : "SKIP"
+      out +=
+        "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)"
+      out += outcome.obstacle.map { " (\($0.rawValue))\n" } ?? "\n"
+    }
+    out += check.summary + "\n" + check.timing + "\n"
+    _ = StandardStream.output.write(out)
+    return 0
   }
 
   /// The server's configuration from the command line; it keeps its state in
@@ -83,10 +119,19 @@ enum ServerCommandSpec {
       }
       proxies = Set(list)
     }
+    let stateDirectory = URL(fileURLWithPath: invocation.common.stateDirectory + "/server")
+    var data = parsed.value("--data").map { URL(fileURLWithPath: $0) }
+    if data == nil {
+      do {
+        data = try SkillFolderChoice.resolve(
+          requested: invocation.common.skills, serverStateDirectory: stateDirectory)
+      } catch {
+        throw UsageError("\(error)")
+      }
+    }
     var configuration = ServerConfiguration(
       host: BindAddress.numeric(parsed.value("--host") ?? "127.0.0.1"), port: port,
-      dataDirectory: parsed.value("--data").map { URL(fileURLWithPath: $0) },
-      stateDirectory: URL(fileURLWithPath: invocation.common.stateDirectory + "/server"),
+      dataDirectory: data, stateDirectory: stateDirectory,
       seed: seed, trustedProxies: proxies)
     configuration.allowsPrivateConsoleHosts = invocation.common.allowsPrivateTargets
     return configuration
@@ -99,8 +144,7 @@ enum ServerCommandSpec {
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
       isDirectory.boolValue, FileManager.default.isReadableFile(atPath: path)
     else { return ("cannot read the skill folder \(path)", ExitCode.noInput) }
-    let library = SkillLibrary.load(from: URL(fileURLWithPath: path))
-    guard library.skills.isEmpty else { return nil }
+    guard !SkillLibrary.hasSkillFiles(in: URL(fileURLWithPath: path)) else { return nil }
     return (
       "\(path) holds no skills; skill files go in \(path)/models/MODEL/GROUP/LANGUAGE/NAME.txt",
       ExitCode.dataError

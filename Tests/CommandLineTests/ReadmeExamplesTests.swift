@@ -26,6 +26,8 @@ struct ReadmeExamplesTests {
     "susi --server http://127.0.0.1:4000 ask hello": "needs the server of the line before",
     "susi uninstall":
       "removes an installation; ToolCommandsTests install and uninstall under a temporary prefix",
+    "susi --skills ~/susi_skill_data":
+      "needs the public skill collection, cloned from the internet in the line before",
   ]
 
   /// The example commands of README.md, in order: lines of fenced blocks whose first word is

@@ -5,6 +5,14 @@ import Testing
 
 @testable import SusiServer
 
+/// The answer lines of an intent, each with its alternatives.
+func answers(_ intent: SkillIntent?) -> [[String]] {
+  (intent?.actions ?? []).compactMap { action in
+    if case .answer(let phrases, _) = action { return phrases }
+    return nil
+  }
+}
+
 @Suite struct SkillParserTests {
   @Test func readsHeadersIntentsAndExamples() throws {
     let file = try SkillParser.parse(
@@ -24,11 +32,7 @@ import Testing
     #expect(file.intents[0].patterns.map(\.text) == ["flip a coin", "Toss a coin", "Roll a coin"])
     #expect(file.examples == ["flip a coin"])
     #expect(file.intents[0].answerLine == 6)
-    guard case .text(let answers) = file.intents[0].answer else {
-      Issue.record("expected a text answer")
-      return
-    }
-    #expect(answers == ["heads", "tails"])
+    #expect(answers(file.intents[0]) == [["heads", "tails"]])
     #expect(file.warnings.isEmpty)
   }
 
@@ -38,11 +42,7 @@ import Testing
     )
     #expect(file.header("name") == "Joke")
     #expect(file.examples == ["tell me a joke"])
-    guard case .text(let answers) = file.intents.first?.answer else {
-      Issue.record("expected an intent")
-      return
-    }
-    #expect(answers == ["ha    ha"])
+    #expect(answers(file.intents.first) == [["ha    ha"]])
   }
 
   @Test func emptyHeaderValuesAndHeadersWithoutSpaceAreNull() throws {
@@ -64,7 +64,7 @@ import Testing
       hi there
       # a comment inside the block
       !example:hello
-      first part \\
+      first part\\
       second part
 
       good morning
@@ -73,19 +73,15 @@ import Testing
       """)
     #expect(file.intents.count == 2)
     #expect(file.intents[0].patterns.map(\.text) == ["hello", "hi there"])
-    guard case .text(let answers) = file.intents[0].answer else {
-      Issue.record("expected a text answer")
-      return
-    }
-    #expect(answers == ["first part second part"])
+    #expect(answers(file.intents[0]) == [["first part second part"]])
     #expect(file.intents[1].patterns.map(\.text) == ["good morning", "good day"])
   }
 
-  @Test func missingBlankLineStartsANewIntentWithAWarning() throws {
-    let file = try SkillParser.parse("hello\nhi\nbye\nsee you\n")
-    #expect(file.intents.map { $0.patterns.map(\.text) } == [["hello"], ["bye"]])
-    #expect(file.warnings.count == 1)
-    #expect(file.warnings.first?.line == 3)
+  @Test func everyAnswerLineOfABlockIsAnAnswer() throws {
+    let file = try SkillParser.parse("hello\nhi\nbye\nsee you | cheers\n")
+    #expect(file.intents.map { $0.patterns.map(\.text) } == [["hello"]])
+    #expect(answers(file.intents.first) == [["hi"], ["bye"], ["see you", "cheers"]])
+    #expect(file.warnings.isEmpty)
   }
 
   @Test func readsConsoleRulesWithDataAndActions() throws {
@@ -99,13 +95,17 @@ import Testing
       }
       eol
       """)
-    guard case .console(let rule) = file.intents.first?.answer else {
+    guard case .console(let rule) = file.intents.first?.rule else {
       Issue.record("expected a console rule")
       return
     }
-    #expect(rule.template == "Here: $title$")
+    #expect(answers(file.intents.first) == [["Here: $title$"]])
     #expect(rule.rows?.count == 2)
-    #expect(rule.actions.first?["type"] == "table")
+    guard case .other(let table) = file.intents.first?.actions.last else {
+      Issue.record("expected the table action")
+      return
+    }
+    #expect(table["type"] == "table")
   }
 
   @Test func unterminatedConsoleRuleIsSkippedAndLaterIntentsSurvive() throws {
@@ -128,10 +128,15 @@ import Testing
     #expect(file.warnings.contains { $0.message.contains("does not parse") })
   }
 
-  @Test func javascriptRulesAreSkippedWithAWarning() throws {
+  @Test func javascriptRulesAreReadWithTheirAnswer() throws {
     let file = try SkillParser.parse("random\n!javascript:$!$\nMath.random();\neol\n\nok\nyes\n")
-    #expect(file.intents.count == 1)
-    #expect(file.warnings.contains { $0.message.contains("javascript") })
+    #expect(file.intents.count == 2)
+    guard case .javascript(let script, _) = file.intents.first?.rule else {
+      Issue.record("expected a javascript rule")
+      return
+    }
+    #expect(script == "Math.random();")
+    #expect(answers(file.intents.first) == [["$!$"]])
   }
 
   @Test func readsPlans() throws {

@@ -86,9 +86,18 @@ public final class SusiApp: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = try embeddedPort(environment)
         configuration.allowsPrivateConsoleHosts = options.allowsPrivateTargets
-        configuration.stateDirectory = URL(fileURLWithPath: options.stateDirectory)
+        let serverState = URL(fileURLWithPath: options.stateDirectory)
           .appendingPathComponent("server")
-        embedded = try await EmbeddedServer.start(configuration, fallBackToAnyPort: true)
+        configuration.stateDirectory = serverState
+        do {
+          configuration.dataDirectory = try SkillFolderChoice.resolve(
+            requested: options.skills, serverStateDirectory: serverState)
+        } catch {
+          throw StartupError(message: "\(error)", exitCode: ExitCode.dataError)
+        }
+        let server = try await EmbeddedServer.start(configuration, fallBackToAnyPort: true)
+        if let summary = server.handler.loadSummary { warnings.append(summary) }
+        embedded = server
       } catch let error as StartupError {
         try? writer.close()
         throw error

@@ -18,6 +18,9 @@ public struct CommonOptions: Sendable, Equatable {
   public var fsync: String
   /// Whether link previews, images and webhooks may reach loopback and private addresses.
   public var allowsPrivateTargets = false
+  /// The skill folder the built-in server should read from now on (`--skills DIR`), `bundled`
+  /// for the shipped skills, or nil for the one chosen last.
+  public var skills: String?
 
   public static let specs: [OptionSpec] = [
     OptionSpec(
@@ -29,6 +32,9 @@ public struct CommonOptions: Sendable, Equatable {
     OptionSpec(
       "--websearch-url", value: "URL", env: "SUSI_WEBSEARCH_URL",
       help: "DuckDuckGo-format web search endpoint"),
+    OptionSpec(
+      "--skills", value: "DIR", env: "SUSI_SKILLS",
+      help: "skill folder of the built-in server, kept for later runs; 'bundled' goes back"),
     OptionSpec(
       "--state-dir", value: "DIR", env: "SUSI_STATE_DIR",
       help: "credentials, image cache, built-in server data (default: $XDG_STATE_HOME/susi)"),
@@ -100,6 +106,7 @@ public struct CommonOptions: Sendable, Equatable {
       server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory,
       fsync: fsync)
     options.choosesServer = pick("--server", "SUSI_SERVER") != nil
+    options.skills = pick("--skills", "SUSI_SKILLS")
     options.allowsPrivateTargets = parsed.has("--allow-private-targets")
     if !options.allowsPrivateTargets, let text = environment["SUSI_ALLOW_PRIVATE_TARGETS"] {
       switch text.lowercased() {

@@ -46,6 +46,11 @@ public struct ServerConfiguration: Sendable {
   /// Told, one line each, when a skill's rule fails while answering (a script error, an API
   /// without reply); nil = not reported.
   public var ruleWarnings: (@Sendable (String) -> Void)?
+  /// What runs the skill rules that need more than the skill file: `!console:` rules with a
+  /// `url` and `!javascript:` rules. Offline by default: such intents are passed over.
+  /// nil: console rules fetch through the project's own HTTP client (see `console`,
+  /// `allowsPrivateConsoleHosts`) and javascript rules run in the sandboxed script engine.
+  public var procedures: (any SkillProcedures)?
 
   /// A configuration; every argument has the documented default.
   public init(

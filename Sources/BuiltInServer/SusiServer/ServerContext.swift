@@ -15,6 +15,12 @@ final class ServerContext: Sendable {
   /// Runs `!console:` rules that fetch a URL.
   let consoleService: ConsoleService
 
+  /// What runs console rules with a `url` and javascript rules for the chat: the configured
+  /// procedures, or the network and the script engine.
+  var procedures: any SkillProcedures {
+    configuration.procedures ?? NetworkSkillProcedures(context: self)
+  }
+
   /// The current time on the configured time source.
   var now: Date {
     Date(timeIntervalSince1970: Double(configuration.clock.millisecondsSince1970()) / 1000)

@@ -23,6 +23,16 @@ public final class SusiServerHandler: HTTPHandler {
     context.library.warnings + (context.web.problem.map { [$0] } ?? [])
   }
 
+  /// The load warnings in one line, with where to see them all; nil when there are none.
+  public var loadSummary: String? {
+    let warnings = loadWarnings
+    guard !warnings.isEmpty else { return nil }
+    let folder = context.library.dataDirectory.path
+    return
+      "the built-in server's skills gave \(warnings.count) load warning\(warnings.count == 1 ? "" : "s") "
+      + "(intents dropped, rules that cannot run here); 'susi server --check-skills \(folder)' lists them"
+  }
+
   /// The loaded skills.
   public var library: SkillLibrary { context.library }
 

@@ -5,7 +5,8 @@ import Synchronization
 /// `/susi/chat.json`: answers a query in the current (since 2019-11) envelope and remembers
 /// the reply in the caller's memory.
 ///
-/// Not read here: `persona`, `dream`, `focus`, `instant`, private bots, `excludeDefaultSkills`.
+/// `focus=NAME` lets the focus skills (`::on NAME`) answer first, `persona=NAME` the persona
+/// skill of that name. Not read here: `dream`, `instant`, private bots, `excludeDefaultSkills`.
 /// `debug=true` keeps duplicate-expression actions (no `uniqueActions`).
 enum ChatEndpoint {
   static func handle(_ request: EndpointRequest) throws(APIError) -> JSONReply {
@@ -33,9 +34,29 @@ enum ChatEndpoint {
     }
 
     let context = request.context
-    let engine = AnswerEngine(library: context.library)
+    let engine = AnswerEngine(library: context.library, procedures: context.procedures)
+    let focus = parameters.nonEmpty("focus")
+    let persona = parameters.nonEmpty("persona")
     let queryDate = request.now
     let key = memoryKey(request.identity)
+    // What this user's earlier chats assigned (also in other processes sharing the state), and
+    // the random source, read under the state lock; the thinking runs outside it, since a
+    // skill's console rule may wait on the network.
+    var thought: AnswerEngine.Thought?
+    if !query.isEmpty {
+      var (memory, random) = context.state.withLock { state in
+        context.store?.catchUpMemory(&state)
+        return (state.memory.rememberedRows(key), state.random)
+      }
+      thought = engine.think(
+        query: query,
+        context: AnswerEngine.Context(
+          language: language, observations: observations, memory: memory,
+          serverURL: request.baseURL, now: queryDate, debug: debug, focus: focus,
+          persona: persona),
+        random: &random)
+      context.state.withLock { $0.random = random }
+    }
     let (reply, cognition) = context.state.withLock {
       state -> (JSONReply, ConversationMemory.Cognition?) in
       var envelope = JSONObject()
@@ -43,10 +64,7 @@ enum ChatEndpoint {
       // The number of answers asked for, which the real server sent until mid-2019 and older
       // clients still read.
       envelope["count"] = 1
-      if !query.isEmpty {
-        let thought = engine.think(
-          query: query, language: language, observations: observations,
-          serverURL: request.baseURL, now: queryDate, debug: debug, random: &state.random)
+      if let thought {
         if let skill = thought.skill { state.usage[skill.serverPath, default: 0] += 1 }
         envelope["answers"] = .array([
           .object([

@@ -21,7 +21,7 @@ public enum ServerForeground {
       errors("susi server: cannot start: \(error)\n")
       return 1
     }
-    for warning in server.handler.loadWarnings { errors("susi server: warning: \(warning)\n") }
+    if let summary = server.handler.loadSummary { errors("susi server: warning: \(summary)\n") }
     errors(
       "susi server: \(server.handler.library.skills.count) skills loaded; state in \(configuration.stateDirectory?.path ?? "memory")\n"
     )

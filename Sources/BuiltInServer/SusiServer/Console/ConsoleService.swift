@@ -122,19 +122,34 @@ public final class ConsoleService: Sendable {
       line: line, pick: pick)
   }
 
+  /// `rows`, for a caller that is not async (see `answerWaiting`).
+  public func rowsWaiting(_ rule: ConsoleDefinition, bindings: SkillBindings) -> [JSONObject]? {
+    waiting { await self.rows(rule, bindings: bindings) }
+  }
+
   /// `answer`, for a caller that is not async: runs it on a thread of its own and waits.
   /// Blocks the calling thread for up to the fetch's total timeout.
   public func answerWaiting(
     _ rule: ConsoleDefinition, bindings: SkillBindings, answers: [String], language: String,
     line: Int, pick: @escaping @Sendable (Int) -> Int
   ) -> ConsoleAnswer? {
+    waiting {
+      await self.answer(
+        rule, bindings: bindings, answers: answers, language: language, line: line, pick: pick)
+    }
+  }
+
+  /// Runs `work` on a thread of its own and waits for its result. Blocks the calling thread for
+  /// up to the fetch's total timeout.
+  private func waiting<Result: Sendable>(_ work: @escaping @Sendable () async -> Result?)
+    -> Result?
+  {
     let done = DispatchSemaphore(value: 0)
-    let result = Mutex<ConsoleAnswer?>(nil)
+    let result = Mutex<Result?>(nil)
     let executor = ThreadExecutor()
     Task(executorPreference: executor) {
-      let answer = await self.answer(
-        rule, bindings: bindings, answers: answers, language: language, line: line, pick: pick)
-      result.withLock { $0 = answer }
+      let value = await work()
+      result.withLock { $0 = value }
       done.signal()
     }
     done.wait()

@@ -36,3 +36,23 @@ extension ServerContext {
       rule, bindings: bindings, answers: answers, language: language, line: line, pick: pick)
   }
 }
+
+/// The procedures the chat runs with: console rules fetched through `ConsoleService`,
+/// javascript rules in `ScriptEngine`; each failure is passed over with a warning, as
+/// `ServerContext.console` and `javascript` do.
+struct NetworkSkillProcedures: SkillProcedures {
+  let context: ServerContext
+
+  func console(_ rule: ConsoleRule, bindings: SkillBindings) -> [JSON]? {
+    let definition: ConsoleDefinition
+    do { definition = try ConsoleDefinition(definition: rule.definition) } catch {
+      context.configuration.ruleWarnings?("line \(rule.line + 1): !console: \(error)")
+      return nil
+    }
+    return context.consoleService.rowsWaiting(definition, bindings: bindings)?.map(JSON.object)
+  }
+
+  func javascript(_ script: String, bindings: SkillBindings) -> String? {
+    context.javascript(script, bindings: bindings, skill: "a skill", line: 0)
+  }
+}

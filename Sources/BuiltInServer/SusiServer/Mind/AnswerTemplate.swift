@@ -1,16 +1,15 @@
 import SusiJSON
 
-/// Fills `$…$` variables in answer texts: `$0$` the whole query, `$1$`… the `*` captures,
-/// `$name$` a column of the first data row (`$!$` included), `$server_url$` this server's own
-/// base URL (an extension of this server, for answers that link to its pages and images).
-/// An unknown variable becomes empty text.
+/// Fills `$…$` variables in the strings of rows and non-answer actions (map coordinates, links,
+/// table columns …) from the bindings; here an unbound variable becomes empty text.
+/// `$server_url$` is this server's own base URL (an extension of this server, for answers that
+/// link to its pages and images).
 struct AnswerTemplate {
-  var captures: [String]
-  var row: JSONObject
-  var serverURL: String
+  var bindings: SkillBindings
 
   func fill(_ text: String) -> String {
     guard text.contains("$") else { return text }
+    if let filled = bindings.fill(text) { return filled }
     var out = ""
     var rest = Substring(text)
     while let open = rest.firstIndex(of: "$") {
@@ -21,8 +20,8 @@ struct AnswerTemplate {
         break
       }
       let name = rest[afterOpen..<close]
-      if !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "!" }) {
-        out += value(String(name))
+      if SkillBindings.isVariableName(name) {
+        out += bindings.value(String(name)) ?? ""
         rest = rest[rest.index(after: close)...]
       } else {
         out += "$"
@@ -31,19 +30,6 @@ struct AnswerTemplate {
     }
     out += rest
     return out
-  }
-
-  func value(_ name: String) -> String {
-    if let index = Int(name) { return index < captures.count ? captures[index] : "" }
-    if name == "server_url" { return serverURL }
-    switch row[name] {
-    case .string(let text)?: return text
-    case .int(let number)?: return String(number)
-    case .double(let number)?: return String(number)
-    case .bool(let flag)?: return String(flag)
-    case .none, .null?: return ""
-    case .some(let other): return other.compactText
-    }
   }
 
   /// The same value with every string filled, recursively (for rows and actions).

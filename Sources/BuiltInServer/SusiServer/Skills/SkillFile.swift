@@ -12,6 +12,11 @@ public struct SkillFile: Sendable {
   public var intents: [SkillIntent]
   /// Problems the parser stepped around (an intent it dropped, a line it ignored).
   public var warnings: [SkillWarning]
+  /// Every `!example:` line of the file with its 0-based line, also those of intents that were
+  /// dropped: what the skill claims to answer.
+  public var exampleLines: [(line: Int, text: String)]
+  /// The `::on` names: a focus skill answers only when a chat names it with `focus=`.
+  public var focus: [String]
 
   /// The value of the first header `key` (case-insensitive), or nil when absent or empty.
   public func header(_ key: String) -> String? {
@@ -19,8 +24,8 @@ public struct SkillFile: Sendable {
     return headers.first { $0.key.lowercased() == wanted }?.value
   }
 
-  /// Every example from the intents' `!example:` lines, in file order.
-  public var examples: [String] { intents.flatMap(\.examples) }
+  /// Every example of the file, in file order (the metadata's `examples`).
+  public var examples: [String] { exampleLines.map(\.text) }
 }
 
 /// A problem in a skill file that the parser stepped around, with its 1-based line number.
@@ -36,34 +41,68 @@ public struct SkillParseError: Error, Sendable, Equatable, CustomStringConvertib
   public var description: String { message }
 }
 
-/// One intent: the utterance patterns on its first line and what it answers.
+/// One intent: the utterance patterns on the first line of its block and what it does.
+///
+/// An `?if:then:else` line makes two intents of one block: one with the condition, one with
+/// it negated.
 public struct SkillIntent: Sendable {
-  /// How the intent answers.
-  public enum Answer: Sendable {
-    /// Plain answer alternatives, `|`-separated in the file; one is picked at random.
-    case text([String])
-    /// A `!console:` rule: an answer template over data rows, plus extra actions.
+  /// One action the intent answers with, in the order of the file.
+  public enum Action: Sendable {
+    /// An answer line: alternatives separated by `|`, one picked at random.
+    case answer([String], line: Int)
+    /// Another action (`table`, `rss`, `map` …) from a `!console:` rule's `actions`.
+    case other(JSONObject)
+  }
+
+  /// A program the intent runs before it answers.
+  public enum Rule: Sendable {
     case console(ConsoleRule)
+    /// A `!javascript:` rule: its script; the answer reads the result as `$!$`.
+    case javascript(String, line: Int)
   }
 
   public var patterns: [SkillPattern]
-  public var answer: Answer
-  /// 0-based line of the answer line (or of the `!console:` line), as the real server reports.
-  public var answerLine: Int
-  public var examples: [String]
+  public var actions: [Action]
+  public var rule: Rule?
+  /// From `?cond:then:else` lines: memory conditions (`$_name$`, `$_x$=value`) that must hold,
+  /// or, when `negated`, must not.
+  public var conditions: [Condition]
   public var plans: [PlannedAnswer]
-  /// Declared after `::prior`: wins over ordinary intents that also match.
+  /// Whether the block has `!first`/`!rest` lines (flow inferences: they only rank here).
+  public var hasFlow: Bool
+  /// 0-based line of the utterance line.
+  public var line: Int
+  public var examples: [String]
+  /// Declared after `::prior` (kept for the record: the real server's ranking ignores it).
   public var isPrior: Bool
+
+  /// 0-based line of the first answer line (or rule), as the real server reports in `line`.
+  public var answerLine: Int {
+    for action in actions { if case .answer(_, let line) = action { return line } }
+    if case .javascript(_, let line) = rule { return line }
+    if case .console(let rule) = rule { return rule.line }
+    return line
+  }
 }
 
-/// A `!console:` rule. Offline, rows come from its inline `data`; a rule that only names a
-/// remote `url` cannot answer here and never matches.
+/// A condition of a `?cond:then:else` line.
+public struct Condition: Sendable {
+  public var expression: String
+  public var negated: Bool
+}
+
+/// A `!console:` rule: its JSON definition. Offline, rows come from its inline `data`; a rule
+/// with a `url` asks the server's `SkillProcedures`, and falls through when they cannot answer.
 public struct ConsoleRule: Sendable {
-  /// The answer template after `!console:`; empty means "no answer line, actions only".
-  public var template: String
-  public var rows: [JSON]?
-  public var actions: [JSONObject]
-  public var url: String?
+  /// The whole JSON object between the `!console:` line and `eol`.
+  public var definition: JSONObject
+  /// 0-based line of the `!console:` line.
+  public var line: Int
+
+  /// The inline `data` rows, when the definition has a `data` array.
+  public var rows: [JSON]? { definition["data"]?.array }
+  /// The `url` to fetch, if any.
+  public var url: String? { definition["url"]?.string }
 }
 
 /// A `!plan <delay>:<text>` line: an extra answer delivered after a delay.

@@ -33,6 +33,44 @@ public struct SkillLibrary: Sendable {
   public let warnings: [String]
   /// The languages each skill tag exists in, per model and group, sorted.
   private let languagesByTag: [String: [String]]
+  /// The intents that answer chat: those of `models/general`, without focus skills.
+  let mind: SkillMind
+  /// Focus skills (`::on NAME`) by name: they answer only a chat with `focus=NAME`.
+  let focusMinds: [String: SkillMind]
+  /// Persona skills (`models/persona/…/NAME.txt`) by lower-case name: they answer only a chat
+  /// with `persona=NAME`.
+  let personaMinds: [String: SkillMind]
+
+  /// The model whose skills answer chat.
+  public static let chatModel = "general"
+
+  init(
+    dataDirectory: URL, skills: [Skill], groupsByModel: [String: [String]], warnings: [String],
+    languagesByTag: [String: [String]]
+  ) {
+    self.dataDirectory = dataDirectory
+    self.skills = skills
+    self.groupsByModel = groupsByModel
+    self.warnings = warnings
+    self.languagesByTag = languagesByTag
+    var chat: [Int] = []
+    var focus: [String: [Int]] = [:]
+    var persona: [String: [Int]] = [:]
+    for (index, skill) in skills.enumerated() {
+      if skill.model == "persona" {
+        persona[skill.tag.lowercased(), default: []].append(index)
+      } else if skill.model == SkillLibrary.chatModel {
+        if skill.file.focus.isEmpty {
+          chat.append(index)
+        } else {
+          for name in skill.file.focus { focus[name, default: []].append(index) }
+        }
+      }
+    }
+    mind = SkillMind(skills: chat, of: skills)
+    focusMinds = focus.mapValues { SkillMind(skills: $0, of: skills) }
+    personaMinds = persona.mapValues { SkillMind(skills: $0, of: skills) }
+  }
 
   /// Loads every skill under `dataDirectory/models`.
   public static func load(from dataDirectory: URL) -> SkillLibrary {
@@ -55,8 +93,13 @@ public struct SkillLibrary: Sendable {
               guard let bytes = try AtomicFile.read(url, limit: SkillParser.maximumFileSize) else {
                 continue
               }
-              let file = try SkillParser.parse(bytes)
+              let file = try SkillParser.parse(bytes, acceptCatchAll: false)
               warnings += file.warnings.map { "\(relative): \($0)" }
+              for intent in file.intents {
+                for problem in intent.patterns.compactMap(\.problem) {
+                  warnings.append("\(relative): line \(intent.line + 1): \(problem)")
+                }
+              }
               let times = fileTimes(url)
               skills.append(
                 Skill(
@@ -78,6 +121,24 @@ public struct SkillLibrary: Sendable {
     return SkillLibrary(
       dataDirectory: dataDirectory, skills: skills, groupsByModel: groupsByModel,
       warnings: warnings, languagesByTag: languages.mapValues { $0.sorted() })
+  }
+
+  /// Whether `dataDirectory` holds any skill file (`models/*/*/*/*.txt`), without reading one.
+  public static func hasSkillFiles(in dataDirectory: URL) -> Bool {
+    let models = dataDirectory.appendingPathComponent("models")
+    for model in subdirectories(of: models) {
+      let modelURL = models.appendingPathComponent(model)
+      for group in subdirectories(of: modelURL) {
+        let groupURL = modelURL.appendingPathComponent(group)
+        for language in subdirectories(of: groupURL)
+        where files(in: groupURL.appendingPathComponent(language)).contains(where: {
+          $0.hasSuffix(".txt")
+        }) {
+          return true
+        }
+      }
+    }
+    return false
   }
 
   private static func languageKey(_ model: String, _ group: String, _ tag: String) -> String {

@@ -1,17 +1,22 @@
-import Foundation
 import SusiJSON
 
-/// Reads skill files in the SUSI skill format (see DefaultSkills/README.md for the subset).
+/// Reads skill files in the SUSI skill format as the real server's `SusiSkillFile` and
+/// `SusiSkill` do (see DefaultSkills/README.md).
 ///
 /// The parser never traps on input: a file that is not text is an error, and anything odd
-/// inside a text file (an intent without an answer, a console rule without `eol`, JSON that does
-/// not parse, an unknown bang line) is skipped with a `SkillWarning`.
+/// inside a text file (an intent without an answer, a rule without `eol`, JSON that does not
+/// parse) is skipped with a `SkillWarning`.
 public enum SkillParser {
-  /// Skill files larger than this are refused rather than read into memory.
-  public static let maximumFileSize = 1 << 20
+  /// Skill files larger than this are refused rather than read into memory. The largest file
+  /// of the public collection (an AIML conversion) is 2.6 MB.
+  public static let maximumFileSize = 8 << 20
 
-  /// Parses the bytes of one skill file.
-  public static func parse(_ bytes: [UInt8]) throws(SkillParseError) -> SkillFile {
+  /// Parses the bytes of one skill file. `acceptCatchAll` keeps intents whose only utterance
+  /// is a lone `*`; the real server allows them only in its own skills, never in a skill
+  /// collection, where they would answer every question.
+  public static func parse(_ bytes: [UInt8], acceptCatchAll: Bool = true) throws(SkillParseError)
+    -> SkillFile
+  {
     guard bytes.count <= maximumFileSize else {
       throw SkillParseError(message: "file is larger than \(maximumFileSize) bytes")
     }
@@ -25,84 +30,103 @@ public enum SkillParser {
       throw SkillParseError(message: "file is not valid UTF-8 text")
     }
     if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-    var parser = Parser(lines: logicalLines(text))
+    var parser = Parser(lines: physicalLines(text), acceptCatchAll: acceptCatchAll)
     parser.run()
-    return SkillFile(headers: parser.headers, intents: parser.intents, warnings: parser.warnings)
+    return SkillFile(
+      headers: parser.headers, intents: parser.intents, warnings: parser.warnings,
+      exampleLines: parser.exampleLines, focus: parser.focus)
   }
 
   /// Parses skill text (for tests and inline skills).
-  public static func parse(_ text: String) throws(SkillParseError) -> SkillFile {
-    try parse(Array(text.utf8))
+  public static func parse(_ text: String, acceptCatchAll: Bool = true) throws(SkillParseError)
+    -> SkillFile
+  {
+    try parse(Array(text.utf8), acceptCatchAll: acceptCatchAll)
   }
 
-  /// A line after CRLF/tab clean-up and `\` joining, with its 0-based line number.
+  /// A line with its 0-based number.
   struct Line {
     var number: Int
     var text: String
   }
 
-  /// Splits text into lines (LF, CRLF or CR), turns tabs into four spaces and joins lines
-  /// marked with a trailing or leading backslash.
-  static func logicalLines(_ text: String) -> [Line] {
+  /// Splits at LF, CRLF or a lone CR; trims each line's end (control characters and spaces)
+  /// and turns tabs into four spaces.
+  static func physicalLines(_ text: String) -> [Line] {
     var lines: [Line] = []
-    var joinNext = false
-    for (number, raw) in physicalLines(text).enumerated() {
-      var text =
-        raw.utf8.contains(UInt8(ascii: "\t"))
-        ? raw.replacingOccurrences(of: "\t", with: "    ") : raw
-      let leadingJoin = text.trimmedLeft.hasPrefix("\\") && !lines.isEmpty
-      if leadingJoin { text = String(text.trimmedLeft.dropFirst()) }
-      let trailingJoin = text.hasSuffix("\\")
-      if trailingJoin { text.removeLast() }
-      if joinNext || leadingJoin, let last = lines.indices.last {
-        lines[last].text += text
-      } else {
-        lines.append(Line(number: number, text: text))
-      }
-      joinNext = trailingJoin
-    }
-    return lines
-  }
-
-  /// Splits at LF, CRLF or a lone CR, working on the UTF-8 bytes.
-  static func physicalLines(_ text: String) -> [String] {
-    var lines: [String] = []
     let utf8 = Array(text.utf8)
     var start = 0
     var index = 0
+    func add(_ end: Int) {
+      var last = end
+      while last > start, utf8[last - 1] <= 0x20 { last -= 1 }
+      let slice = utf8[start..<last]
+      var line = String(decoding: slice, as: UTF8.self)
+      if slice.contains(0x09) {
+        line = line.split(separator: "\t", omittingEmptySubsequences: false).joined(
+          separator: "    ")
+      }
+      lines.append(Line(number: lines.count, text: line))
+    }
     while index < utf8.count {
       let byte = utf8[index]
       if byte == 0x0A || byte == 0x0D {
-        lines.append(String(decoding: utf8[start..<index], as: UTF8.self))
+        add(index)
         if byte == 0x0D, index + 1 < utf8.count, utf8[index + 1] == 0x0A { index += 1 }
         start = index + 1
       }
       index += 1
     }
-    lines.append(String(decoding: utf8[start..<utf8.count], as: UTF8.self))
+    if start < utf8.count { add(utf8.count) }
     return lines
   }
 
-  /// The block state machine over logical lines.
+  /// The bang heads the reader knows; a line whose head is none of these starts a block of
+  /// lines collected up to `eol`.
+  static let knownHeads: Set<String> = [
+    "example", "expect", "label", "implication", "first", "rest", "plan", "console", "javascript",
+  ]
+
+  /// Splits a bang line `!head param:tail` as the real server does, at the last colon; when
+  /// that gives no known head but the first colon does, at the first (the real server loses
+  /// such lines, e.g. a console answer `Temperature: $temp$`).
+  static func splitBang(_ line: String) -> (head: String, param: String, tail: String)? {
+    let body = line.dropFirst()
+    func split(at colon: Substring.Index) -> (String, String, String) {
+      var head = body[..<colon].trimmed.lowercased()
+      var param = ""
+      if let space = head.firstIndex(of: " ") {
+        param = head[head.index(after: space)...].trimmed
+        head = head[..<space].trimmed
+      }
+      return (head, param, body[body.index(after: colon)...].trimmed)
+    }
+    guard let last = body.lastIndex(of: ":") else { return nil }
+    let byLast = split(at: last)
+    if knownHeads.contains(byLast.0) { return byLast }
+    if let first = body.firstIndex(of: ":"), first != last {
+      let byFirst = split(at: first)
+      if knownHeads.contains(byFirst.0) { return byFirst }
+    }
+    return byLast
+  }
+
+  /// The reader: blocks of lines separated by blank lines, `::` lines on their own, `#` lines
+  /// at column 0 invisible.
   private struct Parser {
     let lines: [Line]
+    let acceptCatchAll: Bool
     var index = 0
     var headers: [SkillFile.Header] = []
     var intents: [SkillIntent] = []
     var warnings: [SkillWarning] = []
+    var exampleLines: [(line: Int, text: String)] = []
+    var focus: [String] = []
     var isPrior = false
-    var current: IntentDraft?
 
-    init(lines: [Line]) { self.lines = lines }
-
-    struct IntentDraft {
-      var line: Int
-      var patterns: [SkillPattern]
-      var answer: SkillIntent.Answer?
-      var answerLine = 0
-      var examples: [String] = []
-      var plans: [PlannedAnswer] = []
-      var isBroken = false
+    init(lines: [Line], acceptCatchAll: Bool) {
+      self.lines = lines
+      self.acceptCatchAll = acceptCatchAll
     }
 
     mutating func warn(_ line: Int, _ message: String) {
@@ -110,181 +134,293 @@ public enum SkillParser {
     }
 
     mutating func run() {
+      var block: [Line] = []
       while index < lines.count {
         let line = lines[index]
-        let text = line.text.trimmed
         index += 1
-        if text.hasPrefix("::") {
-          finishIntent()
-          readHeader(text, line: line.number)
-        } else if text.hasPrefix("#") {
+        if line.text.isEmpty {
+          finish(&block)
+        } else if line.text.hasPrefix("::") {
+          finish(&block)
+          readHeader(line)
+        } else if line.text.hasPrefix("#") {
           continue
-        } else if text.isEmpty {
-          finishIntent()
-        } else if current == nil {
-          startIntent(text, line: line.number)
-        } else if text.hasPrefix("!") {
-          readBang(text, line: line.number)
-        } else if current?.answer == nil {
-          let answer = SkillIntent.Answer.text(Parser.alternatives(text))
-          current?.answer = answer
-          current?.answerLine = line.number
         } else {
-          warn(line.number, "no blank line before this line; it starts a new intent")
-          finishIntent()
-          startIntent(text, line: line.number)
+          block.append(line)
         }
       }
-      finishIntent()
+      finish(&block)
     }
 
-    mutating func readHeader(_ text: String, line: Int) {
-      let body = text.dropFirst(2)
+    mutating func finish(_ block: inout [Line]) {
+      guard !block.isEmpty else { return }
+      let joined = Parser.join(block)
+      block = []
+      guard joined.count > 1 else {
+        warn(joined[0].number, "a line alone in its block is no intent (no answer line); ignored")
+        return
+      }
+      readIntent(joined)
+    }
+
+    /// Glues lines marked with a leading or trailing `\` to the line before, with a space.
+    static func join(_ block: [Line]) -> [Line] {
+      var out: [Line] = []
+      for line in block {
+        if line.text.hasPrefix("\\") {
+          let rest = String(line.text.dropFirst())
+          if let last = out.indices.last {
+            out[last].text += " " + rest.trimmed
+          } else {
+            out.append(Line(number: line.number, text: rest))
+          }
+        } else if let last = out.indices.last, out[last].text.hasSuffix("\\") {
+          out[last].text = String(out[last].text.dropLast()) + " " + line.text.trimmed
+        } else {
+          out.append(line)
+        }
+      }
+      return out
+    }
+
+    mutating func readHeader(_ line: Line) {
+      let body = line.text.dropFirst(2)
       let key = String(body.prefix { !$0.isWhitespace })
       let value = String(body.dropFirst(key.count)).trimmed
       guard !key.isEmpty else {
-        warn(line, "header line without a name is ignored")
+        warn(line.number, "header line without a name is ignored")
         return
       }
       switch key.lowercased() {
       case "prior": isPrior = true
       case "minor": isPrior = false
+      case "on":
+        focus = value.split(separator: ",").map { $0.trimmed.lowercased() }.filter { !$0.isEmpty }
       default: break
       }
       headers.append(SkillFile.Header(key: key, value: value.isEmpty ? nil : value))
     }
 
-    mutating func startIntent(_ text: String, line: Int) {
-      let patterns = text.split(separator: "|").map { SkillPattern(String($0).trimmed) }
-        .filter { !$0.tokens.isEmpty }
-      current = IntentDraft(line: line, patterns: patterns)
-      if patterns.isEmpty {
-        warn(line, "pattern line has no words")
-        current?.isBroken = true
-      }
-    }
-
-    mutating func finishIntent() {
-      guard let draft = current else { return }
-      current = nil
-      guard !draft.isBroken else { return }
-      guard let answer = draft.answer else {
-        warn(draft.line, "intent has no answer line and is ignored")
-        return
-      }
-      intents.append(
-        SkillIntent(
-          patterns: draft.patterns, answer: answer, answerLine: draft.answerLine,
-          examples: draft.examples, plans: draft.plans, isPrior: isPrior))
-    }
-
-    mutating func readBang(_ text: String, line: Int) {
-      let body = text.dropFirst()
-      let name = body.prefix { $0.isLetter }.lowercased()
-      let rest = body.dropFirst(name.count)
-      switch name {
-      case "example":
-        let example = rest.hasPrefix(":") ? String(rest.dropFirst()).trimmed : ""
-        if example.isEmpty {
-          warn(line, "empty !example: line is ignored")
-        } else {
-          current?.examples.append(example)
+    /// One intent block: the utterance line, then bang lines, `?` lines and answer lines.
+    mutating func readIntent(_ block: [Line]) {
+      let head = block[0]
+      var patterns: [SkillPattern] = []
+      for part in head.text.split(separator: "|") {
+        let text = part.trimmed
+        guard !text.isEmpty else { continue }
+        let pattern = SkillPattern(text)
+        if pattern.isCatchAll && !acceptCatchAll {
+          warn(
+            head.number,
+            "the catch-all utterance '\(text)' is dropped: in a skill collection it would answer every question"
+          )
+          continue
         }
-      case "expect", "label", "implication", "first", "rest", "description", "term":
-        break
-      case "plan":
-        readPlan(String(rest), line: line)
-      case "console":
-        readConsole(
-          template: rest.hasPrefix(":") ? String(rest.dropFirst()).trimmed : "", line: line)
-      case "javascript":
-        _ = collectUntilEOL(startLine: line, what: "!javascript: rule")
-        warn(line, "!javascript: rules are not supported here; the intent is ignored")
-        current?.isBroken = true
-      default:
-        warn(line, "unknown bang line '!\(name)' is ignored")
+        patterns.append(pattern)
+      }
+      let examples = block.dropFirst().compactMap { line -> (Int, String)? in
+        let text = line.text.trimmed
+        guard text.hasPrefix("!"), let bang = SkillParser.splitBang(text), bang.head == "example"
+        else { return nil }
+        return bang.tail.isEmpty ? nil : (line.number, bang.tail)
+      }
+      exampleLines += examples.map { (line: $0.0, text: $0.1) }
+      guard !patterns.isEmpty else {
+        if !head.text.split(separator: "|").contains(where: { !$0.trimmed.isEmpty }) {
+          warn(head.number, "utterance line has no utterance; the intent is ignored")
+        }
+        return
+      }
+      var drafts = [
+        SkillIntent(
+          patterns: patterns, actions: [], rule: nil, conditions: [], plans: [], hasFlow: false,
+          line: head.number, examples: [], isPrior: isPrior)
+      ]
+      var bangType = ""
+      var bangTail = ""
+      var bangLine = 0
+      var bag: [String] = []
+      var position = 1
+      var closed = false
+      while position < block.count {
+        let numbered = block[position]
+        position += 1
+        let line = numbered.text.trimmed
+        if line.hasPrefix("!"), let bang = SkillParser.splitBang(line) {
+          switch bang.head {
+          case "example":
+            if bang.tail.isEmpty {
+              warn(numbered.number, "empty !example: line is ignored")
+            } else {
+              for i in drafts.indices { drafts[i].examples.append(bang.tail) }
+            }
+          case "expect", "label", "implication": break
+          case "first", "rest": for i in drafts.indices { drafts[i].hasFlow = true }
+          case "plan":
+            if bang.param.isEmpty || bang.tail.isEmpty {
+              warn(numbered.number, "!plan needs '<delay>:<answer>'; ignored")
+            } else {
+              let plan = PlannedAnswer(delay: bang.param, template: bang.tail)
+              for i in drafts.indices { drafts[i].plans.append(plan) }
+            }
+          default:
+            bangType = bang.head
+            bangTail = bang.tail
+            bangLine = numbered.number
+            bag = []
+          }
+          continue
+        }
+        if !bangType.isEmpty {
+          if line.lowercased() != "eol" {
+            bag.append(line)
+            continue
+          }
+          if bangType == "console" || bangType == "javascript" {
+            closeRule(bangType, tail: bangTail, line: bangLine, body: bag, &drafts)
+            closed = true
+            if position < block.count {
+              warn(
+                block[position].number, "lines after a rule's 'eol' in the same block are ignored")
+            }
+            break
+          }
+          warn(bangLine, "unknown bang line '!\(bangType)' is ignored")
+          bangType = ""
+          continue
+        }
+        if line.hasPrefix("?"), let thenColon = line.firstIndex(of: ":") {
+          readCondition(line, thenColon: thenColon, number: numbered.number, &drafts)
+          continue
+        }
+        let answer = SkillIntent.Action.answer(
+          SkillParser.alternatives(line), line: numbered.number)
+        for i in drafts.indices { drafts[i].actions.append(answer) }
+      }
+      if !closed && (bangType == "console" || bangType == "javascript") {
+        // The real server ends the rule at the blank line and loses it; read on to its `eol`.
+        if let (body, end) = bodyAcrossBlankLines() {
+          warn(
+            bangLine,
+            "the rule's body runs past a blank line; it is read on to its 'eol' (the real server cuts it)"
+          )
+          closeRule(bangType, tail: bangTail, line: bangLine, body: bag + body, &drafts)
+          index = end
+        } else {
+          warn(bangLine, "!\(bangType): rule has no closing 'eol' line; it is ignored")
+        }
+      } else if !closed && !bangType.isEmpty {
+        warn(bangLine, "unknown bang line '!\(bangType)' is ignored")
+      }
+      for draft in drafts {
+        guard !draft.actions.isEmpty || draft.rule != nil else {
+          warn(draft.line, "intent has no answer line and is ignored")
+          continue
+        }
+        intents.append(draft)
       }
     }
 
-    mutating func readPlan(_ rest: String, line: Int) {
-      guard let colon = rest.firstIndex(of: ":") else {
-        warn(line, "!plan needs '<delay>:<answer>'; ignored")
-        return
-      }
-      let delay = rest[..<colon].trimmed
-      let template = rest[rest.index(after: colon)...].trimmed
-      guard !delay.isEmpty, !template.isEmpty else {
-        warn(line, "!plan needs '<delay>:<answer>'; ignored")
-        return
-      }
-      current?.plans.append(PlannedAnswer(delay: delay, template: template))
-    }
-
-    /// The lines after a `!console:`/`!javascript:` line up to its `eol`. Without an `eol`, the
-    /// lines up to the next blank line are taken (so later intents survive) and nil is returned.
-    mutating func collectUntilEOL(startLine: Int, what: String) -> [String]? {
+    /// The lines from here up to an `eol` line (not included) and the index after it, or nil
+    /// when a header or the end of the file comes first.
+    func bodyAcrossBlankLines() -> ([String], Int)? {
       var body: [String] = []
       var probe = index
       while probe < lines.count {
-        if lines[probe].text.trimmed.lowercased() == "eol" {
-          index = probe + 1
-          return body
-        }
-        body.append(lines[probe].text)
+        let text = lines[probe].text
+        if text.hasPrefix("::") { return nil }
+        if text.trimmed.lowercased() == "eol" { return (body, probe + 1) }
+        if !text.isEmpty && !text.hasPrefix("#") { body.append(text.trimmed) }
         probe += 1
       }
-      warn(startLine, "\(what) has no closing 'eol' line; the intent is ignored")
-      while index < lines.count, !lines[index].text.trimmed.isEmpty { index += 1 }
       return nil
     }
 
-    mutating func readConsole(template: String, line: Int) {
-      guard let body = collectUntilEOL(startLine: line, what: "!console: rule") else {
-        current?.isBroken = true
+    mutating func closeRule(
+      _ type: String, tail: String, line: Int, body: [String], _ drafts: inout [SkillIntent]
+    ) {
+      if type == "javascript" {
+        for i in drafts.indices {
+          drafts[i].rule = .javascript(body.joined(separator: "\n"), line: line)
+          if !tail.isEmpty {
+            drafts[i].actions.append(.answer(SkillParser.alternatives(tail), line: line))
+          }
+        }
         return
       }
-      let json: JSON
+      let object: JSONObject
       do {
-        json = try JSONParser.parse(body.joined(separator: "\n"))
+        guard let parsed = try JSONParser.parse(body.joined(separator: "\n")).object else {
+          warn(line, "!console: rule must be a JSON object; the intent is ignored")
+          drafts = []
+          return
+        }
+        object = parsed
       } catch {
         warn(line, "!console: rule JSON does not parse (\(error)); the intent is ignored")
-        current?.isBroken = true
+        drafts = []
         return
       }
-      guard let object = json.object else {
-        warn(line, "!console: rule must be a JSON object; the intent is ignored")
-        current?.isBroken = true
-        return
+      var definition = object
+      if let data = definition["data"], data.array == nil {
+        warn(line, "!console: \"data\" must be an array of rows; it is ignored")
+        definition["data"] = nil
       }
-      var actions: [JSONObject] = []
-      for (position, action) in (object["actions"]?.array ?? []).enumerated() {
-        guard let action = action.object, action["type"]?.string != nil else {
-          warn(line, "!console: action \(position) has no \"type\"; it is ignored")
+      var actions: [SkillIntent.Action] = []
+      if !tail.isEmpty { actions.append(.answer(SkillParser.alternatives(tail), line: line)) }
+      for (position, action) in (definition["actions"]?.array ?? []).enumerated() {
+        guard let action = action.object, let type = action["type"]?.string,
+          ActionKind(rawValue: type) != nil
+        else {
+          warn(line, "!console: action \(position) has no known \"type\"; it is ignored")
           continue
         }
-        actions.append(action)
+        actions.append(.other(action))
       }
-      var rows: [JSON]?
-      if let data = object["data"] {
-        if let array = data.array {
-          rows = array
-        } else {
-          warn(line, "!console: \"data\" must be an array of rows; it is ignored")
-        }
+      for i in drafts.indices {
+        drafts[i].rule = .console(ConsoleRule(definition: definition, line: line))
+        drafts[i].actions += actions
       }
-      let rule = ConsoleRule(
-        template: template, rows: rows, actions: actions, url: object["url"]?.string)
-      if current?.answer != nil {
-        warn(line, "intent already has an answer; the !console: rule replaces it")
-      }
-      current?.answer = .console(rule)
-      current?.answerLine = line
     }
 
-    static func alternatives(_ text: String) -> [String] {
-      let parts = text.split(separator: "|").map { String($0).trimmed }.filter { !$0.isEmpty }
-      return parts.isEmpty ? [text] : parts
+    /// `?cond:then` adds the answer under the condition; `?cond:then:else` also makes a copy of
+    /// every intent so far that answers `else` when the condition does not hold.
+    mutating func readCondition(
+      _ line: String, thenColon: String.Index, number: Int, _ drafts: inout [SkillIntent]
+    ) {
+      let condition = line[line.index(after: line.startIndex)..<thenColon].trimmed
+      let rest = line[line.index(after: thenColon)...]
+      guard let elseColon = rest.firstIndex(of: ":") else {
+        let then = rest.trimmed
+        guard !then.isEmpty else { return }
+        for i in drafts.indices {
+          drafts[i].actions.append(.answer(SkillParser.alternatives(then), line: number))
+          drafts[i].conditions.append(Condition(expression: condition, negated: false))
+        }
+        return
+      }
+      var clones = drafts
+      let then = rest[..<elseColon].trimmed
+      if !then.isEmpty {
+        for i in drafts.indices {
+          drafts[i].actions.append(.answer(SkillParser.alternatives(then), line: number))
+          drafts[i].conditions.append(Condition(expression: condition, negated: false))
+        }
+      }
+      let otherwise = rest[rest.index(after: elseColon)...].trimmed
+      if !otherwise.isEmpty {
+        for i in clones.indices {
+          clones[i].actions.append(.answer(SkillParser.alternatives(otherwise), line: number))
+          clones[i].conditions.append(Condition(expression: condition, negated: true))
+        }
+        drafts += clones
+      }
     }
+  }
+
+  static func alternatives(_ text: String) -> [String] {
+    let parts = text.split(separator: "|").map { $0.trimmed }.filter { !$0.isEmpty }
+    return parts.isEmpty ? [text] : parts
   }
 }
 
@@ -302,13 +438,12 @@ extension Unicode.Scalar {
 extension StringProtocol {
   /// Without leading and trailing whitespace.
   var trimmed: String {
-    let scalars = unicodeScalars
+    let text = Substring(self)
+    let scalars = text.unicodeScalars
     guard let first = scalars.firstIndex(where: { !$0.isSpace }),
       let last = scalars.lastIndex(where: { !$0.isSpace })
     else { return "" }
-    var out = String.UnicodeScalarView()
-    out.append(contentsOf: scalars[first...last])
-    return String(out)
+    return String(text[first...last])
   }
 
   var trimmedLeft: Substring {

@@ -39,6 +39,18 @@ struct ConversationMemory: Sendable {
       .sorted { $0.cognition.date < $1.cognition.date }
   }
 
+  /// The data rows of an identity's replies, newest first: where remembered values
+  /// (`$_name$`) are found.
+  func rememberedRows(_ client: String) -> [JSONObject] {
+    var rows: [JSONObject] = []
+    for cognition in (cognitions[client] ?? []).reversed() {
+      for answer in cognition.envelope["answers"]?.array ?? [] {
+        rows += (answer["data"]?.array ?? []).compactMap(\.object)
+      }
+    }
+    return rows
+  }
+
   /// Up to `limit` cognitions asked at or before `latest` (all when nil), newest first, and how
   /// many older ones remain.
   func recall(_ client: String, limit: Int, latest: Date?) -> (

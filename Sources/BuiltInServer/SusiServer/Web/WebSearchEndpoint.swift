@@ -35,17 +35,31 @@ enum WebSearchEndpoint {
 
   /// The entry with the longest keyword found in the query as whole words.
   static func bestEntry(for query: String, in corpus: [JSONObject]) -> JSONObject? {
-    let words = " " + SkillPattern.Words(query).normalized.joined(separator: " ") + " "
+    let words = " " + searchWords(query).joined(separator: " ") + " "
     var best: (length: Int, entry: JSONObject)?
     for entry in corpus {
       for keyword in entry["keywords"]?.array ?? [] {
         guard let keyword = keyword.string else { continue }
-        let normalized = SkillPattern.Words(keyword).normalized.joined(separator: " ")
+        let normalized = searchWords(keyword).joined(separator: " ")
         guard !normalized.isEmpty, words.contains(" \(normalized) ") else { continue }
         if normalized.count > (best?.length ?? 0) { best = (normalized.count, entry) }
       }
     }
     return best?.entry
+  }
+
+  /// The words of a text in lower case, without the punctuation around them.
+  static func searchWords(_ text: String) -> [String] {
+    let punctuation = Set(" ?!.,;:\"()[]{}".unicodeScalars)
+    return text.split(whereSeparator: \.isWhitespace).compactMap { raw in
+      let scalars = raw.lowercased().unicodeScalars
+      guard let first = scalars.firstIndex(where: { !punctuation.contains($0) }),
+        let last = scalars.lastIndex(where: { !punctuation.contains($0) })
+      else { return nil }
+      var out = String.UnicodeScalarView()
+      out.append(contentsOf: scalars[first...last])
+      return String(out)
+    }
   }
 
   static func substitute(_ value: JSON, base: String) -> JSON {

@@ -1,0 +1,22 @@
+public import SusiJSON
+
+/// The rules that need more than the skill file: a `!console:` rule with a `url` (fetched
+/// from the network) and a `!javascript:` rule. The server asks these when an intent with such
+/// a rule is the best match; nil means "cannot answer here", and the intent is passed over for
+/// the next one (or the fallback), never an error.
+public protocol SkillProcedures: Sendable {
+  /// The data rows of a console rule that names a `url` (after its `path` is applied), or nil.
+  /// Fill the rule's strings with `bindings.fill(_:urlEncoded:)`.
+  func console(_ rule: ConsoleRule, bindings: SkillBindings) -> [JSON]?
+  /// The result of a javascript rule, the value of `$!$`, or nil. The script's variables are
+  /// filled in already.
+  func javascript(_ script: String, bindings: SkillBindings) -> String?
+}
+
+/// No network and no script engine: console rules with a `url` and javascript rules fall
+/// through to the next intent.
+public struct OfflineSkillProcedures: SkillProcedures {
+  public init() {}
+  public func console(_ rule: ConsoleRule, bindings: SkillBindings) -> [JSON]? { nil }
+  public func javascript(_ script: String, bindings: SkillBindings) -> String? { nil }
+}
