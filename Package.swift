@@ -42,6 +42,7 @@ let package = Package(
         "SusiClock", "SusiJSON", "SusiFiles", "SusiHTTPTypes", "SusiHTTPClient", "SusiHTTPServer",
         "SusiCore", "SusiEventLog", "SusiStore", "SusiRunner", "SusiAccess", "SusiServer",
         "SusiCommandLine", "SusiApplication", "SusiJSONLines", "SusiServe", "SusiSamples",
+        "SusiTLS", "SusiTLSTesting",
       ]),
     .library(name: "CEpoll", targets: ["CEpoll"]),
   ],
@@ -58,9 +59,12 @@ let package = Package(
     module("SusiFiles", in: "Kit"),
     module("SusiTerminal", in: "Kit"),
     module("SusiHTTPTypes", in: "Kit"),
-    module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes"]),
+    module("SusiTLS", in: "Kit", dependencies: ["COpenSSL"]),
+    module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes", "SusiTLS"]),
     .systemLibrary(name: "CEpoll", path: "Sources/Kit/CEpoll"),
-    module("SusiHTTPServer", in: "Kit", dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes"]),
+    module(
+      "SusiHTTPServer", in: "Kit",
+      dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes", "SusiTLS"]),
 
     // Core: pure values and the reducer.
     module("SusiCore", in: "Core", dependencies: ["SusiJSON"]),
@@ -75,7 +79,7 @@ let package = Package(
       "SusiRunner", in: "Runtime",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
-        "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiHTTPClient", "SusiHTTPTypes", "SusiTLS",
       ]),
     module(
       "SusiDelivery", in: "Runtime",
@@ -156,6 +160,8 @@ let package = Package(
     // a test clock, and the driver of the built binary.
     module("SusiSamples", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
     module("SusiHTTPTesting", in: "Testing"),
+    // A certificate authority made at run time, for the TLS tests and benchmarks.
+    module("SusiTLSTesting", in: "Testing", dependencies: ["COpenSSL"]),
     module("SusiCoreTesting", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
     module(
       "SusiTesting", in: "Testing",
@@ -200,7 +206,7 @@ let package = Package(
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTPServer",
         "SusiJSON", "SusiCrypto", "SusiEventLog", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
-        "SusiCoreTesting",
+        "SusiCoreTesting", "SusiTLS", "SusiTLSTesting",
       ],
       swiftSettings: strict),
     .testTarget(

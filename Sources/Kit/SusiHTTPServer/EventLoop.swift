@@ -1,6 +1,7 @@
 import CEpoll
 import Glibc
 import SusiClock
+import SusiTLS
 import Synchronization
 
 /// One thread running an epoll loop over its share of the connections.
@@ -397,8 +398,17 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     let machine = HTTPConnectionStateMachine(
       limits: configuration.limits, timeouts: configuration.timeouts,
       remoteAddress: remoteAddress, now: now, priorityCheck: priorityCheck)
+    var tls: TLSSession?
+    if let identity = configuration.tls {
+      guard let session = try? TLSSession(server: identity.context) else {
+        close(fd)
+        openConnections.release(address: remoteAddress)
+        return
+      }
+      tls = session
+    }
     let connection = HTTPConnection(
-      key: key, fd: fd, loop: self, remoteAddress: remoteAddress, machine: machine)
+      key: key, fd: fd, loop: self, remoteAddress: remoteAddress, machine: machine, tls: tls)
     guard register(fd: fd, key: key, events: connection.interest) else {
       close(fd)
       openConnections.release(address: remoteAddress)

@@ -19,13 +19,15 @@ extension HTTPServer {
     public var backlog: Int32 = 511
     /// The time source for every timeout; tests pass a `ManualTimeSource`.
     public var clock: any TimeSource = SystemTimeSource()
+    /// The certificate and key when the server speaks HTTPS (then only HTTPS); nil = plain HTTP.
+    public var tls: HTTPServerTLS?
 
     /// Creates a configuration; every argument has the documented default.
     public init(
       host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits(),
       timeouts: HTTPTimeouts = HTTPTimeouts(),
       eventLoopCount: Int = Configuration.defaultEventLoopCount,
-      backlog: Int32 = 511, clock: any TimeSource = SystemTimeSource()
+      backlog: Int32 = 511, clock: any TimeSource = SystemTimeSource(), tls: HTTPServerTLS? = nil
     ) {
       self.host = host
       self.port = port
@@ -34,6 +36,7 @@ extension HTTPServer {
       self.eventLoopCount = eventLoopCount
       self.backlog = backlog
       self.clock = clock
+      self.tls = tls
     }
 
     /// One loop per online CPU, between one and four.
