@@ -178,6 +178,8 @@ let package = Package(
     .testTarget(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
+    .testTarget(
+      name: "SusiTLSTests", dependencies: ["SusiTLS", "SusiTLSTesting"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
     .testTarget(
       name: "SusiTerminalTests", dependencies: ["SusiTerminal", "SusiTesting"],
@@ -206,7 +208,7 @@ let package = Package(
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTPServer",
         "SusiJSON", "SusiCrypto", "SusiEventLog", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
-        "SusiCoreTesting", "SusiTLS", "SusiTLSTesting",
+        "SusiCoreTesting", "SusiTLS", "SusiTLSTesting", "SusiHTTPTesting",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -98,7 +98,12 @@ public final class TLSSession: @unchecked Sendable {
     }
   }
 
-  deinit { SSL_free(ssl) }
+  deinit {
+    // Freed without a close_notify exchange, OpenSSL would mark the session unresumable; a
+    // session is only saved after a whole reply, so that is no sign of an attack here.
+    SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN)
+    SSL_free(ssl)
+  }
 
   private static func isIPLiteral(_ host: String) -> Bool {
     var v4 = in_addr()
