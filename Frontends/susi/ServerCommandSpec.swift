@@ -38,7 +38,7 @@ enum ServerCommandSpec {
       ])
     // It serves from STATE-DIR/server alone: no log, no other server, no outbound requests.
     spec.unusedCommonOptions = [
-      "--server", "--log", "--websearch-url", "--fsync", "--allow-private-targets",
+      "--server", "--log", "--websearch-url", "--fsync", "--allow-private-targets", "--ca-file",
     ]
     return spec
   }()

@@ -4,8 +4,8 @@ public import SusiApplication
 public import SusiCommandLine
 import SusiCore
 import SusiDelivery
-public import SusiHTTPServer
 import SusiHTTPClient
+public import SusiHTTPServer
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.
@@ -89,6 +89,7 @@ public enum ServeCommand {
   /// and listen on nothing. Refused rather than silently ignored.
   static let unusedByAdministration = [
     "--server", "--websearch-url", "--allow-private-targets", "--port", "--host", "--web",
+    "--ca-file",
   ]
   /// Options only the key commands read.
   static let unusedByServing = ["--groups", "--label"]

@@ -102,6 +102,16 @@ public final class SusiApp: Sendable {
         ?? (options.server == nil ? embedded?.websearchURL.absoluteString : nil)
         ?? RunnerConfiguration.defaultWebsearchURL)
     if let clock { configuration.clock = clock }
+    do throws(StartupError) {
+      let server =
+        options.choosesServer ? options.server ?? State.embeddedServer : recovered.state.server
+      configuration.caFile = try RememberedCAFile.resolve(
+        given: options.caFile, server: server, stateDirectory: options.stateDirectory)
+    } catch {
+      try? writer.close()
+      await embedded?.stop()
+      throw error
+    }
     configuration.targetPolicy = TargetPolicy(
       allowsPrivateTargets: options.allowsPrivateTargets,
       allowedOrigins: options.server.map { [$0] } ?? [])

@@ -18,6 +18,9 @@ public struct CommonOptions: Sendable, Equatable {
   public var fsync: String
   /// Whether link previews, images and webhooks may reach loopback and private addresses.
   public var allowsPrivateTargets = false
+  /// A PEM file of certificates to trust for `https://` besides the system store (a private
+  /// CA); nil = the one remembered with the server, if any.
+  public var caFile: String?
 
   public static let specs: [OptionSpec] = [
     OptionSpec(
@@ -35,6 +38,10 @@ public struct CommonOptions: Sendable, Equatable {
     OptionSpec(
       "--fsync", value: "MODE", env: "SUSI_FSYNC",
       help: "log durability: always, batch or never (default: batch)"),
+    OptionSpec(
+      "--ca-file", value: "FILE",
+      help: "trust the CA certificates in FILE (PEM) for https, besides the system store;"
+        + " remembered with the server"),
     OptionSpec(
       "--allow-private-targets", env: "SUSI_ALLOW_PRIVATE_TARGETS",
       help: "let previews, images and webhooks reach loopback and private addresses (testing)"),
@@ -98,6 +105,10 @@ public struct CommonOptions: Sendable, Equatable {
       server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory,
       fsync: fsync)
     options.choosesServer = pick("--server", "SUSI_SERVER") != nil
+    if let caFile = parsed.value("--ca-file") {
+      guard !caFile.isEmpty else { throw UsageError("--ca-file takes a file of PEM certificates") }
+      options.caFile = caFile
+    }
     options.allowsPrivateTargets = parsed.has("--allow-private-targets")
     if !options.allowsPrivateTargets, let text = environment["SUSI_ALLOW_PRIVATE_TARGETS"] {
       switch text.lowercased() {
