@@ -130,7 +130,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiHTTPServer", "SusiApplication",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery",
-        "SusiAccess",
+        "SusiAccess", "SusiTLS",
       ]),
     frontend(
       "SusiWeb", folder: "Web",
@@ -150,7 +150,7 @@ let package = Package(
       name: "susi",
       dependencies: [
         "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
-        "SusiCommandLine",
+        "SusiCommandLine", "SusiHTTPServer", "SusiTLS",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 

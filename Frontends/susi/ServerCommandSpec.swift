@@ -1,6 +1,9 @@
 import Foundation
 import SusiCommandLine
+import SusiHTTPServer
+import SusiServe
 import SusiServer
+import SusiTLS
 
 /// `susi server`: the built-in SUSI-compatible server in the foreground.
 enum ServerCommandSpec {
@@ -35,7 +38,7 @@ enum ServerCommandSpec {
         OptionSpec(
           "--trusted-proxy", value: "ADDR",
           help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
-      ])
+      ] + ServingTLSFiles.specs)
     // It serves from STATE-DIR/server alone: no log, no other server, no outbound requests.
     spec.unusedCommonOptions = [
       "--server", "--log", "--websearch-url", "--fsync", "--allow-private-targets", "--ca-file",
@@ -55,6 +58,13 @@ enum ServerCommandSpec {
       StandardStream.error.line("susi server: \(problem.message)")
       return problem.exitCode
     }
+    if let warning = ServingTLSFiles.exposureWarning(
+      host: configuration.host, tls: configuration.tls != nil)
+    {
+      StandardStream.error.line("susi server: warning: \(warning)")
+    }
+    let reloads = configuration.tls.map { WebhookService.reloadOnHangup($0, command: "server") }
+    defer { reloads?.cancel() }
     let signals = ShutdownSignal()
     return await ServerForeground.run(
       configuration, output: { _ = StandardStream.output.write($0) },
@@ -83,11 +93,20 @@ enum ServerCommandSpec {
       }
       proxies = Set(list)
     }
-    return ServerConfiguration(
+    var configuration = ServerConfiguration(
       host: BindAddress.numeric(parsed.value("--host") ?? "127.0.0.1"), port: port,
       dataDirectory: parsed.value("--data").map { URL(fileURLWithPath: $0) },
       stateDirectory: URL(fileURLWithPath: invocation.common.stateDirectory + "/server"),
       seed: seed, trustedProxies: proxies)
+    if let files = try ServingTLSFiles.resolve(parsed) {
+      do throws(TLSSetupError) {
+        configuration.tls = try HTTPServerTLS(
+          certificateFile: files.certificate, keyFile: files.key)
+      } catch {
+        throw UsageError(error.message)
+      }
+    }
+    return configuration
   }
 
   /// Why `--data DIR` cannot serve: a server answering every question with "no skill" is

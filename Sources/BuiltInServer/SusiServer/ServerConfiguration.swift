@@ -1,5 +1,6 @@
 public import Foundation
 public import SusiClock
+public import SusiHTTPServer
 
 /// How to run the embedded server.
 public struct ServerConfiguration: Sendable {
@@ -29,6 +30,8 @@ public struct ServerConfiguration: Sendable {
   /// `X-Forwarded-For`. From any other peer those headers are ignored, so a caller cannot pick
   /// the address that login lockouts and anonymous identities are keyed on. Empty by default.
   public var trustedProxies: Set<String>
+  /// The certificate and key when the server speaks HTTPS (then only HTTPS); nil = HTTP.
+  public var tls: HTTPServerTLS?
   /// PBKDF2-HMAC-SHA256 rounds for password hashes (default 600,000). Stored hashes of
   /// another cost still verify and are rehashed at their next successful login.
   public var passwordIterations: Int
