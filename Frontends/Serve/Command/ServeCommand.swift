@@ -141,8 +141,10 @@ public enum ServeCommand {
       let keys = try KeyFile(path: paths.keys)
       let subscribers = try SubscriberFile(path: paths.subscribers)
       let cursors = try DeliveryCursors(path: paths.cursors)
+      let proxies = ProxySettings(environment: ProcessInfo.processInfo.environment)
       service = await WebhookService.start(
         store: app.store, keys: keys, subscribers: subscribers, cursors: cursors,
+        transport: { _ in SocketTransport(proxies: proxies) },
         policy: DeliveryPolicy(
           targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)))
     } catch {

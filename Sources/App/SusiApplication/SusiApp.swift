@@ -102,6 +102,7 @@ public final class SusiApp: Sendable {
         ?? (options.server == nil ? embedded?.websearchURL.absoluteString : nil)
         ?? RunnerConfiguration.defaultWebsearchURL)
     if let clock { configuration.clock = clock }
+    configuration.proxies = ProxySettings(environment: environment)
     do throws(StartupError) {
       let server =
         options.choosesServer ? options.server ?? State.embeddedServer : recovered.state.server

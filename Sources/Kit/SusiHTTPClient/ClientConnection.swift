@@ -146,6 +146,40 @@ final class ClientConnection: @unchecked Sendable {
     return (try? result.get()) == .needsInput && tls.pendingOutput == 0
   }
 
+  // MARK: - Proxy tunnel
+
+  /// Asks the proxy this connection reaches to open a tunnel to `authority` (`host:port`);
+  /// afterwards the connection carries bytes to that server as if connected to it.
+  func tunnel(
+    to authority: String, proxy: ProxySettings.Proxy, deadline: Deadline,
+    cancellation: Cancellation
+  ) throws(TransportError) {
+    var head = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"
+    if let authorization = proxy.authorization {
+      head += "Proxy-Authorization: \(authorization)\r\n"
+    }
+    head += "\r\n"
+    try sendRaw(Array(head.utf8), deadline: deadline, cancellation: cancellation)
+    let (response, _) = try readResponse(
+      method: "CONNECT", limits: ResponseLimits(maximumBodyBytes: 64 * 1024, truncates: true),
+      deadline: deadline, cancellation: cancellation)
+    exchanges = 0
+    switch response.status {
+    case 200...299:
+      guard bufferStart == buffer.count else {
+        throw .cannotConnect("the proxy \(proxy.display) sent bytes before the tunnel opened")
+      }
+    case 407:
+      throw .cannotConnect(
+        "the proxy \(proxy.display) asks for credentials (HTTP 407); give them in the proxy URL,"
+          + " http://USER:PASSWORD@\(proxy.display)")
+    default:
+      throw .cannotConnect(
+        "the proxy \(proxy.display) refused a tunnel to \(authority) (HTTP \(response.status));"
+          + " set NO_PROXY to reach it directly, or use another proxy")
+    }
+  }
+
   // MARK: - TLS
 
   /// Runs the TLS handshake of `session` over this connection (nothing of the request is sent
@@ -319,6 +353,7 @@ final class ClientConnection: @unchecked Sendable {
     var body: [UInt8] = []
     let hasNoBody =
       method == "HEAD" || head.status == 204 || head.status == 304 || head.status == 101
+      || (method == "CONNECT" && (200...299).contains(head.status))
     if hasNoBody {
       // Nothing to read.
     } else if head.headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {

@@ -35,6 +35,7 @@ public final class SocketTransport: HTTPTransport {
 
   private let pool: ConnectionPool
   private let caFile: String?
+  private let proxies: ProxySettings
   private let tlsContext = Mutex<TLSContext?>(nil)
   private let counters = Mutex(Statistics())
 
@@ -42,11 +43,14 @@ public final class SocketTransport: HTTPTransport {
   ///   - maximumConnectionsPerOrigin: connections open at once to one origin.
   ///   - idleLifetime: how long an unused keep-alive connection is kept, in seconds.
   ///   - caFile: a PEM file of certificates trusted besides the system store (a private CA).
+  ///   - proxies: the proxies to go through (`ProxySettings(environment:)`); none by default.
   public init(
-    maximumConnectionsPerOrigin: Int = 8, idleLifetime: Double = 30, caFile: String? = nil
+    maximumConnectionsPerOrigin: Int = 8, idleLifetime: Double = 30, caFile: String? = nil,
+    proxies: ProxySettings = ProxySettings()
   ) {
     pool = ConnectionPool(maximumPerOrigin: maximumConnectionsPerOrigin, idleLifetime: idleLifetime)
     self.caFile = caFile
+    self.proxies = proxies
   }
 
   /// Checks that `caFile` can be read and holds certificates: nil when it does, else a message
@@ -127,9 +131,13 @@ public final class SocketTransport: HTTPTransport {
       addresses = try await Self.blocking { () throws(TransportError) in try policy.check(text) }
     }
     let context = url.isSecure ? try clientContext() : nil
-    let checked = addresses
-    let key = checked.map { "\(url.origin)@\($0[0].text)" } ?? url.origin
-    let bytes = try Self.requestBytes(request, url: url)
+    let proxy = proxies.proxy(for: url)
+    // Through a proxy, the proxy resolves the name: the checked addresses are not used.
+    let checked = proxy == nil ? addresses : nil
+    let key =
+      (checked.map { "\(url.origin)@\($0[0].text)" } ?? url.origin)
+      + (proxy.map { " via \($0.display)" } ?? "")
+    let bytes = try Self.requestBytes(request, url: url, proxy: url.isSecure ? nil : proxy)
     let cancellation = Cancellation()
     let pool = pool
     let result = await withTaskCancellationHandler {
@@ -139,8 +147,8 @@ public final class SocketTransport: HTTPTransport {
         return .success(
           try await Self.blocking { () throws(TransportError) in
             try self.exchange(
-              bytes, request: request, url: url, addresses: checked, key: key, lease: lease,
-              context: context, cancellation: cancellation)
+              bytes, request: request, url: url, addresses: checked, proxy: proxy, key: key,
+              lease: lease, context: context, cancellation: cancellation)
           })
       } catch {
         return .failure(error)
@@ -155,7 +163,8 @@ public final class SocketTransport: HTTPTransport {
   /// closed by the server is replaced once.
   private func exchange(
     _ bytes: [UInt8], request: TransportRequest, url: HTTPURL, addresses: [SocketAddress]?,
-    key: String, lease: ConnectionPool.Lease, context: TLSContext?, cancellation: Cancellation
+    proxy: ProxySettings.Proxy?, key: String, lease: ConnectionPool.Lease, context: TLSContext?,
+    cancellation: Cancellation
   ) throws(TransportError) -> TransportResponse {
     let deadline = Deadline(total: request.totalTimeout, idle: request.idleTimeout)
     let limits = ResponseLimits(
@@ -169,9 +178,22 @@ public final class SocketTransport: HTTPTransport {
       case .open:
         do throws(TransportError) {
           var targets = addresses ?? []
-          if targets.isEmpty { targets = try SocketAddress.resolve(host: url.host, port: url.port) }
-          connection = try ClientConnection.open(
-            to: targets, poolKey: key, deadline: deadline, cancellation: cancellation)
+          if let proxy {
+            do throws(TransportError) {
+              targets = try SocketAddress.resolve(host: proxy.host, port: proxy.port)
+              connection = try ClientConnection.open(
+                to: targets, poolKey: key, deadline: deadline, cancellation: cancellation)
+            } catch {
+              guard case .cannotConnect(let reason) = error else { throw error }
+              throw .cannotConnect("the proxy \(proxy.display): \(reason)")
+            }
+          } else {
+            if targets.isEmpty {
+              targets = try SocketAddress.resolve(host: url.host, port: url.port)
+            }
+            connection = try ClientConnection.open(
+              to: targets, poolKey: key, deadline: deadline, cancellation: cancellation)
+          }
           counters.withLock { $0.connectionsOpened += 1 }
         } catch {
           pool.releaseUnopened(key)
@@ -185,6 +207,11 @@ public final class SocketTransport: HTTPTransport {
       }
       do throws(TransportError) {
         if let context, connection.tls == nil {
+          if let proxy {
+            try connection.tunnel(
+              to: "\(url.hostForURL):\(url.port)", proxy: proxy, deadline: deadline,
+              cancellation: cancellation)
+          }
           try handshake(
             connection, context: context, host: url.host, key: key,
             deadline: deadline, cancellation: cancellation)
@@ -234,14 +261,21 @@ public final class SocketTransport: HTTPTransport {
   }
 
   /// The request line, headers and body as sent.
-  static func requestBytes(_ request: TransportRequest, url: HTTPURL) throws(TransportError)
-    -> [UInt8]
-  {
+  static func requestBytes(
+    _ request: TransportRequest, url: HTTPURL, proxy: ProxySettings.Proxy? = nil
+  ) throws(TransportError) -> [UInt8] {
     guard !request.method.isEmpty, request.method.allSatisfy({ $0.isLetter && $0.isASCII }) else {
       throw .invalidURL("the method \(request.method) cannot be sent")
     }
-    var head = "\(request.method) \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
-    let managed: Set<String> = ["host", "content-length", "connection", "transfer-encoding"]
+    // Through a proxy, a plain request names the whole URL (absolute form).
+    let target = proxy == nil ? url.target : "http://\(url.hostHeader)\(url.target)"
+    var head = "\(request.method) \(target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
+    if let authorization = proxy?.authorization {
+      head += "Proxy-Authorization: \(authorization)\r\n"
+    }
+    let managed: Set<String> = [
+      "host", "content-length", "connection", "transfer-encoding", "proxy-authorization",
+    ]
     for field in request.headers where !managed.contains(field.name.lowercased()) {
       guard !(field.name + field.value).utf8.contains(where: { $0 == 13 || $0 == 10 }) else {
         throw .invalidURL("the header \(field.name) holds a line break")

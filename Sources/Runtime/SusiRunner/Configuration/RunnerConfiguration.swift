@@ -31,6 +31,8 @@ public struct RunnerConfiguration: Sendable {
   public var connectionsPerOrigin: Int
   /// A PEM file of certificates trusted for `https://` besides the system store (`--ca-file`).
   public var caFile: String?
+  /// The proxies requests go through (`ProxySettings(environment:)`); none by default.
+  public var proxies: ProxySettings
   /// Which addresses link previews and image downloads may reach. The embedded server's and
   /// the web search's origins are always allowed.
   public var targetPolicy: TargetPolicy
@@ -71,6 +73,7 @@ public struct RunnerConfiguration: Sendable {
     transport = nil
     connectionsPerOrigin = 8
     caFile = nil
+    proxies = ProxySettings()
     targetPolicy = TargetPolicy()
     pacingMilliseconds = 0
     randomSeed = nil

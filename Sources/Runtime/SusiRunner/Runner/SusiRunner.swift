@@ -60,7 +60,7 @@ public final class SusiRunner: EffectsRunner {
       configuration.transport
       ?? SocketTransport(
         maximumConnectionsPerOrigin: configuration.connectionsPerOrigin,
-        caFile: configuration.caFile)
+        caFile: configuration.caFile, proxies: configuration.proxies)
     let sender = RequestSender(
       transport: transport, clock: configuration.clock,
       random: RandomSource(seed: configuration.randomSeed), policy: configuration.retryPolicy,
