@@ -11,6 +11,7 @@ import Synchronization
 ///   its host name checked; there is no way to skip the check. ALPN offers `http/1.1`; a new
 ///   connection to an origin resumes the TLS session of the one before (an abbreviated
 ///   handshake). A refused certificate is `TransportError.tls`, naming the cause.
+/// - Proxies (`ProxySettings`): plain requests in absolute form, `https://` through `CONNECT`.
 /// - Keep-alive: connections are kept per origin and reused; a kept connection the server
 ///   closed meanwhile is replaced once, transparently.
 /// - At most `maximumConnectionsPerOrigin` connections per origin; more requests wait.

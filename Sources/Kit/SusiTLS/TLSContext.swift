@@ -6,9 +6,9 @@ import Synchronization
 /// certificates it trusts and the sessions it may resume, for a server its certificate and key.
 ///
 /// Both sides speak TLS 1.2 or newer and offer (or pick) the ALPN protocol `http/1.1`. A client
-/// trusts the system's store, which OpenSSL reads from `SSL_CERT_FILE` and `SSL_CERT_DIR` when
-/// they are set, plus the certificates of `caFile`; it always verifies the server's certificate
-/// and host name: there is no way to turn that off.
+/// trusts the system's store (OpenSSL reads `SSL_CERT_FILE` and `SSL_CERT_DIR` in place of its
+/// default file and folder when they are set) plus the certificates of `caFile`; it always
+/// verifies the server's certificate and host name: there is no way to turn that off.
 ///
 /// ```swift
 /// let context = try TLSContext.client(caFile: "/etc/my-ca.pem")
