@@ -62,6 +62,34 @@ struct TLSTransportTests {
     #expect(server.server.openConnectionCount == 1)
   }
 
+  @Test func aReloadedCertificateServesNewConnectionsAndKeepsOpenOnes() async throws {
+    let first = try TestTLS.authority.issue(hosts: ["localhost"]).write(
+      to: TestTLS.folder, name: UUID().uuidString)
+    let identity = try HTTPServerTLS(certificateFile: first.certificate, keyFile: first.key)
+    let server = HTTPServer(
+      configuration: HTTPServer.Configuration(
+        timeouts: HTTPTimeouts(idle: .seconds(600)), tls: identity),
+      handler: Server.Answer())
+    let port = try server.start()
+    defer { Task { await server.shutdown() } }
+    let url = "https://localhost:\(port)/x"
+    let kept = SocketTransport(caFile: TestTLS.caFile)
+    #expect(try await kept.send(TransportRequest(url: url)).status == 200)
+
+    let other = try TestCertificateAuthority(name: "next CA")
+    let otherCA = try other.writeCertificate(to: TestTLS.folder, name: "\(UUID().uuidString).pem")
+    let next = try other.issue(hosts: ["localhost"])
+    try next.certificatePEM.write(toFile: first.certificate, atomically: true, encoding: .utf8)
+    try next.keyPEM.write(toFile: first.key, atomically: false, encoding: .utf8)
+    try identity.reload()
+
+    #expect(
+      try await SocketTransport(caFile: otherCA).send(TransportRequest(url: url)).status == 200)
+    // The connection opened before the reload is still served, on its old certificate.
+    #expect(try await kept.send(TransportRequest(url: url)).status == 200)
+    #expect(kept.statistics.connectionsOpened == 1)
+  }
+
   @Test func aNewConnectionResumesTheSessionOfTheOneBefore() async throws {
     let server = try Server(Server.identity())
     defer { Task { await server.server.shutdown() } }
