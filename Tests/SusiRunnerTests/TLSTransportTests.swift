@@ -27,7 +27,12 @@ struct TLSTransportTests {
     let port: Int
 
     init(_ tls: HTTPServerTLS?) throws {
-      server = HTTPServer(configuration: HTTPServer.Configuration(tls: tls), handler: Answer())
+      // A long idle timeout: a busy machine must not close the kept connection between
+      // requests.
+      server = HTTPServer(
+        configuration: HTTPServer.Configuration(
+          timeouts: HTTPTimeouts(idle: .seconds(600)), tls: tls),
+        handler: Answer())
       port = try server.start()
     }
 
