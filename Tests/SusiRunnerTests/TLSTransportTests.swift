@@ -31,7 +31,7 @@ struct TLSTransportTests {
       // requests.
       server = HTTPServer(
         configuration: HTTPServer.Configuration(
-          timeouts: HTTPTimeouts(idle: .seconds(600)), tls: tls),
+          timeouts: HTTPTimeouts(head: .seconds(600), idle: .seconds(600)), tls: tls),
         handler: Answer())
       port = try server.start()
     }
@@ -73,7 +73,7 @@ struct TLSTransportTests {
     let identity = try HTTPServerTLS(certificateFile: first.certificate, keyFile: first.key)
     let server = HTTPServer(
       configuration: HTTPServer.Configuration(
-        timeouts: HTTPTimeouts(idle: .seconds(600)), tls: identity),
+        timeouts: HTTPTimeouts(head: .seconds(600), idle: .seconds(600)), tls: identity),
       handler: Server.Answer())
     let port = try server.start()
     defer { Task { await server.shutdown() } }
