@@ -45,6 +45,8 @@ let package = Package(
         "SusiTLS", "SusiTLSTesting",
       ]),
     .library(name: "CEpoll", targets: ["CEpoll"]),
+    // For the fuzz target in Sources/Fuzz, which depends on this package by path.
+    .library(name: "SusiRoundTrip", targets: ["SusiRoundTrip"]),
   ],
   targets: [
     // Kit: plumbing that knows nothing of SUSI. Time, JSON, crypto from the system libcrypto,
@@ -61,6 +63,11 @@ let package = Package(
     module("SusiHTTPTypes", in: "Kit"),
     module("SusiTLS", in: "Kit", dependencies: ["COpenSSL"]),
     module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes", "SusiTLS"]),
+    // ECMAScript 5.1 for skills' `!javascript:` rules: the system's duktape, run sandboxed.
+    .systemLibrary(
+      name: "CDuktape", path: "Sources/Kit/CDuktape", pkgConfig: "duktape",
+      providers: [.apt(["duktape-dev"])]),
+    module("SusiScript", in: "Kit", dependencies: ["CDuktape"]),
     .systemLibrary(name: "CEpoll", path: "Sources/Kit/CEpoll"),
     module(
       "SusiHTTPServer", in: "Kit",
@@ -99,13 +106,14 @@ let package = Package(
       "SusiServer", in: "BuiltInServer",
       dependencies: [
         "SusiHTTPServer", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock", "SusiHTTPTypes",
+        "SusiHTTPClient", "SusiScript",
       ],
       resources: [.copy("DefaultSkills")]),
 
     // App: what every command shares: the command-line layer (parsing, help, exit codes,
     // signals, terminal output) and the composition root that opens the log, the store, the
     // runner and the built-in server.
-    module("SusiCommandLine", in: "App", dependencies: ["SusiCore"]),
+    module("SusiCommandLine", in: "App", dependencies: ["SusiCore", "SusiTerminal"]),
     module(
       "SusiApplication", in: "App",
       dependencies: [
@@ -169,6 +177,11 @@ let package = Package(
         "SusiCore", "SusiStore", "SusiRunner", "SusiClock", "SusiCoreTesting", "SusiFiles",
         "SusiHTTPClient", "SusiHTTPTesting", "SusiHTTPTypes",
       ]),
+    // The property every logged record must have, checked for one input from outside (the
+    // round-trip tests and the fuzz target in Sources/Fuzz run it).
+    module(
+      "SusiRoundTrip", in: "Testing",
+      dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiRunner", "SusiStore"]),
     // A second writer of an event log, for the tests that need one (or a crash mid-append).
     .executableTarget(
       name: "susi-log-child", dependencies: ["SusiCore", "SusiEventLog", "SusiSamples"],
@@ -180,6 +193,7 @@ let package = Package(
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
     .testTarget(
       name: "SusiTLSTests", dependencies: ["SusiTLS", "SusiTLSTesting"], swiftSettings: strict),
+    .testTarget(name: "SusiScriptTests", dependencies: ["SusiScript"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
     .testTarget(
       name: "SusiTerminalTests", dependencies: ["SusiTerminal", "SusiTesting"],
@@ -212,6 +226,10 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
+      name: "SusiRoundTripTests",
+      dependencies: ["SusiRoundTrip", "SusiCore", "SusiJSON", "SusiStore", "SusiEventLog"],
+      exclude: ["Inputs"], swiftSettings: strict),
+    .testTarget(
       name: "SusiDeliveryTests",
       dependencies: [
         "SusiClock", "SusiCore", "SusiDelivery", "SusiHTTPClient", "SusiHTTPTypes", "SusiStore",
@@ -227,7 +245,7 @@ let package = Package(
       name: "SusiServerTests",
       dependencies: [
         "SusiServer", "SusiHTTPServer", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
-        "SusiHTTPTesting", "SusiHTTPTypes",
+        "SusiHTTPTesting", "SusiHTTPTypes", "SusiHTTPClient", "SusiScript",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -29,8 +29,10 @@ public enum JSONLinesCommand {
       by `local`, and their payload leaves out `by`.
 
       Only JSON lines go to stdout, each written and flushed whole; messages for people go to
-      stderr. At the end of input, or on SIGTERM, susi waits for requests still in flight (at
-      most --drain-timeout seconds), then exits 0.
+      stderr. At the end of input, or on SIGTERM, susi waits for the answers its requests are
+      owed now (at most --drain-timeout seconds), then exits 0; answers planned for later (a
+      reminder) stay in the log for whichever susi runs when they are due. --no-wait exits at
+      once, after writing what has already arrived.
       """,
     examples: [
       #"printf '%s\n' '{"type":"sendMessage","payload":{"query":"hello"},"id":1}' | susi jsonl"#,

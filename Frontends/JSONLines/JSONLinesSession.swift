@@ -91,8 +91,9 @@ public final class JSONLinesSession: Sendable {
     summary.stopped = stopRequested.load(ordering: .relaxed)
 
     if options.waitForEffects {
-      // What this run asked for; planned answers of earlier runs are not this run's to wait for.
-      summary.drained = await store.drain(timeout: options.drainTimeout, owedFrom: firstSeq + 1)
+      // The answers this run's requests are owed now. Planned answers (a reminder) stay in the
+      // log: whichever susi runs when one is due delivers it, or the next one started after.
+      summary.drained = await store.drainAnswersNow(timeout: options.drainTimeout)
       if !summary.drained {
         diagnostics(
           "requests still in flight after \(options.drainTimeout) s (--drain-timeout); not waiting any longer"

@@ -97,6 +97,8 @@ enum StateReport {
 
   static func formatAverage(_ value: Double) -> String {
     let rounded = (value * 100).rounded() / 100
+    // A log may hold any average a server sent (1e308): only what an Int holds becomes one.
+    guard rounded.isFinite, abs(rounded) < 1e15 else { return String(value) }
     return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
   }
 

@@ -54,7 +54,7 @@ public final class WebhookService: Sendable {
   ) async -> WebhookService {
     let startSeq = await store.lastSeq
     let feed = store.feed
-    let gate = AccessGate(keys: keys, access: await store.state.access)
+    let gate = await AccessGate.following(store, keys: keys)
     let counters = DeliveryCounters()
     let metrics = WebhookMetrics(deliveries: counters)
     let registry = subscribers ?? SubscriberFile(memory: [])

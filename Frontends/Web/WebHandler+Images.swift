@@ -5,8 +5,8 @@ import SusiFiles
 import SusiHTTPServer
 import SusiHTTPTypes
 import SusiRunner
-import SusiStore
 import SusiServe
+import SusiStore
 
 // GET /images?url=…: an image from susi's cache, so the page never fetches a third-party URL.
 

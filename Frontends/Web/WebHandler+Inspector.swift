@@ -3,8 +3,8 @@ import SusiAccess
 import SusiCore
 import SusiHTTPServer
 import SusiHTTPTypes
-import SusiStore
 import SusiServe
+import SusiStore
 
 // GET /inspector/state?seq=N and GET /inspector/log: the time-travel inspector's reads.
 

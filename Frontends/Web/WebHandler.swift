@@ -84,6 +84,9 @@ public final class WebHandler: HTTPHandler {
   // MARK: The two modes
 
   private func answerLocal(_ request: HTTPRequest, token: String) async -> HTTPResponse {
+    // A page of another site whose name was made to point at 127.0.0.1 (DNS rebinding) would
+    // be same-origin with itself, not with us: its requests name its own host.
+    guard hostAllowed(request) else { return WebSecurity.badHost() }
     let path = request.path
     if path == "/", let presented = Self.query(request, "token") {
       guard request.method == "GET", WebSecurity.secretsMatch(presented, token) else {
@@ -261,6 +264,14 @@ public final class WebHandler: HTTPHandler {
       guard let host = request.headers["Host"] else { return false }
       return origin == "http://\(host)" || origin == "https://\(host)"
     }
+  }
+
+  /// Whether the request's `Host` names this `susi web` itself: 127.0.0.1, localhost or [::1]
+  /// with its port.
+  private func hostAllowed(_ request: HTTPRequest) -> Bool {
+    guard let host = request.headers["Host"]?.lowercased() else { return false }
+    let port = self.port.withLock { $0 }
+    return ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"].contains(host)
   }
 
   // MARK: Small pieces

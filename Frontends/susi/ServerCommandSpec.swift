@@ -39,10 +39,10 @@ enum ServerCommandSpec {
           "--trusted-proxy", value: "ADDR",
           help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
       ] + ServingTLSFiles.specs)
-    // It serves from STATE-DIR/server alone: no log, no other server, no outbound requests.
-    spec.unusedCommonOptions = [
-      "--server", "--log", "--websearch-url", "--fsync", "--allow-private-targets", "--ca-file",
-    ]
+    // It serves from STATE-DIR/server alone: no log, no other server; its only outbound
+    // requests are skills' console rules, which --allow-private-targets lets reach loopback and
+    // private addresses.
+    spec.unusedCommonOptions = ["--server", "--log", "--websearch-url", "--fsync", "--ca-file"]
     return spec
   }()
 
@@ -98,6 +98,7 @@ enum ServerCommandSpec {
       dataDirectory: parsed.value("--data").map { URL(fileURLWithPath: $0) },
       stateDirectory: URL(fileURLWithPath: invocation.common.stateDirectory + "/server"),
       seed: seed, trustedProxies: proxies)
+    configuration.allowsPrivateConsoleHosts = invocation.common.allowsPrivateTargets
     if let files = try ServingTLSFiles.resolve(parsed) {
       do throws(TLSSetupError) {
         configuration.tls = try HTTPServerTLS(

@@ -7,23 +7,26 @@ import Foundation
 import SusiCommandLine
 import SusiJSONLines
 import SusiReplay
+import SusiServe
 import SusiText
 import SusiWeb
-import SusiServe
 
 StandardStream.ignoreBrokenPipes()
 // Under 60 s of overload `susi serve` peaked at 53 MB with two malloc arenas and at 85 MB, still
 // growing, with glibc's default (up to 8 per core), at no measurable cost in speed.
 susi_limit_malloc_arenas(2)
 
-let app = CommandLineApp(
-  commands: TextFrontend.commands + [
+let commands =
+  TextFrontend.commands + [
     JSONLinesCommand.command,
     ReplayCommand.command,
     ServerCommandSpec.command,
     ServeCommand.command(web: WebCommand.mount),
     WebCommand.command,
-  ],
+  ]
+let app = CommandLineApp(
+  commands: ToolCommands.adding(
+    to: commands, version: SusiVersion.current, more: InstallCommand.commands),
   defaultCommand: "chat", version: SusiVersion.current)
 
 exit(

@@ -25,8 +25,9 @@ import Testing
     ("Replay", "SusiReplay", 40), ("Web", "SusiWeb", 41), ("susi", "susi", 42),
   ]
 
-  /// Folders that are not part of the shipped layers: benchmarks, test support and samples.
-  static let outside: Set<String> = ["Sources/Benchmarks", "Sources/Testing"]
+  /// Folders that are not part of the shipped layers: benchmarks, the fuzz target, test support
+  /// and samples.
+  static let outside: Set<String> = ["Sources/Benchmarks", "Sources/Fuzz", "Sources/Testing"]
 
   /// Each module's folder and layer: the layer of its folder plus its step inside it. C modules
   /// (`C…`) only wrap system headers.

@@ -30,6 +30,8 @@ struct ReadmeExamplesTests {
       "runs until stopped, on every address; TLSServingTests start it on loopback",
     "susi serve --port 8443 --tls-cert fullchain.pem --tls-key privkey.pem":
       "runs until stopped on a fixed port with a real certificate",
+    "susi uninstall":
+      "removes an installation; ToolCommandsTests install and uninstall under a temporary prefix",
   ]
 
   /// The example commands of README.md, in order: lines of fenced blocks whose first word is

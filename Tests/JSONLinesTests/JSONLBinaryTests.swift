@@ -160,8 +160,7 @@ import Testing
       sourceLocation: sourceLocation)
   }
 
-  /// A chat query whose answer plans a second answer one second later: a request that is
-  /// surely still in flight when the input ends.
+  /// A chat query whose answer plans a second answer one second later.
   private static let timer =
     #"{"type":"sendMessage","payload":{"query":"set a timer for 1 seconds"},"id":"timer"}"#
 
@@ -170,22 +169,24 @@ import Testing
       && line["payload"]?["answers"]?.array?.first?["expression"] == "Your 1 second timer is done."
   }
 
-  @Test func waitsForAnswersInFlightWhenStdinClosesThenExitsZero() async throws {
+  @Test func waitsForAnswersNowButNotForPlannedOnesWhenStdinClosesThenExitsZero() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let susi = try JSONLProcess([], folder: folder)
     susi.send(Self.timer)
+    susi.send(#"{"type":"sendMessage","payload":{"query":"hello"},"id":"hello"}"#)
     susi.closeInput()
     let lines = try await susi.remainingLines()
     #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
-    #expect(lines.map { $0["type"] } == ["sendMessage", "messageReceived", "messageReceived"])
-    #expect(lines.allSatisfy { $0["id"] == "timer" })
-    #expect(lines.last.map(isDelayedAnswer) == true)
-    #expect(lines.last?["cause"] == lines.dropLast().last?["seq"])
+    // Both answers are written; the one the timer planned stays in the log for later.
+    let answered = lines.filter { $0["type"] == "messageReceived" }.compactMap { $0["id"]?.string }
+    #expect(answered.sorted() == ["hello", "timer"])
+    #expect(lines.filter { $0["type"] == "sendMessage" }.count == 2)
+    #expect(!lines.contains(where: isDelayedAnswer))
     try await expectLogReplays(folder)
-    #expect(
-      try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8).split(separator: "\n")
-        .count == 3)
+    let log = try String(contentsOfFile: folder + "/events.jsonl", encoding: .utf8)
+    #expect(log.split(separator: "\n").count == 4)
+    #expect(!log.contains(#""kind":"interrupted""#))
   }
 
   @Test func drainsOnSigtermThenExitsZero() async throws {
@@ -195,22 +196,26 @@ import Testing
     susi.send(Self.timer)
     let first = try await susi.lines { $0["type"] == "messageReceived" }
     #expect(first.map { $0["type"] } == ["sendMessage", "messageReceived"])
-    // stdin stays open: only the signal ends the session.
+    susi.send(#"{"type":"sendMessage","payload":{"query":"hello"},"id":"hello"}"#)
+    _ = try await susi.lines { $0["type"] == "sendMessage" }
+    // stdin stays open: only the signal ends the session, once the answer to hello is written.
     susi.signal(SIGTERM)
     let rest = try await susi.remainingLines()
     #expect(await susi.exitStatus() == 0, "stderr: \(susi.stderrText)")
-    #expect(rest.count == 1)
-    #expect(rest.first.map(isDelayedAnswer) == true)
+    let answered = (first + rest).filter { $0["type"] == "messageReceived" }
+    #expect(answered.contains { $0["id"] == "hello" })
+    #expect(!rest.contains(where: isDelayedAnswer), "the planned answer is not waited for")
     try await expectLogReplays(folder)
   }
 
   @Test func aSecondSignalEndsTheDrainAtOnce() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let susi = try JSONLProcess([], folder: folder)
-    // A timer far longer than any test: only the second signal can end the drain in time.
-    susi.send(#"{"type":"sendMessage","payload":{"query":"set a timer for 600 seconds"}}"#)
-    _ = try await susi.lines { $0["type"] == "messageReceived" }
+    // A server that never answers: only the second signal can end the drain in time.
+    let server = try #require(SilentServer())
+    let susi = try JSONLProcess(["--server", server.url], folder: folder)
+    susi.send(#"{"type":"sendMessage","payload":{"query":"hello"}}"#)
+    _ = try await susi.lines { $0["type"] == "sendMessage" }
     susi.signal(SIGTERM)
     // Signals of one kind sent back to back may arrive as one: wait until the first is taken.
     let deadline = ContinuousClock.now + .seconds(30)
@@ -219,8 +224,13 @@ import Testing
     }
     susi.signal(SIGTERM)
     let rest = try await susi.remainingLines()
-    #expect(await susi.exitStatus() == 128 + SIGTERM, "stderr: \(susi.stderrText)")
-    #expect(!rest.contains(where: isDelayedAnswer), "the planned answer is not waited for")
+    let status = await susi.exitStatus()
+    #expect(!rest.contains { $0["type"] == "messageReceived" })
+    // Only on a machine so slow that the request timed out (15 s without a byte) before the
+    // second signal did the drain end by itself.
+    if !rest.contains(where: { $0["type"] == "requestFailed" }) {
+      #expect(status == 128 + SIGTERM, "stderr: \(susi.stderrText)")
+    }
     try await expectLogReplays(folder)
   }
 

@@ -181,3 +181,35 @@ struct ReplayCommandTests {
     #expect(run.stderr.contains("no log at"))
   }
 }
+
+/// `susi replay` prints texts from a log, which may hold anything a server sent: no escape
+/// sequence in them reaches the terminal.
+@Suite struct ReplayTerminalSafetyTests {
+  @Test func theSummaryOfAHostileLogHoldsNoEscapeSequence() async throws {
+    let susi = try SusiBinary.built()
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "susi-replay-hostile-\(UUID().uuidString)"
+    ).path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let hostile = #"\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u001b]0;owned\u0007"#
+    let log = """
+      {"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"cli","type":"sendMessage","payload":{"query":"hi\(hostile)"}}
+      {"seq":2,"at":"2026-11-21T10:00:00.100Z","origin":"runner","cause":1,"type":"messageReceived","payload":{"query":"hi","answers":[{"type":"answer","expression":"ok\(hostile)"}]}}
+      {"seq":3,"at":"2026-11-21T10:00:01.000Z","origin":"cli","type":"setServer","payload":{"url":"http://h\(hostile)/"}}
+
+      """
+    let path = dir + "/hostile.jsonl"
+    try log.write(toFile: path, atomically: true, encoding: .utf8)
+    for arguments in [[path], [path, "--step"], [path, "--stats"]] {
+      let output = try await susi.run(
+        ["replay"] + arguments, environment: SusiBinary.isolatedEnvironment(dir))
+      #expect(output.status == 0, "\(arguments): \(output.stderr)")
+      for stream in [output.stdout, output.stderr] {
+        #expect(!stream.contains("\u{1B}]"), "\(arguments)")
+        #expect(!stream.contains("\u{1B}[2J"), "\(arguments)")
+        #expect(!stream.contains("\u{07}"), "\(arguments)")
+      }
+    }
+  }
+}

@@ -5,8 +5,8 @@ import SusiCrypto
 import SusiFiles
 import SusiHTTPServer
 import SusiJSON
-import SusiStore
 import SusiServe
+import SusiStore
 import Testing
 
 /// The /admin routes: groups, privileges and keys as events in the log, checked by the same

@@ -3,11 +3,12 @@ import SusiApplication
 import SusiCommandLine
 import SusiCore
 import SusiDelivery
+import SusiHTTPClient
 import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
-import SusiStore
 import SusiServe
+import SusiStore
 import Testing
 
 /// The webhook frontend on a real log file through the app bootstrap, across a restart.
@@ -47,9 +48,8 @@ import Testing
     var (app, service) = try await start(directory)
     let administration = ServeAdministration(
       store: app.store, keys: service.gate.keyFile, subscribers: SubscriberFile(memory: []),
-      cursors: DeliveryCursors())
+      cursors: DeliveryCursors(), targets: TargetPolicy())
     let key = String(await administration.run(["keys", "init"], options: [:]).output.dropLast())
-    service.gate.update(await app.store.state.access)
     let (status, first) = await post(
       service, key: key, path: "/actions?wait=1", idempotencyKey: "once")
     #expect(status == 200)

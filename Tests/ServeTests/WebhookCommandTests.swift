@@ -1,9 +1,10 @@
 import SusiAccess
 import SusiCore
 import SusiDelivery
+import SusiHTTPClient
 import SusiHTTPServer
-import SusiStore
 import SusiServe
+import SusiStore
 import Testing
 
 /// `susi serve keys|groups|subscribers …` on a store, as the local operator.
@@ -15,7 +16,8 @@ import Testing
     let admin = ServeAdministration(
       store: f.store, keys: f.keys,
       subscribers: try SubscriberFile(path: directory + "/log.subscribers"),
-      cursors: try DeliveryCursors(path: directory + "/log.cursors"))
+      cursors: try DeliveryCursors(path: directory + "/log.cursors"),
+      targets: TargetPolicy(allowsPrivateTargets: true))
     return (admin, f)
   }
 
@@ -29,8 +31,7 @@ import Testing
     let again = await admin.run(["keys", "init"], options: [:])
     #expect(again.exitCode == 1)
     #expect(again.notes.contains("exists already"))
-    // The key works over the API once the gate sees the new state.
-    f.service.gate.update(await f.store.state.access)
+    // The key works over the API at once: the gate follows the store.
     #expect(await f.request("GET", "/admin/access", key: token).status == 200)
     #expect(f.types == ["issueKey"])
   }
@@ -71,6 +72,21 @@ import Testing
     #expect(await admin.run(["subscribers", "remove", "billing"], options: [:]).exitCode == 1)
   }
 
+  @Test func anInternalSubscriberURLIsRefusedFromTheCommandLineAsOverHTTP() async throws {
+    let directory = temporaryDirectory()
+    let f = try await WebhookFixture.make(directory: directory, issueAdmin: false)
+    let admin = ServeAdministration(
+      store: f.store, keys: f.keys,
+      subscribers: try SubscriberFile(path: directory + "/log.subscribers"),
+      cursors: try DeliveryCursors(path: directory + "/log.cursors"), targets: TargetPolicy())
+    for url in ["http://127.0.0.1:9/hook", "http://169.254.169.254/latest", "http://0x7f.1/x"] {
+      let refused = await admin.run(["subscribers", "add", url], options: [:])
+      #expect(refused.exitCode == 64, "\(url)")
+      #expect(refused.notes.contains("--allow-private-targets"), "\(url): \(refused.notes)")
+    }
+    #expect(try SubscriberFile(path: directory + "/log.subscribers").subscribers.isEmpty)
+  }
+
   @Test func subscriberMessagesAndListingLinesAreExact() async throws {
     let directory = temporaryDirectory()
     let (admin, f) = try await administration(directory)
@@ -85,7 +101,8 @@ import Testing
     try cursors.disable("billing", reason: "410 Gone", at: 1_795_341_600)
     let reopened = ServeAdministration(
       store: f.store, keys: f.keys,
-      subscribers: try SubscriberFile(path: directory + "/log.subscribers"), cursors: cursors)
+      subscribers: try SubscriberFile(path: directory + "/log.subscribers"), cursors: cursors,
+      targets: TargetPolicy(allowsPrivateTargets: true))
     try await f.store.send(.loadGroups(.init()), origin: .cli)
     let lastSeq = await f.store.lastSeq
     let listing = await reopened.run(["subscribers", "list"], options: [:])

@@ -2,14 +2,14 @@ import Foundation
 import SusiClock
 import SusiCore
 import SusiDelivery
-import SusiHTTPServer
 import SusiHTTPClient
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
+import SusiServe
 import SusiStore
 import SusiTesting
-import SusiServe
 import Synchronization
 import Testing
 

@@ -3,8 +3,8 @@ import SusiClock
 import SusiCore
 import SusiHTTPServer
 import SusiJSON
-import SusiStore
 import SusiServe
+import SusiStore
 import Synchronization
 import Testing
 
@@ -149,12 +149,14 @@ final class SSECollector: Sendable {
     }
   }
 
-  func waitFor(seq: Int) async {
-    await waitUntil { text in SSECollector.parse(text).last.map { $0.id >= seq } ?? false }
+  func waitFor(seq: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+    await waitUntil(sourceLocation: sourceLocation) { text in
+      SSECollector.parse(text).last.map { $0.id >= seq } ?? false
+    }
   }
 
-  func waitFor(text wanted: String) async {
-    await waitUntil { $0.contains(wanted) }
+  func waitFor(text wanted: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+    await waitUntil(sourceLocation: sourceLocation) { $0.contains(wanted) }
   }
 
   /// Returns once the text written so far satisfies `condition`; after a minute it records a

@@ -4,8 +4,8 @@ import SusiCore
 import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
-import SusiStore
 import SusiServe
+import SusiStore
 import Testing
 
 /// The HTTP routes of the webhook frontend, called directly on the handler.
@@ -52,7 +52,6 @@ import Testing
     let issued = try await silent.send(
       .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: .cli)
     #expect(issued.seq == 1)
-    service.gate.update(await silent.state.access)
     async let answer = service.handler.handle(
       HTTPRequest(
         method: "POST", target: "/actions?wait=1",
@@ -76,7 +75,6 @@ import Testing
     try f.keys.add(token)
     try await busy.send(
       .issueKey(.init(by: "local", key: token.keyID, groups: ["admin"])), origin: .cli)
-    service.gate.update(await busy.state.access)
     func post(_ query: String, key: String? = nil) async -> HTTPResponse {
       var headers: HTTPHeaders = ["Authorization": "Bearer \(token.text)"]
       if let key { headers.add("Idempotency-Key", key) }

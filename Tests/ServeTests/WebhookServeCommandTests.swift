@@ -3,8 +3,8 @@ import SusiAccess
 import SusiCore
 import SusiEventLog
 import SusiHTTPTesting
-import SusiTesting
 import SusiServe
+import SusiTesting
 import Testing
 
 /// The built `susi` binary: `susi serve keys init`, `susi serve`, a request, SIGTERM.
@@ -60,7 +60,7 @@ import Testing
     #expect(!listing.contains(key))
   }
 
-  @Test func readOnlyAdministrationWorksWhileServeRunsAndFileChangesAreRefused() async throws {
+  @Test func administrationWorksWhileServeRunsAndSubscriberChangesAreRefused() async throws {
     let state = temporaryDirectory()
     let (initStatus, _) = try await run(["serve", "keys", "init", "--state-dir", state])
     #expect(initStatus == 0)
@@ -73,15 +73,23 @@ import Testing
       "serve", "groups", "create", "ops", "--state-dir", state,
     ])
     #expect(groupsStatus == 0, "group changes go through the shared log")
-    // The running server owns the keys file and the webhook deliveries.
+    // Keys change beside it (the keys file has its own lock); the running server owns the
+    // subscribers file and the webhook deliveries.
     let (issueStatus, _) = try await run(["serve", "keys", "issue", "--state-dir", state])
-    #expect(issueStatus == 73)
+    #expect(issueStatus == 0)
+    let (subscriberStatus, _) = try await run([
+      "serve", "subscribers", "remove", "billing", "--state-dir", state,
+    ])
+    #expect(subscriberStatus == 73)
     let (secondStatus, _) = try await run(["serve", "--state-dir", state, "--port", "0"])
     #expect(secondStatus == 73)
     let status = await onThread { server.stop().status }
     #expect(status == 0)
-    let (afterStatus, _) = try await run(["serve", "keys", "issue", "--state-dir", state])
-    #expect(afterStatus == 0)
+    // Once it stopped, the change is tried (and there is no such subscriber).
+    let (afterStatus, _) = try await run([
+      "serve", "subscribers", "remove", "billing", "--state-dir", state,
+    ])
+    #expect(afterStatus == 1)
   }
 
   @Test func serveTakesAnIdempotencyKeyOlderThanADayAsNew() async throws {

@@ -1,7 +1,7 @@
 import Foundation
 import SusiDelivery
-import SusiHTTPServer
 import SusiHTTPClient
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner

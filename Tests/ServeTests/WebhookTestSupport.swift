@@ -4,14 +4,14 @@ import SusiClock
 import SusiCore
 import SusiCoreTesting
 import SusiDelivery
-import SusiHTTPServer
 import SusiHTTPClient
+import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
+import SusiServe
 import SusiStore
 import SusiTesting
-import SusiServe
 import Synchronization
 import Testing
 

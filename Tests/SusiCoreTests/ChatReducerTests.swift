@@ -180,30 +180,32 @@ import Testing
           ChatEntry(seq: 1, at: t1, speaker: .susi, query: "timer", answers: first, skill: skill)
         ]
         $0.inFlight = [
-          1: InFlightRequest(type: "plannedAnswer", since: t1, due: t1.adding(milliseconds: 2000))
+          1: InFlightRequest(
+            type: "plannedAnswer", since: t1, due: t1.adding(milliseconds: 2000),
+            plan: [
+              PlannedAnswer(delayMilliseconds: 2000, answers: second),
+              PlannedAnswer(delayMilliseconds: 3000, answers: third),
+            ])
         ]
       },
+      // The delivery carries its own answers only: the rest stays in the wait's plan.
       effects: [
         .deliverLater(
-          delayMilliseconds: 2000,
-          message: .init(
-            query: "timer", answers: second, skill: skill,
-            planned: [PlannedAnswer(delayMilliseconds: 3000, answers: third)]))
+          delayMilliseconds: 2000, message: .init(query: "timer", answers: second, skill: skill))
       ])
 
     t.advance(by: 2000)
     let t2 = t.now
     let seq2 = t.receive(
-      .messageReceived(
-        .init(
-          query: "timer", answers: second, skill: skill,
-          planned: [PlannedAnswer(delayMilliseconds: 3000, answers: third)])),
+      .messageReceived(.init(query: "timer", answers: second, skill: skill)),
       cause: seq1,
       {
         $0.transcript.append(
           ChatEntry(seq: 2, at: t2, speaker: .susi, query: "timer", answers: second, skill: skill))
         $0.inFlight = [
-          2: InFlightRequest(type: "plannedAnswer", since: t2, due: t2.adding(milliseconds: 3000))
+          2: InFlightRequest(
+            type: "plannedAnswer", since: t2, due: t2.adding(milliseconds: 3000),
+            plan: [PlannedAnswer(delayMilliseconds: 3000, answers: third)])
         ]
       },
       effects: [
@@ -218,6 +220,51 @@ import Testing
         ChatEntry(seq: 3, at: t3, speaker: .susi, query: "timer", answers: third, skill: skill))
       $0.inFlight = [:]
     }
+  }
+
+  @Test func aDeliveryLoggedWithTheRestOfThePlanReplaysToTheSameState() {
+    // Logs written before deliveries left the rest of the plan out carry it in each delivery.
+    var t = ReducerTester()
+    let first = [Fixture.answer("first")]
+    let second = [Fixture.answer("second")]
+    let t1 = t.now
+    let seq1 = t.receive(
+      .messageReceived(
+        .init(
+          query: "q", answers: [],
+          planned: [
+            PlannedAnswer(delayMilliseconds: 1000, answers: first),
+            PlannedAnswer(delayMilliseconds: 4000, answers: second),
+          ])),
+      cause: nil,
+      {
+        $0.transcript = [ChatEntry(seq: 1, at: t1, speaker: .susi, query: "q")]
+        $0.inFlight[1] = InFlightRequest(
+          type: "plannedAnswer", since: t1, due: t1.adding(milliseconds: 1000),
+          plan: [
+            PlannedAnswer(delayMilliseconds: 1000, answers: first),
+            PlannedAnswer(delayMilliseconds: 3000, answers: second),
+          ])
+      },
+      effects: [.deliverLater(delayMilliseconds: 1000, message: .init(query: "q", answers: first))])
+    t.advance(by: 1000)
+    let t2 = t.now
+    t.receive(
+      .messageReceived(
+        .init(
+          query: "q", answers: first,
+          planned: [PlannedAnswer(delayMilliseconds: 3000, answers: second)])),
+      cause: seq1,
+      {
+        $0.transcript.append(ChatEntry(seq: 2, at: t2, speaker: .susi, query: "q", answers: first))
+        $0.inFlight = [
+          2: InFlightRequest(
+            type: "plannedAnswer", since: t2, due: t2.adding(milliseconds: 3000),
+            plan: [PlannedAnswer(delayMilliseconds: 3000, answers: second)])
+        ]
+      },
+      effects: [.deliverLater(delayMilliseconds: 3000, message: .init(query: "q", answers: second))]
+    )
   }
 
   @Test func plannedDelaysNeverBecomeNegative() {
@@ -239,18 +286,14 @@ import Testing
       {
         $0.transcript = [ChatEntry(seq: 1, at: at, speaker: .susi, query: "q")]
         $0.inFlight[1] = InFlightRequest(
-          type: "plannedAnswer", since: at, due: at.adding(milliseconds: 0))
+          type: "plannedAnswer", since: at, due: at.adding(milliseconds: 0),
+          plan: [
+            PlannedAnswer(delayMilliseconds: 0, answers: a),
+            PlannedAnswer(delayMilliseconds: 0, answers: b),
+            PlannedAnswer(delayMilliseconds: 400, answers: c),
+          ])
       },
-      effects: [
-        .deliverLater(
-          delayMilliseconds: 0,
-          message: .init(
-            query: "q", answers: a,
-            planned: [
-              PlannedAnswer(delayMilliseconds: 0, answers: b),
-              PlannedAnswer(delayMilliseconds: 500, answers: c),
-            ]))
-      ])
+      effects: [.deliverLater(delayMilliseconds: 0, message: .init(query: "q", answers: a))])
   }
 
   @Test func anAnonymousReplyWithPlannedAnswersLogsOutThenSchedules() {
@@ -269,7 +312,8 @@ import Testing
           ChatEntry(seq: 1, at: at, speaker: .susi, query: "q", answers: [Fixture.answer("now")])
         ]
         $0.inFlight[1] = InFlightRequest(
-          type: "plannedAnswer", since: at, due: at.adding(milliseconds: 10))
+          type: "plannedAnswer", since: at, due: at.adding(milliseconds: 10),
+          plan: [PlannedAnswer(delayMilliseconds: 10, answers: later)])
       },
       effects: [
         .logout(server: "embedded", reason: Self.anonymousReason),
@@ -289,7 +333,8 @@ import Testing
       {
         $0.transcript = [ChatEntry(seq: 1, at: at, speaker: .susi, query: "q")]
         $0.inFlight[1] = InFlightRequest(
-          type: "plannedAnswer", since: at, due: at.adding(milliseconds: 60_000))
+          type: "plannedAnswer", since: at, due: at.adding(milliseconds: 60_000),
+          plan: [PlannedAnswer(delayMilliseconds: 60_000, answers: [])])
       },
       effects: [.deliverLater(delayMilliseconds: 60_000, message: .init(query: "q", answers: []))])
     t.send(.cancelRequest(.init(seq: seq)), effects: [.cancel(seq: seq)])

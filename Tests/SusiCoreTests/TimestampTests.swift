@@ -86,6 +86,46 @@ import Testing
     }
   }
 
+  @Test(
+    arguments: [
+      ("-0001-12-31T00:01:00Z", nil), ("-000001-12-31T00:01:00Z", "-000001-12-31T00:01:00.000Z"),
+      ("+010000-01-01T00:00:00Z", "+010000-01-01T00:00:00.000Z"),
+      ("+002026-11-21T10:00:00Z", "2026-11-21T10:00:00.000Z"),
+      ("-000000-01-01T00:00:00Z", nil), ("+275760-09-13T00:00:00Z", "+275760-09-13T00:00:00.000Z"),
+      ("+275760-09-13T00:00:00.001Z", nil),
+      ("-271821-04-20T00:00:00Z", "-271821-04-20T00:00:00.000Z"),
+      ("-271821-04-19T23:59:59.999Z", nil), ("+999999-12-31T23:59:59Z", nil),
+      ("0000-01-01T00:00:00+23:59", "-000001-12-31T00:01:00.000Z"),
+      ("9999-12-31T23:59:59.999-23:59", "+010000-01-01T23:58:59.999Z"),
+    ] as [(String, String?)])
+  func readsAndWritesYearsOutside0000To9999WithASignAndSixDigits(text: String, canonical: String?) {
+    #expect(Timestamp(rfc3339: text)?.rfc3339 == canonical)
+  }
+
+  @Test(arguments: [Int64.min, Int64.min + 1, -8_640_000_000_000_001, Int64.max, 1 << 62])
+  func momentsOutsideTheRangeAreClampedAndReadBack(milliseconds: Int64) {
+    let moment = Timestamp(milliseconds: milliseconds)
+    #expect(moment == (milliseconds < 0 ? Timestamp.minimum : Timestamp.maximum))
+    #expect(Timestamp(rfc3339: moment.rfc3339) == moment)
+  }
+
+  @Test func addingNeverOverflows() {
+    let now = Timestamp(rfc3339: "2026-11-21T10:00:00Z")!
+    #expect(now.adding(milliseconds: .max) == .maximum)
+    #expect(now.adding(milliseconds: .min) == .minimum)
+    #expect(Timestamp.maximum.adding(milliseconds: .max) == .maximum)
+    #expect(Timestamp.minimum.adding(milliseconds: -1) == .minimum)
+    #expect(Timestamp.maximum.milliseconds(since: .minimum) == 17_280_000_000_000_000)
+  }
+
+  @Test func everyYearAroundZeroAndTenThousandReadsBack() {
+    for year in [-2, -1, 0, 1, 9998, 9999, 10000, 10001] {
+      let days = Int64(year - 1970) * 36524 / 100
+      let moment = Timestamp(milliseconds: days * 86_400_000 + 12_345)
+      #expect(Timestamp(rfc3339: moment.rfc3339) == moment, "\(moment.rfc3339)")
+    }
+  }
+
   @Test func ordersAndAddsByMilliseconds() {
     let a = Timestamp(milliseconds: 1000)
     let b = a.adding(milliseconds: 1)

@@ -86,4 +86,45 @@ import Testing
       #expect(try await health.readResponse().status == 503)
     }
   }
+
+  @Test func connectionsThatNeverSendARequestCannotKeepPriorityRequestsOut() async throws {
+    struct Handler: HTTPHandler {
+      func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        HTTPResponse(status: 200, contentType: "text/plain", body: "ok \(request.path)")
+      }
+      func isPriority(_ request: HTTPRequest) -> Bool { request.path == "/healthz" }
+    }
+    let configuration = HTTPServer.Configuration(
+      limits: HTTPLimits(maxConnections: 6, reservedConnections: 2), eventLoopCount: 2,
+      clock: ManualTimeSource())
+    try await withServer(configuration, handler: Handler()) { server, port in
+      var held: [LoopbackHTTPClient] = []
+      for index in 0..<4 {
+        let client = try LoopbackHTTPClient(port: port)
+        try client.send("GET /\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await client.readResponse().status == 200)
+        held.append(client)
+      }
+      // Two connections that never send a byte take the reserve: the server is full.
+      let silent = [try LoopbackHTTPClient(port: port), try LoopbackHTTPClient(port: port)]
+      let deadline = ContinuousClock.now + .seconds(60)
+      while server.openConnectionCount < 6 && ContinuousClock.now < deadline { await Task.yield() }
+      #expect(server.openConnectionCount == 6, "both silent connections are open")
+      // A health check still gets in: the oldest silent connection gives up its slot.
+      let health = try LoopbackHTTPClient(port: port)
+      try health.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+      #expect(try await health.readResponse().text == "ok /healthz")
+      #expect(try await silent[0].readsEndOfStream())
+      // Once it showed a priority request, its slot is its own: a newer silent connection
+      // takes the other silent one's slot, and the health check goes on.
+      let later = try LoopbackHTTPClient(port: port)
+      #expect(try await silent[1].readsEndOfStream())
+      try health.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+      #expect(try await health.readResponse().text == "ok /healthz")
+      // Regular connections are never taken: with no unproven reserve slot left but the new
+      // one's, the server is full for an ordinary request too.
+      #expect(server.openConnectionCount == 6)
+      withExtendedLifetime((held, later)) {}
+    }
+  }
 }

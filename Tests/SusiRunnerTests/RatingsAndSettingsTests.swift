@@ -107,27 +107,6 @@ struct RatingsAndSettingsTests {
         ])
   }
 
-  @Test func aNeverRatedSkillsRatingIsAllZeroNotAFailure() throws {
-    let neverRated = try #require(
-      JSONParser.parse(
-        #"{"accepted": false, "message": "Skill has not been rated yet", "skill_rating": {"negative": "0", "positive": "0", "feedback_count": 0, "bookmark_count": 0, "stars": {"one_star": 0, "two_star": 0, "three_star": 0, "four_star": 0, "five_star": 0, "avg_star": 0, "total_star": 0}}}"#
-      ).object)
-    #expect(
-      try RatingsDecoder.skillRatingReply(neverRated, place: "x")
-        == RatingAggregate(positive: 0, negative: 0, feedbackCount: 0, bookmarkCount: 0))
-    let rated = try #require(
-      JSONParser.parse(
-        #"{"skill_name":"joke","skill_rating":{"negative":"1","positive":"7","stars":{"one_star":1,"five_star":1,"avg_star":3,"total_star":2}},"accepted":true}"#
-      ).object)
-    #expect(
-      try RatingsDecoder.skillRatingReply(rated, place: "x")
-        == RatingAggregate(oneStar: 1, fiveStar: 1, average: 3, total: 2, positive: 7, negative: 1))
-    let refused = try #require(JSONParser.parse(#"{"accepted":false,"message":"nope"}"#).object)
-    #expect(throws: RunnerFailure(.server, "nope")) {
-      try RatingsDecoder.skillRatingReply(refused, place: "x")
-    }
-  }
-
   @Test func severalSettingsGoInOneCallAsTheServersText() async {
     let harness = await Self.loggedIn { _ in
       .json(#"{"accepted":true,"message":"You successfully changed settings of your account!"}"#)
@@ -208,6 +187,23 @@ struct RatingsAndSettingsTests {
       harness.transport.requests.map(\.path).suffix(2) == [
         "/cms/getSkillMetadata.json", "/cms/fiveStarRateSkill.json",
       ])
+  }
+
+  @Test func outlandishCountsAndAveragesAreBroughtIntoRange() async {
+    let harness = await Self.loggedIn { _ in
+      .json(
+        #"{"accepted":true,"ratings":{"one_star":9223372036854775807,"two_star":5,"three_star":-4,"avg_star":1e308}}"#
+      )
+    }
+    let result = await harness.run(
+      .rateSkill(server: "embedded", group: "Games", skill: "Dice", language: "en", stars: 4))
+    guard case .ratingSubmitted(let rated) = result else {
+      Issue.record("expected ratingSubmitted, got \(result)")
+      return
+    }
+    #expect(rated.ratings.average == 5)
+    #expect(rated.ratings.total == Int.max)
+    #expect(rated.ratings.threeStar == 0)
   }
 
   @Test func aSkillTheServerDoesNotKnowIsNotFoundAndNothingMoreIsSent() async {

@@ -138,7 +138,7 @@ import Testing
       state.accounts.put(account)
       try? context.store?.saveAccounts(state.accounts)
     }
-    #expect(attempt(server, password: "wrong") == 422)
+    #expect(attempt(server, password: "wrong") == 401)
     #expect(
       server.handler.context.state.withLock { $0.accounts.account(email)?.passwordHash } == legacy)
     #expect(attempt(server, password: password) == 200)

@@ -60,15 +60,23 @@ import Testing
     #expect(expired["session"]?["identity"]?["type"] == "host")
   }
 
-  @Test func validSecondsForeverAndInvalidValues() async throws {
+  /// The real server makes `-1` a token that never expires; here no token outlives a year.
+  @Test func validSecondsAtMostAYearAndInvalidValues() async throws {
     let server = try signedUp()
+    let year = 31_536_000
     let forever = login(server, [("valid_seconds", "-1")])
-    #expect(forever.1?["valid_seconds"] == "forever")
+    #expect(forever.1?["valid_seconds"] == .int(year))
+    let long = login(server, [("valid_seconds", "9223372036854775807")])
+    #expect(long.1?["valid_seconds"] == .int(year))
     let token = try #require(forever.1?["access_token"]?.string)
-    await server.clock.advance(by: .seconds(100 * 365 * 86_400))
-    #expect(
-      try server.json("/aaa/login.json", [("checkLogin", "1"), ("access_token", token)])["loggedIn"]
-        == true)
+    func loggedIn() throws -> Bool {
+      try server.json("/aaa/login.json", [("checkLogin", "1"), ("access_token", token)])[
+        "loggedIn"] == true
+    }
+    await server.clock.advance(by: .seconds(year - 1))
+    #expect(try loggedIn())
+    await server.clock.advance(by: .seconds(2))
+    #expect(try !loggedIn())
     for bad in ["0", "-2", "week"] {
       let response = server.send(
         "/aaa/login.json",
@@ -88,10 +96,11 @@ import Testing
       [("login", "nobody@example.com"), ("password", password), ("type", "access-token")])
     #expect(unknown.status == 401)
     #expect(unknown.title == "Error 401 Invalid credentials")
+    // The real server answers 422 here: a different status would tell which accounts exist.
     let wrong = server.send(
       "/aaa/login.json", [("login", email), ("password", "Wrong#123"), ("type", "access-token")])
-    #expect(wrong.status == 422)
-    #expect(wrong.title == "Error 422 Invalid credentials")
+    #expect(wrong.status == 401)
+    #expect(wrong.title == "Error 401 Invalid credentials")
     let type = server.send(
       "/aaa/login.json", [("login", email), ("password", password), ("type", "access_token")])
     #expect(type.status == 400)
@@ -116,6 +125,28 @@ import Testing
     #expect(login(server).0 == 200)
   }
 
+  /// On loopback every local user has the same address: one user's failed guesses lock out
+  /// that user only.
+  @Test func failedLoginsOnLoopbackLockOutOnlyThatLocalUser() async throws {
+    let server = try signedUp()
+    for index in 0..<11 {
+      _ = server.send(
+        "/aaa/login.json",
+        [
+          ("login", "stranger\(index)@example.com"), ("password", "nope"), ("type", "access-token"),
+        ],
+        remoteAddress: "127.0.0.1", loopbackUserID: 1001)
+    }
+    func status(_ user: UInt32) -> Int {
+      server.send(
+        "/aaa/login.json", [("login", email), ("password", password), ("type", "access-token")],
+        remoteAddress: "127.0.0.1", loopbackUserID: user
+      ).status
+    }
+    #expect(status(1001) == 403)
+    #expect(status(1000) == 200)
+  }
+
   @Test func loginCaptchaWhenConfigured() throws {
     let server = try TestServer { $0.loginCaptcha = true }
     _ = try server.json("/aaa/signup.json", [("signup", email), ("password", password)])
@@ -129,18 +160,24 @@ import Testing
     #expect(login(server, [("g-recaptcha-response", "anything")]).1?["accepted"] == true)
   }
 
-  @Test func logoutNeedsOnlyTheParameterAndDoesNotRevoke() throws {
+  /// The real server never revokes a token at logout; here it stops working, and another
+  /// token of the same account does not.
+  @Test func logoutRevokesTheTokenItIsGiven() throws {
     let server = try signedUp()
     let token = try #require(login(server).1?["access_token"]?.string)
+    let other = try #require(login(server).1?["access_token"]?.string)
     let missing = server.send("/aaa/login.json", [("logout", "true")])
     #expect(missing.status == 401)
     #expect(missing.title == "Error 401 Unauthorized")
     let bogus = try server.json("/aaa/login.json", [("logout", "true"), ("access_token", "bogus")])
     #expect(bogus["message"] == "Logout successful")
     _ = try server.json("/aaa/login.json", [("logout", "true"), ("access_token", token)])
-    #expect(
+    func loggedIn(_ token: String) throws -> Bool {
       try server.json("/aaa/login.json", [("checkLogin", "true"), ("access_token", token)])[
-        "loggedIn"] == true)
+        "loggedIn"] == true
+    }
+    #expect(try !loggedIn(token))
+    #expect(try loggedIn(other))
   }
 
   @Test func deleteRemovesTheAccount() throws {

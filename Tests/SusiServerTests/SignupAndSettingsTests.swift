@@ -80,7 +80,7 @@ import Testing
       ])
     #expect(changed["message"] == "You successfully changed settings of your account!")
     let list = try server.json("/aaa/listUserSettings.json", [("access_token", token)])
-    #expect(list.keys == ["settings", "accepted", "message", "session"])
+    #expect(list.keys == ["settings", "devices", "accepted", "message", "session"])
     #expect(list["settings"] == ["theme": "dark", "speechRate": "0.8", "enterAsSend": "true"])
     #expect(list["message"] == "Success: Showing user settings")
   }

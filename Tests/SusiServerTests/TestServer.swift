@@ -35,7 +35,7 @@ struct TestServer {
   func send(
     _ path: String, _ parameters: [(String, String)] = [], method: String = "GET",
     form: [(String, String)]? = nil, headers: [(String, String)] = [],
-    remoteAddress: String = "203.0.113.7"
+    remoteAddress: String = "203.0.113.7", loopbackUserID: UInt32? = nil
   ) -> HTTPResponse {
     let query = parameters.isEmpty ? "" : "?" + URLEncodedForm.encode(parameters)
     var allHeaders = HTTPHeaders(headers)
@@ -48,17 +48,19 @@ struct TestServer {
     return handler.respond(
       HTTPRequest(
         method: method, target: path + query, headers: allHeaders, body: body,
-        remoteAddress: remoteAddress))
+        remoteAddress: remoteAddress, loopbackUserID: loopbackUserID))
   }
 
   /// Sends and parses a JSON reply, failing the test on a non-200 status.
   func json(
     _ path: String, _ parameters: [(String, String)] = [], method: String = "GET",
     form: [(String, String)]? = nil, headers: [(String, String)] = [],
-    remoteAddress: String = "203.0.113.7", sourceLocation: SourceLocation = #_sourceLocation
+    remoteAddress: String = "203.0.113.7", loopbackUserID: UInt32? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> JSONObject {
     let response = send(
-      path, parameters, method: method, form: form, headers: headers, remoteAddress: remoteAddress)
+      path, parameters, method: method, form: form, headers: headers, remoteAddress: remoteAddress,
+      loopbackUserID: loopbackUserID)
     #expect(response.status == 200, "\(response.text)", sourceLocation: sourceLocation)
     return try #require(try JSONParser.parse(response.body).object, sourceLocation: sourceLocation)
   }

@@ -273,8 +273,9 @@ import Testing
     #expect(h.capture.output.contains("Knowledge (1)\n  Science joke  Nerdy jokes\n"))
     #expect(
       h.capture.error
-        == "SUSI planned another answer, due at 10:00 UTC (now). It stays pending: the next "
-        + "susi run after that time shows it, or wait for it with --wait.\n")
+        == "SUSI planned another answer, due at 10:00 UTC (now). It stays pending: a susi "
+        + "running then (a chat) shows it, or else the next one started after that time; or "
+        + "wait for it with --wait.\n")
   }
 
   @Test func pipedChatWithWaitWaitsForPlannedAnswers() async {
@@ -334,8 +335,8 @@ import Testing
     #expect(await h.session.chat() == 0)
     #expect(
       h.capture.error.hasSuffix(
-        "1 planned answer is kept (due at 10:30 UTC (in 30 min 00 s)): the next susi run after "
-          + "that time shows it.\n"))
+        "1 planned answer is kept (due at 10:30 UTC (in 30 min 00 s)): a susi running then "
+          + "shows it, or else the next one started after that time.\n"))
   }
 
   @Test func plannedAnswersOfAnEarlierRunWithoutADueTimeAreNotWaitedFor() async {

@@ -1,10 +1,15 @@
 import Foundation
 import SusiJSON
+import SusiTesting
 import Testing
 
 /// The page of `susi web` in a real headless Chromium, against the real `susi` binary and its
 /// built-in server. One browser serves the whole suite; the tests run one at a time.
-@Suite(.serialized)
+@Suite(
+  .serialized,
+  .enabled(
+    if: ChromiumProcess.program.testsShouldRun, Comment(rawValue: ChromiumProcess.program.skipNote))
+)
 struct BrowserTests {
   @Test func chatShowsEveryAnswerTypeAsACard() async throws {
     try await BrowserSession.run { s in

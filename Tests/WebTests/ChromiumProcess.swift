@@ -24,24 +24,21 @@ final class ChromiumProcess: Sendable {
   private let fromBrowser: Int32
   private let writeLock = Mutex(())
 
-  /// The browser named by `SUSI_CHROMIUM`, or `chromium` on the PATH.
+  /// The browser: `SUSI_CHROMIUM`, or `chromium` on the PATH.
+  static let program = OutsideProgram(
+    variable: "SUSI_CHROMIUM", names: ["chromium", "chromium-browser"], package: "chromium")
+
+  /// The browser's binary, or an error that says how to install it.
   static func executable() throws -> String {
-    let environment = ProcessInfo.processInfo.environment
-    if let path = environment["SUSI_CHROMIUM"], !path.isEmpty {
-      guard FileManager.default.isExecutableFile(atPath: path) else {
-        throw ChromiumError("SUSI_CHROMIUM names \(path), which is not an executable file")
-      }
-      return path
+    guard let path = program.path else {
+      throw ChromiumError(
+        "Chromium is not installed, and the browser tests need it: install Debian's chromium "
+          + "package (apt-get install -y chromium) or set SUSI_CHROMIUM to a Chromium binary")
     }
-    for folder in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-      for name in ["chromium", "chromium-browser"] {
-        let candidate = "\(folder)/\(name)"
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-      }
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+      throw ChromiumError("\(path) (from SUSI_CHROMIUM) is not an executable file")
     }
-    throw ChromiumError(
-      "Chromium is not installed, and the browser tests need it: install Debian's chromium "
-        + "package (apt-get install -y chromium) or set SUSI_CHROMIUM to a Chromium binary")
+    return path
   }
 
   /// Starts a headless browser with a fresh profile in a temporary folder.

@@ -35,6 +35,30 @@ import Testing
     }
   }
 
+  @Test func aRequestForAnotherHostNameIsRefusedEvenWithASession() async throws {
+    try await WebFixture.withLocal { web in
+      let id = try await web.signIn()
+      // A rebound name (evil.example resolving to 127.0.0.1), no Host, or another port.
+      for host in ["evil.example:4242", "127.0.0.1:4243", "127.0.0.1", nil] {
+        var headers: HTTPHeaders = ["Cookie": "susi_session=\(id)"]
+        if let host { headers.add("Host", host) }
+        for target in ["/", "/state", "/?token=\(web.secret)", "/inspector/log"] {
+          let response = await web.handler.handle(
+            HTTPRequest(method: "GET", target: target, headers: headers))
+          #expect(response.status == 421, "\(host ?? "no Host") \(target)")
+          #expect(response.headers["Set-Cookie"] == nil)
+        }
+      }
+      for host in ["127.0.0.1:4242", "LOCALHOST:4242", "[::1]:4242"] {
+        let response = await web.handler.handle(
+          HTTPRequest(
+            method: "GET", target: "/state",
+            headers: ["Cookie": "susi_session=\(id)", "Host": host]))
+        #expect(response.status == 200, "\(host)")
+      }
+    }
+  }
+
   @Test func theRightTokenRedirectsWithAStrictHttpOnlySessionCookie() async throws {
     try await WebFixture.withLocal { web in
       let answer = try await web.request("GET", "/?token=\(web.secret)")

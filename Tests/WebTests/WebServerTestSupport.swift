@@ -7,9 +7,9 @@ import SusiHTTPServer
 import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
+import SusiServe
 import SusiStore
 import SusiWeb
-import SusiServe
 import Synchronization
 
 #if canImport(Glibc)

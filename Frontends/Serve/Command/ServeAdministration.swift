@@ -2,6 +2,7 @@ public import SusiAccess
 import SusiCommandLine
 import SusiCore
 public import SusiDelivery
+public import SusiHTTPClient
 public import SusiStore
 
 /// `susi serve keys …`, `susi serve groups …` and `susi serve subscribers …`: the admin tasks
@@ -12,12 +13,18 @@ public struct ServeAdministration: Sendable {
   let store: Store
   let keysAndGroups: AccessAdministration
   let subscribers: SubscriberRegistry
+  /// Where subscribers may be: internal addresses are refused unless `--allow-private-targets`.
+  let targets: TargetPolicy
 
   /// Administration of the store's access and of the subscribers in these files.
-  public init(store: Store, keys: KeyFile, subscribers: SubscriberFile, cursors: DeliveryCursors) {
+  public init(
+    store: Store, keys: KeyFile, subscribers: SubscriberFile, cursors: DeliveryCursors,
+    targets: TargetPolicy
+  ) {
     self.store = store
     self.keysAndGroups = AccessAdministration(store: store, keys: keys)
     self.subscribers = SubscriberRegistry(file: subscribers, cursors: cursors)
+    self.targets = targets
   }
 
   /// What a command printed and how it ended.
@@ -205,6 +212,12 @@ public struct ServeAdministration: Sendable {
       id: options["--id"] ?? Subscriber.generateID(), url: words[2],
       events: Set(Self.list(options["--events"])),
       secret: secret, after: after)
+    if let problem = subscriber.problem { return .failure(problem, exitCode: ExitCode.usage) }
+    do {
+      try await Subscriber.checkTarget(subscriber.url, targets: targets)
+    } catch {
+      return .failure("\(error)", exitCode: ExitCode.usage)
+    }
     let added: Subscriber
     do {
       added = try subscribers.register(subscriber, lastSeq: await store.lastSeq)

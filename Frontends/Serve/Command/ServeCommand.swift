@@ -26,8 +26,9 @@ public enum ServeCommand {
 
       Callers send a key (Authorization: Bearer KEY). Keys belong to groups, groups hold
       privileges; the first admin key comes from 'susi serve keys init'. The same tasks as the
-      /admin routes work from the command line, on the same log; while the server runs, only
-      listing and the group changes do (it owns the keys and subscribers files):
+      /admin routes work from the command line, on the same log, also while the server runs
+      (it takes every key and group change within a second); only the subscriber changes wait
+      for it to stop (it owns the subscribers file):
         serve keys init | issue [--groups G,…] [--label L] | revoke KEY-ID | list
         serve groups list | create NAME | grant NAME PRIVILEGE | revoke NAME PRIVILEGE
         serve subscribers list | add URL [--events T,…] [--secret whsec_…] [--id ID] [--after SEQ]
@@ -125,7 +126,7 @@ public enum ServeCommand {
     guard let ownership = ServeOwnership(log: invocation.common.log) else {
       return fail(
         "another 'susi serve' is running on \(invocation.common.log) (or its lock file cannot be "
-          + "made); one server per log delivers the webhooks and owns the keys and subscribers",
+          + "made); one server per log delivers the webhooks and owns the subscribers",
         ExitCode.cannotCreate)
     }
     defer { withExtendedLifetime(ownership) {} }
@@ -153,7 +154,7 @@ public enum ServeCommand {
     }
     if !service.gate.access.hasActiveAdminKey {
       StandardStream.error.line(
-        "susi serve: no admin key yet; stop the server and run 'susi serve keys init' to create one"
+        "susi serve: no admin key yet; run 'susi serve keys init' to create one"
       )
     }
     let handler: any HTTPHandler =
@@ -162,11 +163,10 @@ public enum ServeCommand {
       handler, host: host, port: port, tls: tls, app: app, command: "serve")
   }
 
-  /// The command-line tasks that rewrite the keys or subscribers file.
-  static let fileChanges: Set<[String]> = [
-    ["keys", "init"], ["keys", "issue"], ["keys", "revoke"], ["subscribers", "add"],
-    ["subscribers", "remove"],
-  ]
+  /// The command-line tasks that rewrite a file a running `susi serve` owns (the subscribers
+  /// file). Key changes are not among them: the keys file is changed under its own lock and a
+  /// running server reads it again when the log says a key was issued or revoked.
+  static let fileChanges: Set<[String]> = [["subscribers", "add"], ["subscribers", "remove"]]
 
   static func administer(_ invocation: Invocation) async -> Int32 {
     let paths = Paths(invocation)
@@ -176,8 +176,8 @@ public enum ServeCommand {
       ownership = ServeOwnership(log: invocation.common.log)
       guard ownership != nil else {
         return fail(
-          "'susi serve' is running on \(invocation.common.log) and owns its keys and subscribers "
-            + "files; make this change through its /admin API, or stop it first",
+          "'susi serve' is running on \(invocation.common.log) and owns its subscribers file; "
+            + "make this change through its /admin API, or stop it first",
           ExitCode.cannotCreate)
       }
     }
@@ -193,7 +193,8 @@ public enum ServeCommand {
       let administration = ServeAdministration(
         store: app.store, keys: try KeyFile(path: paths.keys),
         subscribers: try SubscriberFile(path: paths.subscribers),
-        cursors: try DeliveryCursors(path: paths.cursors))
+        cursors: try DeliveryCursors(path: paths.cursors),
+        targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets))
       outcome = await administration.run(invocation.arguments, options: invocation.parsed.options)
     } catch {
       await app.stop()

@@ -1,10 +1,12 @@
 import Glibc
 
-/// While `susi serve` runs it owns the files beside its log: key hashes, subscribers and delivery
-/// cursors (it keeps them in memory and rewrites them whole, and it delivers every event once).
-/// Ownership is an exclusive `flock` on `LOG.serve.lock`, dropped by the kernel when the process
-/// ends. Other susi processes share the log itself; a second `susi serve`, or a command-line
-/// change to those files, is refused while a server owns them. Read-only commands take nothing.
+/// While `susi serve` runs it owns the files beside its log that it keeps in memory and rewrites
+/// whole: subscribers and delivery cursors (and it delivers every event once). Ownership is an
+/// exclusive `flock` on `LOG.serve.lock`, dropped by the kernel when the process ends. Other susi
+/// processes share the log itself and the keys file (changed under its own lock, and read again
+/// by the server when the log says a key changed); a second `susi serve`, or a command-line
+/// change to the subscribers, is refused while a server owns them. Read-only commands take
+/// nothing.
 final class ServeOwnership {
   private let fd: Int32
 

@@ -97,7 +97,6 @@ extension WebhookHandler {
     let issued = try await administer { (access) async throws(AccessAdministration.Failure) in
       try await access.issueKey(groups: groups, label: label, by: caller.keyID, origin: .webhook)
     }
-    gate.update(issued.sent.access)
     let key = issued.sent.access.keys[issued.token.keyID]
     return Self.json(201) { o in
       o.field("seq", issued.sent.published.seq)
@@ -113,7 +112,6 @@ extension WebhookHandler {
     let sent = try await administer { (access) async throws(AccessAdministration.Failure) in
       try await access.revokeKey(id, by: caller.keyID, origin: .webhook)
     }
-    gate.update(sent.access)
     return Self.json(200) { o in
       o.field("seq", sent.published.seq)
       o.field("id", id)
@@ -121,14 +119,12 @@ extension WebhookHandler {
     }
   }
 
-  /// Appends a group change in one step on the store, then lets the gate decide by the new
-  /// state at once.
+  /// Appends a group change in one step on the store; the gate follows the store, so it
+  /// decides by the new state once this returns.
   private func applyAccessChange(_ action: Action) async throws(WebhookError) -> SentAction {
-    let sent = try await administer { (access) async throws(AccessAdministration.Failure) in
+    try await administer { (access) async throws(AccessAdministration.Failure) in
       try await access.change(action, origin: .webhook)
     }
-    gate.update(sent.access)
-    return sent
   }
 
   /// Runs a key or group change on the store, with key hashes in the gate's keys file; a

@@ -94,6 +94,7 @@ public enum TextFrontend {
       })
     context.waitForPlanned = invocation.parsed.has("--wait")
     context.resumedPlans = app.resumedPlans
+    context.startedAlone = app.startedAlone
     if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
       // Planned answers delivered late may be logged before the session follows the log.
       context.followFrom = app.resumedEvents

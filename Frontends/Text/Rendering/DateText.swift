@@ -7,17 +7,24 @@ import SusiCore
 enum DateText {
   static func minutes(_ moment: Timestamp, zone: TimeZone, seconds: Bool = false) -> String {
     let (text, suffix) = local(moment, zone: zone)
-    let date = text.prefix(10)
-    let time = text.dropFirst(11).prefix(seconds ? 8 : 5)
+    let (date, clock) = split(text)
+    let time = clock.prefix(seconds ? 8 : 5)
     return "\(date) \(time) \(suffix)"
+  }
+
+  /// The date and the time of day of an RFC 3339 text (whose year may have six digits).
+  private static func split(_ text: String) -> (date: Substring, time: Substring) {
+    let date = text.prefix { $0 != "T" }
+    return (date, text.dropFirst(date.count + 1))
   }
 
   /// The time of day alone when `moment` falls on the same day as `now`, else with its date.
   static func clock(_ moment: Timestamp, now: Timestamp, zone: TimeZone) -> String {
     let (text, suffix) = local(moment, zone: zone)
-    let today = local(now, zone: zone).text.prefix(10)
-    let time = text.dropFirst(11).prefix(5)
-    let day = text.prefix(10) == today ? "" : "\(text.prefix(10)) "
+    let today = split(local(now, zone: zone).text).date
+    let (date, clock) = split(text)
+    let time = clock.prefix(5)
+    let day = date == today ? "" : "\(date) "
     // Local times go without their offset; UTC says so.
     return "\(day)\(time)" + (suffix == "UTC" ? " UTC" : "")
   }

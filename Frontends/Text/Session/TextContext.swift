@@ -19,6 +19,9 @@ public struct TextContext: Sendable {
   public var waitForPlanned = false
   /// Planned answers of an earlier run that start-up rescheduled, delivered late or dropped.
   public var resumedPlans: [ResumedPlan] = []
+  /// Whether no other susi was running on the log at start: only then were planned answers that
+  /// came due missed because no susi was running.
+  public var startedAlone = true
   /// The seq to follow the log from (what start-up logged after it is shown too: planned
   /// answers delivered late); nil = from the session's start.
   public var followFrom: Int?

@@ -63,7 +63,7 @@ extension TextSession {
       let escape = images.escape(
         for: Array(bytes), name: (cached.path as NSString).lastPathComponent)
     {
-      console.writeOutput(escape + "\n")
+      console.writeImage(escape + "\n")
     }
   }
 

@@ -4,8 +4,9 @@ import SusiStore
 import SusiTerminal
 
 // Planned answers (reminders, `plan_delay`): a command prints the answer it got at once and
-// says what is still to come; the answer itself stays pending in the log, so the next start
-// delivers it (Store.resumePlannedAnswers), or `--wait` waits for it.
+// says what is still to come; the answer itself stays pending in the log, where every susi
+// running on it when it is due (a chat in another terminal) delivers and shows it, or else the
+// next start (Store.resumePlannedAnswers); `--wait` waits for it.
 
 /// A planned answer not delivered yet.
 public struct PendingAnswer: Equatable, Sendable {
@@ -41,26 +42,28 @@ extension TextSession {
       text += "; waiting for it (Ctrl-C stops waiting, it stays pending)."
     } else {
       text +=
-        ". It stays pending: the next susi run after that time shows it, or wait for it with --wait."
+        ". It stays pending: a susi running then (a chat) shows it, or else the next one started "
+        + "after that time; or wait for it with --wait."
     }
     console.writeError(console.errorStyle.dim(text) + "\n")
   }
 
-  /// Tells the person what start-up did with planned answers of an earlier run: those due while
-  /// susi was not running are delivered now (printed as they arrive) or dropped when too late;
-  /// in an interactive chat, those still to come are mentioned too.
+  /// Tells the person what start-up did with planned answers of an earlier run: those that came
+  /// due undelivered are delivered now (printed as they arrive) or dropped when too late; in an
+  /// interactive chat, those still to come are mentioned too. "While susi was not running" is
+  /// said only when no other susi was running at start.
   public func announceResumedPlans() {
     let now = context.now()
     for plan in context.resumedPlans {
       let about = "A planned answer to \"\(plan.query.singleLine)\""
       let due = renderer.dueText(plan.due, now: now)
       let text: String
+      let why = context.startedAlone ? " while susi was not running" : ""
       switch plan.fate {
       case .deliveredLate:
-        text = "\(about) was due \(due), while susi was not running; here it is, late:"
+        text = "\(about) was due \(due)\(why.isEmpty ? "" : ",")\(why); here it is, late:"
       case .dropped:
-        text =
-          "\(about) was due \(due), more than 12 hours ago while susi was not running; dropped."
+        text = "\(about) was due \(due), more than 12 hours ago\(why); dropped."
       case .rescheduled:
         guard mode == .chat && console.interactive else { continue }
         text = "\(about) from an earlier run is due \(due); it is shown here when it arrives."
@@ -77,7 +80,9 @@ extension TextSession {
     let count = pending.count
     var text = "\(count == 1 ? "1 planned answer is" : "\(count) planned answers are") kept"
     if !dues.isEmpty { text += " (due \(dues.joined(separator: ", ")))" }
-    text += ": the next susi run after that time shows \(count == 1 ? "it" : "them")."
+    text +=
+      ": a susi running then shows \(count == 1 ? "it" : "them"), or else the next one started "
+      + "after that time."
     console.writeError(console.errorStyle.dim(text) + "\n")
   }
 

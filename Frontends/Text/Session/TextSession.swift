@@ -76,26 +76,33 @@ public actor TextSession {
     }
   }
 
-  /// Waits until everything started in the background has been printed: planned answers
-  /// already due (delivered late at start) included, those still to come only with `--wait`
-  /// (with a countdown on a terminal), those of earlier runs never. Returns the planned answers
-  /// left pending.
+  /// Waits until everything started in the background has been printed, and for the answers this
+  /// process's own requests are owed now; planned answers already due that this process is
+  /// delivering (delivered late at start) too, those still to come only with `--wait` (with a
+  /// countdown on a terminal) and only those this session's answers planned. It never waits for
+  /// another process's requests or planned answers it does not deliver itself. Returns the
+  /// planned answers left pending.
   @discardableResult
   public func finishBackgroundWork() async -> [PendingAnswer] {
+    // What other processes logged by now is shown before leaving, not left to the next look.
+    await store.catchUp()
     while true {
       let last = await store.lastSeq
       await conversation.waitUntilSeen(last)
       await background.waitUntilIdle()
       let now = context.now()
-      let inFlight = await store.state.inFlight
-      let pending = PendingAnswer.all(in: inFlight)
-      let due = pending.contains { $0.due.map { $0 <= now } ?? false }
-      let others = inFlight.contains { !$0.value.isPlannedAnswer }
-      // `--wait` waits for what this session's answers planned, not for older reminders.
-      let planned = pending.filter { $0.seq > startSeq && $0.due != nil }
+      let pending = PendingAnswer.all(in: await store.state.inFlight)
+      var due = false
+      for answer in pending where answer.due.map({ $0 <= now }) ?? false {
+        if await store.waitsToDeliver(planned: answer.seq) { due = true }
+      }
+      let answersNow = await store.owesAnswersNow
+      // `--wait` waits for what this session's answers planned, not for other reminders.
+      let own = await store.ownPlannedAnswers
+      let planned = pending.filter { own.contains($0.seq) && $0.due != nil }
       let waitForPlanned = context.waitForPlanned && !planned.isEmpty
-      if due || others || waitForPlanned {
-        if waitForPlanned && !due && !others { startCountdown(planned) }
+      if due || answersNow || waitForPlanned {
+        if waitForPlanned && !due && !answersNow { startCountdown(planned) }
         await conversation.waitUntilSeen(last + 1)
         await stopCountdown()
       } else if background.isIdle, await store.lastSeq == last {

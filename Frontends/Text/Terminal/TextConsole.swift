@@ -19,6 +19,9 @@ public struct TextConsole: Sendable {
   public var showsProgress: Bool
   /// How to show images inline on standard output; nil prints their cached files' paths only.
   public var images: TerminalImage?
+  /// Writes an inline image's escape sequence (built by `images`) to standard output unchanged:
+  /// `writeOutput` lets no such sequence through.
+  public var writeImage: @Sendable (String) -> Void = { StandardStream.output.writeUnfiltered($0) }
 
   public init(
     writeOutput: @escaping @Sendable (String) -> Void,

@@ -157,7 +157,7 @@ function mediaCard(kind, action) {
 
 function rawCard(action) {
   return h("details", { open: true },
-    h("summary", {}, `Answer of a type this page does not know: ${action.type}`),
+    h("summary", {}, `Answer of a type this page does not know: ${action.serverType ?? action.type}`),
     h("pre", {}, prettyJSON(action)));
 }
 

@@ -16,7 +16,7 @@ export function skillLink(group, tag) {
 
 /** The stars of an average as text: "★★★★☆". */
 function starText(average) {
-  const full = Math.round(Number(average) || 0);
+  const full = Math.min(5, Math.max(0, Math.round(Number(average) || 0)));
   return "★".repeat(full) + "☆".repeat(5 - full);
 }
 

@@ -22,6 +22,8 @@ public final class SusiApp: Sendable {
   public let warnings: [String]
   /// How many events the log held before this run.
   public let resumedEvents: Int
+  /// Whether no other susi process was using the log when this one opened it.
+  public let startedAlone: Bool
   /// What start-up itself logged: requests of a previous run closed as `interrupted`, and the
   /// switch to the server the options ask for. Frontends that print every event print these.
   public var startupEvents: [PublishedEvent] { startup.withLock { $0 } }
@@ -33,8 +35,9 @@ public final class SusiApp: Sendable {
 
   private init(
     store: Store, options: CommonOptions, embedded: EmbeddedServer?, warnings: [String],
-    resumedEvents: Int
+    resumedEvents: Int, startedAlone: Bool
   ) {
+    self.startedAlone = startedAlone
     self.store = store
     self.options = options
     self.embedded = embedded
@@ -82,6 +85,7 @@ public final class SusiApp: Sendable {
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = try embeddedPort(environment)
+        configuration.allowsPrivateConsoleHosts = options.allowsPrivateTargets
         configuration.stateDirectory = URL(fileURLWithPath: options.stateDirectory)
           .appendingPathComponent("server")
         embedded = try await EmbeddedServer.start(configuration, fallBackToAnyPort: true)
@@ -123,15 +127,15 @@ public final class SusiApp: Sendable {
     await store.keepSnapshots(opened.snapshots)
     let app = SusiApp(
       store: store, options: options, embedded: embedded, warnings: warnings,
-      resumedEvents: recovered.lastSeq)
+      resumedEvents: recovered.lastSeq, startedAlone: opened.alone)
     do {
-      // Requests in flight and planned answers belong to a live process unless this one was
-      // alone on the log: only then are they resumed or closed here.
-      var logged: [PublishedEvent] = []
+      // Planned answers belong to no one process: every process on the log waits for each, and
+      // the first to log its delivery wins. Other requests in flight belong to a live process
+      // unless this one was alone on the log: only then are they closed here.
+      let resumed = try await store.resumePlannedAnswers()
+      app.plans.withLock { $0 = resumed.plans }
+      var logged = resumed.logged
       if opened.alone {
-        let resumed = try await store.resumePlannedAnswers()
-        app.plans.withLock { $0 = resumed.plans }
-        logged = resumed.logged
         logged += try await store.closeInterruptedRequests(
           keeping: Set(resumed.plans.filter { $0.fate != .dropped }.map(\.seq)))
       }

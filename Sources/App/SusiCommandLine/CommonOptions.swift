@@ -44,7 +44,9 @@ public struct CommonOptions: Sendable, Equatable {
         + " remembered with the server"),
     OptionSpec(
       "--allow-private-targets", env: "SUSI_ALLOW_PRIVATE_TARGETS",
-      help: "let previews, images and webhooks reach loopback and private addresses (testing)"),
+      help:
+        "let previews, images, webhooks and skills' console rules reach loopback and private addresses (testing)"
+    ),
     OptionSpec("--help", short: "-h", help: "show help"),
     OptionSpec("--version", help: "print the version"),
   ]

@@ -44,20 +44,19 @@ public final class EmbeddedServer: Sendable {
     async throws -> EmbeddedServer
   {
     let handler = try SusiServerHandler(configuration: configuration)
-    var http = HTTPServer(
-      configuration: HTTPServer.Configuration(
-        host: configuration.host, port: configuration.port, tls: configuration.tls),
-      handler: handler)
+    var settings = HTTPServer.Configuration(
+      host: configuration.host, port: configuration.port, tls: configuration.tls)
+    // Anonymous memory and login lockouts are per caller: tell local users apart.
+    settings.identifiesLoopbackUsers = true
+    var http = HTTPServer(configuration: settings, handler: handler)
     let port: Int
     do {
       port = try http.start()
     } catch let error as HTTPServerError
       where fallBackToAnyPort && configuration.port != 0 && error.code == .socketFailed
     {
-      http = HTTPServer(
-        configuration: HTTPServer.Configuration(
-          host: configuration.host, port: 0, tls: configuration.tls),
-        handler: handler)
+      settings.port = 0
+      http = HTTPServer(configuration: settings, handler: handler)
       port = try http.start()
     }
     return EmbeddedServer(

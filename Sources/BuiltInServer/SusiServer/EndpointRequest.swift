@@ -17,6 +17,11 @@ struct EndpointRequest: Sendable {
     IdentityResolver.clientHost(http, trustedProxies: context.configuration.trustedProxies)
   }
 
+  /// Who calls: the address and, on loopback, the local user (see `IdentityResolver.caller`).
+  var caller: String {
+    IdentityResolver.caller(http, trustedProxies: context.configuration.trustedProxies)
+  }
+
   /// `http://<Host>` as the caller addressed this server, for links back to it.
   var baseURL: String {
     let host = http.headers["Host"]?.trimmed ?? ""

@@ -1,6 +1,8 @@
 public import Foundation
 public import SusiClock
+public import SusiHTTPClient
 public import SusiHTTPServer
+public import SusiScript
 
 /// How to run the embedded server.
 public struct ServerConfiguration: Sendable {
@@ -35,6 +37,18 @@ public struct ServerConfiguration: Sendable {
   /// PBKDF2-HMAC-SHA256 rounds for password hashes (default 600,000). Stored hashes of
   /// another cost still verify and are rehashed at their next successful login.
   public var passwordIterations: Int
+  /// Lets `!console:` rules fetch from loopback and private addresses (`susi server
+  /// --allow-private-targets`, for testing); off by default: public hosts only.
+  public var allowsPrivateConsoleHosts = false
+  /// How `!console:` rules reach the network; nil = the project's own HTTP client.
+  public var consoleTransport: (any HTTPTransport)?
+  /// Limits of a `!console:` rule's fetch and how long its replies are reused.
+  public var console = ConsoleService.Configuration()
+  /// Limits of a `!javascript:` rule's script.
+  public var scriptLimits = ScriptLimits()
+  /// Told, one line each, when a skill's rule fails while answering (a script error, an API
+  /// without reply); nil = not reported.
+  public var ruleWarnings: (@Sendable (String) -> Void)?
 
   /// A configuration; every argument has the documented default.
   public init(

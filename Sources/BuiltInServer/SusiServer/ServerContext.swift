@@ -12,6 +12,8 @@ final class ServerContext: Sendable {
   let web: WebContent
   let store: StateStore?
   let state: Mutex<ServerState>
+  /// Runs `!console:` rules that fetch a URL.
+  let consoleService: ConsoleService
 
   /// The current time on the configured time source.
   var now: Date {
@@ -28,6 +30,13 @@ final class ServerContext: Sendable {
     library = SkillLibrary.load(from: data)
     web = WebContent(dataDirectory: data, fallbackDirectory: bundled ?? data)
     store = configuration.stateDirectory.map { StateStore(directory: $0) }
+    var consoleConfiguration = configuration.console
+    consoleConfiguration.allowsPrivateHosts = configuration.allowsPrivateConsoleHosts
+    let warn = configuration.ruleWarnings ?? { _ in }
+    consoleService = ConsoleService(
+      transport: configuration.consoleTransport,
+      configuration: consoleConfiguration, clock: configuration.clock,
+      warn: { warn("!console: \($0)") })
     let seed =
       configuration.seed
       ?? Digest.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }

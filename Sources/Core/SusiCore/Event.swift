@@ -76,7 +76,7 @@ extension Event {
   public static func decode(_ bytes: UnsafeRawBufferPointer) throws(EventDecodingError) -> Event {
     let json: JSON
     do {
-      json = try JSONParser.parse(bytes)
+      json = try JSONParser.parse(bytes, maximumDepth: Nesting.readable)
     } catch {
       throw EventDecodingError("not JSON: \(error)")
     }

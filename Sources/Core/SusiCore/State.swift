@@ -37,7 +37,7 @@ public struct State: Equatable, Sendable {
   /// The version of what the reducer makes of events. Bump it with any change that makes the same
   /// log replay to a different state: snapshots record it, and one made by another version is
   /// ignored (the next start replays the whole log once and writes a new one).
-  public static let reducerVersion = 3
+  public static let reducerVersion = 4
 
   /// The `server` value that means the built-in server.
   public static let embeddedServer = "embedded"
@@ -79,11 +79,18 @@ public struct InFlightRequest: Equatable, Sendable {
   public var key: String?
   /// When a planned answer is due (its delay counted from `since`); nil for other requests.
   public var due: Timestamp?
-  public init(type: String, since: Timestamp, key: String? = nil, due: Timestamp? = nil) {
+  /// For a planned answer: the answer awaited (its delay counted from `since`), then those
+  /// planned after it, each delay counted from the delivery before it. Empty for other requests.
+  public var plan: [PlannedAnswer]
+  public init(
+    type: String, since: Timestamp, key: String? = nil, due: Timestamp? = nil,
+    plan: [PlannedAnswer] = []
+  ) {
     self.type = type
     self.since = since
     self.key = key
     self.due = due
+    self.plan = plan
   }
 
   /// The `type` of the wait for a planned answer, which no intent of its own asked for.

@@ -3,18 +3,47 @@
 /// Text form is RFC 3339 with milliseconds and `Z` (`2026-11-21T10:00:00.123Z`). Formatting and
 /// parsing are done here by hand: they sit on the log's hot path, and the reducer must not touch
 /// a clock or a locale.
+///
+/// A moment lies between `minimum` and `maximum` (100,000,000 days either side of 1970, the
+/// range of an ECMAScript `Date`): making one from any number, or adding any number to one,
+/// clamps to that range rather than overflows, so no value from outside can trap. Years outside
+/// 0000–9999 are written as ECMAScript writes them, with a sign and six digits
+/// (`+010000-01-01T00:00:00.000Z`, `-000001-12-31T23:59:59.999Z`), and read back.
 public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
-  /// Milliseconds since 1970-01-01T00:00:00Z.
-  public var milliseconds: Int64
+  /// Milliseconds since 1970-01-01T00:00:00Z, from `minimum` to `maximum`.
+  public private(set) var milliseconds: Int64
 
-  public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+  /// The earliest moment: -271821-04-20T00:00:00.000Z.
+  public static let minimum = Timestamp(exactly: -limit)
+  /// The latest moment: +275760-09-13T00:00:00.000Z.
+  public static let maximum = Timestamp(exactly: limit)
+  /// 100,000,000 days in milliseconds.
+  private static let limit: Int64 = 8_640_000_000_000_000
+
+  /// The moment `milliseconds` after 1970-01-01T00:00:00Z, clamped to `minimum…maximum`.
+  public init(milliseconds: Int64) {
+    self.milliseconds = min(max(milliseconds, -Self.limit), Self.limit)
+  }
+
+  private init(exactly milliseconds: Int64) { self.milliseconds = milliseconds }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(milliseconds: try container.decode(Int64.self, forKey: .milliseconds))
+  }
 
   public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 
-  /// This moment plus `milliseconds`.
+  /// This moment plus `milliseconds`, clamped to `minimum…maximum`.
   public func adding(milliseconds delta: Int64) -> Timestamp {
-    Timestamp(milliseconds: milliseconds + delta)
+    let (sum, overflow) = milliseconds.addingReportingOverflow(delta)
+    if overflow { return delta > 0 ? .maximum : .minimum }
+    return Timestamp(milliseconds: sum)
   }
+
+  /// The milliseconds from `other` to this moment (negative when `other` is later). Never
+  /// overflows: both lie within 100,000,000 days of 1970.
+  public func milliseconds(since other: Timestamp) -> Int64 { milliseconds - other.milliseconds }
 
   public var description: String { rfc3339 }
 
@@ -43,7 +72,12 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
         if divisor == 0 { divisor = 1 }
       }
     }
-    digits(year, 4)
+    if (0...9999).contains(year) {
+      digits(year, 4)
+    } else {
+      out.append(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+      digits(abs(year), 6)
+    }
     out.append(UInt8(ascii: "-"))
     digits(month, 2)
     out.append(UInt8(ascii: "-"))
@@ -85,7 +119,17 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
       i += 1
       return true
     }
-    guard let year = number(4), expect(UInt8(ascii: "-")), let month = number(2),
+    // Four digits, or a sign and six (years outside 0000–9999; `-000000` is not a year).
+    var yearSign = 0
+    if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+      yearSign = b[i] == UInt8(ascii: "-") ? -1 : 1
+      i += 1
+    }
+    guard let unsignedYear = number(yearSign == 0 ? 4 : 6),
+      yearSign >= 0 || unsignedYear != 0
+    else { return nil }
+    let year = yearSign < 0 ? -unsignedYear : unsignedYear
+    guard expect(UInt8(ascii: "-")), let month = number(2),
       expect(UInt8(ascii: "-")), let day = number(2), (1...12).contains(month),
       (1...daysIn(month: month, year: year)).contains(day)
     else { return nil }
@@ -126,11 +170,14 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
     guard i == b.count else { return nil }
     let days = Self.days(fromCivil: year, month, day)
-    // A leap second (60) is folded into the second before it.
+    // A leap second (60) is folded into the second before it. Six-digit years keep every
+    // product well inside Int64; the range check refuses what `minimum…maximum` does not hold.
     let seconds =
       Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
       - Int64(offsetMinutes * 60)
-    return seconds * 1000 + Int64(millis)
+    let milliseconds = seconds * 1000 + Int64(millis)
+    guard (-limit...limit).contains(milliseconds) else { return nil }
+    return milliseconds
   }
 
   private static func isLeap(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }

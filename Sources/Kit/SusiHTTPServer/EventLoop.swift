@@ -46,6 +46,8 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   private var listenerPausedUntil: Duration?
   private var local: [Work] = []
   private var connections: [UInt64: HTTPConnection] = [:]
+  /// This loop's reserve connections, by their ticket (see `OpenConnections.Admission`).
+  private var reserveTickets: [UInt64: UInt64] = [:]
   private var nextConnectionID: UInt64 = 1
   private var nextDeadlineCheck: Duration?
   private var shutdownDeadline: Duration?
@@ -351,22 +353,30 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         }
       }
       let remote = Socket.addressText(address)
-      guard let admission = openConnections.admit(address: remote, limits: configuration.limits)
+      let peer = peers[nextPeer % peers.count]
+      guard
+        let admitted = openConnections.admit(
+          address: remote, limits: configuration.limits, loop: peer)
       else {
         Socket.refuse(fd)
         continue
       }
-      Socket.disableDelay(fd)
-      let priorityOnly = admission == .priorityOnly
-      let peer = peers[nextPeer % peers.count]
+      let (admission, evicted) = admitted
       nextPeer &+= 1
+      if let evicted {
+        // A reserve slot held by a connection that never showed a priority request goes to
+        // this one (adopted after the eviction on its loop, whose work runs in order).
+        let loop = evicted.loop
+        loop.runOnLoop { loop.evict(ticket: evicted.ticket) }
+      }
+      Socket.disableDelay(fd)
       if peer === self {
-        adopt(fd: fd, remoteAddress: remote, priorityOnly: priorityOnly)
+        adopt(fd: fd, remoteAddress: remote, admission: admission)
       } else if !peer.execute({
-        peer.adopt(fd: fd, remoteAddress: remote, priorityOnly: priorityOnly)
+        peer.adopt(fd: fd, remoteAddress: remote, admission: admission)
       }) {
         close(fd)
-        openConnections.release(address: remote)
+        openConnections.release(address: remote, admission: admission)
       }
     }
   }
@@ -384,44 +394,65 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
   }
 
-  private func adopt(fd: Int32, remoteAddress: String, priorityOnly: Bool) {
+  private func adopt(fd: Int32, remoteAddress: String, admission: OpenConnections.Admission) {
     if isShuttingDown {
       close(fd)
-      openConnections.release(address: remoteAddress)
+      openConnections.release(address: remoteAddress, admission: admission)
       return
     }
     let key = nextConnectionID
     nextConnectionID += 1
     let handler = self.handler
     var priorityCheck: (@Sendable (HTTPRequest) -> Bool)? = nil
-    if priorityOnly { priorityCheck = { request in handler.isPriority(request) } }
+    if case .priorityOnly(let ticket) = admission {
+      let openConnections = self.openConnections
+      priorityCheck = { request in
+        guard handler.isPriority(request) else { return false }
+        // It has shown a priority request: its reserve slot is its own from now on.
+        openConnections.keep(ticket)
+        return true
+      }
+      reserveTickets[ticket] = key
+    }
     let machine = HTTPConnectionStateMachine(
       limits: configuration.limits, timeouts: configuration.timeouts,
-      remoteAddress: remoteAddress, now: now, priorityCheck: priorityCheck)
+      remoteAddress: remoteAddress, now: now, priorityCheck: priorityCheck,
+      loopbackUserID: configuration.identifiesLoopbackUsers ? LoopbackPeer.userID(of: fd) : nil)
     var tls: TLSSession?
     if let identity = configuration.tls {
       guard let session = try? TLSSession(server: identity.context) else {
         close(fd)
-        openConnections.release(address: remoteAddress)
+        if case .priorityOnly(let ticket) = admission { reserveTickets[ticket] = nil }
+        openConnections.release(address: remoteAddress, admission: admission)
         return
       }
       tls = session
     }
     let connection = HTTPConnection(
-      key: key, fd: fd, loop: self, remoteAddress: remoteAddress, machine: machine, tls: tls)
+      key: key, fd: fd, loop: self, remoteAddress: remoteAddress, admission: admission,
+      machine: machine, tls: tls)
     guard register(fd: fd, key: key, events: connection.interest) else {
       close(fd)
-      openConnections.release(address: remoteAddress)
+      if case .priorityOnly(let ticket) = admission { reserveTickets[ticket] = nil }
+      openConnections.release(address: remoteAddress, admission: admission)
       return
     }
     connections[key] = connection
     noteDeadline(connection.nextDeadline)
   }
 
+  /// Closes the reserve connection `ticket` names, if it is still open (it was chosen to make
+  /// room for a newer one: it has not shown a priority request).
+  func evict(ticket: UInt64) {
+    guard let key = reserveTickets[ticket], let connection = connections[key] else { return }
+    connection.forceClose()
+  }
+
   /// Called by a connection once it has closed its socket.
   func connectionClosed(_ connection: HTTPConnection) {
     connections[connection.key] = nil
-    openConnections.release(address: connection.remoteAddress)
+    if case .priorityOnly(let ticket) = connection.admission { reserveTickets[ticket] = nil }
+    openConnections.release(address: connection.remoteAddress, admission: connection.admission)
     reportIfDrained()
   }
 
@@ -456,42 +487,78 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
 /// The open connections across all loops, in all and per client address, so the limits hold
 /// server-wide.
+///
+/// The reserve (the last `reservedConnections` slots) is for priority requests only. A
+/// connection there that has not shown one yet (it may never send a request line) holds its
+/// slot only until the server is full: then the next connection takes the slot of the oldest
+/// such one, which is closed. So connections that never send a request cannot keep a health
+/// check or an operator out; one that showed a priority request keeps its slot.
 final class OpenConnections: Sendable {
   /// How a connection that got a slot may be used.
-  enum Admission: Equatable {
+  enum Admission: Equatable, Sendable {
     case regular
-    /// Opened in the reserve: only requests the handler calls priority are served.
-    case priorityOnly
+    /// Opened in the reserve: only requests the handler calls priority are served. The ticket
+    /// names it while it may still be evicted.
+    case priorityOnly(ticket: UInt64)
+  }
+
+  /// A reserve connection to close, on the loop that holds it.
+  struct Eviction: Sendable {
+    let loop: EventLoop
+    let ticket: UInt64
   }
 
   private struct Counts {
     var total = 0
     var perAddress: [String: Int] = [:]
+    /// Reserve connections that have not shown a priority request, oldest first.
+    var unproven: [(ticket: UInt64, loop: EventLoop)] = []
+    var nextTicket: UInt64 = 0
   }
 
   private let counts = Mutex(Counts())
 
-  /// Takes a slot for a connection from `address`; nil when every slot is taken or the address
-  /// has its share.
-  func admit(address: String, limits: HTTPLimits) -> Admission? {
+  /// Takes a slot for a connection from `address`, to be served on `loop`; nil when every slot
+  /// is taken by connections that keep them, or the address has its share. When the server is
+  /// full, the slot of the oldest unproven reserve connection is taken: it is returned for the
+  /// caller to close (the count stays above the limit by one until it has closed).
+  func admit(address: String, limits: HTTPLimits, loop: EventLoop) -> (
+    Admission, evicted: Eviction?
+  )? {
     counts.withLock { counts in
-      guard counts.total < limits.maxConnections else { return nil }
       let mine = counts.perAddress[address, default: 0]
       if limits.maxConnectionsPerAddress > 0 && mine >= limits.maxConnectionsPerAddress {
         return nil
       }
+      var evicted: Eviction?
+      if counts.total >= limits.maxConnections {
+        guard !counts.unproven.isEmpty else { return nil }
+        let oldest = counts.unproven.removeFirst()
+        evicted = Eviction(loop: oldest.loop, ticket: oldest.ticket)
+      }
       counts.total += 1
       counts.perAddress[address] = mine + 1
       let softLimit = limits.maxConnections - limits.reservedConnections
-      return counts.total > softLimit ? .priorityOnly : .regular
+      guard counts.total > softLimit || evicted != nil else { return (.regular, nil) }
+      counts.nextTicket += 1
+      counts.unproven.append((counts.nextTicket, loop))
+      return (.priorityOnly(ticket: counts.nextTicket), evicted)
     }
   }
 
-  func release(address: String) {
+  /// The reserve connection `ticket` showed a priority request: it keeps its slot.
+  func keep(_ ticket: UInt64) {
+    counts.withLock { counts in counts.unproven.removeAll { $0.ticket == ticket } }
+  }
+
+  func release(address: String, admission: Admission) {
     counts.withLock { counts in
       counts.total -= 1
       let left = counts.perAddress[address, default: 1] - 1
       counts.perAddress[address] = left > 0 ? left : nil
+      if case .priorityOnly(let ticket) = admission {
+        counts.unproven.removeAll { $0.ticket == ticket }
+      }
     }
   }
 

@@ -15,6 +15,8 @@ final class HTTPConnection: @unchecked Sendable {
   let key: UInt64
   /// The peer's address, for the per-address connection count.
   let remoteAddress: String
+  /// How its slot was given (regular, or in the reserve).
+  let admission: OpenConnections.Admission
   private let fd: Int32
   private unowned let loop: EventLoop
   private var machine: HTTPConnectionStateMachine
@@ -32,10 +34,12 @@ final class HTTPConnection: @unchecked Sendable {
 
   init(
     key: UInt64, fd: Int32, loop: EventLoop, remoteAddress: String,
-    machine: HTTPConnectionStateMachine, tls: TLSSession? = nil
+    admission: OpenConnections.Admission, machine: HTTPConnectionStateMachine,
+    tls: TLSSession? = nil
   ) {
     self.key = key
     self.remoteAddress = remoteAddress
+    self.admission = admission
     self.fd = fd
     self.loop = loop
     self.machine = machine

@@ -56,6 +56,7 @@ struct HTTPConnectionStateMachine {
   private let limits: HTTPLimits
   private let timeouts: HTTPTimeouts
   private let remoteAddress: String
+  private let loopbackUserID: UInt32?
   private var parser: HTTPRequestParser
   private var state: State
   private var requestCount = 0
@@ -71,11 +72,12 @@ struct HTTPConnectionStateMachine {
 
   init(
     limits: HTTPLimits, timeouts: HTTPTimeouts, remoteAddress: String, now: Duration,
-    priorityCheck: (@Sendable (HTTPRequest) -> Bool)? = nil
+    priorityCheck: (@Sendable (HTTPRequest) -> Bool)? = nil, loopbackUserID: UInt32? = nil
   ) {
     self.limits = limits
     self.timeouts = timeouts
     self.remoteAddress = remoteAddress
+    self.loopbackUserID = loopbackUserID
     self.priorityCheck = priorityCheck
     self.parser = HTTPRequestParser(limits: limits)
     self.state = .awaitingHead(readySince: now)
@@ -302,7 +304,8 @@ struct HTTPConnectionStateMachine {
   private func request(_ head: HTTPRequestHead, body: [UInt8]) -> HTTPRequest {
     HTTPRequest(
       method: head.isHead ? "GET" : head.method, target: head.target, headers: head.headers,
-      body: body, remoteAddress: remoteAddress, isHead: head.isHead)
+      body: body, remoteAddress: remoteAddress, isHead: head.isHead,
+      loopbackUserID: loopbackUserID)
   }
 
   private mutating func reject(_ rejection: HTTPRejection) -> Action {

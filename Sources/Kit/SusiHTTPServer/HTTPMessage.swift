@@ -14,10 +14,14 @@ public struct HTTPRequest: Sendable {
   public var remoteAddress: String
   /// The client sent HEAD: the server sends the headers of the answer, never its body.
   public var isHead: Bool
+  /// The uid of the local user whose process is the client, for a client on this machine's
+  /// loopback when the server was asked to tell local users apart
+  /// (`Configuration.identifiesLoopbackUsers`); nil otherwise.
+  public var loopbackUserID: UInt32?
 
   public init(
     method: String, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
-    remoteAddress: String = "127.0.0.1", isHead: Bool = false
+    remoteAddress: String = "127.0.0.1", isHead: Bool = false, loopbackUserID: UInt32? = nil
   ) {
     self.method = method
     self.target = target
@@ -25,6 +29,7 @@ public struct HTTPRequest: Sendable {
     self.body = body
     self.remoteAddress = remoteAddress
     self.isHead = isHead
+    self.loopbackUserID = loopbackUserID
   }
 
   /// The target's path, percent-decoded (`/cms/getSkillList.json`).

@@ -21,6 +21,9 @@ extension HTTPServer {
     public var clock: any TimeSource = SystemTimeSource()
     /// The certificate and key when the server speaks HTTPS (then only HTTPS); nil = plain HTTP.
     public var tls: HTTPServerTLS?
+    /// Looks up which local user each loopback client runs as (see `HTTPRequest.loopbackUserID`),
+    /// once per connection, for servers that keep something per caller.
+    public var identifiesLoopbackUsers = false
 
     /// Creates a configuration; every argument has the documented default.
     public init(

@@ -13,7 +13,7 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
 /// exactly and otherwise keep their text (`JSON.number`); numbers too large for a `Double` are
 /// refused, and so is an object with a repeated key (unless `repeatedKeys` says otherwise).
 public struct JSONParser: ~Copyable {
-  /// Deepest nesting of arrays and objects accepted.
+  /// Deepest nesting of arrays and objects accepted unless a caller asks for less.
   public static let maximumDepth = 256
 
   /// What to do with an object that names one key twice.
@@ -26,11 +26,16 @@ public struct JSONParser: ~Copyable {
     case keepLast
   }
 
-  /// Parses one JSON value filling all of `bytes` (surrounding whitespace allowed).
+  /// Parses one JSON value filling all of `bytes` (surrounding whitespace allowed), nested at
+  /// most `maximumDepth` deep. Parsing recurses once per level: ask for more than the default
+  /// only for text whose depth is known to be bounded (what a program wrote itself).
   public static func parse(
-    _ bytes: UnsafeRawBufferPointer, repeatedKeys: RepeatedKeys = .refuse
+    _ bytes: UnsafeRawBufferPointer, repeatedKeys: RepeatedKeys = .refuse,
+    maximumDepth: Int = maximumDepth
   ) throws(JSONParseError) -> JSON {
-    var parser = JSONParser(bytes.bindMemory(to: UInt8.self), repeatedKeys: repeatedKeys)
+    var parser = JSONParser(
+      bytes.bindMemory(to: UInt8.self), repeatedKeys: repeatedKeys,
+      depthLimit: maximumDepth)
     parser.skipWhitespace()
     let value = try parser.parseValue(depth: 0)
     parser.skipWhitespace()
@@ -40,9 +45,11 @@ public struct JSONParser: ~Copyable {
     return value
   }
 
-  public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSON {
+  public static func parse(_ bytes: [UInt8], maximumDepth: Int = maximumDepth)
+    throws(JSONParseError) -> JSON
+  {
     do {
-      return try bytes.withUnsafeBytes { raw in try parse(raw) }
+      return try bytes.withUnsafeBytes { raw in try parse(raw, maximumDepth: maximumDepth) }
     } catch let error as JSONParseError {
       throw error
     } catch {
@@ -64,13 +71,17 @@ public struct JSONParser: ~Copyable {
   private let base: UnsafePointer<UInt8>?
   private let end: Int
   private let repeatedKeys: RepeatedKeys
+  private let depthLimit: Int
   private var index = 0
   private var scratch: [UInt8] = []
 
-  private init(_ buffer: UnsafeBufferPointer<UInt8>, repeatedKeys: RepeatedKeys) {
+  private init(
+    _ buffer: UnsafeBufferPointer<UInt8>, repeatedKeys: RepeatedKeys, depthLimit: Int
+  ) {
     base = buffer.baseAddress
     end = buffer.count
     self.repeatedKeys = repeatedKeys
+    self.depthLimit = depthLimit
   }
 
   @inline(__always) private func byte(_ i: Int) -> UInt8 { base.unsafelyUnwrapped[i] }
@@ -119,7 +130,7 @@ public struct JSONParser: ~Copyable {
   }
 
   private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSON {
-    guard depth <= Self.maximumDepth else { throw error("nesting too deep") }
+    guard depth <= depthLimit else { throw error("nesting too deep") }
     index += 1  // {
     var members: [JSONObject.Member] = []
     members.reserveCapacity(8)
@@ -169,7 +180,7 @@ public struct JSONParser: ~Copyable {
   }
 
   private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSON {
-    guard depth <= Self.maximumDepth else { throw error("nesting too deep") }
+    guard depth <= depthLimit else { throw error("nesting too deep") }
     index += 1  // [
     var elements: [JSON] = []
     skipWhitespace()
@@ -392,7 +403,11 @@ public struct JSONParser: ~Copyable {
           if !(significand.isEmpty && byte == UInt8(ascii: "0")) { significand.append(byte) }
           if pointSeen { digitsAfterPoint += 1 }
         } else {
-          explicitExponent = Int(String(decoding: bytes.dropFirst(), as: UTF8.self)) ?? 0
+          // Kept within a billion either way, so that no literal's exponent (whose digits
+          // may run to `Int.min`) can overflow the sums below; a Double holds no number that
+          // far out, so the comparison comes out the same.
+          let written = Int(String(decoding: bytes.dropFirst(), as: UTF8.self)) ?? 0
+          explicitExponent = min(max(written, -1_000_000_000), 1_000_000_000)
           break
         }
         bytes = bytes.dropFirst()

@@ -1,5 +1,6 @@
 public import SusiCore
 public import SusiHTTPTypes
+public import SusiStore
 import Synchronization
 
 /// Who is calling, once their key checked out.
@@ -27,9 +28,12 @@ public struct AccessRefused: Error, Equatable, Sendable {
 /// Checks callers' keys: the token's hash against the keys file, the key's groups and
 /// privileges against the access state the log has built.
 ///
-/// It keeps a snapshot of that access state, with each key's privileges worked out, so a
-/// request is checked without waiting for the store. The snapshot is replaced whenever an
-/// access change is applied (see `update`).
+/// It follows the store's access state (`Store.followAccess`): every access change the store
+/// applies, whether this process logged it or another process sharing the log did (`susi serve
+/// keys revoke` in a terminal), replaces the gate's view before any reader of the log sees the
+/// change. It keeps that view with each key's privileges worked out, so a request is checked
+/// without waiting for the store. When another process issues or revokes a key, the keys file
+/// (which that process rewrote) is read again.
 public final class AccessGate: Sendable {
   private let keys: KeyFile
   private let snapshot: Mutex<Snapshot>
@@ -49,10 +53,19 @@ public final class AccessGate: Sendable {
     }
   }
 
-  /// A gate checking tokens against `keys` and deciding by `access`.
-  public init(keys: KeyFile, access: AccessControl) {
+  /// A gate checking tokens against `keys` and deciding by `access`, fixed: for tests of the
+  /// gate itself. A running frontend uses `following(_:keys:)`.
+  init(keys: KeyFile, access: AccessControl) {
     self.keys = keys
     self.snapshot = Mutex(Snapshot(access))
+  }
+
+  /// A gate checking tokens against `keys` and deciding by `store`'s access state as it is now
+  /// and as it changes, for as long as the store runs.
+  public static func following(_ store: Store, keys: KeyFile) async -> AccessGate {
+    let gate = AccessGate(keys: keys, access: await store.state.access)
+    await store.followAccess { [weak gate] access, cause in gate?.applied(access, cause) }
+    return gate
   }
 
   /// The key file the gate checks against.
@@ -61,8 +74,20 @@ public final class AccessGate: Sendable {
   /// The access state the gate decides by.
   public var access: AccessControl { snapshot.withLock { $0.access } }
 
-  /// Replaces the access state (after a change was applied to the store).
-  public func update(_ access: AccessControl) {
+  /// Takes the access state after `cause` was applied.
+  private func applied(_ access: AccessControl, _ cause: PublishedEvent?) {
+    if let cause, cause.byAnotherProcess {
+      switch cause.event.action {
+      case .issueKey, .revokeKey:
+        // The other process wrote the key's hash before logging the issue, and removes it
+        // after logging the revocation: read the file again, and forget every revoked key's
+        // hash whether or not it is gone from the file yet.
+        let revoked = Set(access.keys.filter { $0.value.revokedAt != nil }.map(\.key))
+        keys.reload(forgetting: revoked)
+      default:
+        break
+      }
+    }
     let next = Snapshot(access)
     snapshot.withLock { $0 = next }
   }

@@ -58,21 +58,9 @@ public final class DeliveryService: Sendable {
   }
 
   /// Refuses a subscriber `url` that resolves to an address deliveries may not post to (see
-  /// `DeliveryPolicy.targets`), resolving its name off the caller's thread. A name that does
-  /// not resolve now is let through: every attempt checks again.
+  /// `Subscriber.checkTarget`).
   public func checkTarget(_ url: String) async throws(TransportError) {
-    let targets = policy.targets
-    guard !targets.isExempt(url) else { return }
-    let refusal = await Task.detached { () -> TransportError? in
-      do throws(TransportError) {
-        _ = try targets.check(url)
-        return nil
-      } catch {
-        if case .refused = error { return error }
-        return nil
-      }
-    }.value
-    if let refusal { throw refusal }
+    try await Subscriber.checkTarget(url, targets: policy.targets)
   }
 
   /// Registers a subscriber (see `SubscriberRegistry.register`) and starts delivering to it.

@@ -1,4 +1,5 @@
 public import SusiCore
+public import SusiHTTPClient
 public import SusiJSON
 
 /// A receiver of outbound deliveries: where to POST, which event types, and the secret the
@@ -31,6 +32,25 @@ public struct Subscriber: Sendable, Equatable {
   /// Whether events of `type` go to this subscriber.
   public func wants(_ type: ActionType) -> Bool {
     events.isEmpty || events.contains(type.rawValue)
+  }
+
+  /// Refuses a subscriber `url` that resolves to an address `targets` does not let deliveries
+  /// post to, resolving its name off the caller's thread: the one check the HTTP API and the
+  /// command line both make before adding a subscriber. A name that does not resolve now is
+  /// let through: every delivery attempt checks again.
+  public static func checkTarget(_ url: String, targets: TargetPolicy) async throws(TransportError)
+  {
+    guard !targets.isExempt(url) else { return }
+    let refusal = await Task.detached { () -> TransportError? in
+      do throws(TransportError) {
+        _ = try targets.check(url)
+        return nil
+      } catch {
+        if case .refused = error { return error }
+        return nil
+      }
+    }.value
+    if let refusal { throw refusal }
   }
 
   /// Why this subscriber cannot be used, or nil.

@@ -84,7 +84,8 @@ public struct Snapshot: Sendable {
       checkpoint = EventLogCheckpoint(
         seq: try header.int("seq"), line: try header.int("line"), offset: try header.int("offset"),
         recordLength: try header.int("recordLength"), recordCRC: crc)
-      recovered = try Self.recovered(from: FieldReader(try JSONParser.parse(body)))
+      recovered = try Self.recovered(
+        from: FieldReader(try JSONParser.parse(body, maximumDepth: Nesting.readable)))
       guard recovered.lastSeq == checkpoint.seq else {
         throw Problem(
           description: "its body covers seq \(recovered.lastSeq), not \(checkpoint.seq)")

@@ -22,6 +22,14 @@ public actor Store {
   public nonisolated let feed: EventFeed
   private var observers: [Int: @Sendable (PublishedEvent) -> Void] = [:]
   private var nextObserver = 0
+  /// Who follows the access state (Store+Access.swift).
+  var accessFollowers: [Int: AccessFollower] = [:]
+  /// The planned answers this process's runner is waiting to deliver (its own and those other
+  /// processes planned), by the seq of the answer that planned each: see Store+PlannedAnswers.
+  var plannedJobs: Set<Int> = []
+  /// Events this process logged (intents, and results chained to them) that still owe a result:
+  /// what a frontend of this process may wait for, never another process's work.
+  var ownOwed: Set<Int> = []
   private var failure: StoreError?
   /// The most events that may owe results at once: see `isFull`.
   public nonisolated let inFlightLimit: Int
@@ -90,12 +98,16 @@ public actor Store {
     book.idempotencyKeys.seq(for: key, at: book.lastAt)
   }
 
-  /// Receives a result from the runner.
+  /// Receives a result from the runner. A planned answer is logged only while it is still owed:
+  /// every process on a log waits for every planned answer, and the first to log its delivery
+  /// wins; the others see it in the log and stand down.
   func receive(_ result: Action, cause: Int) {
+    let planned = plannedJobs.remove(cause) != nil
+    if planned && !book.ledger.owes(cause) { return }
     do {
-      _ = try apply(
+      _ = try applyLogged(
         result, origin: .runner, cause: cause, id: book.ledger.id(owedBy: cause),
-        idempotencyKey: nil)
+        idempotencyKey: nil, onlyIfOwed: planned)
     } catch {
       // The log refused the result; the store is already failed and says so on the next send.
     }
@@ -104,6 +116,24 @@ public actor Store {
   func apply(
     _ action: Action, origin: EventOrigin, cause: Int?, id: JSON?, idempotencyKey: String?
   ) throws(StoreError) -> PublishedEvent {
+    guard
+      let published = try applyLogged(
+        action, origin: origin, cause: cause, id: id, idempotencyKey: idempotencyKey,
+        onlyIfOwed: false)
+    else { throw fail(.logFailed("the log appended no event")) }
+    return published
+  }
+
+  /// Thrown inside the append when the result is no longer owed: nothing is appended.
+  private struct StandDown: Error {}
+
+  /// Logs and applies an action; with `onlyIfOwed`, only while its cause still owes a result,
+  /// decided under the log's append lock after what other processes appended (nil when it no
+  /// longer does: another process logged the result first).
+  func applyLogged(
+    _ action: Action, origin: EventOrigin, cause: Int?, id: JSON?, idempotencyKey: String?,
+    onlyIfOwed: Bool
+  ) throws(StoreError) -> PublishedEvent? {
     if let failure { throw failure }
     var logged: Event?
     let line: [UInt8]
@@ -111,6 +141,7 @@ public actor Store {
       line = try sink.append { appendedByOthers in
         // What other processes logged comes first: our event follows it in seq and time.
         for other in appendedByOthers { try applyOther(other) }
+        if onlyIfOwed, let cause, !book.ledger.owes(cause) { throw StandDown() }
         var at = clock.now()
         // Time in the log never runs backwards.
         if let lastAt = book.lastAt, at < lastAt { at = lastAt }
@@ -127,17 +158,22 @@ public actor Store {
     } catch let error as StoreError {
       if case .duplicate = error { throw error }
       throw fail(error)
+    } catch is StandDown {
+      return nil
     } catch {
       throw fail(.logFailed("\(error)"))
     }
     guard let event = logged else { throw fail(.logFailed("the log appended no event")) }
     let reaction = book.apply(event)
+    noteOwed(event, loggedHere: true)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
     snapshots?.eventApplied(book)
     let published = PublishedEvent(event: event, line: line)
+    accessApplied(published)
     feed.publish(published)
     for observer in observers.values { observer(published) }
     for effect in reaction.effects {
+      if case .deliverLater = effect { plannedJobs.insert(event.seq) }
       runner.start(effect, cause: event.seq) { [weak self] result in
         await self?.receive(result, cause: event.seq)
       }
@@ -154,7 +190,8 @@ public actor Store {
 
   /// Applies an event another process logged: folded into the state and published like our own,
   /// but its effects are not started here (the process that logged it runs them, and their
-  /// results come back through the log).
+  /// results come back through the log) — except planned answers, which every process waits
+  /// for, so one comes due whoever asked and whether or not that process still runs.
   private func applyOther(_ line: [UInt8]) throws(StoreError) {
     var published: PublishedEvent
     do {
@@ -163,10 +200,33 @@ public actor Store {
     } catch {
       throw .logFailed("another process logged a record that is not an event: \(error)")
     }
-    book.apply(published.event)
+    let event = published.event
+    let reaction = book.apply(event)
+    noteOwed(event, loggedHere: false)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
+    accessApplied(published)
     feed.publish(published)
     for observer in observers.values { observer(published) }
+    for effect in reaction.effects {
+      guard case .deliverLater(_, let message) = effect else { continue }
+      waitForPlannedAnswer(event.seq, message: message)
+    }
+    // Another process delivered (or cancelled) a planned answer this one waits for too.
+    if let cause = event.cause, plannedJobs.contains(cause), !book.ledger.owes(cause) {
+      runner.start(.cancel(seq: cause), cause: event.seq) { _ in }
+    }
+  }
+
+  /// Keeps `ownOwed`: an intent this process logged that owes results joins it, and so does a
+  /// result of one of its members that owes more (an answer that planned another); a member
+  /// leaves once paid up.
+  private func noteOwed(_ event: Event, loggedHere: Bool) {
+    if let cause = event.cause, ownOwed.contains(cause) {
+      if !book.ledger.owes(cause) { ownOwed.remove(cause) }
+      if book.ledger.owes(event.seq) { ownOwed.insert(event.seq) }
+    } else if loggedHere, event.cause == nil, book.ledger.owes(event.seq) {
+      ownOwed.insert(event.seq)
+    }
   }
 
   /// Applies what other processes appended to a shared log since the store last looked (see
@@ -241,7 +301,9 @@ public actor Store {
   /// Stops calling the observer registered with `token`.
   public func stopObserving(_ token: Int) { observers[token] = nil }
 
-  /// Waits for in-flight effects to deliver their results (at most `timeout` seconds).
+  /// Waits for in-flight effects to deliver their results (at most `timeout` seconds). On a log
+  /// other processes share, that includes the waits for their planned answers (every process
+  /// waits for those): a frontend waits with `drainAnswersNow` instead.
   public func drain(timeout: Double) async -> Bool {
     await runner.waitUntilIdle(timeout: timeout)
   }
@@ -261,8 +323,10 @@ public actor Store {
   public func close() async {
     follower?.cancel()
     follower = nil
+    plannedJobs = []
     await runner.shutdown()
     observers = [:]
+    accessFollowers = [:]
     feed.close()
     sink.close()
     if failure == nil { failure = .closed }

@@ -115,4 +115,3 @@ private func tear(_ writer: EventLogWriter, path: String) -> Never {
   }
   exit(1)
 }
-

@@ -1,6 +1,6 @@
 import Foundation
-import SusiHTTPServer
 import SusiHTTPClient
+import SusiHTTPServer
 import SusiRunner
 import SusiServer
 

@@ -1,3 +1,5 @@
+import SusiTerminal
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -9,15 +11,24 @@ public enum StandardStream: Sendable {
 
   var descriptor: Int32 { self == .output ? 1 : 2 }
 
-  /// Writes `text` completely. Returns false when the reader has gone away (EPIPE) or another
-  /// error stops the write.
+  /// Writes text for a person completely, as `terminalOutput`: no escape sequence but the
+  /// styles susi writes itself reaches the terminal, whatever the text holds. Returns false
+  /// when the reader has gone away (EPIPE) or another error stops the write.
   @discardableResult
   public func write(_ text: String) -> Bool {
+    writeUnfiltered(text.terminalOutput)
+  }
+
+  /// Writes `text` exactly as given: only for escape sequences susi builds itself (inline
+  /// images), never for text that holds anything from outside.
+  @discardableResult
+  public func writeUnfiltered(_ text: String) -> Bool {
     var text = text
     return text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
   }
 
-  /// Writes `bytes` completely (see `write(_:)`).
+  /// Writes `bytes` completely and unchanged: for JSON, whose writer escapes every control
+  /// character (see `write(_:)`).
   @discardableResult
   public func write(_ bytes: [UInt8]) -> Bool {
     bytes.withUnsafeBytes { write(bytes: $0) }

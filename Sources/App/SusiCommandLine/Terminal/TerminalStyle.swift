@@ -28,7 +28,6 @@ public struct TerminalStyle: Sendable {
   public func red(_ text: String) -> String { sgr("31", text) }
   public func green(_ text: String) -> String { sgr("32", text) }
   public func yellow(_ text: String) -> String { sgr("33", text) }
-  public func blue(_ text: String) -> String { sgr("34", text) }
   public func cyan(_ text: String) -> String { sgr("36", text) }
 
   private func sgr(_ code: String, _ text: String) -> String {

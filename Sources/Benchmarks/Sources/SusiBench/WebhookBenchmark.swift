@@ -14,8 +14,8 @@ import SusiCommandLine
 import SusiCore
 import SusiFiles
 import SusiHTTPServer
-import SusiStore
 import SusiServe
+import SusiStore
 import Synchronization
 
 #if canImport(Glibc)

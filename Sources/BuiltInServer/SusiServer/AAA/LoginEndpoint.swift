@@ -9,13 +9,19 @@ import SusiJSON
 enum LoginEndpoint {
   /// `valid_seconds` when the caller does not say: seven days.
   static let defaultValidSeconds = 604_800
+  /// The longest a token lives: one year. The real server lets `valid_seconds=-1` make a token
+  /// that never expires; here -1, and anything longer, gets this.
+  static let maxValidSeconds = 31_536_000
 
   static func handle(_ request: EndpointRequest) throws(APIError) -> JSONReply {
     let parameters = request.parameters
     if parameters.bool("checkLogin") { return checkLogin(request) }
     if parameters.bool("logout") {
-      // The real server only checks that the parameter is there; it never revokes the token.
-      guard parameters["access_token"] != nil else { throw APIError(401, "Unauthorized") }
+      // As the real server, the parameter must be there; unlike it (which never revokes the
+      // token), the token given, and the login cookie, stop working.
+      guard let token = parameters["access_token"] else { throw APIError(401, "Unauthorized") }
+      try logout(
+        tokens: [token] + (IdentityResolver.loginCookie(request.http).map { [$0] } ?? []), request)
       return JSONReply(["accepted": true, "message": "Logout successful"])
     }
     if parameters.bool("delete") { return try delete(request) }
@@ -35,6 +41,22 @@ enum LoginEndpoint {
       ])
     }
     return JSONReply(["loggedIn": false, "accepted": false, "message": "Not logged in"])
+  }
+
+  /// Revokes `tokens`, keeping the file in step.
+  static func logout(tokens: [String], _ request: EndpointRequest) throws(APIError) {
+    try request.context.withState { (state: inout ServerState) throws(APIError) in
+      var book = state.tokens
+      var changed = false
+      for token in tokens where book.remove(token: token) { changed = true }
+      guard changed else { return }
+      if let store = request.context.store {
+        do throws(FileError) { try store.saveTokens(book) } catch {
+          throw ServerContext.saveFailed(error)
+        }
+      }
+      state.tokens = book
+    }
   }
 
   static func delete(_ request: EndpointRequest) throws(APIError) -> JSONReply {
@@ -70,31 +92,34 @@ enum LoginEndpoint {
     _ request: EndpointRequest, login: String, password: String, type: String
   ) throws(APIError) -> JSONReply {
     let context = request.context
-    let keys = LoginFailures.keys(address: request.clientHost, account: login)
+    let keys = LoginFailures.keys(address: request.caller, account: login)
     let now = request.now
     let captchaGiven = request.parameters.nonEmpty("g-recaptcha-response") != nil
-    let account = try context.withState { (state: inout ServerState) throws(APIError) -> Account? in
+    let iterations = context.configuration.passwordIterations
+    let found = try context.withState {
+      (state: inout ServerState) throws(APIError) -> Account?? in
       if let wait = state.loginFailures.lockout(keys, now: now) { throw lockedOut(wait) }
       if context.configuration.loginCaptcha, !captchaGiven,
         state.loginFailures.hasRecentFailures(keys, now: now)
       {
-        return nil
+        return .none
       }
       state.loginFailures.record(keys, now: now)
-      guard let account = state.accounts.account(login) else {
-        throw APIError(401, "Invalid credentials")
-      }
-      return account
+      return .some(state.accounts.account(login))
     }
-    guard let account else {
+    guard case .some(let known) = found else {
       return JSONReply(["accepted": false, "message": "Please verify recaptcha"])
     }
 
-    let iterations = context.configuration.passwordIterations
+    // An unknown account costs the same hash as a known one and gets the same answer, so
+    // neither the status (the real server: 401 unknown, 422 wrong password) nor the time
+    // tells which accounts exist. Its stand-in hash has the current cost and matches nothing.
+    let stored =
+      known?.passwordHash ?? "pbkdf2-sha256:\(iterations):" + String(repeating: "0", count: 64)
     let verdict = PasswordHasher.verify(
-      password, salt: account.salt, stored: account.passwordHash, iterations: iterations)
-    guard case .correct(let needsRehash) = verdict else {
-      throw APIError(422, "Invalid credentials")
+      password, salt: known?.salt ?? "", stored: stored, iterations: iterations)
+    guard let account = known, case .correct(let needsRehash) = verdict else {
+      throw APIError(401, "Invalid credentials")
     }
     let salt = PasswordHasher.makeSalt()
     let rehashed =
@@ -112,7 +137,7 @@ enum LoginEndpoint {
         let seconds = try validSeconds(request.parameters)
         let token = try issueToken(for: account, seconds: seconds, now: now, context, &state)
         return JSONReply([
-          "accepted": true, "valid_seconds": seconds == -1 ? "forever" : .int(seconds),
+          "accepted": true, "valid_seconds": .int(seconds),
           "uuid": .string(account.uuid), "access_token": .string(token), "message": message,
         ])
       case "cookie":
@@ -158,13 +183,14 @@ enum LoginEndpoint {
     state.accounts = accounts
   }
 
-  /// `valid_seconds`: default seven days, -1 forever; 0, below -1 and non-numbers are a 422.
+  /// `valid_seconds`: default seven days, at most a year (-1, forever at the real server, also
+  /// gets a year); 0, below -1 and non-numbers are a 422.
   static func validSeconds(_ parameters: RequestParameters) throws(APIError) -> Int {
     guard let text = parameters["valid_seconds"] else { return defaultValidSeconds }
     guard let seconds = RequestParameters.parseJavaInteger(text, bits: 64),
       seconds == -1 || seconds > 0
     else { throw APIError(422, "Invalid value for 'valid_seconds'") }
-    return seconds
+    return seconds == -1 ? maxValidSeconds : min(seconds, maxValidSeconds)
   }
 
   private static func issueToken(
@@ -174,7 +200,7 @@ enum LoginEndpoint {
     let token = TokenBook.makeToken()
     var tokens = state.tokens
     tokens.dropExpired(now: now)
-    let expires = seconds == -1 ? nil : now.addingTimeInterval(TimeInterval(min(seconds, 1 << 40)))
+    let expires = now.addingTimeInterval(TimeInterval(min(seconds, maxValidSeconds)))
     tokens.add(token: token, record: TokenBook.Record(email: account.email, expires: expires))
     if let store = context.store {
       do throws(FileError) { try store.saveTokens(tokens) } catch {

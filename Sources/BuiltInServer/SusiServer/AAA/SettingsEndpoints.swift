@@ -53,9 +53,10 @@ enum SettingsEndpoints {
       else { throw APIError(401, "Specified user data not found, ensure you are logged in") }
       return account
     }
+    // `devices` as the real server sent it here until mid-2019 (older clients read it).
     return JSONReply([
-      "settings": .object(account.settings), "accepted": true,
-      "message": "Success: Showing user settings",
+      "settings": .object(account.settings), "devices": .object(account.devices),
+      "accepted": true, "message": "Success: Showing user settings",
     ])
   }
 

@@ -40,6 +40,9 @@ enum ChatEndpoint {
       state -> (JSONReply, ConversationMemory.Cognition?) in
       var envelope = JSONObject()
       envelope["query"] = .string(query)
+      // The number of answers asked for, which the real server sent until mid-2019 and older
+      // clients still read.
+      envelope["count"] = 1
       if !query.isEmpty {
         let thought = engine.think(
           query: query, language: language, observations: observations,
@@ -60,6 +63,9 @@ enum ChatEndpoint {
       envelope["answer_time"] = .int(
         Int((answerDate.timeIntervalSince(queryDate) * 1000).rounded()))
       envelope["client_id"] = .string(request.identity.clientID)
+      // Like the real server, only a reply with an answer is remembered (clients reading the
+      // memory expect `answers` in every reply).
+      guard envelope["answers"] != nil else { return (JSONReply(envelope), nil) }
       let cognition = ConversationMemory.Cognition(date: queryDate, envelope: envelope)
       guard context.store != nil else {
         state.memory.remember(cognition, for: key)

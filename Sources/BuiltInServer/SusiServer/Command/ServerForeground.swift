@@ -7,9 +7,13 @@ public enum ServerForeground {
   /// Runs the server; returns the exit status (0, or 1 when it could not start).
   public static func run(
     _ configuration: ServerConfiguration,
-    output: @Sendable (String) -> Void, errors: @Sendable (String) -> Void,
+    output: @Sendable (String) -> Void, errors: @escaping @Sendable (String) -> Void,
     until stopRequested: () async -> Void
   ) async -> Int32 {
+    var configuration = configuration
+    if configuration.ruleWarnings == nil {
+      configuration.ruleWarnings = { errors("susi server: warning: \($0)\n") }
+    }
     let server: EmbeddedServer
     do {
       server = try await EmbeddedServer.start(configuration)

@@ -18,10 +18,10 @@ enum IdentityResolver {
     return anonymous(request, trustedProxies: trustedProxies)
   }
 
-  /// `<ip>_<hash>`: the client address (see `clientHost`) and the Java `String.hashCode` of
-  /// User-Agent + Accept-Encoding + Accept-Language, in hex.
+  /// `<ip>_<hash>`: the caller (see `caller`) and the Java `String.hashCode` of User-Agent +
+  /// Accept-Encoding + Accept-Language, in hex.
   static func anonymous(_ request: HTTPRequest, trustedProxies: Set<String>) -> Identity {
-    let host = clientHost(request, trustedProxies: trustedProxies)
+    let host = caller(request, trustedProxies: trustedProxies)
     let fingerprint =
       (request.headers["User-Agent"] ?? "") + (request.headers["Accept-Encoding"] ?? "")
       + (request.headers["Accept-Language"] ?? "")
@@ -40,6 +40,17 @@ enum IdentityResolver {
     return request.remoteAddress
   }
 
+  /// Who calls, for anonymous identities and login lockouts: the client's address (see
+  /// `clientHost`) and, for a process of this machine on loopback, its user (`127.0.0.1~u1000`).
+  /// Every local user shares the loopback address, so the address alone would give each one
+  /// the others' anonymous memory, and let one lock the others out.
+  static func caller(_ request: HTTPRequest, trustedProxies: Set<String>) -> String {
+    let host = clientHost(request, trustedProxies: trustedProxies)
+    guard !trustedProxies.contains(request.remoteAddress), let user = request.loopbackUserID
+    else { return host }
+    return "\(host)~u\(user)"
+  }
+
   /// Java's `String.hashCode()`: `s[0]*31^(n-1) + … + s[n-1]` over UTF-16 units, wrapping.
   static func javaHashCode(_ text: String) -> Int32 {
     var hash: Int32 = 0
@@ -47,7 +58,8 @@ enum IdentityResolver {
     return hash
   }
 
-  private static func loginCookie(_ request: HTTPRequest) -> String? {
+  /// The token of the `login` cookie, or nil.
+  static func loginCookie(_ request: HTTPRequest) -> String? {
     for header in request.headers.values("Cookie") {
       for part in header.split(separator: ";") {
         let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmed }

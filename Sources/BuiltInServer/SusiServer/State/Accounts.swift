@@ -16,6 +16,9 @@ struct Account: Sendable, Equatable {
   var created: Date
   /// The user's settings, all values strings, in the order first set.
   var settings: JSONObject
+  /// The user's devices by MAC address (`/aaa/addNewDevice.json`), each
+  /// `{name, room, geolocation: {latitude, longitude}, deviceAddTime}`.
+  var devices: JSONObject = [:]
 
   /// The account's `uuid`: the MD5 hex of the email, as on the real server.
   var uuid: String { ByteEncoding.hex(Digest.md5(Array(email.utf8))) }
@@ -65,6 +68,12 @@ struct TokenBook: Sendable {
   /// Forgets expired tokens (called before saving, so the file does not grow forever).
   mutating func dropExpired(now: Date) {
     records = records.filter { $0.value.expires.map { $0 > now } ?? true }
+  }
+
+  /// Forgets one token (a logout); true when it was known.
+  @discardableResult
+  mutating func remove(token: String) -> Bool {
+    records.removeValue(forKey: TokenBook.digest(token)) != nil
   }
 
   mutating func removeAll(for email: String) {

@@ -39,13 +39,13 @@ struct ConversationMemory: Sendable {
       .sorted { $0.cognition.date < $1.cognition.date }
   }
 
-  /// Up to `limit` cognitions older than `before` (all when nil), newest first, and how many
-  /// older ones remain.
-  func recall(_ client: String, limit: Int, before: Date?) -> (
+  /// Up to `limit` cognitions asked at or before `latest` (all when nil), newest first, and how
+  /// many older ones remain.
+  func recall(_ client: String, limit: Int, latest: Date?) -> (
     cognitions: [Cognition], remaining: Int
   ) {
     let eligible = (cognitions[client] ?? []).filter { cognition in
-      before.map { cognition.date < $0 } ?? true
+      latest.map { cognition.date <= $0 } ?? true
     }
     let newestFirst = Array(eligible.reversed())
     let page = Array(newestFirst.prefix(max(0, limit)))

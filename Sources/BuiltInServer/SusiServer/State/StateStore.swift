@@ -81,11 +81,13 @@ struct StateStore: Sendable {
           }
           settings[member.key] = .string(value)
         }
+        // Files written before devices were kept have none.
+        let devices = try reader.optionalObject("devices")?.object ?? [:]
         state.accounts.put(
           Account(
             email: try reader.string("email"), role: role, salt: try reader.string("salt"),
             passwordHash: try reader.string("password_hash"), created: created,
-            settings: settings))
+            settings: settings, devices: devices))
       }
     }
     if let tokens = try readDocument(tokensFile, list: "tokens") {
@@ -119,7 +121,7 @@ struct StateStore: Sendable {
         "email": .string(account.email), "role": .string(account.role.rawValue),
         "salt": .string(account.salt), "password_hash": .string(account.passwordHash),
         "created": .string(SusiDateFormat.millis(account.created)),
-        "settings": .object(account.settings),
+        "settings": .object(account.settings), "devices": .object(account.devices),
       ])
     }
     try save(accountsFile, list: "accounts", list)

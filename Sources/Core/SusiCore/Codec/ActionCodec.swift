@@ -126,7 +126,7 @@ extension Action {
     var w = JSONWriter()
     writePayload(to: &w)
     // Our own writer's output always parses.
-    return (try? JSONParser.parse(w.bytes)) ?? .null
+    return (try? JSONParser.parse(w.bytes, maximumDepth: Nesting.readable)) ?? .null
   }
 
   /// Builds an action from its `type` name and `payload` object.
@@ -271,10 +271,7 @@ extension Action {
     case .settingsSynced:
       return .settingsSynced(SettingsSynced(settings: try readSettings(r, "settings")))
     case .messageReceived:
-      var planned: [PlannedAnswer] = []
-      if r.has("planned") {
-        for p in try r.objects("planned") { planned.append(try PlannedAnswer(reading: p)) }
-      }
+      let planned = try readPlanned(r, "planned")
       return .messageReceived(
         MessageReceived(
           query: try r.string("query"), answers: try readAnswers(r, "answers"),

@@ -38,7 +38,7 @@ public struct IntentEnvelope: Sendable {
   ) throws(Refusal) -> IntentEnvelope {
     let json: JSON
     do {
-      json = try JSONParser.parse(bytes)
+      json = try JSONParser.parse(bytes, maximumDepth: Nesting.outside)
     } catch {
       if String(validating: bytes, as: UTF8.self) == nil {
         throw Refusal(code: .invalidUTF8, message: "not valid UTF-8")
@@ -48,7 +48,10 @@ public struct IntentEnvelope: Sendable {
     guard case .object(let object) = json else {
       throw Refusal(code: .notAnObject, message: "expected one JSON object, found \(json.kindName)")
     }
-    let id = object["id"].flatMap { $0.isNull ? nil : $0 }
+    // An `id` of null is no id. (Not `flatMap { $0.isNull ? nil : $0 }`: JSON takes `nil` as
+    // a literal, so that closure gives `.null` back, which the log writes and reads as no id.)
+    var id = object["id"]
+    if id == .null { id = nil }
     func refusal(_ code: Refusal.Code, _ message: String) -> Refusal {
       Refusal(code: code, message: message, id: id)
     }

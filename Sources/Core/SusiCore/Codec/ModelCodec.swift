@@ -138,9 +138,19 @@ func readSettings(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> [St
 }
 
 extension AnswerAction {
+  /// The log's `type` for an action kept whole (`.unknown`): no server action is called this
+  /// in the log, so a known name never holds a payload its reader cannot read. The server's own
+  /// name goes beside it as `serverType`.
+  static let keptWholeType = "unknown"
+
   func write(to w: inout JSONWriter) {
     w.object { o in
-      o.field("type", typeName)
+      if case .unknown(let type, _) = self {
+        o.field("type", Self.keptWholeType)
+        o.field("serverType", type)
+      } else {
+        o.field("type", typeName)
+      }
       switch self {
       case .answer(let expression, let language, let mood):
         o.field("expression", expression)
@@ -206,6 +216,23 @@ extension AnswerAction {
 
   init(reading r: FieldReader) throws(JSONShapeError) {
     let type = try r.string("type")
+    if type == Self.keptWholeType {
+      self = .unknown(
+        type: try r.optionalString("serverType") ?? type, raw: r.optionalValue("raw") ?? .null)
+      return
+    }
+    do {
+      try self.init(known: type, r)
+    } catch {
+      // Versions before `serverType` wrote an action kept whole under the server's name, even
+      // a known one whose fields could not be read (a map at `$lat$`): read those as they were
+      // meant, rather than refuse the whole log.
+      guard r.object["raw"] != nil, r.object["serverType"] == nil else { throw error }
+      self = .unknown(type: type, raw: r.optionalValue("raw") ?? .null)
+    }
+  }
+
+  private init(known type: String, _ r: FieldReader) throws(JSONShapeError) {
     switch type {
     case "answer":
       self = .answer(
@@ -327,6 +354,14 @@ extension PlannedAnswer {
   init(reading r: FieldReader) throws(JSONShapeError) {
     self.init(delayMilliseconds: try r.int("delay"), answers: try readAnswers(r, "answers"))
   }
+}
+
+/// The planned answers in the list `key`; none when it is absent.
+func readPlanned(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> [PlannedAnswer] {
+  guard r.has(key) else { return [] }
+  var planned: [PlannedAnswer] = []
+  for p in try r.objects(key) { planned.append(try PlannedAnswer(reading: p)) }
+  return planned
 }
 
 func readTimestamp(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> Timestamp? {

@@ -11,7 +11,8 @@ extension State {
     write(to: &w)
     // Nested values are written by the log's writers, in the log's field order, and hold the
     // server's data in its own order; sort every object so the form is canonical throughout.
-    return ((try? JSONParser.parse(w.bytes)) ?? .null).sortedRecursively()
+    return ((try? JSONParser.parse(w.bytes, maximumDepth: Nesting.readable)) ?? .null)
+      .sortedRecursively()
   }
 
   func write(to w: inout JSONWriter) {
@@ -34,7 +35,7 @@ extension State {
     public func json(in state: State) -> JSON {
       var w = JSONWriter()
       write(state, &w)
-      return (try? JSONParser.parse(w.bytes)) ?? .null
+      return (try? JSONParser.parse(w.bytes, maximumDepth: Nesting.readable)) ?? .null
     }
 
     /// Whether `a` and `b` differ in this field.
@@ -77,6 +78,9 @@ extension State {
               w.object {
                 $0.field("due", request.due?.rfc3339)
                 $0.field("key", request.key)
+                if !request.plan.isEmpty {
+                  $0.field("plan") { $0.array(request.plan) { w, x in x.write(to: &w) } }
+                }
                 $0.field("since", request.since.rfc3339)
                 $0.field("type", request.type)
               }

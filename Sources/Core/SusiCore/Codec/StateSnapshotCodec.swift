@@ -48,7 +48,8 @@ extension State {
       let request = try requests.object(member.key)
       inFlight[seq] = InFlightRequest(
         type: try request.string("type"), since: try Self.timestamp(request, "since"),
-        key: try request.optionalString("key"), due: try readTimestamp(request, "due"))
+        key: try request.optionalString("key"), due: try readTimestamp(request, "due"),
+        plan: try readPlanned(request, "plan"))
     }
     let errors = try r.object("lastErrors")
     for member in errors.object {

@@ -22,7 +22,9 @@ public enum AnswerAction: Equatable, Sendable, Codable {
   /// An action without fields: `stop`, `pause`, `resume`, `restart`, `previous`, `next`,
   /// `shuffle`, `timer_reset`.
   case control(ControlAction)
-  /// An action type this client does not know, kept whole so nothing the server said is lost.
+  /// An action type this client does not know, or a known one whose fields cannot be read (a
+  /// map at `$lat$`), kept whole so nothing the server said is lost. The log writes it under
+  /// its own type, `unknown`, with the server's name as `serverType`.
   case unknown(type: String, raw: JSON)
 
   /// The server's `type` name for this action.
@@ -86,10 +88,28 @@ public struct PieSlice: Equatable, Sendable, Codable {
 /// Answers the server planned for later (`plan_delay`): delivered after `delayMilliseconds`
 /// (counted from the answer that carried them) as their own `messageReceived`.
 public struct PlannedAnswer: Equatable, Sendable, Codable {
-  public var delayMilliseconds: Int
+  /// The longest delay kept: 365 days. A longer one (a server's `plan_delay`, a log written by
+  /// hand) is shortened to it, a negative one taken as 0, so that no delay can overflow the
+  /// moment it is added to.
+  public static let maximumDelayMilliseconds = 365 * 86_400_000
+
+  /// From 0 to `maximumDelayMilliseconds`.
+  public private(set) var delayMilliseconds: Int
   public var answers: [AnswerAction]
+
+  /// Answers due `delayMilliseconds` later, the delay clamped to `0…maximumDelayMilliseconds`.
   public init(delayMilliseconds: Int, answers: [AnswerAction]) {
-    self.delayMilliseconds = delayMilliseconds
+    self.delayMilliseconds = Self.clamped(delayMilliseconds)
     self.answers = answers
   }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      delayMilliseconds: try container.decode(Int.self, forKey: .delayMilliseconds),
+      answers: try container.decode([AnswerAction].self, forKey: .answers))
+  }
+
+  /// `delay` within `0…maximumDelayMilliseconds`.
+  public static func clamped(_ delay: Int) -> Int { min(max(delay, 0), maximumDelayMilliseconds) }
 }

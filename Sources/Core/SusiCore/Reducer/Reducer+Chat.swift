@@ -30,7 +30,7 @@ extension State {
   }
 
   mutating func messageReceived(_ p: Action.MessageReceived, _ event: Event) -> Reaction {
-    finish(event, completing: .sendMessage, orPlannedAnswer: true)
+    let ended = finish(event, completing: .sendMessage, orPlannedAnswer: true)
     record(
       ChatEntry(
         seq: event.seq, at: event.at, speaker: .susi, query: p.query, answers: p.answers,
@@ -44,11 +44,19 @@ extension State {
             "the server answered as if nobody were logged in; the session of \(session.email) has ended"
         ))
     }
-    if let (delay, message) = p.nextPlanned {
+    // What is still planned: the reply's own plan; else, when this message delivers a planned
+    // answer, the rest of the plan its wait held (logs before that kept the rest in each
+    // delivered message instead, which grew with the square of the plan's length).
+    let plan =
+      p.planned.isEmpty ? Array((ended?.plan ?? []).dropFirst()) : PlannedAnswer.chain(p.planned)
+    if let next = plan.first {
       inFlight[event.seq] = InFlightRequest(
         type: InFlightRequest.plannedAnswer, since: event.at,
-        due: event.at.adding(milliseconds: Int64(delay)))
-      effects.append(.deliverLater(delayMilliseconds: delay, message: message))
+        due: event.at.adding(milliseconds: Int64(next.delayMilliseconds)), plan: plan)
+      effects.append(
+        .deliverLater(
+          delayMilliseconds: next.delayMilliseconds,
+          message: Action.MessageReceived(query: p.query, answers: next.answers, skill: p.skill)))
     }
     return Reaction(effects: effects)
   }
@@ -84,20 +92,15 @@ private struct HistoryKey: Hashable {
   }
 }
 
-extension Action.MessageReceived {
-  /// The first of the answers planned for later, as the message that delivers it (carrying the
-  /// rest, their delays counted from it), and its delay in milliseconds; nil when none is planned.
-  /// The reducer schedules it; a restarted susi schedules it again from the same event.
-  public var nextPlanned: (delayMilliseconds: Int, message: Action.MessageReceived)? {
-    guard let next = planned.first else { return nil }
-    let later = planned.dropFirst().map {
-      PlannedAnswer(
-        delayMilliseconds: max(0, $0.delayMilliseconds - next.delayMilliseconds),
-        answers: $0.answers)
+extension PlannedAnswer {
+  /// `planned` (each delay counted from the one answer that planned them all) as a chain: each
+  /// delay counted from the delivery before it, none earlier than one before it in the list.
+  public static func chain(_ planned: [PlannedAnswer]) -> [PlannedAnswer] {
+    var previous = 0
+    return planned.map { answer in
+      let delay = max(0, answer.delayMilliseconds - previous)
+      previous = max(previous, answer.delayMilliseconds)
+      return PlannedAnswer(delayMilliseconds: delay, answers: answer.answers)
     }
-    return (
-      max(0, next.delayMilliseconds),
-      Action.MessageReceived(query: query, answers: next.answers, skill: skill, planned: later)
-    )
   }
 }

@@ -16,14 +16,17 @@ extension State {
 
   /// Ends the request that caused a successful result, when `intent` asked for it (or, with
   /// `orPlannedAnswer`, when it is a planned answer's wait), clearing that request type's error.
+  /// Returns the request it ended, if any.
+  @discardableResult
   mutating func finish(
     _ event: Event, completing intent: ActionType, orPlannedAnswer: Bool = false
-  ) {
+  ) -> InFlightRequest? {
     guard let cause = event.cause, let request = inFlight[cause],
       request.intent == intent || (orPlannedAnswer && request.isPlannedAnswer)
-    else { return }
+    else { return nil }
     inFlight[cause] = nil
     lastErrors[request.type] = nil
+    return request
   }
 
   /// A result that only ends its request.

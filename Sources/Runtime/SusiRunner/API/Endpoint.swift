@@ -52,10 +52,6 @@ enum Endpoints {
     path: "/cms/getSkillMetadata.json", method: "GET", access: .anonymous, idempotent: true,
     why: "read-only")
 
-  static let skillRating = Endpoint(
-    path: "/cms/getSkillRating.json", method: "GET", access: .anonymous, idempotent: true,
-    why: "read-only")
-
   static let rateSkill = Endpoint(
     path: "/cms/fiveStarRateSkill.json", method: "POST", access: .user, idempotent: true,
     why: "one rating per user and skill: a repeat replaces the user's stars with the same"
@@ -97,7 +93,7 @@ enum Endpoints {
 
   /// Every endpoint, for documentation and tests.
   static let all: [Endpoint] = [
-    login, logout, signup, groups, skillList, skillMetadata, skillRating, rateSkill, userRating,
+    login, logout, signup, groups, skillList, skillMetadata, rateSkill, userRating,
     changeSettings, listSettings, chat, memory, webSearch, linkPreview, image,
   ]
 }

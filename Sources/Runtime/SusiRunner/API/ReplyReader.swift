@@ -73,8 +73,10 @@ enum ReplyReader {
     do {
       return try body.withUnsafeBytes { raw throws(JSONParseError) in
         // The real server repeats keys in some replies (a skill list by tag across groups).
+        // What a reply holds ends up nested deeper in the log, which must read it back.
         try JSONParser.parse(
-          UnsafeRawBufferPointer(rebasing: raw[start..<end]), repeatedKeys: .keepLast)
+          UnsafeRawBufferPointer(rebasing: raw[start..<end]), repeatedKeys: .keepLast,
+          maximumDepth: Nesting.outside)
       }
     } catch {
       throw RunnerFailure(.badResponse, "the reply from \(place) is not JSON (\(error))")

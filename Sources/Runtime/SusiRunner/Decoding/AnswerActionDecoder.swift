@@ -7,20 +7,33 @@ import SusiJSON
 /// be read (a map whose coordinates are still `$lat$`), is kept as `.unknown` with its raw
 /// JSON, so nothing the server said is lost.
 enum AnswerActionDecoder {
+  /// The most cells a table keeps: rows past it are left out. A table copies its cells from
+  /// the answer's data, column by column, so a short reply could otherwise ask for millions.
+  static let maximumTableCells = 100_000
+
   /// Decodes `action` against the answer's `data` rows.
   static func decode(_ action: JSON, data: [JSON]) -> AnswerAction {
+    decode(action, rows: rows(data))
+  }
+
+  /// The answer's `data` as rows (anything but an object is an empty row): worked out once for
+  /// all the actions of an answer.
+  static func rows(_ data: [JSON]) -> [JSONObject] { data.map { $0.object ?? [:] } }
+
+  /// Decodes `action` against the answer's data rows.
+  static func decode(_ action: JSON, rows: [JSONObject]) -> AnswerAction {
     guard let object = action.object else {
       return .unknown(type: "", raw: action)
     }
     let type = object.text("type") ?? ""
-    return known(type, object, rows: data.map { $0.object ?? [:] })
-      ?? .unknown(type: type, raw: action)
+    return known(type, object, rows: rows) ?? .unknown(type: type, raw: action)
   }
 
-  /// The `plan_delay` of an action in milliseconds, when it is planned for later.
+  /// The `plan_delay` of an action in milliseconds, when it is planned for later; a longer one
+  /// than `PlannedAnswer.maximumDelayMilliseconds` is shortened to it.
   static func planDelay(_ action: JSON) -> Int? {
     guard let delay = action.object?.int("plan_delay"), delay > 0 else { return nil }
-    return delay
+    return PlannedAnswer.clamped(delay)
   }
 
   private static func known(_ type: String, _ a: JSONObject, rows: [JSONObject]) -> AnswerAction? {
@@ -78,7 +91,8 @@ enum AnswerActionDecoder {
     default:
       columns = (rows.first?.keys ?? []).map { TableColumn(key: $0, header: $0) }
     }
-    let shown = rows.prefix(clampedCount(a.int("count"), rows: rows.count))
+    let fitting = columns.isEmpty ? rows.count : maximumTableCells / columns.count
+    let shown = rows.prefix(min(clampedCount(a.int("count"), rows: rows.count), fitting))
     return .table(columns: columns, rows: shown.map { row in columns.map { row[$0.key] ?? .null } })
   }
 

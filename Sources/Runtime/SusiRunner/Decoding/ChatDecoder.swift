@@ -23,12 +23,18 @@ enum ChatDecoder {
     var anonymous: Bool?
   }
 
+  /// The most actions one reply may plan for later (`plan_delay`); further ones are dropped.
+  /// Each planned delivery is logged once, with its own answers only, so the log grows with
+  /// the number of planned answers, and this bounds that number.
+  static let maximumPlanned = 1_000
+
   static func exchange(_ object: JSONObject, fallbackQuery: String, place: String)
     throws(RunnerFailure) -> Exchange
   {
     try ReplyReader.requireAccepted(object, place: place)
     var answers: [AnswerAction] = []
     var plannedByDelay: [Int: [AnswerAction]] = [:]
+    var plannedCount = 0
     var skill: String?
     switch object["answers"] {
     case nil, .null?:
@@ -36,14 +42,16 @@ enum ChatDecoder {
     case .array(let list)?:
       for answer in list {
         guard let answer = answer.object else { continue }
-        let data = answer.array("data") ?? []
+        let rows = AnswerActionDecoder.rows(answer.array("data") ?? [])
         if skill == nil { skill = answer.strings("skills").first }
         for action in answer.array("actions") ?? [] {
-          let decoded = AnswerActionDecoder.decode(action, data: data)
           if let delay = AnswerActionDecoder.planDelay(action) {
-            plannedByDelay[delay, default: []].append(decoded)
+            guard plannedCount < maximumPlanned else { continue }
+            plannedCount += 1
+            plannedByDelay[delay, default: []].append(
+              AnswerActionDecoder.decode(action, rows: rows))
           } else {
-            answers.append(decoded)
+            answers.append(AnswerActionDecoder.decode(action, rows: rows))
           }
         }
       }

@@ -2,7 +2,7 @@ import SusiCore
 import SusiJSON
 
 /// Reads ratings: the `skill_rating` object of skill metadata, the aggregate
-/// `fiveStarRateSkill` replies with, `getRatingByUser` and `getSkillRating`.
+/// `fiveStarRateSkill` replies with, and `getRatingByUser`.
 enum RatingsDecoder {
   /// A `skill_rating` object: `positive`/`negative` (strings on the real server), optional
   /// `feedback_count`/`bookmark_count`, and the `stars` aggregate.
@@ -15,17 +15,25 @@ enum RatingsDecoder {
     return aggregate
   }
 
-  /// A `stars` object: five bucket counts, `avg_star` (int or float) and `total_star`.
+  /// A `stars` object: five bucket counts, `avg_star` (int or float) and `total_star`. Counts
+  /// below 0 count as 0 and a sum past `Int.max` stays there; an average outside 0…5 (or not
+  /// finite) is brought into it, so no server's numbers trap or break a star row.
   static func stars(_ object: JSONObject) -> RatingAggregate {
-    let one = object.int("one_star") ?? 0
-    let two = object.int("two_star") ?? 0
-    let three = object.int("three_star") ?? 0
-    let four = object.int("four_star") ?? 0
-    let five = object.int("five_star") ?? 0
-    let total = object.int("total_star") ?? (one + two + three + four + five)
+    func count(_ key: String) -> Int { max(0, object.int(key) ?? 0) }
+    let one = count("one_star")
+    let two = count("two_star")
+    let three = count("three_star")
+    let four = count("four_star")
+    let five = count("five_star")
+    let sum = [two, three, four, five].reduce(one) { total, next in
+      let (added, overflow) = total.addingReportingOverflow(next)
+      return overflow ? Int.max : added
+    }
+    let total = object.int("total_star").map { max(0, $0) } ?? sum
+    let average = object.double("avg_star").map { $0.isFinite ? min(5, max(0, $0)) : 0 } ?? 0
     return RatingAggregate(
       oneStar: one, twoStar: two, threeStar: three, fourStar: four, fiveStar: five,
-      average: object.double("avg_star") ?? 0, total: total)
+      average: average, total: total)
   }
 
   /// The skill's aggregate after a `fiveStarRateSkill` call (the reply's `ratings`).
@@ -56,15 +64,5 @@ enum RatingsDecoder {
       throw RunnerFailure(.badResponse, "the user rating from \(place) has unreadable stars")
     }
     return (1...5).contains(stars) ? stars : nil
-  }
-
-  /// The aggregate from `getSkillRating`. A never-rated skill comes back with
-  /// `accepted: false` and an all-zero `skill_rating`, which is an answer, not a failure.
-  static func skillRatingReply(_ object: JSONObject, place: String) throws(RunnerFailure)
-    -> RatingAggregate
-  {
-    if let rating = object.object("skill_rating") { return skillRating(rating) }
-    try ReplyReader.requireAccepted(object, place: place)
-    throw RunnerFailure(.badResponse, "the rating reply from \(place) holds no skill_rating")
   }
 }

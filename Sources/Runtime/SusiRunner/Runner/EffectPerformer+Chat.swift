@@ -30,7 +30,12 @@ extension EffectPerformer {
     if let token = try optionalToken(server).token { parameters.append(("access_token", token)) }
     let reply = try await call(APICall(Endpoints.memory, parameters), base: base)
     let history = try MemoryDecoder.history(reply, place: Endpoints.memory.path)
-    return .historyLoaded(
-      Action.HistoryLoaded(entries: history.entries, remaining: history.remaining))
+    // The page starts at the exchange asked at `before`, inclusive (the real server's `date`),
+    // and that one is held already.
+    let entries = history.entries.filter { entry in
+      guard let before, let date = entry.queryDate else { return true }
+      return date < before
+    }
+    return .historyLoaded(Action.HistoryLoaded(entries: entries, remaining: history.remaining))
   }
 }

@@ -1,0 +1,54 @@
+public import SusiCore
+import SusiHTTPClient
+
+/// What the runner makes of a SUSI server's reply, without a server or a network: the same
+/// readers the runner uses, for tests and the fuzz target that feed them hostile replies.
+public enum ReplyDecoding {
+  /// The result a `chat.json` reply body (status 200) gives the query `query` sent for event
+  /// `cause` with a token (so `anonymous` is kept): `messageReceived`, or `requestFailed` when
+  /// the body is no chat reply.
+  public static func chat(_ body: [UInt8], query: String, cause: Int) -> Action {
+    let place = Endpoints.chat.path
+    do throws(RunnerFailure) {
+      let object = try ReplyReader.object(
+        TransportResponse(status: 200, body: body), endpoint: Endpoints.chat, place: place)
+      let exchange = try ChatDecoder.exchange(object, fallbackQuery: query, place: place)
+      return .messageReceived(
+        Action.MessageReceived(
+          query: exchange.query, answers: exchange.answers, skill: exchange.skill,
+          planned: exchange.planned, anonymous: exchange.anonymous))
+    } catch {
+      return .requestFailed(Action.RequestFailed(cause: cause, error: error.requestError))
+    }
+  }
+
+  /// The result a `getSkillList.json` reply body (status 200) from `server` gives a
+  /// `loadSkills` of every group (event `cause`): `skillsLoaded`, or `requestFailed`.
+  public static func skillList(_ body: [UInt8], server: String, cause: Int) -> Action {
+    let place = Endpoints.skillList.path
+    do throws(RunnerFailure) {
+      let object = try ReplyReader.object(
+        TransportResponse(status: 200, body: body), endpoint: Endpoints.skillList, place: place)
+      let skills = try SkillsDecoder.skillList(
+        object, requestedGroup: nil, language: "en", server: server, place: place)
+      return .skillsLoaded(Action.SkillsLoaded(group: nil, skills: skills))
+    } catch {
+      return .requestFailed(Action.RequestFailed(cause: cause, error: error.requestError))
+    }
+  }
+
+  /// The result a `memory.json` reply body (status 200) gives a `loadHistory` of event `cause`:
+  /// `historyLoaded`, or `requestFailed` when the body is no memory reply.
+  public static func memory(_ body: [UInt8], cause: Int) -> Action {
+    let place = Endpoints.memory.path
+    do throws(RunnerFailure) {
+      let object = try ReplyReader.object(
+        TransportResponse(status: 200, body: body), endpoint: Endpoints.memory, place: place)
+      let history = try MemoryDecoder.history(object, place: place)
+      return .historyLoaded(
+        Action.HistoryLoaded(entries: history.entries, remaining: history.remaining))
+    } catch {
+      return .requestFailed(Action.RequestFailed(cause: cause, error: error.requestError))
+    }
+  }
+}
