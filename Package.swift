@@ -42,6 +42,7 @@ let package = Package(
         "SusiClock", "SusiJSON", "SusiFiles", "SusiHTTPTypes", "SusiHTTPClient", "SusiHTTPServer",
         "SusiCore", "SusiEventLog", "SusiStore", "SusiRunner", "SusiAccess", "SusiServer",
         "SusiCommandLine", "SusiApplication", "SusiJSONLines", "SusiServe", "SusiSamples",
+        "SusiTLS", "SusiTLSTesting",
       ]),
     .library(name: "CEpoll", targets: ["CEpoll"]),
     // For the fuzz target in Sources/Fuzz, which depends on this package by path.
@@ -60,14 +61,17 @@ let package = Package(
     module("SusiFiles", in: "Kit"),
     module("SusiTerminal", in: "Kit"),
     module("SusiHTTPTypes", in: "Kit"),
-    module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes"]),
+    module("SusiTLS", in: "Kit", dependencies: ["COpenSSL"]),
+    module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes", "SusiTLS"]),
     // ECMAScript 5.1 for skills' `!javascript:` rules: the system's duktape, run sandboxed.
     .systemLibrary(
       name: "CDuktape", path: "Sources/Kit/CDuktape", pkgConfig: "duktape",
       providers: [.apt(["duktape-dev"])]),
     module("SusiScript", in: "Kit", dependencies: ["CDuktape"]),
     .systemLibrary(name: "CEpoll", path: "Sources/Kit/CEpoll"),
-    module("SusiHTTPServer", in: "Kit", dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes"]),
+    module(
+      "SusiHTTPServer", in: "Kit",
+      dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes", "SusiTLS"]),
 
     // Core: pure values and the reducer.
     module("SusiCore", in: "Core", dependencies: ["SusiJSON"]),
@@ -82,7 +86,7 @@ let package = Package(
       "SusiRunner", in: "Runtime",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
-        "SusiHTTPClient", "SusiHTTPTypes",
+        "SusiHTTPClient", "SusiHTTPTypes", "SusiTLS",
       ]),
     module(
       "SusiDelivery", in: "Runtime",
@@ -134,7 +138,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiHTTPServer", "SusiApplication",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery",
-        "SusiAccess",
+        "SusiAccess", "SusiTLS",
       ]),
     frontend(
       "SusiWeb", folder: "Web",
@@ -154,7 +158,7 @@ let package = Package(
       name: "susi",
       dependencies: [
         "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
-        "SusiCommandLine",
+        "SusiCommandLine", "SusiHTTPServer", "SusiTLS",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 
@@ -164,6 +168,8 @@ let package = Package(
     // a test clock, and the driver of the built binary.
     module("SusiSamples", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
     module("SusiHTTPTesting", in: "Testing"),
+    // A certificate authority made at run time, for the TLS tests and benchmarks.
+    module("SusiTLSTesting", in: "Testing", dependencies: ["COpenSSL"]),
     module("SusiCoreTesting", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
     module(
       "SusiTesting", in: "Testing",
@@ -185,6 +191,8 @@ let package = Package(
     .testTarget(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
+    .testTarget(
+      name: "SusiTLSTests", dependencies: ["SusiTLS", "SusiTLSTesting"], swiftSettings: strict),
     .testTarget(name: "SusiScriptTests", dependencies: ["SusiScript"], swiftSettings: strict),
     .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
     .testTarget(
@@ -214,7 +222,7 @@ let package = Package(
       dependencies: [
         "SusiRunner", "SusiCore", "SusiTesting", "SusiServer", "SusiStore", "SusiHTTPServer",
         "SusiJSON", "SusiCrypto", "SusiEventLog", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes",
-        "SusiCoreTesting",
+        "SusiCoreTesting", "SusiTLS", "SusiTLSTesting", "SusiHTTPTesting",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -54,7 +54,9 @@ public enum ReplayCommand {
     arguments: 0...1
   )
   // It only reads a log: no server, no web, no writes.
-  .refusing(["--server", "--websearch-url", "--fsync", "--allow-private-targets"])
+  .refusing([
+    "--server", "--websearch-url", "--fsync", "--allow-private-targets", "--ca-file",
+  ])
 
   public static let command = Command(spec) { invocation in await run(invocation) }
 

@@ -32,7 +32,7 @@ public enum WebCommand {
       OptionSpec(
         "--host", value: "ADDR", help: "loopback address to bind: 127.0.0.1 (default) or ::1"),
       OptionSpec("--open", help: "open the URL in the system browser (xdg-open)"),
-    ])
+    ] + ServingTLSFiles.specs)
 
   /// Event streams open at once (one per browser tab) across every session of one start.
   static let maximumStreams = 16
@@ -67,6 +67,10 @@ public enum WebCommand {
     do { port = try invocation.parsed.port(default: 0) } catch {
       return fail(error.message, ExitCode.usage)
     }
+    let tls: ServingTLSFiles?
+    do { tls = try ServingTLSFiles.resolve(invocation.parsed) } catch {
+      return fail(error.message, ExitCode.usage)
+    }
     guard let pages = WebPages.installed() else {
       return fail(notInstalled, ExitCode.noInput)
     }
@@ -86,9 +90,9 @@ public enum WebCommand {
       mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory, pages: pages)
     return await service.serveUntilSignalled(
-      handler, host: host, port: port, app: app, command: "web"
+      handler, host: host, port: port, tls: tls, app: app, command: "web"
     ) { baseURL, bound in
-      handler.listening(on: bound)
+      handler.listening(on: bound, secure: tls != nil)
       let url = baseURL + "/?token=" + token
       if invocation.parsed.has("--open") { openInBrowser(url) }
       return url

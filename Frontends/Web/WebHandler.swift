@@ -35,6 +35,8 @@ public final class WebHandler: HTTPHandler {
   let sessions = WebSessions()
   let pastStates: PastStates
   private let port = Mutex(0)
+  /// The scheme browsers use to reach it: `https` with `--tls-cert`.
+  private let scheme = Mutex("http")
 
   /// What a `susi web` session may do: everything but administering access.
   static let localPrivileges = Set(Privilege.all).subtracting([
@@ -62,8 +64,9 @@ public final class WebHandler: HTTPHandler {
 
   /// Tells the handler the port it is served on, for the `Origin` check of `susi web`. Call it
   /// before anyone is given the URL.
-  public func listening(on port: Int) {
+  public func listening(on port: Int, secure: Bool = false) {
     self.port.withLock { $0 = port }
+    scheme.withLock { $0 = secure ? "https" : "http" }
   }
 
   public func isPriority(_ request: HTTPRequest) -> Bool { api.isPriority(request) }
@@ -251,8 +254,12 @@ public final class WebHandler: HTTPHandler {
     switch mode {
     case .local:
       let port = self.port.withLock { $0 }
-      return ["http://127.0.0.1:\(port)", "http://localhost:\(port)", "http://[::1]:\(port)"]
-        .contains(origin)
+      let scheme = self.scheme.withLock { $0 }
+      return [
+        "\(scheme)://127.0.0.1:\(port)", "\(scheme)://localhost:\(port)",
+        "\(scheme)://[::1]:\(port)",
+      ]
+      .contains(origin)
     case .mounted:
       guard let host = request.headers["Host"] else { return false }
       return origin == "http://\(host)" || origin == "https://\(host)"

@@ -1,6 +1,9 @@
 import Foundation
 import SusiCommandLine
+import SusiHTTPServer
+import SusiServe
 import SusiServer
+import SusiTLS
 
 /// `susi server`: the built-in SUSI-compatible server in the foreground.
 enum ServerCommandSpec {
@@ -48,11 +51,11 @@ enum ServerCommandSpec {
           help: "check the skills of DIR for authors: load warnings and example answers, then exit"
         ),
         OptionSpec("--examples", help: "with --check-skills: list every example and who answered"),
-      ])
+      ] + ServingTLSFiles.specs)
     // It serves from STATE-DIR/server alone: no log, no other server; its only outbound
     // requests are skills' console rules, which --allow-private-targets lets reach loopback and
     // private addresses.
-    spec.unusedCommonOptions = ["--server", "--log", "--websearch-url", "--fsync"]
+    spec.unusedCommonOptions = ["--server", "--log", "--websearch-url", "--fsync", "--ca-file"]
     return spec
   }()
 
@@ -71,6 +74,13 @@ enum ServerCommandSpec {
       StandardStream.error.line("susi server: \(problem.message)")
       return problem.exitCode
     }
+    if let warning = ServingTLSFiles.exposureWarning(
+      host: configuration.host, tls: configuration.tls != nil)
+    {
+      StandardStream.error.line("susi server: warning: \(warning)")
+    }
+    let reloads = configuration.tls.map { WebhookService.reloadOnHangup($0, command: "server") }
+    defer { reloads?.cancel() }
     let signals = ShutdownSignal()
     return await ServerForeground.run(
       configuration, output: { _ = StandardStream.output.write($0) },
@@ -134,6 +144,14 @@ enum ServerCommandSpec {
       dataDirectory: data, stateDirectory: stateDirectory,
       seed: seed, trustedProxies: proxies)
     configuration.allowsPrivateConsoleHosts = invocation.common.allowsPrivateTargets
+    if let files = try ServingTLSFiles.resolve(parsed) {
+      do throws(TLSSetupError) {
+        configuration.tls = try HTTPServerTLS(
+          certificateFile: files.certificate, keyFile: files.key)
+      } catch {
+        throw UsageError(error.message)
+      }
+    }
     return configuration
   }
 

@@ -145,7 +145,7 @@ import Testing
     try subscribers.add(Subscriber(id: "hook", url: receiver.url, secret: Self.secret, after: 1))
     let f = try await WebhookFixture.make(
       directory: directory,
-      transport: { _ in URLSessionTransport(idleTimeout: 60, resourceTimeout: 120) },
+      transport: { _ in SocketTransport() },
       subscribers: subscribers,
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     for _ in 0..<2 { _ = await f.request("POST", "/actions", key: f.adminKey, body: Self.rating) }
@@ -156,7 +156,7 @@ import Testing
 
     let g = try await WebhookFixture.make(
       replaying: f.sink.lines, directory: directory, issueAdmin: false,
-      transport: { _ in URLSessionTransport(idleTimeout: 60, resourceTimeout: 120) },
+      transport: { _ in SocketTransport() },
       subscribers: try SubscriberFile(path: directory + "/log.subscribers"),
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     await g.clock.waitForSleepers(count: 1)  // the second attempt failed too
@@ -191,7 +191,7 @@ import Testing
       Subscriber(id: "moved", url: redirecting.url, secret: Self.secret, after: 1))
     let f = try await WebhookFixture.make(
       directory: directory,
-      transport: { _ in URLSessionTransport(idleTimeout: 60, resourceTimeout: 120) },
+      transport: { _ in SocketTransport() },
       subscribers: subscribers,
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     _ = await f.request("POST", "/actions", key: f.adminKey, body: Self.rating)
@@ -219,7 +219,7 @@ import Testing
     try subscribers.add(Subscriber(id: "fast", url: fast.url, secret: Self.secret, after: 1))
     let f = try await WebhookFixture.make(
       directory: directory,
-      transport: { _ in URLSessionTransport(idleTimeout: 60, resourceTimeout: 120) },
+      transport: { _ in SocketTransport() },
       subscribers: subscribers,
       cursors: try DeliveryCursors(path: directory + "/log.cursors"))
     for _ in 0..<3 { _ = await f.request("POST", "/actions", key: f.adminKey, body: Self.rating) }

@@ -120,6 +120,20 @@ public import Testing
     #expect(text(event) == line)
   }
 
+  /// The TLS failure kinds are written and read back as the named values, byte for byte.
+  @Test(arguments: [
+    RequestErrorKind.certificateExpired, .certificateNotYetValid, .certificateUnknownIssuer,
+    .certificateHostMismatch, .tlsHandshakeFailed, .tlsNotSpoken,
+  ])
+  func tlsFailureKindsRoundTrip(_ kind: RequestErrorKind) throws {
+    let line =
+      #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00.123Z","origin":"runner","cause":2,"type":"requestFailed","payload":{"cause":2,"error":{"kind":"\#(kind.rawValue)","message":"m"}}}"#
+    let event = try decode(line)
+    #expect(event.action == .requestFailed(.init(cause: 2, error: .init(kind: kind, message: "m"))))
+    #expect(kind.isTLSFailure)
+    #expect(text(event) == line)
+  }
+
   @Test func refusesARecordFromANewerFormatWithAClearMessage() {
     #expect(
       problem(

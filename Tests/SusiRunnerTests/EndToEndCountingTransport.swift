@@ -2,13 +2,13 @@ import SusiHTTPClient
 import SusiRunner
 import Synchronization
 
-/// The real network (`URLSessionTransport`) with a tally of every request that went out, so
+/// The real network (`SocketTransport`) with a tally of every request that went out, so
 /// end-to-end tests can say how many requests an intent cost.
 final class EndToEndCountingTransport: HTTPTransport {
-  private let network: URLSessionTransport
+  private let network: SocketTransport
   private let sent = Mutex<[TransportRequest]>([])
 
-  init(network: URLSessionTransport = URLSessionTransport(idleTimeout: 10, resourceTimeout: 30)) {
+  init(network: SocketTransport = SocketTransport()) {
     self.network = network
   }
 

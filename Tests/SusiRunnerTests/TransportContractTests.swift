@@ -4,16 +4,16 @@ import SusiHTTPTypes
 import SusiTesting
 import Testing
 
-/// The transports the runner sends with: our HTTP/1.1 client for `http://`, URLSession for
-/// `https://` (tested here over plain HTTP on loopback).
+/// The one transport the runner sends with, over both schemes: `http://`, and `https://` to a
+/// server whose certificate comes from the tests' own CA.
 enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvertible {
-  case sockets
-  case urlSession
+  case plain
+  case tls
 
   func make() -> any HTTPTransport {
     switch self {
-    case .sockets: SocketTransport()
-    case .urlSession: URLSessionTransport()
+    case .plain: SocketTransport()
+    case .tls: SocketTransport(caFile: TestTLS.caFile)
     }
   }
 
@@ -29,10 +29,11 @@ struct TransportContractTests {
   /// A loopback server with the routes every transport is tested on; `more` answers first,
   /// for routes of one transport's own tests.
   static func server(
+    _ transport: TransportUnderTest = .plain,
     _ more: @escaping @Sendable (String) -> LoopbackServer.Reply? = { _ in nil }
   ) throws -> LoopbackServer {
     try #require(
-      LoopbackServer { path in
+      LoopbackServer(tls: transport == .tls ? TestTLS.goodServer : nil) { path in
         if let reply = more(path) { return reply }
         return switch path {
         case "/ok":
@@ -57,7 +58,7 @@ struct TransportContractTests {
 
   @Test(arguments: TransportUnderTest.allCases)
   func aReplyComesBackWithStatusHeadersAndBody(_ transport: TransportUnderTest) async throws {
-    let server = try Self.server()
+    let server = try Self.server(transport)
     defer { server.stop() }
     let response = try await transport.make().send(Self.request(server, "/ok"))
     #expect(response.status == 200)
@@ -67,7 +68,7 @@ struct TransportContractTests {
 
   @Test(arguments: TransportUnderTest.allCases)
   func aFormBodyIsSent(_ transport: TransportUnderTest) async throws {
-    let server = try Self.server()
+    let server = try Self.server(transport)
     defer { server.stop() }
     let request = Self.request(server, "/ok") {
       $0.method = "POST"
@@ -82,7 +83,7 @@ struct TransportContractTests {
 
   @Test(arguments: TransportUnderTest.allCases, ["/big", "/unsized"])
   func aBodyOverTheLimitIsRefused(_ transport: TransportUnderTest, path: String) async throws {
-    let server = try Self.server()
+    let server = try Self.server(transport)
     defer { server.stop() }
     await #expect(throws: TransportError.tooLarge(limit: 100_000)) {
       try await transport.make().send(Self.request(server, path) { $0.maximumBodyBytes = 100_000 })
@@ -93,7 +94,7 @@ struct TransportContractTests {
   func aLongBodyCanBeCutInsteadOfRefused(_ transport: TransportUnderTest, path: String)
     async throws
   {
-    let server = try Self.server()
+    let server = try Self.server(transport)
     defer { server.stop() }
     let response = try await transport.make().send(
       Self.request(server, path) {
@@ -106,7 +107,7 @@ struct TransportContractTests {
 
   @Test(arguments: TransportUnderTest.allCases)
   func redirectsAreReturnedUnlessFollowingIsAsked(_ transport: TransportUnderTest) async throws {
-    let server = try Self.server()
+    let server = try Self.server(transport)
     defer { server.stop() }
     let sender = transport.make()
     let refused = try await sender.send(Self.request(server, "/moved"))
@@ -120,7 +121,7 @@ struct TransportContractTests {
 
   @Test(arguments: TransportUnderTest.allCases)
   func errorStatusesAreReplies(_ transport: TransportUnderTest) async throws {
-    let server = try Self.server()
+    let server = try Self.server(transport)
     defer { server.stop() }
     let response = try await transport.make().send(Self.request(server, "/missing"))
     #expect(response.status == 404)
@@ -128,7 +129,7 @@ struct TransportContractTests {
 
   @Test(arguments: TransportUnderTest.allCases)
   func aClosedPortCannotBeReached(_ transport: TransportUnderTest) async throws {
-    let server = try Self.server()
+    let server = try Self.server(transport)
     let url = server.baseURL
     server.stop()
     await #expect(throws: TransportError.cannotConnect("the connection was refused")) {
@@ -139,7 +140,7 @@ struct TransportContractTests {
 
   @Test(arguments: TransportUnderTest.allCases)
   func cancellingTheTaskStopsTheRequest(_ transport: TransportUnderTest) async throws {
-    let server = try Self.server()
+    let server = try Self.server(transport)
     defer { server.stop() }
     let sender = transport.make()
     let task = Task { try await sender.send(Self.request(server, "/silent")) }

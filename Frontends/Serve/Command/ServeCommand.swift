@@ -63,7 +63,7 @@ public enum ServeCommand {
       OptionSpec("--id", value: "ID", help: "subscribers add: the subscriber's id"),
       OptionSpec(
         "--after", value: "SEQ", help: "subscribers add: first deliver the events after SEQ"),
-    ],
+    ] + ServingTLSFiles.specs,
     arguments: 0...4)
 
   /// Puts another handler in front of the webhook's, for `--web`: given the running service
@@ -90,6 +90,7 @@ public enum ServeCommand {
   /// and listen on nothing. Refused rather than silently ignored.
   static let unusedByAdministration = [
     "--server", "--websearch-url", "--allow-private-targets", "--port", "--host", "--web",
+    "--ca-file", "--tls-cert", "--tls-key",
   ]
   /// Options only the key commands read.
   static let unusedByServing = ["--groups", "--label"]
@@ -112,6 +113,10 @@ public enum ServeCommand {
     let host = BindAddress.numeric(invocation.parsed.value("--host") ?? "127.0.0.1")
     let port: Int
     do { port = try invocation.parsed.port(default: 8080) } catch {
+      return fail(error.message, ExitCode.usage)
+    }
+    let tls: ServingTLSFiles?
+    do { tls = try ServingTLSFiles.resolve(invocation.parsed) } catch {
       return fail(error.message, ExitCode.usage)
     }
     if invocation.parsed.has("--web") && web == nil {
@@ -137,8 +142,10 @@ public enum ServeCommand {
       let keys = try KeyFile(path: paths.keys)
       let subscribers = try SubscriberFile(path: paths.subscribers)
       let cursors = try DeliveryCursors(path: paths.cursors)
+      let proxies = ProxySettings(environment: ProcessInfo.processInfo.environment)
       service = await WebhookService.start(
         store: app.store, keys: keys, subscribers: subscribers, cursors: cursors,
+        transport: { _ in SocketTransport(proxies: proxies) },
         policy: DeliveryPolicy(
           targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)))
     } catch {
@@ -153,7 +160,7 @@ public enum ServeCommand {
     let handler: any HTTPHandler =
       if let web, invocation.parsed.has("--web") { web(service, app) } else { service.handler }
     return await service.serveUntilSignalled(
-      handler, host: host, port: port, app: app, command: "serve")
+      handler, host: host, port: port, tls: tls, app: app, command: "serve")
   }
 
   /// The command-line tasks that rewrite a file a running `susi serve` owns (the subscribers

@@ -1,16 +1,42 @@
 public import SusiApplication
-import SusiCommandLine
+public import SusiCommandLine
 public import SusiHTTPServer
+import SusiTLS
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 extension WebhookService {
   /// Runs `handler` on `host:port` until SIGINT or SIGTERM, for `susi serve` and `susi web`:
   /// prints the base URL (`announce` may turn it into more, or act once the port is known),
   /// then stops the HTTP server, this service and `app`, in that order. Returns the exit status.
+  ///
+  /// With `tls` it speaks only HTTPS and re-reads the certificate and key on SIGHUP (open
+  /// connections keep theirs); without, a non-loopback `host` gets a warning.
   public func serveUntilSignalled(
-    _ handler: any HTTPHandler, host: String, port: Int, app: SusiApp, command: String,
+    _ handler: any HTTPHandler, host: String, port: Int, tls files: ServingTLSFiles? = nil,
+    app: SusiApp, command: String,
     announce: (_ baseURL: String, _ port: Int) -> String = { url, _ in url }
   ) async -> Int32 {
-    let server = HTTPServer(configuration: .init(host: host, port: port), handler: handler)
+    var tls: HTTPServerTLS?
+    if let files {
+      do throws(TLSSetupError) {
+        tls = try HTTPServerTLS(certificateFile: files.certificate, keyFile: files.key)
+      } catch {
+        await shutdown()
+        await app.stop()
+        StandardStream.error.line("susi \(command): \(error.message)")
+        return ExitCode.noInput
+      }
+    }
+    if let warning = ServingTLSFiles.exposureWarning(host: host, tls: tls != nil) {
+      StandardStream.error.line("susi \(command): warning: \(warning)")
+    }
+    let reloads = tls.map { Self.reloadOnHangup($0, command: command) }
+    defer { reloads?.cancel() }
+    let server = HTTPServer(
+      configuration: .init(host: host, port: port, tls: tls), handler: handler)
     let bound: Int
     do {
       bound = try server.start()
@@ -23,12 +49,28 @@ extension WebhookService {
     // Caught before the address is printed: whoever reads it may stop us at once.
     let signals = ShutdownSignal()
     let shownHost = host.contains(":") ? "[\(host)]" : host
-    StandardStream.output.line(announce("http://\(shownHost):\(bound)", bound))
+    let scheme = tls == nil ? "http" : "https"
+    StandardStream.output.line(announce("\(scheme)://\(shownHost):\(bound)", bound))
     _ = await signals.wait()
     StandardStream.error.line("susi \(command): stopping")
     await server.shutdown()
     await shutdown()
     await app.stop()
     return ExitCode.success
+  }
+
+  /// Re-reads the certificate and key on every SIGHUP; a failure is reported and the ones in
+  /// use stay.
+  public static func reloadOnHangup(_ tls: HTTPServerTLS, command: String) -> SignalCatcher {
+    SignalCatcher([SIGHUP]) { _ in
+      do throws(TLSSetupError) {
+        try tls.reload()
+        StandardStream.error.line(
+          "susi \(command): certificate re-read from \(tls.certificateFile)")
+      } catch {
+        StandardStream.error.line(
+          "susi \(command): warning: kept the certificate in use: \(error.message)")
+      }
+    }
   }
 }

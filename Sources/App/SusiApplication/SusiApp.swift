@@ -115,6 +115,17 @@ public final class SusiApp: Sendable {
         ?? (options.server == nil ? embedded?.websearchURL.absoluteString : nil)
         ?? RunnerConfiguration.defaultWebsearchURL)
     if let clock { configuration.clock = clock }
+    configuration.proxies = ProxySettings(environment: environment)
+    do throws(StartupError) {
+      let server =
+        options.choosesServer ? options.server ?? State.embeddedServer : recovered.state.server
+      configuration.caFile = try RememberedCAFile.resolve(
+        given: options.caFile, server: server, stateDirectory: options.stateDirectory)
+    } catch {
+      try? writer.close()
+      await embedded?.stop()
+      throw error
+    }
     configuration.targetPolicy = TargetPolicy(
       allowsPrivateTargets: options.allowsPrivateTargets,
       allowedOrigins: options.server.map { [$0] } ?? [])

@@ -21,6 +21,9 @@ public struct CommonOptions: Sendable, Equatable {
   /// The skill folder the built-in server should read from now on (`--skills DIR`), `bundled`
   /// for the shipped skills, or nil for the one chosen last.
   public var skills: String?
+  /// A PEM file of certificates to trust for `https://` besides the system store (a private
+  /// CA); nil = the one remembered with the server, if any.
+  public var caFile: String?
 
   public static let specs: [OptionSpec] = [
     OptionSpec(
@@ -41,6 +44,10 @@ public struct CommonOptions: Sendable, Equatable {
     OptionSpec(
       "--fsync", value: "MODE", env: "SUSI_FSYNC",
       help: "log durability: always, batch or never (default: batch)"),
+    OptionSpec(
+      "--ca-file", value: "FILE",
+      help: "trust the CA certificates in FILE (PEM) for https, besides the system store;"
+        + " remembered with the server"),
     OptionSpec(
       "--allow-private-targets", env: "SUSI_ALLOW_PRIVATE_TARGETS",
       help:
@@ -107,6 +114,10 @@ public struct CommonOptions: Sendable, Equatable {
       fsync: fsync)
     options.choosesServer = pick("--server", "SUSI_SERVER") != nil
     options.skills = pick("--skills", "SUSI_SKILLS")
+    if let caFile = parsed.value("--ca-file") {
+      guard !caFile.isEmpty else { throw UsageError("--ca-file takes a file of PEM certificates") }
+      options.caFile = caFile
+    }
     options.allowsPrivateTargets = parsed.has("--allow-private-targets")
     if !options.allowsPrivateTargets, let text = environment["SUSI_ALLOW_PRIVATE_TARGETS"] {
       switch text.lowercased() {

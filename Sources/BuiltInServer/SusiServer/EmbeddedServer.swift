@@ -17,12 +17,17 @@ public final class EmbeddedServer: Sendable {
   /// The request handler, for callers that want to inspect the loaded skills.
   public let handler: SusiServerHandler
   private let http: HTTPServer
+  /// Whether it speaks HTTPS.
+  public let secure: Bool
 
-  private init(port: Int, host: String, handler: SusiServerHandler, http: HTTPServer) {
+  private init(
+    port: Int, host: String, handler: SusiServerHandler, http: HTTPServer, secure: Bool = false
+  ) {
     self.port = port
     self.host = host
     self.handler = handler
     self.http = http
+    self.secure = secure
   }
 
   /// The port the built-in server inside `susi` listens on unless told otherwise. Fixed, so that
@@ -39,7 +44,8 @@ public final class EmbeddedServer: Sendable {
     async throws -> EmbeddedServer
   {
     let handler = try SusiServerHandler(configuration: configuration)
-    var settings = HTTPServer.Configuration(host: configuration.host, port: configuration.port)
+    var settings = HTTPServer.Configuration(
+      host: configuration.host, port: configuration.port, tls: configuration.tls)
     // Anonymous memory and login lockouts are per caller: tell local users apart.
     settings.identifiesLoopbackUsers = true
     var http = HTTPServer(configuration: settings, handler: handler)
@@ -53,10 +59,12 @@ public final class EmbeddedServer: Sendable {
       http = HTTPServer(configuration: settings, handler: handler)
       port = try http.start()
     }
-    return EmbeddedServer(port: port, host: configuration.host, handler: handler, http: http)
+    return EmbeddedServer(
+      port: port, host: configuration.host, handler: handler, http: http,
+      secure: configuration.tls != nil)
   }
 
-  /// `http://127.0.0.1:PORT`: the SUSI API base URL (no trailing slash).
+  /// `http://127.0.0.1:PORT` (`https://` with TLS): the SUSI API base URL (no trailing slash).
   public var baseURL: URL {
     // The fallback cannot be reached: the string is always a valid URL.
     URL(string: baseURLString) ?? URL(fileURLWithPath: "/")
@@ -71,7 +79,7 @@ public final class EmbeddedServer: Sendable {
     if address == "0.0.0.0" || address.isEmpty { address = "127.0.0.1" }
     if address == "::" { address = "::1" }
     if address.contains(":") { address = "[\(address)]" }
-    return "http://\(address):\(port)"
+    return "\(secure ? "https" : "http")://\(address):\(port)"
   }
 
   /// Stops accepting, finishes the requests in flight and closes the socket.

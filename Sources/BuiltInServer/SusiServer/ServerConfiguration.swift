@@ -1,6 +1,7 @@
 public import Foundation
 public import SusiClock
 public import SusiHTTPClient
+public import SusiHTTPServer
 public import SusiScript
 
 /// How to run the embedded server.
@@ -31,6 +32,8 @@ public struct ServerConfiguration: Sendable {
   /// `X-Forwarded-For`. From any other peer those headers are ignored, so a caller cannot pick
   /// the address that login lockouts and anonymous identities are keyed on. Empty by default.
   public var trustedProxies: Set<String>
+  /// The certificate and key when the server speaks HTTPS (then only HTTPS); nil = HTTP.
+  public var tls: HTTPServerTLS?
   /// PBKDF2-HMAC-SHA256 rounds for password hashes (default 600,000). Stored hashes of
   /// another cost still verify and are rehashed at their next successful login.
   public var passwordIterations: Int

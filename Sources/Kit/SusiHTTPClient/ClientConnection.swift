@@ -1,4 +1,5 @@
 import SusiHTTPTypes
+import SusiTLS
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,9 +8,12 @@ import Synchronization
 
 /// One TCP connection to an HTTP/1.1 server, used by one exchange at a time with blocking
 /// calls: every wait is a `poll` with a real timeout, so a silent server costs no CPU.
+///
+/// For `https://` a `TLSSession` sits between the socket and the HTTP reading and writing: the
+/// connection moves ciphertext between the two and waits in `poll` whenever TLS needs more.
 final class ClientConnection: @unchecked Sendable {
-  // Unchecked: `buffer` and `exchanges` are only touched by the one exchange that holds the
-  // connection (the pool hands it to one holder at a time); `fd` never changes.
+  // Unchecked: `buffer`, `exchanges` and `tls` are only touched by the one exchange that holds
+  // the connection (the pool hands it to one holder at a time); `fd` never changes.
   let fd: Int32
   let poolKey: String
   /// Bytes read past the end of the previous reply (normally none).
@@ -19,6 +23,8 @@ final class ClientConnection: @unchecked Sendable {
   private(set) var exchanges = 0
   /// When it went back to the pool, in monotonic seconds.
   var idleSince = 0.0
+  /// TLS over the socket (`https://`), once `startTLS` began it.
+  private(set) var tls: TLSSession?
 
   private init(fd: Int32, poolKey: String) {
     self.fd = fd
@@ -113,12 +119,138 @@ final class ClientConnection: @unchecked Sendable {
   /// Whether the idle connection can take another request: nothing to read (no close, no
   /// stray bytes) and no error.
   var isUsableIdle: Bool {
+    guard bufferStart == buffer.count else { return false }
     var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    return poll(&entry, 1, 0) == 0 && bufferStart == buffer.count
+    guard poll(&entry, 1, 0) > 0 else { return true }
+    guard let tls, entry.revents & Int16(POLLIN) != 0 else { return false }
+    // A TLS server may send records of its own between replies (session tickets): they are
+    // no reply, and the connection stays usable unless they carry data or a close.
+    var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+      if n > 0 {
+        let outcome = chunk.withUnsafeBytes { raw in
+          Result { () throws(TLSFailure) in
+            try tls.received(UnsafeRawBufferPointer(rebasing: raw[0..<n]))
+          }
+        }
+        guard case .success = outcome else { return false }
+        continue
+      }
+      if n < 0 && (errno == EAGAIN || errno == EINTR) { break }
+      return false
+    }
+    let result = chunk.withUnsafeMutableBytes { raw in
+      Result { () throws(TLSFailure) in try tls.read(into: raw) }
+    }
+    return (try? result.get()) == .needsInput && tls.pendingOutput == 0
   }
 
-  /// Sends all of `bytes`.
+  // MARK: - Proxy tunnel
+
+  /// Asks the proxy this connection reaches to open a tunnel to `authority` (`host:port`);
+  /// afterwards the connection carries bytes to that server as if connected to it.
+  func tunnel(
+    to authority: String, proxy: ProxySettings.Proxy, deadline: Deadline,
+    cancellation: Cancellation
+  ) throws(TransportError) {
+    var head = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"
+    if let authorization = proxy.authorization {
+      head += "Proxy-Authorization: \(authorization)\r\n"
+    }
+    head += "\r\n"
+    try sendRaw(Array(head.utf8), deadline: deadline, cancellation: cancellation)
+    let (response, _) = try readResponse(
+      method: "CONNECT", limits: ResponseLimits(maximumBodyBytes: 64 * 1024, truncates: true),
+      deadline: deadline, cancellation: cancellation)
+    exchanges = 0
+    switch response.status {
+    case 200...299:
+      guard bufferStart == buffer.count else {
+        throw .cannotConnect("the proxy \(proxy.display) sent bytes before the tunnel opened")
+      }
+    case 407:
+      throw .cannotConnect(
+        "the proxy \(proxy.display) asks for credentials (HTTP 407); give them in the proxy URL,"
+          + " http://USER:PASSWORD@\(proxy.display)")
+    default:
+      throw .cannotConnect(
+        "the proxy \(proxy.display) refused a tunnel to \(authority) (HTTP \(response.status));"
+          + " set NO_PROXY to reach it directly, or use another proxy")
+    }
+  }
+
+  // MARK: - TLS
+
+  /// Runs the TLS handshake of `session` over this connection (nothing of the request is sent
+  /// yet); the session then carries every byte.
+  func startTLS(_ session: TLSSession, deadline: Deadline, cancellation: Cancellation)
+    throws(TransportError)
+  {
+    tls = session
+    while true {
+      let progress: TLSSession.Progress
+      do throws(TLSFailure) {
+        progress = try session.handshake()
+      } catch {
+        // The alert that tells the server why, when the socket still takes it.
+        try? sendRaw(session.takeOutput(), deadline: deadline, cancellation: cancellation)
+        throw .tls(error)
+      }
+      try sendRaw(session.takeOutput(), deadline: deadline, cancellation: cancellation)
+      if progress == .complete { return }
+      do throws(TransportError) {
+        try receiveCiphertext(session, deadline: deadline, cancellation: cancellation, sent: false)
+      } catch {
+        switch error {
+        case .cannotConnect:
+          throw .cannotConnect("the server did not finish the TLS handshake in time")
+        case .connectionLost:
+          throw .tls(
+            TLSFailure(.handshakeFailed, "the server reset the connection during the TLS handshake")
+          )
+        default: throw error
+        }
+      }
+    }
+  }
+
+  /// Reads what the socket has into `session` (waiting for it), or tells it the stream ended.
+  private func receiveCiphertext(
+    _ session: TLSSession, deadline: Deadline, cancellation: Cancellation, sent: Bool
+  ) throws(TransportError) {
+    var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+    let n = try receiveRaw(into: &chunk, deadline: deadline, cancellation: cancellation, sent: sent)
+    if n == 0 {
+      session.receivedEnd()
+      return
+    }
+    let outcome = chunk.withUnsafeBytes { raw in
+      Result { () throws(TLSFailure) in
+        try session.received(UnsafeRawBufferPointer(rebasing: raw[0..<n]))
+      }
+    }
+    if case .failure(let failure) = outcome { throw .tls(failure) }
+  }
+
+  /// Sends all of `bytes` (encrypted, over TLS).
   func write(_ bytes: [UInt8], deadline: Deadline, cancellation: Cancellation)
+    throws(TransportError)
+  {
+    guard let tls else {
+      try sendRaw(bytes, deadline: deadline, cancellation: cancellation)
+      return
+    }
+    do throws(TLSFailure) {
+      try tls.write(bytes)
+    } catch {
+      throw .connectionLost("TLS failed while sending: \(error.detail)")
+    }
+    try sendRaw(tls.takeOutput(), deadline: deadline, cancellation: cancellation)
+  }
+
+  /// Sends all of `bytes` as they are.
+  private func sendRaw(_ bytes: [UInt8], deadline: Deadline, cancellation: Cancellation)
     throws(TransportError)
   {
     var sent = 0
@@ -144,18 +276,52 @@ final class ClientConnection: @unchecked Sendable {
       bufferStart = 0
     }
     var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+    guard let tls else {
+      let n = try receiveRaw(
+        into: &chunk, deadline: deadline, cancellation: cancellation, sent: true)
+      buffer.append(contentsOf: chunk[0..<n])
+      return n > 0
+    }
     while true {
-      let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-      if n > 0 {
+      let result: TLSSession.ReadResult
+      do throws(TLSFailure) {
+        result = try chunk.withUnsafeMutableBytes { raw in
+          Result { () throws(TLSFailure) in try tls.read(into: raw) }
+        }.get()
+      } catch {
+        throw .connectionLost("the TLS stream broke: \(error.detail)")
+      }
+      // Whatever TLS wants to say back (a key update) goes out first.
+      if tls.pendingOutput > 0 {
+        try sendRaw(tls.takeOutput(), deadline: deadline, cancellation: cancellation)
+      }
+      switch result {
+      case .bytes(let n):
         buffer.append(contentsOf: chunk[0..<n])
         return true
-      }
-      if n == 0 {
+      case .closed:
         if cancellation.isCancelled { throw .cancelled }
         return false
+      case .needsInput:
+        try receiveCiphertext(tls, deadline: deadline, cancellation: cancellation, sent: true)
+      }
+    }
+  }
+
+  /// Reads what the socket has into `chunk`, waiting for it: the count, 0 at the end of the
+  /// stream.
+  private func receiveRaw(
+    into chunk: inout [UInt8], deadline: Deadline, cancellation: Cancellation, sent: Bool
+  ) throws(TransportError) -> Int {
+    while true {
+      let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+      if n > 0 { return n }
+      if n == 0 {
+        if cancellation.isCancelled { throw .cancelled }
+        return 0
       }
       if errno == EAGAIN || errno == EINTR {
-        try wait(for: Int16(POLLIN), deadline: deadline, cancellation: cancellation, sent: true)
+        try wait(for: Int16(POLLIN), deadline: deadline, cancellation: cancellation, sent: sent)
         continue
       }
       if cancellation.isCancelled { throw .cancelled }
@@ -187,6 +353,7 @@ final class ClientConnection: @unchecked Sendable {
     var body: [UInt8] = []
     let hasNoBody =
       method == "HEAD" || head.status == 204 || head.status == 304 || head.status == 101
+      || (method == "CONNECT" && (200...299).contains(head.status))
     if hasNoBody {
       // Nothing to read.
     } else if head.headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {

@@ -1,4 +1,5 @@
 public import SusiHTTPTypes
+public import SusiTLS
 
 /// Sends one HTTP request and reads its reply: the only way the runner and the webhook
 /// deliveries reach the network.
@@ -122,13 +123,17 @@ public enum TransportError: Error, Sendable, Equatable {
   /// The target policy refused the address (loopback, private, metadata…); the message names
   /// the URL.
   case refused(String)
+  /// The TLS connection failed: the certificate was refused (expired, not yet valid, an
+  /// unknown issuer, another host's), the handshake failed, or the server does not speak TLS.
+  /// Nothing was sent.
+  case tls(TLSFailure)
   /// Anything else the transport reports.
   case failed(String)
 
   /// True when the request certainly never reached the server.
   public var nothingWasSent: Bool {
     switch self {
-    case .cannotConnect, .invalidURL, .refused: true
+    case .cannotConnect, .invalidURL, .refused, .tls: true
     default: false
     }
   }
@@ -145,6 +150,7 @@ extension TransportError: CustomStringConvertible {
     case .cancelled: "cancelled"
     case .invalidURL(let reason): "cannot request the URL: \(reason)"
     case .refused(let reason), .failed(let reason): reason
+    case .tls(let failure): failure.sentence
     }
   }
 }

@@ -1,10 +1,17 @@
 import Dispatch
 import SusiHTTPTypes
+import SusiTLS
 import Synchronization
 
-/// The production transport: our own HTTP/1.1 client on POSIX sockets for `http://`, and
-/// URLSession for `https://` (TLS needs a library this project does not link).
+/// The production transport: our own HTTP/1.1 client on POSIX sockets, for `http://` and, with
+/// the system's OpenSSL, `https://`.
 ///
+/// - TLS 1.2 or newer, with SNI, the server's certificate checked against the system trust
+///   store (`SSL_CERT_FILE` and `SSL_CERT_DIR` as OpenSSL reads them) and the `caFile`, and
+///   its host name checked; there is no way to skip the check. ALPN offers `http/1.1`; a new
+///   connection to an origin resumes the TLS session of the one before (an abbreviated
+///   handshake). A refused certificate is `TransportError.tls`, naming the cause.
+/// - Proxies (`ProxySettings`): plain requests in absolute form, `https://` through `CONNECT`.
 /// - Keep-alive: connections are kept per origin and reused; a kept connection the server
 ///   closed meanwhile is replaced once, transparently.
 /// - At most `maximumConnectionsPerOrigin` connections per origin; more requests wait.
@@ -17,20 +24,66 @@ import Synchronization
 ///   five, and every hop passes the request's `TargetPolicy`, which decides the address
 ///   connected to.
 public final class SocketTransport: HTTPTransport {
+  /// What the transport did so far: for tests and benchmarks.
+  public struct Statistics: Sendable, Equatable {
+    /// TCP connections opened.
+    public var connectionsOpened = 0
+    /// TLS handshakes completed, resumed ones included.
+    public var tlsHandshakes = 0
+    /// TLS handshakes that resumed an earlier session.
+    public var tlsResumptions = 0
+  }
+
   private let pool: ConnectionPool
-  private let secure: URLSessionTransport
+  private let caFile: String?
+  private let proxies: ProxySettings
+  private let tlsContext = Mutex<TLSContext?>(nil)
+  private let counters = Mutex(Statistics())
 
   /// - Parameters:
   ///   - maximumConnectionsPerOrigin: connections open at once to one origin.
   ///   - idleLifetime: how long an unused keep-alive connection is kept, in seconds.
-  ///   - secureIdleTimeout, secureResourceTimeout: URLSession's limits for `https://`.
+  ///   - caFile: a PEM file of certificates trusted besides the system store (a private CA).
+  ///   - proxies: the proxies to go through (`ProxySettings(environment:)`); none by default.
   public init(
-    maximumConnectionsPerOrigin: Int = 8, idleLifetime: Double = 30,
-    secureIdleTimeout: Double = 15, secureResourceTimeout: Double = 60
+    maximumConnectionsPerOrigin: Int = 8, idleLifetime: Double = 30, caFile: String? = nil,
+    proxies: ProxySettings = ProxySettings()
   ) {
     pool = ConnectionPool(maximumPerOrigin: maximumConnectionsPerOrigin, idleLifetime: idleLifetime)
-    secure = URLSessionTransport(
-      idleTimeout: secureIdleTimeout, resourceTimeout: secureResourceTimeout)
+    self.caFile = caFile
+    self.proxies = proxies
+  }
+
+  /// Checks that `caFile` can be read and holds certificates: nil when it does, else a message
+  /// naming the file and the problem (for a command line to refuse at once).
+  public static func problem(withCAFile caFile: String) -> String? {
+    do throws(TLSSetupError) {
+      _ = try TLSContext.client(caFile: caFile)
+      return nil
+    } catch {
+      return error.message
+    }
+  }
+
+  /// What the transport did so far.
+  public var statistics: Statistics { counters.withLock { $0 } }
+
+  /// The client TLS context, made on first use (reading the trust store once).
+  private func clientContext() throws(TransportError) -> TLSContext {
+    let made = tlsContext.withLock { stored -> Result<TLSContext, TLSSetupError> in
+      if let stored { return .success(stored) }
+      do throws(TLSSetupError) {
+        let context = try TLSContext.client(caFile: caFile)
+        stored = context
+        return .success(context)
+      } catch {
+        return .failure(error)
+      }
+    }
+    switch made {
+    case .success(let context): return context
+    case .failure(let error): throw .failed(error.message)
+    }
   }
 
   /// Open and idle connections to the origin of `url` (`http://host:port`), for tests.
@@ -78,16 +131,14 @@ public final class SocketTransport: HTTPTransport {
       let text = request.url
       addresses = try await Self.blocking { () throws(TransportError) in try policy.check(text) }
     }
-    if url.isSecure {
-      // URLSession resolves the name again itself: the check above cannot pin the address.
-      var plain = request
-      plain.followsRedirects = false
-      plain.targetPolicy = nil
-      return try await secure.send(plain)
-    }
-    let checked = addresses
-    let key = checked.map { "\(url.origin)@\($0[0].text)" } ?? url.origin
-    let bytes = try Self.requestBytes(request, url: url)
+    let context = url.isSecure ? try clientContext() : nil
+    let proxy = proxies.proxy(for: url)
+    // Through a proxy, the proxy resolves the name: the checked addresses are not used.
+    let checked = proxy == nil ? addresses : nil
+    let key =
+      (checked.map { "\(url.origin)@\($0[0].text)" } ?? url.origin)
+      + (proxy.map { " via \($0.display)" } ?? "")
+    let bytes = try Self.requestBytes(request, url: url, proxy: url.isSecure ? nil : proxy)
     let cancellation = Cancellation()
     let pool = pool
     let result = await withTaskCancellationHandler {
@@ -96,9 +147,9 @@ public final class SocketTransport: HTTPTransport {
         let lease = try await pool.acquire(key)
         return .success(
           try await Self.blocking { () throws(TransportError) in
-            try Self.exchange(
-              bytes, request: request, url: url, addresses: checked, key: key, lease: lease,
-              pool: pool, cancellation: cancellation)
+            try self.exchange(
+              bytes, request: request, url: url, addresses: checked, proxy: proxy, key: key,
+              lease: lease, context: context, cancellation: cancellation)
           })
       } catch {
         return .failure(error)
@@ -111,9 +162,10 @@ public final class SocketTransport: HTTPTransport {
 
   /// The blocking part: connect when needed, write, read; a reused connection that turns out
   /// closed by the server is replaced once.
-  private static func exchange(
+  private func exchange(
     _ bytes: [UInt8], request: TransportRequest, url: HTTPURL, addresses: [SocketAddress]?,
-    key: String, lease: ConnectionPool.Lease, pool: ConnectionPool, cancellation: Cancellation
+    proxy: ProxySettings.Proxy?, key: String, lease: ConnectionPool.Lease, context: TLSContext?,
+    cancellation: Cancellation
   ) throws(TransportError) -> TransportResponse {
     let deadline = Deadline(total: request.totalTimeout, idle: request.idleTimeout)
     let limits = ResponseLimits(
@@ -127,9 +179,23 @@ public final class SocketTransport: HTTPTransport {
       case .open:
         do throws(TransportError) {
           var targets = addresses ?? []
-          if targets.isEmpty { targets = try SocketAddress.resolve(host: url.host, port: url.port) }
-          connection = try ClientConnection.open(
-            to: targets, poolKey: key, deadline: deadline, cancellation: cancellation)
+          if let proxy {
+            do throws(TransportError) {
+              targets = try SocketAddress.resolve(host: proxy.host, port: proxy.port)
+              connection = try ClientConnection.open(
+                to: targets, poolKey: key, deadline: deadline, cancellation: cancellation)
+            } catch {
+              guard case .cannotConnect(let reason) = error else { throw error }
+              throw .cannotConnect("the proxy \(proxy.display): \(reason)")
+            }
+          } else {
+            if targets.isEmpty {
+              targets = try SocketAddress.resolve(host: url.host, port: url.port)
+            }
+            connection = try ClientConnection.open(
+              to: targets, poolKey: key, deadline: deadline, cancellation: cancellation)
+          }
+          counters.withLock { $0.connectionsOpened += 1 }
         } catch {
           pool.releaseUnopened(key)
           throw error
@@ -141,9 +207,21 @@ public final class SocketTransport: HTTPTransport {
         throw .cancelled
       }
       do throws(TransportError) {
+        if let context, connection.tls == nil {
+          if let proxy {
+            try connection.tunnel(
+              to: "\(url.hostForURL):\(url.port)", proxy: proxy, deadline: deadline,
+              cancellation: cancellation)
+          }
+          try handshake(
+            connection, context: context, host: url.host, key: key,
+            deadline: deadline, cancellation: cancellation)
+        }
         try connection.write(bytes, deadline: deadline, cancellation: cancellation)
         let (response, keepAlive) = try connection.readResponse(
           method: request.method, limits: limits, deadline: deadline, cancellation: cancellation)
+        // With TLS 1.3 the session ticket comes after the handshake: now it has.
+        connection.tls?.saveSessionForResumption()
         cancellation.detach()
         pool.release(connection, reusable: keepAlive)
         return response
@@ -164,15 +242,41 @@ public final class SocketTransport: HTTPTransport {
     }
   }
 
+  /// Starts TLS on a new connection, resuming the session saved for `key` when there is one.
+  private func handshake(
+    _ connection: ClientConnection, context: TLSContext, host: String, key: String,
+    deadline: Deadline, cancellation: Cancellation
+  ) throws(TransportError) {
+    let session: TLSSession
+    do throws(TLSSetupError) {
+      session = try TLSSession(client: context, host: host, sessionKey: key)
+    } catch {
+      throw .failed(error.message)
+    }
+    try connection.startTLS(session, deadline: deadline, cancellation: cancellation)
+    let resumed = session.resumedSession
+    counters.withLock {
+      $0.tlsHandshakes += 1
+      if resumed { $0.tlsResumptions += 1 }
+    }
+  }
+
   /// The request line, headers and body as sent.
-  static func requestBytes(_ request: TransportRequest, url: HTTPURL) throws(TransportError)
-    -> [UInt8]
-  {
+  static func requestBytes(
+    _ request: TransportRequest, url: HTTPURL, proxy: ProxySettings.Proxy? = nil
+  ) throws(TransportError) -> [UInt8] {
     guard !request.method.isEmpty, request.method.allSatisfy({ $0.isLetter && $0.isASCII }) else {
       throw .invalidURL("the method \(request.method) cannot be sent")
     }
-    var head = "\(request.method) \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
-    let managed: Set<String> = ["host", "content-length", "connection", "transfer-encoding"]
+    // Through a proxy, a plain request names the whole URL (absolute form).
+    let target = proxy == nil ? url.target : "http://\(url.hostHeader)\(url.target)"
+    var head = "\(request.method) \(target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
+    if let authorization = proxy?.authorization {
+      head += "Proxy-Authorization: \(authorization)\r\n"
+    }
+    let managed: Set<String> = [
+      "host", "content-length", "connection", "transfer-encoding", "proxy-authorization",
+    ]
     for field in request.headers where !managed.contains(field.name.lowercased()) {
       guard !(field.name + field.value).utf8.contains(where: { $0 == 13 || $0 == 10 }) else {
         throw .invalidURL("the header \(field.name) holds a line break")

@@ -1,6 +1,7 @@
 import CEpoll
 import Glibc
 import SusiClock
+import SusiTLS
 import Synchronization
 
 /// One thread running an epoll loop over its share of the connections.
@@ -417,9 +418,19 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
       limits: configuration.limits, timeouts: configuration.timeouts,
       remoteAddress: remoteAddress, now: now, priorityCheck: priorityCheck,
       loopbackUserID: configuration.identifiesLoopbackUsers ? LoopbackPeer.userID(of: fd) : nil)
+    var tls: TLSSession?
+    if let identity = configuration.tls {
+      guard let session = try? TLSSession(server: identity.context) else {
+        close(fd)
+        if case .priorityOnly(let ticket) = admission { reserveTickets[ticket] = nil }
+        openConnections.release(address: remoteAddress, admission: admission)
+        return
+      }
+      tls = session
+    }
     let connection = HTTPConnection(
       key: key, fd: fd, loop: self, remoteAddress: remoteAddress, admission: admission,
-      machine: machine)
+      machine: machine, tls: tls)
     guard register(fd: fd, key: key, events: connection.interest) else {
       close(fd)
       if case .priorityOnly(let ticket) = admission { reserveTickets[ticket] = nil }

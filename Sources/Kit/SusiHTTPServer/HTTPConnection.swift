@@ -1,7 +1,12 @@
 import CEpoll
 import Glibc
+import SusiTLS
 
 /// One accepted socket: performs what its `HTTPConnectionStateMachine` decides.
+///
+/// On an HTTPS server a `TLSSession` sits between the socket and the state machine: bytes read
+/// are fed to it and what it decrypts goes to the machine; responses are encrypted into `wire`
+/// and sent from there. The machine never knows.
 ///
 /// Lives on its event loop's thread and is only touched there (handler and stream tasks run on
 /// that loop as their executor, and hop back with `runOnLoop` before touching it), which is why
@@ -15,8 +20,13 @@ final class HTTPConnection: @unchecked Sendable {
   private let fd: Int32
   private unowned let loop: EventLoop
   private var machine: HTTPConnectionStateMachine
+  /// Response bytes not yet sent (plain HTTP) or not yet encrypted (TLS).
   private var output: [UInt8] = []
   private var outputStart = 0
+  private let tls: TLSSession?
+  /// Encrypted bytes not yet sent (TLS only).
+  private var wire: [UInt8] = []
+  private var wireStart = 0
   private var handlerTask: Task<Void, Never>?
   private var stream: ResponseStreamSink?
   private var registeredInterest: UInt32
@@ -24,7 +34,8 @@ final class HTTPConnection: @unchecked Sendable {
 
   init(
     key: UInt64, fd: Int32, loop: EventLoop, remoteAddress: String,
-    admission: OpenConnections.Admission, machine: HTTPConnectionStateMachine
+    admission: OpenConnections.Admission, machine: HTTPConnectionStateMachine,
+    tls: TLSSession? = nil
   ) {
     self.key = key
     self.remoteAddress = remoteAddress
@@ -32,6 +43,7 @@ final class HTTPConnection: @unchecked Sendable {
     self.fd = fd
     self.loop = loop
     self.machine = machine
+    self.tls = tls
     self.registeredInterest = Self.interest(wantsToRead: machine.wantsToRead, pendingOutput: 0)
   }
 
@@ -49,7 +61,7 @@ final class HTTPConnection: @unchecked Sendable {
 
   var nextDeadline: Duration? { machine.nextDeadline }
 
-  var pendingOutput: Int { output.count - outputStart }
+  var pendingOutput: Int { output.count - outputStart + wire.count - wireStart }
 
   // MARK: - Loop events
 
@@ -84,12 +96,22 @@ final class HTTPConnection: @unchecked Sendable {
     while true {
       let count = recv(fd, buffer.baseAddress, buffer.count, 0)
       if count > 0 {
-        perform(
-          machine.bytesReceived(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), at: now),
-          now: now)
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+        if let tls {
+          decrypt(bytes, with: tls, now: now)
+        } else {
+          perform(machine.bytesReceived(bytes, at: now), now: now)
+        }
         return
       }
       if count == 0 {
+        if let tls {
+          tls.receivedEnd()
+          if !tls.isEstablished {
+            forceClose()
+            return
+          }
+        }
         perform(machine.peerClosed(at: now), now: now)
         return
       }
@@ -100,6 +122,43 @@ final class HTTPConnection: @unchecked Sendable {
         forceClose()
         return
       }
+    }
+  }
+
+  /// Feeds ciphertext to TLS, answers the handshake, and hands whatever it decrypts to the
+  /// machine. The loop's read buffer holds `bytes`, so decrypted bytes go to a buffer of their
+  /// own.
+  private func decrypt(_ bytes: UnsafeRawBufferPointer, with tls: TLSSession, now: Duration) {
+    do throws(TLSFailure) {
+      try tls.received(bytes)
+      if try tls.handshake() == .needsInput {
+        flush(now: now)
+        return
+      }
+      var plain = [UInt8](repeating: 0, count: 16 * 1024)
+      while !isClosed {
+        let result = try plain.withUnsafeMutableBytes { raw in
+          Result { () throws(TLSFailure) in try tls.read(into: raw) }
+        }.get()
+        guard case .bytes(let count) = result else {
+          if result == .closed { perform(machine.peerClosed(at: now), now: now) }
+          break
+        }
+        plain.withUnsafeBytes { raw in
+          perform(
+            machine.bytesReceived(UnsafeRawBufferPointer(rebasing: raw[0..<count]), at: now),
+            now: now)
+        }
+      }
+      flush(now: now)
+    } catch {
+      if error.kind == .notTLS {
+        // A plain HTTP client on the HTTPS port: tell it in words it can read.
+        HTTPResponseEncoder.plainRequestOnTLSPort.withUnsafeBytes { _ = Socket.send(fd, $0) }
+      } else {
+        flush(now: now)
+      }
+      forceClose()
     }
   }
 
@@ -148,6 +207,10 @@ final class HTTPConnection: @unchecked Sendable {
       HTTPResponseEncoder.encodeRejection(rejection, date: loop.currentDate(), into: &output)
       flush(now: now)
     case .halfCloseAndLinger:
+      if let tls {
+        tls.close()
+        flush(now: now)
+      }
       shutdown(fd, Int32(SHUT_WR))
     case .close:
       closeSocket()
@@ -215,30 +278,58 @@ final class HTTPConnection: @unchecked Sendable {
 
   private func flush(now: Duration) {
     guard !isClosed else { return }
-    var progressed = false
-    while outputStart < output.count {
-      let sent = output.withUnsafeBytes { raw in
-        Socket.send(fd, UnsafeRawBufferPointer(rebasing: raw[outputStart...]))
+    let progressed: Bool
+    if let tls {
+      if outputStart < output.count {
+        let outcome = output.withUnsafeBytes { raw in
+          Result { () throws(TLSFailure) in
+            try tls.write(UnsafeRawBufferPointer(rebasing: raw[outputStart...]))
+          }
+        }
+        guard case .success = outcome else {
+          forceClose()
+          return
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 256 * 1024)
+        outputStart = 0
       }
-      guard let sent else {
-        forceClose()
-        return
-      }
-      if sent == 0 { break }
-      outputStart += sent
-      progressed = true
-    }
-    if outputStart == output.count {
-      output.removeAll(keepingCapacity: output.capacity <= 256 * 1024)
-      outputStart = 0
-    } else if outputStart > 64 * 1024 && outputStart * 2 > output.count {
-      output.removeSubrange(0..<outputStart)
-      outputStart = 0
+      tls.takeOutput(appendingTo: &wire)
+      guard let sent = send(&wire, from: &wireStart) else { return }
+      progressed = sent
+    } else {
+      guard let sent = send(&output, from: &outputStart) else { return }
+      progressed = sent
     }
     stream?.outputDrained(
       pending: pendingOutput, limit: loop.configuration.limits.maxBufferedResponseBytes)
     perform(
       machine.outputWritten(remaining: pendingOutput, progressed: progressed, at: now), now: now)
+  }
+
+  /// Sends what the socket takes of `buffer[start...]`: whether anything went out, or nil when
+  /// the socket failed (and was closed).
+  private func send(_ buffer: inout [UInt8], from start: inout Int) -> Bool? {
+    var progressed = false
+    while start < buffer.count {
+      let sent = buffer.withUnsafeBytes { raw in
+        Socket.send(fd, UnsafeRawBufferPointer(rebasing: raw[start...]))
+      }
+      guard let sent else {
+        forceClose()
+        return nil
+      }
+      if sent == 0 { break }
+      start += sent
+      progressed = true
+    }
+    if start == buffer.count {
+      buffer.removeAll(keepingCapacity: buffer.capacity <= 256 * 1024)
+      start = 0
+    } else if start > 64 * 1024 && start * 2 > buffer.count {
+      buffer.removeSubrange(0..<start)
+      start = 0
+    }
+    return progressed
   }
 
   private func closeSocket() {
@@ -249,6 +340,8 @@ final class HTTPConnection: @unchecked Sendable {
     stream = nil
     output = []
     outputStart = 0
+    wire = []
+    wireStart = 0
     close(fd)
     loop.connectionClosed(self)
   }

@@ -17,6 +17,10 @@ enum HTTPResponseEncoder {
   static let serviceUnavailable: [UInt8] = Array(
     "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 29\r\nRetry-After: 1\r\nConnection: close\r\n\r\ntoo many connections; retry\r\n"
       .utf8)
+  /// The answer to a plain HTTP request on an HTTPS port, in plain text.
+  static let plainRequestOnTLSPort: [UInt8] = Array(
+    "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 44\r\nConnection: close\r\n\r\nthis port speaks HTTPS: use an https:// URL\n"
+      .utf8)
 
   /// Appends a complete response (head and body) to `out`.
   static func encode(

@@ -19,6 +19,8 @@ extension HTTPServer {
     public var backlog: Int32 = 511
     /// The time source for every timeout; tests pass a `ManualTimeSource`.
     public var clock: any TimeSource = SystemTimeSource()
+    /// The certificate and key when the server speaks HTTPS (then only HTTPS); nil = plain HTTP.
+    public var tls: HTTPServerTLS?
     /// Looks up which local user each loopback client runs as (see `HTTPRequest.loopbackUserID`),
     /// once per connection, for servers that keep something per caller.
     public var identifiesLoopbackUsers = false
@@ -28,7 +30,7 @@ extension HTTPServer {
       host: String = "127.0.0.1", port: Int = 0, limits: HTTPLimits = HTTPLimits(),
       timeouts: HTTPTimeouts = HTTPTimeouts(),
       eventLoopCount: Int = Configuration.defaultEventLoopCount,
-      backlog: Int32 = 511, clock: any TimeSource = SystemTimeSource()
+      backlog: Int32 = 511, clock: any TimeSource = SystemTimeSource(), tls: HTTPServerTLS? = nil
     ) {
       self.host = host
       self.port = port
@@ -37,6 +39,7 @@ extension HTTPServer {
       self.eventLoopCount = eventLoopCount
       self.backlog = backlog
       self.clock = clock
+      self.tls = tls
     }
 
     /// One loop per online CPU, between one and four.

@@ -26,7 +26,7 @@ public final class DeliveryService: Sendable {
   public init(
     feed: EventFeed, registry: SubscriberFile, cursors: DeliveryCursors,
     transport makeTransport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
-      URLSessionTransport()
+      SocketTransport()
     },
     clock: any TimeSource = SystemTimeSource(), counters: DeliveryCounters = DeliveryCounters(),
     policy: DeliveryPolicy = DeliveryPolicy(),

@@ -1,18 +1,24 @@
 // susi-bench transport [--chats=N]: chats through the runner over real sockets against
-// `susi server`, next to one sequential Python `http.client` keep-alive connection against the
-// same server in the same run, and the CPU a 2 s wait on a silent server costs.
+// `susi server`, over http:// and over https:// (`susi server --tls-cert`, a CA made in this
+// run), next to one sequential Python `http.client` keep-alive connection (http) and one
+// Python `requests.Session` (https, when python3 has requests) against the same servers in the
+// same run; TLS handshakes per pooled connection; and the CPU a wait costs: 2 s on a silent
+// http server, 4 s on an https server that answers after 4 s.
 
 import CEpoll
 import Foundation
 import SusiCore
 import SusiFiles
 import SusiHTTPClient
+import SusiHTTPServer
 import SusiRunner
+import SusiTLSTesting
 import Synchronization
 
 let transportBenchmark = Benchmark(
   name: "transport",
-  summary: "chats/s and CPU per chat through the runner vs one Python keep-alive connection",
+  summary:
+    "chats/s over http and https through the runner vs Python; handshakes; CPU while waiting",
   run: { arguments in
     var chats = 3000
     for argument in arguments where argument.hasPrefix("--chats=") {
@@ -31,34 +37,84 @@ struct TransportBenchmark {
     defer { try? FileManager.default.removeItem(at: folder) }
     let server = try SusiServerProcess(stateDirectory: folder.appendingPathComponent("server").path)
     defer { server.stop() }
-    print("  susi server at \(server.baseURL), \(chats) chats each")
+    let authority = try TestCertificateAuthority(name: "susi-bench CA")
+    let caFile = try authority.writeCertificate(to: folder.path)
+    let files = try authority.issue(hosts: ["localhost", "127.0.0.1"]).write(to: folder.path)
+    let secure = try SusiServerProcess(
+      stateDirectory: folder.appendingPathComponent("secure").path,
+      tls: (files.certificate, files.key))
+    defer { secure.stop() }
+    print("  susi server at \(server.baseURL) and \(secure.baseURL), \(chats) chats each")
 
     let python = try pythonChatsPerSecond(server.baseURL)
-    print("  python http.client, one keep-alive connection: \(Int(python)) chats/s")
+    print("  python http.client, one keep-alive connection, http: \(Int(python)) chats/s")
     let runner = await runnerChats(server.baseURL, folder: folder.path, transport: nil)
     print(
-      "  runner, SocketTransport (8 at once): \(Int(runner.rate)) chats/s,"
+      "  runner, SocketTransport (8 at once), http: \(Int(runner.rate)) chats/s,"
         + " \(String(format: "%.0f", runner.cpuMicroseconds)) µs CPU per chat"
         + " = \(String(format: "%.2f", runner.rate / python))x python")
-    let session = await runnerChats(
-      server.baseURL, folder: folder.path, transport: URLSessionTransport())
+
+    let tlsTransport = SocketTransport(caFile: caFile)
+    let tls = await runnerChats(secure.baseURL, folder: folder.path, transport: tlsTransport)
+    let statistics = tlsTransport.statistics
     print(
-      "  runner, URLSessionTransport (8 at once): \(Int(session.rate)) chats/s,"
-        + " \(String(format: "%.0f", session.cpuMicroseconds)) µs CPU per chat")
+      "  runner, SocketTransport (8 at once), https: \(Int(tls.rate)) chats/s,"
+        + " \(String(format: "%.0f", tls.cpuMicroseconds)) µs CPU per chat"
+        + " = \(String(format: "%.0f", tls.rate / runner.rate * 100))% of http")
+    print(
+      "  https: \(statistics.connectionsOpened) connections opened,"
+        + " \(statistics.tlsHandshakes) TLS handshakes"
+        + " (\(String(format: "%.2f", Double(statistics.tlsHandshakes) / Double(max(1, statistics.connectionsOpened)))) per pooled connection),"
+        + " \(statistics.tlsResumptions) resumed")
+    if let requests = try pythonRequestsChatsPerSecond(secure.baseURL, caFile: caFile) {
+      print(
+        "  python requests.Session, one keep-alive connection, https: \(Int(requests)) chats/s;"
+          + " runner = \(String(format: "%.2f", tls.rate / requests))x")
+    } else {
+      print("  python requests.Session: not measured (python3 has no requests module)")
+    }
 
     let silent = try SilentServer()
     defer { silent.stop() }
-    for (name, transport) in [
-      ("SocketTransport", SocketTransport() as any HTTPTransport),
-      ("URLSessionTransport", URLSessionTransport(idleTimeout: 2, resourceTimeout: 2)),
-    ] {
-      let cpu = Self.processCPUSeconds()
-      let request = TransportRequest(url: silent.baseURL + "/", idleTimeout: 2, totalTimeout: 2)
-      _ = try? await transport.send(request)
-      print(
-        "  2 s wait on a silent server, \(name): \(String(format: "%.3f", Self.processCPUSeconds() - cpu)) s CPU"
-      )
+    let cpu = Self.processCPUSeconds()
+    let request = TransportRequest(url: silent.baseURL + "/", idleTimeout: 2, totalTimeout: 2)
+    _ = try? await SocketTransport().send(request)
+    print(
+      "  2 s wait on a silent http server: \(String(format: "%.3f", Self.processCPUSeconds() - cpu)) s CPU"
+    )
+    let wait = try await slowHTTPSWait(certificate: files, caFile: caFile)
+    print(
+      "  4 s wait on an https server that answers after 4 s: \(String(format: "%.3f", wait.cpu)) s CPU"
+        + " (answered after \(String(format: "%.2f", wait.elapsed)) s)")
+  }
+
+  /// Sends one request to an in-process HTTPS server whose handler answers after 4 s; the
+  /// process's CPU during the exchange (the server sleeps meanwhile).
+  func slowHTTPSWait(certificate files: (certificate: String, key: String), caFile: String)
+    async throws -> (cpu: Double, elapsed: Double)
+  {
+    struct Slow: HTTPHandler {
+      func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        try? await Task.sleep(for: .seconds(4))
+        return HTTPResponse(status: 200, contentType: "text/plain", body: "late")
+      }
     }
+    let tls = try HTTPServerTLS(certificateFile: files.certificate, keyFile: files.key)
+    let server = HTTPServer(configuration: .init(tls: tls), handler: Slow())
+    let port = try server.start()
+    let transport = SocketTransport(caFile: caFile)
+    let url = "https://localhost:\(port)/"
+    // The handshake is not waiting: it happens before the measured request.
+    _ = try? await transport.send(TransportRequest(url: url, idleTimeout: 10, totalTimeout: 10))
+    let cpu = Self.processCPUSeconds()
+    let start = ContinuousClock.now
+    let response = try await transport.send(
+      TransportRequest(url: url, idleTimeout: 10, totalTimeout: 10))
+    let elapsed = (ContinuousClock.now - start) / .seconds(1)
+    let used = Self.processCPUSeconds() - cpu
+    await server.shutdown()
+    guard response.status == 200 else { throw BenchError("the slow https server failed") }
+    return (used, elapsed)
   }
 
   /// Runs `chats` chats through a runner and returns chats/s and client CPU per chat.
@@ -122,6 +178,41 @@ struct TransportBenchmark {
     return rate
   }
 
+  /// Chats/s of one Python `requests.Session` over TLS, trusting `caFile`; nil without requests.
+  func pythonRequestsChatsPerSecond(_ base: String, caFile: String) throws -> Double? {
+    let script = """
+      import sys, time
+      try:
+          import requests
+      except ImportError:
+          print("none"); sys.exit(0)
+      base, n, ca = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+      s = requests.Session(); s.trust_env = False; s.verify = ca
+      url = base + "/susi/chat.json?q=hello&timezoneOffset=0&language=en&device_type=Linux"
+      for _ in range(50):
+          s.get(url).content
+      t = time.perf_counter()
+      for _ in range(n):
+          r = s.get(url); r.content
+          assert r.status_code == 200
+      print(n / (time.perf_counter() - t))
+      """
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", script, base, String(chats), caFile]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readToEndOfInput()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    if text == "none" { return nil }
+    guard process.terminationStatus == 0, let rate = Double(text) else {
+      throw BenchError("python3 requests run failed")
+    }
+    return rate
+  }
+
   /// User and system CPU of this process, in seconds.
   static func processCPUSeconds() -> Double {
     var usage = rusage()
@@ -141,13 +232,14 @@ private final class SusiServerProcess {
   let process = Process()
   let baseURL: String
 
-  init(stateDirectory: String) throws {
+  init(stateDirectory: String, tls: (certificate: String, key: String)? = nil) throws {
     let susi = URL(fileURLWithPath: builtSusi)
     guard FileManager.default.isExecutableFile(atPath: susi.path) else {
       throw BenchError("\(susi.path) is missing; build it first (swift build -c release)")
     }
     process.executableURL = susi
     process.arguments = ["server", "--port", "0", "--state-dir", stateDirectory]
+    if let tls { process.arguments! += ["--tls-cert", tls.certificate, "--tls-key", tls.key] }
     let output = Pipe()
     process.standardOutput = output
     try process.run()
@@ -159,7 +251,7 @@ private final class SusiServerProcess {
       line.append(first)
     }
     baseURL = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-    guard baseURL.hasPrefix("http://") else {
+    guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://") else {
       process.terminate()
       throw BenchError("susi server did not print its URL (got '\(baseURL)')")
     }

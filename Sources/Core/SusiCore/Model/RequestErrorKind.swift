@@ -36,4 +36,25 @@ public struct RequestErrorKind: RawRepresentable, Hashable, Sendable, CustomStri
   public static let interrupted = RequestErrorKind(rawValue: "interrupted")
   /// A planned answer was due too long ago to be worth delivering.
   public static let expired = RequestErrorKind(rawValue: "expired")
+  /// The server's TLS certificate is past its end date.
+  public static let certificateExpired = RequestErrorKind(rawValue: "certificateExpired")
+  /// The server's TLS certificate is not valid yet (or the clock is behind).
+  public static let certificateNotYetValid = RequestErrorKind(rawValue: "certificateNotYetValid")
+  /// The server's TLS certificate comes from an authority this machine does not trust.
+  public static let certificateUnknownIssuer = RequestErrorKind(
+    rawValue: "certificateUnknownIssuer")
+  /// The server's TLS certificate names other hosts than the one asked for.
+  public static let certificateHostMismatch = RequestErrorKind(rawValue: "certificateHostMismatch")
+  /// The TLS handshake failed for another reason (versions, ciphers, a broken server).
+  public static let tlsHandshakeFailed = RequestErrorKind(rawValue: "tlsHandshakeFailed")
+  /// The server does not speak TLS on the port (plain HTTP behind an `https://` URL).
+  public static let tlsNotSpoken = RequestErrorKind(rawValue: "tlsNotSpoken")
+
+  /// Whether the kind is one of the TLS failures (a certificate refused, a failed handshake).
+  public var isTLSFailure: Bool {
+    [
+      Self.certificateExpired, .certificateNotYetValid, .certificateUnknownIssuer,
+      .certificateHostMismatch, .tlsHandshakeFailed, .tlsNotSpoken,
+    ].contains(self)
+  }
 }

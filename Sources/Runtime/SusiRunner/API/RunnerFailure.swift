@@ -1,5 +1,6 @@
 import SusiCore
 import SusiHTTPClient
+import SusiTLS
 
 /// Why an effect failed, in the terms `requestFailed` reports (`RequestError`).
 ///
@@ -48,6 +49,21 @@ struct RunnerFailure: Error, Equatable, Sendable {
       RunnerFailure(.network, reason)
     case .failed(let reason):
       RunnerFailure(.network, "the request to \(place) failed: \(reason)")
+    case .tls(let failure):
+      RunnerFailure(
+        Self.kind(of: failure), "cannot connect securely to \(place): \(failure.sentence)")
+    }
+  }
+
+  /// The `requestFailed` kind that names a TLS failure's cause.
+  static func kind(of failure: TLSFailure) -> RequestErrorKind {
+    switch failure.kind {
+    case .certificateExpired: .certificateExpired
+    case .certificateNotYetValid: .certificateNotYetValid
+    case .unknownIssuer: .certificateUnknownIssuer
+    case .hostMismatch: .certificateHostMismatch
+    case .handshakeFailed: .tlsHandshakeFailed
+    case .notTLS: .tlsNotSpoken
     }
   }
 }

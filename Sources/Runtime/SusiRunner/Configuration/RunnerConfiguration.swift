@@ -29,6 +29,10 @@ public struct RunnerConfiguration: Sendable {
   public var transport: (any HTTPTransport)?
   /// Most connections open at once to one server (keep-alive pool bound).
   public var connectionsPerOrigin: Int
+  /// A PEM file of certificates trusted for `https://` besides the system store (`--ca-file`).
+  public var caFile: String?
+  /// The proxies requests go through (`ProxySettings(environment:)`); none by default.
+  public var proxies: ProxySettings
   /// Which addresses link previews and image downloads may reach. The embedded server's and
   /// the web search's origins are always allowed.
   public var targetPolicy: TargetPolicy
@@ -68,6 +72,8 @@ public struct RunnerConfiguration: Sendable {
     clock = SystemTimeSource()
     transport = nil
     connectionsPerOrigin = 8
+    caFile = nil
+    proxies = ProxySettings()
     targetPolicy = TargetPolicy()
     pacingMilliseconds = 0
     randomSeed = nil

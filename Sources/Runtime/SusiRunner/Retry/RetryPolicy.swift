@@ -80,7 +80,8 @@ extension Transience {
       case .cannotConnect: return .retryable(retryAfter: nil)
       case .connectionLost, .timedOut, .failed:
         return idempotent ? .retryable(retryAfter: nil) : .final
-      case .tooLarge, .cancelled, .invalidURL, .refused: return .final
+      // A refused certificate stays refused until someone fixes it.
+      case .tooLarge, .cancelled, .invalidURL, .refused, .tls: return .final
       }
     case .success(let response):
       let retryAfter = response.headers["Retry-After"]

@@ -53,15 +53,14 @@ public final class SusiRunner: EffectsRunner {
   private let limit: Int
   private let book = Mutex(Book())
 
-  /// A runner with everything `configuration` says: transport (URLSession unless given),
+  /// A runner with everything `configuration` says: transport (`SocketTransport` unless given),
   /// clock, retry policy, credentials and image cache under the state directory.
   public init(configuration: RunnerConfiguration) {
     let transport =
       configuration.transport
       ?? SocketTransport(
         maximumConnectionsPerOrigin: configuration.connectionsPerOrigin,
-        secureIdleTimeout: configuration.timeouts.idle,
-        secureResourceTimeout: max(configuration.timeouts.total, configuration.timeouts.image))
+        caFile: configuration.caFile, proxies: configuration.proxies)
     let sender = RequestSender(
       transport: transport, clock: configuration.clock,
       random: RandomSource(seed: configuration.randomSeed), policy: configuration.retryPolicy,

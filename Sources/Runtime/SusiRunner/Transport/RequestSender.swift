@@ -61,7 +61,7 @@ struct RequestSender: Sendable {
   }
 
   /// One attempt, cut off after the request's total timeout on the runner's clock (the
-  /// transport's own timeouts may be coarser: URLSession's resource timeout is per session).
+  /// transport's own timeouts may be coarser: a socket wait is bounded by the idle timeout).
   private func attempt(_ request: TransportRequest) async -> Result<
     TransportResponse, TransportError
   > {

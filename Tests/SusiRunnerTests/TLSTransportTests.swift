@@ -1,0 +1,234 @@
+import Foundation
+import SusiCore
+import SusiHTTPServer
+import SusiHTTPTesting
+import SusiHTTPTypes
+import SusiTLS
+import SusiTLSTesting
+import SusiTesting
+import Synchronization
+import Testing
+
+@testable import SusiHTTPClient
+@testable import SusiRunner
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `https://` on our own transport against loopback servers: one handshake per kept
+/// connection, resumed sessions, every refused certificate named, and the wrong protocol on
+/// either side caught.
+@Suite(.timeLimit(.minutes(1)))
+struct TLSTransportTests {
+  /// An HTTPS server on the event loops: answers `ok`, with `Connection: close` on `/close`.
+  final class Server: HTTPHandler {
+    let server: HTTPServer
+    let port: Int
+
+    init(_ tls: HTTPServerTLS?) throws {
+      // A long idle timeout: a busy machine must not close the kept connection between
+      // requests.
+      server = HTTPServer(
+        configuration: HTTPServer.Configuration(
+          timeouts: HTTPTimeouts(head: .seconds(600), idle: .seconds(600)), tls: tls),
+        handler: Answer())
+      port = try server.start()
+    }
+
+    struct Answer: HTTPHandler {
+      func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        var response = HTTPResponse(status: 200, contentType: "text/plain", body: "ok")
+        if request.path == "/close" { response.headers.set("Connection", "close") }
+        return response
+      }
+    }
+
+    func handle(_ request: HTTPRequest) async -> HTTPResponse { HTTPResponse(status: 500) }
+
+    static func identity() throws -> HTTPServerTLS {
+      let files = try TestTLS.authority.issue(hosts: ["localhost", "127.0.0.1"]).write(
+        to: TestTLS.folder, name: UUID().uuidString)
+      return try HTTPServerTLS(certificateFile: files.certificate, keyFile: files.key)
+    }
+  }
+
+  @Test func keptConnectionsNeedOneHandshakeEach() async throws {
+    let server = try Server(Server.identity())
+    defer { Task { await server.server.shutdown() } }
+    let transport = SocketTransport(caFile: TestTLS.caFile)
+    for _ in 0..<5 {
+      let response = try await transport.send(
+        TransportRequest(url: "https://localhost:\(server.port)/x"))
+      #expect(response.body == Array("ok".utf8))
+    }
+    #expect(transport.statistics.connectionsOpened == 1)
+    #expect(transport.statistics.tlsHandshakes == 1)
+    #expect(server.server.openConnectionCount == 1)
+  }
+
+  @Test func aReloadedCertificateServesNewConnectionsAndKeepsOpenOnes() async throws {
+    let first = try TestTLS.authority.issue(hosts: ["localhost"]).write(
+      to: TestTLS.folder, name: UUID().uuidString)
+    let identity = try HTTPServerTLS(certificateFile: first.certificate, keyFile: first.key)
+    let server = HTTPServer(
+      configuration: HTTPServer.Configuration(
+        timeouts: HTTPTimeouts(head: .seconds(600), idle: .seconds(600)), tls: identity),
+      handler: Server.Answer())
+    let port = try server.start()
+    defer { Task { await server.shutdown() } }
+    let url = "https://localhost:\(port)/x"
+    let kept = SocketTransport(caFile: TestTLS.caFile)
+    #expect(try await kept.send(TransportRequest(url: url)).status == 200)
+
+    let other = try TestCertificateAuthority(name: "next CA")
+    let otherCA = try other.writeCertificate(to: TestTLS.folder, name: "\(UUID().uuidString).pem")
+    let next = try other.issue(hosts: ["localhost"])
+    try next.certificatePEM.write(toFile: first.certificate, atomically: true, encoding: .utf8)
+    try next.keyPEM.write(toFile: first.key, atomically: false, encoding: .utf8)
+    try identity.reload()
+
+    #expect(
+      try await SocketTransport(caFile: otherCA).send(TransportRequest(url: url)).status == 200)
+    // The connection opened before the reload is still served, on its old certificate.
+    #expect(try await kept.send(TransportRequest(url: url)).status == 200)
+    #expect(kept.statistics.connectionsOpened == 1)
+  }
+
+  @Test func aNewConnectionResumesTheSessionOfTheOneBefore() async throws {
+    let server = try Server(Server.identity())
+    defer { Task { await server.server.shutdown() } }
+    let transport = SocketTransport(caFile: TestTLS.caFile)
+    for _ in 0..<3 {
+      _ = try await transport.send(TransportRequest(url: "https://localhost:\(server.port)/close"))
+    }
+    #expect(transport.statistics.tlsHandshakes == 3)
+    #expect(transport.statistics.tlsResumptions == 2)
+  }
+
+  /// Each certificate problem arrives as the `requestFailed` kind that names it, with a
+  /// message that says what to do.
+  @Test(arguments: [
+    ("expired", RequestErrorKind.certificateExpired, "renew"),
+    ("notYetValid", .certificateNotYetValid, "date and time"),
+    ("otherHost", .certificateHostMismatch, "another host name"),
+    ("unknownIssuer", .certificateUnknownIssuer, "--ca-file FILE"),
+  ])
+  func aRefusedCertificateIsARequestFailureNamingItsCause(
+    _ case: String, _ kind: RequestErrorKind, _ advice: String
+  ) async throws {
+    let context =
+      switch `case` {
+      case "expired": try TestTLS.serverContext(notBefore: -7200, notAfter: -3600)
+      case "notYetValid": try TestTLS.serverContext(notBefore: 3600, notAfter: 7200)
+      case "otherHost": try TestTLS.serverContext(hosts: ["other.example"])
+      default: try TestTLS.serverContext(issuer: TestCertificateAuthority(name: "stranger"))
+      }
+    let server = try #require(
+      LoopbackServer(tls: context) { _ in LoopbackServer.reply(200, body: Array("ok".utf8)) })
+    defer { server.stop() }
+    let error = await #expect(throws: TransportError.self) {
+      try await SocketTransport(caFile: TestTLS.caFile).send(
+        TransportRequest(url: server.baseURL + "/x"))
+    }
+    let failure = RunnerFailure.transport(try #require(error), "/x")
+    #expect(failure.kind == kind)
+    #expect(failure.message.contains(advice), "\(failure.message)")
+    #expect(server.requests.isEmpty)
+  }
+
+  @Test func aPlainHTTPServerBehindAnHTTPSURLIsNamed() async throws {
+    let plain = try #require(SilentServer())
+    let answered = Thread {
+      let client = accept(plain.socket, nil, nil)
+      var hello = [UInt8](repeating: 0, count: 512)
+      _ = read(client, &hello, hello.count)
+      let reply = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)
+      _ = write(client, reply, reply.count)
+      close(client)
+    }
+    answered.start()
+    let error = await #expect(throws: TransportError.self) {
+      try await SocketTransport().send(TransportRequest(url: "https://127.0.0.1:\(plain.port)/"))
+    }
+    guard case .tls(let failure)? = error else {
+      Issue.record("not a TLS failure: \(String(describing: error))")
+      return
+    }
+    #expect(failure.kind == .notTLS)
+    #expect(RunnerFailure.transport(.tls(failure), "/").kind == .tlsNotSpoken)
+  }
+
+  @Test func aPlainRequestToAnHTTPSServerIsToldToUseHTTPS() async throws {
+    let server = try Server(Server.identity())
+    defer { Task { await server.server.shutdown() } }
+    let response = try await SocketTransport().send(
+      TransportRequest(url: "http://127.0.0.1:\(server.port)/x"))
+    #expect(response.status == 400)
+    #expect(String(decoding: response.body, as: UTF8.self).contains("this port speaks HTTPS"))
+  }
+
+  @Test func aServerThatNeverFinishesTheHandshakeTimesOut() async throws {
+    // Accepted into the backlog by the kernel, never answered: the ClientHello goes nowhere.
+    let stalled = try #require(SilentServer())
+    await #expect(
+      throws: TransportError.cannotConnect("the server did not finish the TLS handshake in time")
+    ) {
+      try await SocketTransport().send(
+        TransportRequest(url: "https://127.0.0.1:\(stalled.port)/", idleTimeout: 0.2))
+    }
+  }
+
+  @Test func thePrivateAddressPolicyHoldsForHTTPS() async throws {
+    let error = await #expect(throws: TransportError.self) {
+      try await SocketTransport().send(
+        TransportRequest(url: "https://127.0.0.1:9/", targetPolicy: TargetPolicy()))
+    }
+    guard case .refused? = error else {
+      Issue.record("not refused: \(String(describing: error))")
+      return
+    }
+  }
+
+  /// A TLS server that completes the handshake and then says nothing, waited on for 2 s by the
+  /// thread doing the exchange, costs that thread next to no CPU.
+  @Test func waitingTwoSecondsOnASilentTLSServerCostsNextToNoCPU() async throws {
+    let server = try TransportContractTests.server(.tls)
+    defer { server.stop() }
+    let url = try #require(HTTPURL(server.baseURL + "/silent"))
+    let bytes = try SocketTransport.requestBytes(TransportRequest(url: url.display), url: url)
+    let context = try TLSContext.client(caFile: TestTLS.caFile)
+    let measured = await withCheckedContinuation {
+      (done: CheckedContinuation<(Double, Double, TransportError?), Never>) in
+      Thread {
+        var failure: TransportError?
+        var start = ContinuousClock.now
+        var cpu = 0.0
+        do throws(TransportError) {
+          let cancellation = Cancellation()
+          let connection = try ClientConnection.open(
+            to: [SocketAddress(bytes: [127, 0, 0, 1], port: server.port)], poolKey: "",
+            deadline: Deadline(total: 10, idle: 10), cancellation: cancellation)
+          let session = try! TLSSession(client: context, host: "localhost")
+          try connection.startTLS(
+            session, deadline: Deadline(total: 10, idle: 10), cancellation: cancellation)
+          // Only the wait is measured, not the handshake's arithmetic.
+          start = ContinuousClock.now
+          cpu = SocketTransportTests.threadCPUSeconds()
+          let deadline = Deadline(total: 2, idle: 2)
+          try connection.write(bytes, deadline: deadline, cancellation: cancellation)
+          _ = try connection.readResponse(
+            method: "GET", limits: ResponseLimits(maximumBodyBytes: 100, truncates: false),
+            deadline: deadline, cancellation: cancellation)
+        } catch {
+          failure = error
+        }
+        let elapsed = (ContinuousClock.now - start) / .seconds(1)
+        done.resume(returning: (elapsed, SocketTransportTests.threadCPUSeconds() - cpu, failure))
+      }.start()
+    }
+    #expect(measured.2 == .timedOut)
+    #expect(measured.0 >= 1.9)
+    #expect(measured.1 < 0.05, "waiting cost \(measured.1) s of CPU")
+  }
+}
