@@ -1,6 +1,9 @@
 import Foundation
+import SusiHTTPServer
+import SusiHTTPTypes
 import SusiJSON
 import SusiTesting
+import Synchronization
 import Testing
 
 /// The page of `susi web` in a real headless Chromium, against the real `susi` binary and its
@@ -30,7 +33,7 @@ struct BrowserTests {
         "a row of three feed cards")
       try await s.waitInExchange(
         "show me the news",
-        "[...e.querySelectorAll('.card-rss img.preview-image')].some((i) => i.getAttribute('src')?.startsWith('/images?url=') && i.complete && i.naturalWidth > 0)",
+        "[...e.querySelectorAll('.card-rss img.preview-image')].some((i) => i.getAttribute('src')?.startsWith('blob:') && i.complete && i.naturalWidth > 0)",
         "a feed card's picture, loaded from the image cache")
 
       try await s.ask("where is Berlin")
@@ -65,7 +68,7 @@ struct BrowserTests {
       try await s.ask("show me a painting")
       try await s.waitInExchange(
         "show me a painting",
-        "((i) => i && i.getAttribute('src').startsWith('/images?url=') && i.complete && i.naturalWidth > 0)(e.querySelector('.card-image_show img'))",
+        "((i) => i && i.getAttribute('src').startsWith('blob:') && i.complete && i.naturalWidth > 0)(e.querySelector('.card-image_show img'))",
         "the picture, from the image cache")
 
       try await s.ask("search for pancakes")
@@ -132,7 +135,7 @@ struct BrowserTests {
       )
       #expect(card.string == "Synonyms|by Chen Wu|Points you to synonyms of a word")
       try await s.page.waitUntil(
-        "[...document.querySelectorAll('.skill-card img')].every((i) => i.getAttribute('src')?.startsWith('/images?url=') && i.complete && i.naturalWidth > 0)",
+        "[...document.querySelectorAll('.skill-card img')].every((i) => i.getAttribute('src')?.startsWith('blob:') && i.complete && i.naturalWidth > 0)",
         "every skill card's image, from the image cache")
 
       // The group tabs move with the arrow keys.
@@ -203,7 +206,7 @@ struct BrowserTests {
       )
       try await s.page.submit("#settings-form")
       try await s.page.waitUntil(
-        "fetch('/state').then((r) => r.json()).then((s) => s.settings.userName === 'Grace Hopper' && s.settings.theme === 'dark' && s.settings.enterAsSend === true)",
+        "import(new URL('api.js', document.baseURI).href).then((m) => m.getState()).then((s) => s.settings.userName === 'Grace Hopper' && s.settings.theme === 'dark' && s.settings.enterAsSend === true)",
         "the settings to be saved")
       try await s.page.waitUntil(
         "document.querySelector('#setting-userName').value === 'Grace Hopper'",
@@ -288,14 +291,18 @@ struct BrowserTests {
       // Live: a new event shows up while the inspector is open.
       try await s.page.click("#step-last")
       try await s.page.evaluate(
-        "fetch('/actions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ type: 'loadGroups', payload: {} }) }).then((r) => r.status)"
+        "import(new URL('api.js', document.baseURI).href).then((m) => m.postIntent('loadGroups', {}))"
       )
       try await s.page.waitUntil(
         "[...document.querySelectorAll('#event-table tbody tr[data-seq]')].some((r) => r.children[3].textContent === 'groupsLoaded') && document.querySelector('#detail-title').textContent.endsWith('groupsLoaded')",
         "the new events, followed live")
+      // The log download goes with the session header; without it, /inspector/log is refused.
       #expect(
-        try await s.page.evaluate("document.querySelector('#download-log').getAttribute('href')")
-          == "/inspector/log")
+        try await s.page.evaluate(
+          "import(new URL('api.js', document.baseURI).href).then((m) => m.request('/inspector/log')).then((r) => r.status)"
+        ) == 200)
+      #expect(
+        try await s.page.evaluate("fetch('/inspector/log').then((r) => r.status)") == 401)
       try await s.page.click("#event-table tr[data-seq='\(latest)'] button")
       try await s.page.waitUntil(
         "document.querySelector('#detail-title').textContent === 'Event \(latest): messageReceived'",
@@ -381,7 +388,73 @@ extension BrowserTests {
         "!document.querySelector('#screen-gate').hidden && !document.querySelector('#gate-web').hidden",
         "the note to open the address susi web printed")
       #expect(try await s.page.text("#gate-web").contains("susi web"))
-      #expect(try await s.page.evaluate("fetch('/state').then((r) => r.status)") == 401)
+      #expect(
+        try await s.page.evaluate(
+          "import(new URL('api.js', document.baseURI).href).then((m) => m.request('/state')).then((r) => r.status)"
+        ) == 401)
     }
   }
+
+  @Test func aLinkToAnotherLocalPortCarriesNoSession() async throws {
+    // Another program listening on loopback, as a link in an answer might name.
+    let recorder = RecordingHandler()
+    let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: recorder)
+    let port = try server.start()
+    try await BrowserSession.run { s in
+      let id = try #require(
+        try await s.page.evaluate("sessionStorage.getItem('susi-session')").string)
+      #expect(id.count == 43)
+      // What a click on a link to it sends (the page's policy lets no fetch or picture go there).
+      try await s.page.navigate("http://127.0.0.1:\(port)/link")
+      try await s.page.waitUntil(
+        "document.body.textContent === 'recorded'", "the other port's page")
+    }
+    await server.shutdown()
+    let seen = recorder.requests()
+    #expect(seen.map(\.path).contains("/link"))
+    for request in seen {
+      #expect(request.headers["Cookie"] == nil, "\(request.path)")
+      #expect(request.headers[WebSessionHeader.name] == nil, "\(request.path)")
+    }
+  }
+
+  @Test func aLinkSignsInOneTabOnlyOnce() async throws {
+    try await BrowserSession.run { s in
+      // The token has left the address bar at once.
+      #expect(try await s.page.evaluate("location.search") == "")
+      let other = try await ChromiumPage.open(in: try await SharedChromium.shared.connection())
+      do {
+        try await other.navigate(s.susi.url)
+        try await other.waitUntil(
+          "!document.querySelector('#screen-gate').hidden && document.querySelector('#gate-reason').textContent.includes('did not sign this tab in')",
+          "the note that the link was used")
+      } catch {
+        await other.close()
+        throw error
+      }
+      await other.close()
+    }
+  }
+}
+
+/// The name of the header a `susi web` page sends its session in.
+enum WebSessionHeader {
+  static let name = "X-Susi-Session"
+}
+
+/// A loopback server that answers every request with "recorded" and keeps its head.
+final class RecordingHandler: HTTPHandler {
+  private let seen = Mutex<[HTTPRequest]>([])
+
+  func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    seen.withLock {
+      $0.append(
+        HTTPRequest(method: request.method, target: request.target, headers: request.headers))
+    }
+    return HTTPResponse(status: 200, contentType: "text/plain", body: "recorded")
+  }
+
+  func isPriority(_ request: HTTPRequest) -> Bool { false }
+
+  func requests() -> [HTTPRequest] { seen.withLock { $0 } }
 }

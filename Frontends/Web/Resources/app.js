@@ -2,7 +2,7 @@
 // and shows the screen the address names (#/chat, #/skills, #/skill/<group>/<skill>,
 // #/account, #/inspector).
 
-import { getSession, openSession, getEvents, followEvents, APIError } from "./api.js";
+import { getSession, openSession, redeemToken, hasSession, getEvents, followEvents, APIError } from "./api.js";
 import { state, onState, refreshState, receive, startStreamAt, notice, setAccess } from "./store.js";
 import { setUpChat, renderChat } from "./chat.js";
 import { renderSkills, renderSkill, enterSkill, leaveSkill } from "./skills.js";
@@ -79,13 +79,14 @@ function navigate(moveFocus) {
 
 let gateShown = false;
 
-function showGate() {
+function showGate(reason = "") {
   if (gateShown) return;
   gateShown = true;
   showScreen("gate");
   document.getElementById("connection").textContent = "Not connected";
   const served = location.pathname.startsWith("/web/");
   document.getElementById("gate-web").hidden = served;
+  document.getElementById("gate-reason").textContent = reason;
   const form = document.getElementById("gate-key");
   form.hidden = !served;
   form.addEventListener("submit", async (event) => {
@@ -104,12 +105,35 @@ function showGate() {
 
 let stream = null;
 
-async function boot() {
+/**
+ * Signs this tab in with the token of the address `susi web` printed, once: the token leaves
+ * the address bar and history at once, and is good for one sign-in only. Returns why it did
+ * not work, or "".
+ */
+async function useToken() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token");
+  if (token === null) return "";
+  params.delete("token");
+  const rest = params.toString();
+  history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
   try {
+    await redeemToken(token);
+    return "";
+  } catch (error) {
+    // A tab that is signed in already (a reload of the old address) keeps its session.
+    return hasSession() ? "" : `That link did not sign this tab in: ${error.message}.`;
+  }
+}
+
+async function boot() {
+  const refused = await useToken();
+  try {
+    if (!hasSession()) throw new APIError(401, "unauthorized", "no session");
     setAccess(await getSession());
   } catch (error) {
     if (error instanceof APIError && error.status === 401) {
-      showGate();
+      showGate(refused);
       return;
     }
     document.getElementById("connection").textContent = `susi cannot be reached: ${error.message}`;
