@@ -133,7 +133,7 @@ let package = Package(
       dependencies: [
         "SusiServe", "SusiHTTPServer", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto",
         "SusiFiles", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes",
-        "SusiAccess", "SusiTerminal",
+        "SusiAccess", "SusiTerminal", "SusiServer",
       ],
       exclude: ["Screenshots"], resources: [.copy("Resources")]),
     frontend(

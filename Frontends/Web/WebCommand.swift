@@ -5,6 +5,7 @@ public import SusiCommandLine
 import SusiCore
 import SusiFiles
 public import SusiServe
+import SusiServer
 import SusiTerminal
 
 #if canImport(Glibc)
@@ -56,7 +57,8 @@ public enum WebCommand {
     return WebHandler(
       mode: .mounted, service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory,
-      pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")))
+      pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")),
+      builtInServer: app.embedded?.baseURLString)
   }
 
   static var notInstalled: String {
@@ -93,7 +95,8 @@ public enum WebCommand {
     let links = StartLinks()
     let handler = WebHandler(
       mode: .local(links), service: service, store: app.store, logPath: app.options.log,
-      stateDirectory: app.options.stateDirectory, pages: pages)
+      stateDirectory: app.options.stateDirectory, pages: pages,
+      builtInServer: app.embedded?.baseURLString)
     let openFile = app.options.stateDirectory + "/web-open.html"
     var reader: Task<Void, Never>?
     let code = await service.serveUntilSignalled(

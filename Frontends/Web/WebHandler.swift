@@ -36,6 +36,8 @@ public final class WebHandler: HTTPHandler {
   let pages: WebPages
   let sessions = WebSessions()
   let pastStates: PastStates
+  /// Where the built-in server listens in this run (`http://127.0.0.1:PORT`), if it runs.
+  let builtInServer: String?
   private let port = Mutex(0)
 
   /// What a `susi web` session may do: everything but administering access.
@@ -47,11 +49,12 @@ public final class WebHandler: HTTPHandler {
   static let localKeyID = "web"
 
   /// A handler for `service`'s store, whose log is at `logPath` and image cache in
-  /// `stateDirectory/images`.
+  /// `stateDirectory/images`; `builtInServer` is the built-in server's address in this run.
   public init(
     mode: Mode, service: WebhookService, store: Store, logPath: String, stateDirectory: String,
-    pages: WebPages
+    pages: WebPages, builtInServer: String? = nil
   ) {
+    self.builtInServer = builtInServer
     self.mode = mode
     self.api = service.handler
     self.gate = service.gate
@@ -160,14 +163,15 @@ public final class WebHandler: HTTPHandler {
     }
   }
 
-  /// Who the session is: `{"mode", "privileges"}`, and `"session"` (its id) when it was just
-  /// opened.
+  /// Who the session is: `{"mode", "privileges"}`, `"builtInServer"` when it runs, and
+  /// `"session"` (its id) when it was just opened.
   private func sessionInfo(_ session: Session, opened: Bool = false) -> HTTPResponse {
     let mode: String =
       if case .local = self.mode { "web" } else { "serve" }
     var w = JSONWriter(capacity: 256)
     w.object { o in
       if opened, let id = session.id { o.field("session", id) }
+      if let builtInServer { o.field("builtInServer", builtInServer) }
       o.field("mode", mode)
       o.field("privileges") { w in
         w.array(session.caller.privileges.sorted()) { w, privilege in w.string(privilege) }

@@ -8,6 +8,7 @@ import { setUpChat, renderChat } from "./chat.js";
 import { renderSkills, renderSkill, enterSkill, leaveSkill } from "./skills.js";
 import { renderAccount } from "./account.js";
 import { showInspector, hideInspector } from "./inspector.js";
+import { setServers } from "./dom.js";
 
 const screens = ["gate", "chat", "skills", "skill", "account", "inspector"];
 const titles = { chat: "Chat", skills: "Skills", skill: "Skill", account: "Account", inspector: "Inspector" };
@@ -104,6 +105,7 @@ function showGate(reason = "") {
 }
 
 let stream = null;
+let builtInServer = null;
 
 /**
  * Signs this tab in with the token of the address `susi web` printed, once: the token leaves
@@ -130,7 +132,10 @@ async function boot() {
   const refused = await useToken();
   try {
     if (!hasSession()) throw new APIError(401, "unauthorized", "no session");
-    setAccess(await getSession());
+    const session = await getSession();
+    setAccess(session);
+    builtInServer = session.builtInServer || null;
+    setServers(builtInServer, null);
   } catch (error) {
     if (error instanceof APIError && error.status === 401) {
       showGate(refused);
@@ -158,6 +163,7 @@ async function boot() {
     // Whatever happened while the stream was down is in the state: read it again.
     if (status === "open") refreshState();
   });
+  onState((current) => setServers(builtInServer, current.server));
   onState(render);
   await refreshState();
   window.addEventListener("hashchange", () => {

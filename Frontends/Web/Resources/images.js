@@ -4,9 +4,10 @@
 // `imageCached` event has put it into the state. The page fetches each picture with its
 // session header and shows it from a `blob:` address (an <img> cannot send a header).
 
-import { h, isWebURL } from "./dom.js";
+import { h, isWebURL, rebased } from "./dom.js";
 import { state, send, onState } from "./store.js";
 import { request } from "./api.js";
+import { waiting as backedOff, failedNow } from "./retry.js";
 
 /** URLs this page asked susi to cache (asked once per page load). */
 const requested = new Set();
@@ -26,8 +27,11 @@ export function cachePath(url) {
  * An <img> for the image at `url`, shown from the cache. Until it is cached the element shows
  * its `alt` text on a placeholder background.
  */
-export function cachedImage(url, alt, className = "") {
+export function cachedImage(original, alt, className = "") {
   const img = h("img", { alt: alt || "", class: `cached ${className}`.trim(), decoding: "async" });
+  // A picture cached under its logged address is shown from there; otherwise it is fetched
+  // from where the built-in server is now.
+  const url = state && state.images && state.images[original] ? original : rebased(original);
   if (!isWebURL(url)) {
     img.classList.add("missing");
     return img;
@@ -37,10 +41,16 @@ export function cachedImage(url, alt, className = "") {
     img.src = loaded.get(url);
     return img;
   }
+  const cached = state && state.images && state.images[url];
+  // susi failed to fetch it a short while ago: not asked for again before its retry time.
+  if (!cached && backedOff("image", url)) {
+    img.classList.add("missing");
+    return img;
+  }
   img.classList.add("pending");
   if (!waiting.has(url)) waiting.set(url, new Set());
   waiting.get(url).add(img);
-  if (state && state.images && state.images[url]) load(url);
+  if (cached) load(url);
   else ask(url);
   return img;
 }
@@ -48,7 +58,10 @@ export function cachedImage(url, alt, className = "") {
 function ask(url) {
   if (requested.has(url)) return;
   requested.add(url);
-  send("cacheImage", { url }, () => failed(url));
+  send("cacheImage", { url }, () => {
+    failedNow("image", url);
+    failed(url);
+  });
 }
 
 /** Fetches the cached picture of `url` and shows it in every element waiting for it. */
