@@ -143,6 +143,12 @@ struct BrowserTests {
       try await s.page.waitUntil(
         "[...document.querySelectorAll('.skill-card img')].every((i) => i.getAttribute('src')?.startsWith('blob:') && i.complete && i.naturalWidth > 0)",
         "every skill card's image, from the image cache")
+      // Pictures made for the size they are shown at (a card is up to 16rem wide), not icons
+      // scaled up.
+      #expect(
+        try await s.page.evaluate(
+          "[...document.querySelectorAll('.skill-card img')].every((i) => i.naturalWidth >= 480 && i.naturalHeight >= 270)"
+        ) == .bool(true))
 
       // The group tabs move with the arrow keys.
       try await s.page.evaluate("document.querySelector('[data-group=Knowledge]').focus()")
