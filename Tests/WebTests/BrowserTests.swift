@@ -346,6 +346,10 @@ struct BrowserTests {
       #expect(
         try await s.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
           == .bool(true), "the chat is wider than a phone")
+      try await s.page.waitUntil(
+        "[...document.querySelectorAll('.card-rss img.preview-image')].some((i) => i.complete && i.naturalWidth > 0)",
+        "a feed card's picture")
+      try await s.screenshot("phone-chat")
       #expect(
         try await s.page.evaluate(
           "((r) => r.scrollWidth > r.clientWidth)(document.querySelector('.card-rss .card-row'))")
@@ -459,6 +463,11 @@ extension BrowserTests {
       try await s.page.waitUntil(
         "document.querySelector('.group-title').textContent.startsWith('Skills matching “coin”') && document.querySelectorAll('.skill-card').length >= 1 && [...document.querySelectorAll('.skill-card')].every((c) => c.textContent.toLowerCase().includes('coin'))",
         "only the skills about coins")
+      try await s.page.fill("#skill-search", "news")
+      try await s.page.waitUntil(
+        "document.querySelectorAll('.skill-card').length >= 2 && [...document.querySelectorAll('.skill-card img')].every((i) => i.complete && i.naturalWidth > 0)",
+        "the skills about news, with their pictures")
+      try await s.screenshot("skills-search")
       try await s.page.fill("#skill-search", "zzzz nothing")
       try await s.page.waitUntil(
         "document.querySelector('#skill-area').textContent.includes('No skill matches')",
