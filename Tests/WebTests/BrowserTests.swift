@@ -382,8 +382,11 @@ extension BrowserTests {
         }.count
       }
       #expect(asked() == 1)
-      try await s.page.navigate(s.susi.origin + "/#/chat")
-      try await s.page.waitUntil("document.body.dataset.ready === 'true'", "the page again")
+      // A new load of the page (another query: not a jump within the same document).
+      try await s.page.navigate(s.susi.origin + "/?again=1#/chat")
+      try await s.page.waitUntil(
+        "document.body.dataset.ready === 'true' && location.search === '?again=1'",
+        "the page again")
       try await s.waitInExchange(
         "search for susi", "e.querySelectorAll('.search-result').length > 0", "the results again")
       // A question after the reload: whatever the reload asked for is logged before its answer.
