@@ -23,7 +23,7 @@ final class WebSessions: Sendable {
   /// Sessions one holder keeps at most.
   let perHolder: Int
 
-  init(limit: Int = 1000, perHolder: Int = 20) {
+  init(limit: Int = 1000, perHolder: Int = 100) {
     self.limit = max(1, limit)
     self.perHolder = max(1, min(perHolder, limit))
   }

@@ -320,4 +320,31 @@ import Testing
       #expect(try await web.request("GET", "/session", session: opened[0]).status == 401)
     }
   }
+
+  @Test func whenEveryPlaceIsTakenByOthersANewSignInIsRefusedAndNoneEnds() async throws {
+    try await WebFixture.withMounted { web in
+      var first: [String] = []
+      var keys: [String] = []
+      for _ in 0..<11 {
+        let issued = try await web.request(
+          "POST", "/admin/keys", key: web.secret, body: #"{"groups":["default"]}"#)
+        keys.append(try #require(try JSONParser.parse(issued.body)["key"]?.string))
+      }
+      // Ten keys with 100 sessions each take every place.
+      for key in keys.prefix(10) {
+        for n in 0..<100 {
+          let answer = try await web.request(
+            "POST", "/session", origin: WebFixture.origin, body: #"{"key":"\#(key)"}"#)
+          if n == 0, let id = WebFixture.sessionID(answer) { first.append(id) }
+        }
+      }
+      let refused = try await web.request(
+        "POST", "/session", origin: WebFixture.origin, body: #"{"key":"\#(keys[10])"}"#)
+      #expect(refused.status == 503 && refused.errorCode == "too_many_sessions")
+      #expect(first.count == 10)
+      for id in first {
+        #expect(try await web.request("GET", "/session", session: id).status == 200)
+      }
+    }
+  }
 }
