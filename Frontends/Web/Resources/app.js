@@ -123,8 +123,9 @@ async function useToken() {
     await redeemToken(token);
     return "";
   } catch (error) {
-    // A tab that is signed in already (a reload of the old address) keeps its session.
-    return hasSession() ? "" : `That link did not sign this tab in: ${error.message}.`;
+    // A tab signed in already (a reload of the old address) keeps its session; this is said
+    // only when that session is gone too.
+    return `That link did not sign this tab in: ${error.message}.`;
   }
 }
 
