@@ -145,7 +145,7 @@ let package = Package(
       dependencies: [
         "SusiServe", "SusiHTTPServer", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto",
         "SusiFiles", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes",
-        "SusiAccess",
+        "SusiAccess", "SusiTerminal", "SusiServer",
       ],
       exclude: ["Screenshots"], resources: [.copy("Resources")]),
     frontend(

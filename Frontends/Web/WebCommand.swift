@@ -3,7 +3,14 @@ import SusiAccess
 import SusiApplication
 public import SusiCommandLine
 import SusiCore
+import SusiFiles
 public import SusiServe
+import SusiServer
+import SusiTerminal
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// `susi web`: the browser frontend on loopback, and the mount `susi serve --web` uses.
 public enum WebCommand {
@@ -13,10 +20,13 @@ public enum WebCommand {
     summary: "chat, browse skills and step through the log in a browser (on this machine only)",
     usage: "web [--port N] [--host ADDR] [--open]",
     discussion: """
-      Serves a web page on loopback and prints its URL, which holds a secret token made at
-      each start: opening it signs that browser in (an HttpOnly, SameSite=Strict cookie), and
-      every request without that cookie is refused. Changes must come from the page itself
-      (its Origin is checked). The page uses the same API as 'susi serve' (/actions, /state,
+      Serves a web page on loopback and prints its URL, which holds a secret token: opening it
+      signs that browser tab in. A link works once and for 10 minutes; press Enter where susi
+      web runs for a new one. The tab keeps its session to itself and sends it in a header
+      (never a cookie, so no other program on this machine's ports ever gets it); every other
+      request is refused, and changes must come from the page itself (its Origin is checked).
+      With --open, the link goes to the browser in a file only you can read, never on a
+      command line. The page uses the same API as 'susi serve' (/actions, /state,
       /events, /events/stream) plus /session, /inspector/state?seq=N, /inspector/log and
       /images?url=…, which serves pictures from susi's image cache only.
       Ctrl-C or SIGTERM stops it. To share the pages with a team, use 'susi serve --web'.
@@ -47,7 +57,8 @@ public enum WebCommand {
     return WebHandler(
       mode: .mounted, service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory,
-      pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")))
+      pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")),
+      builtInServer: app.embedded?.baseURLString)
   }
 
   static var notInstalled: String {
@@ -85,25 +96,59 @@ public enum WebCommand {
       store: app.store, keys: KeyFile.none(),
       options: WebhookHandler.Options(
         maximumStreamsPerKey: maximumStreams, origin: .web))
-    let token = WebSecurity.randomSecret()
+    let links = StartLinks()
     let handler = WebHandler(
-      mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,
-      stateDirectory: app.options.stateDirectory, pages: pages)
-    return await service.serveUntilSignalled(
+      mode: .local(links), service: service, store: app.store, logPath: app.options.log,
+      stateDirectory: app.options.stateDirectory, pages: pages,
+      builtInServer: app.embedded?.baseURLString)
+    let openFile = app.options.stateDirectory + "/web-open.html"
+    var reader: Task<Void, Never>?
+    let code = await service.serveUntilSignalled(
       handler, host: host, port: port, tls: tls, app: app, command: "web"
     ) { baseURL, bound in
       handler.listening(on: bound, secure: tls != nil)
-      let url = baseURL + "/?token=" + token
-      if invocation.parsed.has("--open") { openInBrowser(url) }
+      let url = baseURL + "/?token=" + links.make()
+      if invocation.parsed.has("--open") { openInBrowser(url, through: openFile) }
+      StandardStream.error.line(
+        "susi web: the link signs in one browser tab, once, within 10 minutes; "
+          + "press Enter here for a new one")
+      reader = Task { await printNewLinks(baseURL, links) }
       return url
+    }
+    reader?.cancel()
+    try? PrivateFile.remove(openFile)
+    return code
+  }
+
+  /// Prints a fresh link each time a line (Enter) comes on standard input, until it ends.
+  private static func printNewLinks(_ baseURL: String, _ links: StartLinks) async {
+    // Reading the terminal from the background would stop the process: make it an error.
+    signal(SIGTTIN, SIG_IGN)
+    let input = StandardInput()
+    while !Task.isCancelled {
+      guard case .line = await input.nextLine() else { return }
+      StandardStream.output.line(baseURL + "/?token=" + links.make())
     }
   }
 
-  /// Hands the URL to `xdg-open`; without one, says so and keeps serving.
-  private static func openInBrowser(_ url: String) {
+  /// Hands the URL to `xdg-open` inside a page only this user can read (`file`, mode 0600),
+  /// so the token never stands on a command line; without xdg-open, says so and keeps serving.
+  private static func openInBrowser(_ url: String, through file: String) {
+    let page = """
+      <!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">
+      <meta http-equiv="refresh" content="0;url=\(url)"><title>susi</title>
+      <a href="\(url)">Open susi</a>
+
+      """
+    do {
+      try PrivateFile.write(Array(page.utf8), to: file)
+    } catch {
+      StandardStream.error.line("susi web: cannot write \(file): \(error.message)")
+      return
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["xdg-open", url]
+    process.arguments = ["xdg-open", file]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     process.terminationHandler = { finished in

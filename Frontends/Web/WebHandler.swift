@@ -11,15 +11,17 @@ import Synchronization
 /// images; everything else (`/actions`, `/state`, `/events`, `/events/stream`) goes to the
 /// webhook handler, answered for the session's caller.
 ///
-/// Every answer carries the headers of `WebSecurity.harden`. A session is an `HttpOnly`,
-/// `SameSite=Strict` cookie; a request that changes something also needs the server's own
+/// Every answer carries the headers of `WebSecurity.harden`. A session is an id the page sends
+/// in the `X-Susi-Session` header (never a cookie: a browser would hand a cookie for 127.0.0.1
+/// to every port there); a request that changes something also needs the server's own
 /// `Origin`.
 public final class WebHandler: HTTPHandler {
   /// How the pages are reached.
   public enum Mode: Sendable {
-    /// `susi web`: whoever opens the printed URL, which holds `token`, gets a session; nothing
-    /// is answered without one.
-    case local(token: String)
+    /// `susi web`: the page of a printed URL trades its token (from `links`, good once) for a
+    /// session (`POST /session {"token":…}`); nothing but the page's files is answered without
+    /// one.
+    case local(StartLinks)
     /// `susi serve --web`: the pages under `/web/` for anyone, a session for whoever signs in
     /// with a serve key (`POST /session`), and every other request answered as before.
     case mounted
@@ -34,6 +36,8 @@ public final class WebHandler: HTTPHandler {
   let pages: WebPages
   let sessions = WebSessions()
   let pastStates: PastStates
+  /// Where the built-in server listens in this run (`http://127.0.0.1:PORT`), if it runs.
+  let builtInServer: String?
   private let port = Mutex(0)
   /// The scheme browsers use to reach it: `https` with `--tls-cert`.
   private let scheme = Mutex("http")
@@ -47,11 +51,12 @@ public final class WebHandler: HTTPHandler {
   static let localKeyID = "web"
 
   /// A handler for `service`'s store, whose log is at `logPath` and image cache in
-  /// `stateDirectory/images`.
+  /// `stateDirectory/images`; `builtInServer` is the built-in server's address in this run.
   public init(
     mode: Mode, service: WebhookService, store: Store, logPath: String, stateDirectory: String,
-    pages: WebPages
+    pages: WebPages, builtInServer: String? = nil
   ) {
+    self.builtInServer = builtInServer
     self.mode = mode
     self.api = service.handler
     self.gate = service.gate
@@ -74,7 +79,7 @@ public final class WebHandler: HTTPHandler {
   public func handle(_ request: HTTPRequest) async -> HTTPResponse {
     var response: HTTPResponse
     switch mode {
-    case .local(let token): response = await answerLocal(request, token: token)
+    case .local(let links): response = await answerLocal(request, links: links)
     case .mounted: response = await answerMounted(request)
     }
     WebSecurity.harden(&response)
@@ -83,28 +88,25 @@ public final class WebHandler: HTTPHandler {
 
   // MARK: The two modes
 
-  private func answerLocal(_ request: HTTPRequest, token: String) async -> HTTPResponse {
+  private func answerLocal(_ request: HTTPRequest, links: StartLinks) async -> HTTPResponse {
     // A page of another site whose name was made to point at 127.0.0.1 (DNS rebinding) would
     // be same-origin with itself, not with us: its requests name its own host.
     guard hostAllowed(request) else { return WebSecurity.badHost() }
     let path = request.path
-    if path == "/", let presented = Self.query(request, "token") {
-      guard request.method == "GET", WebSecurity.secretsMatch(presented, token) else {
-        return Self.signInPage
-      }
-      let id = sessions.open(.local)
-      return HTTPResponse(
-        status: 303, headers: ["Location": "/", "Set-Cookie": WebSecurity.sessionCookie(id)])
+    // The page's files hold nothing secret: they load without a session, and the page then
+    // signs in with the token of its address (or the session its tab kept).
+    if request.method == "GET", path != "/session", let page = pageFile(path) { return page }
+    if path == "/session" && request.method == "POST" {
+      guard originAllowed(request) else { return WebSecurity.badOrigin() }
+      return redeem(request, links)
     }
     guard let session = session(request) else {
-      return Self.isPagePath(path)
-        ? Self.signInPage
-        : WebSecurity.unauthorized("open the URL that susi web printed; it signs this browser in")
+      return WebSecurity.unauthorized(
+        "this page has no session: open a link that susi web prints (press Enter where it runs)")
     }
     if WebSecurity.changesState(request.method), !originAllowed(request) {
       return WebSecurity.badOrigin()
     }
-    if request.method == "GET", path != "/session", let page = pageFile(path) { return page }
     return await answer(request, session)
   }
 
@@ -164,11 +166,15 @@ public final class WebHandler: HTTPHandler {
     }
   }
 
-  private func sessionInfo(_ session: Session) -> HTTPResponse {
+  /// Who the session is: `{"mode", "privileges"}`, `"builtInServer"` when it runs, and
+  /// `"session"` (its id) when it was just opened.
+  private func sessionInfo(_ session: Session, opened: Bool = false) -> HTTPResponse {
     let mode: String =
       if case .local = self.mode { "web" } else { "serve" }
     var w = JSONWriter(capacity: 256)
     w.object { o in
+      if opened, let id = session.id { o.field("session", id) }
+      if let builtInServer { o.field("builtInServer", builtInServer) }
       o.field("mode", mode)
       o.field("privileges") { w in
         w.array(session.caller.privileges.sorted()) { w, privilege in w.string(privilege) }
@@ -179,7 +185,7 @@ public final class WebHandler: HTTPHandler {
 
   // MARK: Sessions
 
-  /// The session the request's cookie names, if it is open and (for a key) the key still is.
+  /// The session the request's header names, if it is open and (for a key) the key still is.
   private func session(_ request: HTTPRequest) -> Session? {
     guard let id = WebSecurity.sessionID(request.headers), let holder = sessions.holder(id)
     else { return nil }
@@ -235,17 +241,39 @@ public final class WebHandler: HTTPHandler {
     guard let caller = try? gate.authenticate(["Authorization": "Bearer \(key)"]) else {
       return WebSecurity.unauthorized("the key is unknown or revoked")
     }
-    let id = sessions.open(.key(caller.keyID))
-    var response = sessionInfo(Session(id: id, caller: caller))
-    response.headers.set("Set-Cookie", WebSecurity.sessionCookie(id))
-    return response
+    guard let id = sessions.open(.key(caller.keyID)) else { return Self.sessionsFull }
+    return sessionInfo(Session(id: id, caller: caller), opened: true)
   }
 
-  /// `DELETE /session`: ends the session and makes the browser forget the cookie.
+  /// `POST /session {"token":"…"}` on `susi web`: the token of a printed link, good once, for a
+  /// session of whoever runs susi.
+  private func redeem(_ request: HTTPRequest, _ links: StartLinks) -> HTTPResponse {
+    guard let json = try? JSONParser.parse(request.body),
+      let token = try? FieldReader(json).string("token")
+    else {
+      return WebhookError(400, "invalid_request", #"send {"token":"<the link's token>"}"#)
+        .response
+    }
+    guard links.redeem(token) else {
+      return WebhookError(
+        401, "link_used",
+        "this link was used already or has expired; press Enter where susi web runs for a new one"
+      ).response
+    }
+    guard let id = sessions.open(.local) else { return Self.sessionsFull }
+    let caller = Caller(keyID: Self.localKeyID, privileges: Self.localPrivileges)
+    return sessionInfo(Session(id: id, caller: caller), opened: true)
+  }
+
+  /// `DELETE /session`: ends the session the request names.
   private func signOut(_ request: HTTPRequest) -> HTTPResponse {
     if let id = WebSecurity.sessionID(request.headers) { sessions.end(id) }
-    return HTTPResponse(status: 204, headers: ["Set-Cookie": WebSecurity.expiredCookie])
+    return HTTPResponse(status: 204)
   }
+
+  static let sessionsFull = WebhookError(
+    503, "too_many_sessions", "every session place is taken; sign out elsewhere and try again"
+  ).response
 
   /// Whether the request's `Origin` is this server: `susi web` knows its loopback origins;
   /// on `susi serve` the origin must be the host the browser asked for.
@@ -285,19 +313,6 @@ public final class WebHandler: HTTPHandler {
   static func isPagePath(_ path: String) -> Bool {
     path == "/" || (path.split(separator: "/").last?.contains(".") ?? false)
   }
-
-  /// What `susi web` answers a browser that has no session: where to get one. It never
-  /// repeats what was sent.
-  static let signInPage = HTTPResponse(
-    status: 401, contentType: "text/html; charset=utf-8",
-    body: """
-      <!doctype html>
-      <html lang="en"><head><meta charset="utf-8"><title>susi: not signed in</title></head>
-      <body><h1>Not signed in</h1>
-      <p>Open the URL that <code>susi web</code> printed when it started
-      (it ends in <code>?token=…</code>). Each start prints a new one.</p></body></html>
-
-      """)
 
   static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
     WebhookError(

@@ -4,15 +4,27 @@ import SusiHTTPTypes
 import SusiServe
 
 /// The headers and checks that keep other sites away from the browser frontend: a strict
-/// content policy on every answer, the session cookie, and the `Origin` of state changes.
+/// content policy on every answer, the session header, and the `Origin` of state changes.
 enum WebSecurity {
   /// Only the page's own files run; it talks to its own origin only, and nothing frames it.
   static let contentSecurityPolicy =
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
     + "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-  /// The cookie that carries a session id.
-  static let cookieName = "susi_session"
+  /// The request header that carries a session id. The page keeps the id in its own tab's
+  /// storage and sends it with each request; it is never a cookie, because a browser sends a
+  /// host's cookies to every port on it, so any other program listening on loopback would get
+  /// it from a link. Another site's page cannot send this header: the CORS preflight it needs
+  /// is never granted.
+  static let sessionHeader = "X-Susi-Session"
+
+  /// The session id the request carries, if any.
+  static func sessionID(_ headers: HTTPHeaders) -> String? {
+    guard let value = headers[sessionHeader].map({ Substring($0).trimmingCharacters(in: " ") }),
+      !value.isEmpty
+    else { return nil }
+    return value
+  }
 
   /// Adds the headers every answer carries. Answers are not cached unless they say so
   /// themselves (images, `private`); no CORS header ever leaves.
@@ -26,30 +38,6 @@ enum WebSecurity {
     for field in response.headers where field.name.lowercased().hasPrefix("access-control-") {
       response.headers.remove(field.name)
     }
-  }
-
-  /// The `Set-Cookie` value that hands a browser the session `id`: script cannot read it and
-  /// no other site's request carries it.
-  static func sessionCookie(_ id: String) -> String {
-    "\(cookieName)=\(id); HttpOnly; SameSite=Strict; Path=/"
-  }
-
-  /// The `Set-Cookie` value that makes a browser forget its session.
-  static let expiredCookie = "\(cookieName)=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"
-
-  /// The session id in the request's `Cookie` header, if any.
-  static func sessionID(_ headers: HTTPHeaders) -> String? {
-    for header in headers.values("Cookie") {
-      for pair in header.split(separator: ";") {
-        let parts = pair.split(separator: "=", maxSplits: 1)
-        guard parts.count == 2,
-          parts[0].trimmingCharacters(in: " ") == cookieName
-        else { continue }
-        let value = parts[1].trimmingCharacters(in: " ")
-        if !value.isEmpty { return value }
-      }
-    }
-    return nil
   }
 
   /// Methods that change something: they also need a matching `Origin`.

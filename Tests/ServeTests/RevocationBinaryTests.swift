@@ -38,7 +38,7 @@ import Testing
   struct Opened {
     let connection: LoopbackHTTPClient
     let stream: LoopbackHTTPClient
-    let cookie: String
+    let session: String
     let key: String
     let port: Int
 
@@ -55,8 +55,9 @@ import Testing
           body: #"{"key":"\#(key)"}"#)
       }
       #expect(signedIn.status == 200, "sign-in: \(signedIn.text)")
-      cookie = try #require(signedIn.header("Set-Cookie")?.split(separator: ";").first)
-        .description
+      // The page keeps the session id it is given and sends it in a header.
+      session = try #require(
+        signedIn.text.firstMatch(of: #/"session":"([A-Za-z0-9_-]+)"/#).map { String($0.1) })
       let stream = stream
       try await onThread {
         try stream.sendRequest(
@@ -90,16 +91,15 @@ import Testing
       }
     }
 
-    /// `GET /session` with the browser session's cookie (on a connection of its own); its
-    /// status.
+    /// `GET /session` with the browser session's id (on a connection of its own); its status.
     func sessionStatus() async -> Int {
       let port = port
-      let cookie = cookie
+      let session = session
       return await onThread {
         let client = try? LoopbackHTTPClient(port: port)
         defer { client?.close() }
-        return (try? client?.request("GET", "/session", headers: [("Cookie", cookie)]))?.status
-          ?? 0
+        return (try? client?.request("GET", "/session", headers: [("X-Susi-Session", session)]))?
+          .status ?? 0
       }
     }
 

@@ -1,6 +1,9 @@
 import Foundation
+import SusiHTTPServer
+import SusiHTTPTypes
 import SusiJSON
 import SusiTesting
+import Synchronization
 import Testing
 
 /// The page of `susi web` in a real headless Chromium, against the real `susi` binary and its
@@ -30,7 +33,7 @@ struct BrowserTests {
         "a row of three feed cards")
       try await s.waitInExchange(
         "show me the news",
-        "[...e.querySelectorAll('.card-rss img.preview-image')].some((i) => i.getAttribute('src')?.startsWith('/images?url=') && i.complete && i.naturalWidth > 0)",
+        "[...e.querySelectorAll('.card-rss img.preview-image')].some((i) => i.getAttribute('src')?.startsWith('blob:') && i.complete && i.naturalWidth > 0)",
         "a feed card's picture, loaded from the image cache")
 
       try await s.ask("where is Berlin")
@@ -65,7 +68,7 @@ struct BrowserTests {
       try await s.ask("show me a painting")
       try await s.waitInExchange(
         "show me a painting",
-        "((i) => i && i.getAttribute('src').startsWith('/images?url=') && i.complete && i.naturalWidth > 0)(e.querySelector('.card-image_show img'))",
+        "((i) => i && i.getAttribute('src').startsWith('blob:') && i.complete && i.naturalWidth > 0)(e.querySelector('.card-image_show img'))",
         "the picture, from the image cache")
 
       try await s.ask("search for pancakes")
@@ -86,10 +89,16 @@ struct BrowserTests {
         "set a timer for 3 seconds",
         "e.querySelector('.card-pending') && e.querySelector('.answer')",
         "a pending card after the first answer")
+      // Another question while the timer runs: the late answer comes at the bottom, after it,
+      // with a note of what it answers; the pending card goes.
+      try await s.ask("flip a coin")
+      try await s.page.waitUntil(
+        "((l) => l && l.matches('.exchange.late') && l.dataset.query === 'set a timer for 3 seconds' && l.textContent.includes('timer is done') && l.querySelector('.late-note').textContent.startsWith('Later answer to “set a timer for 3 seconds” (asked at'))(document.querySelector('#chat-log').lastElementChild)",
+        "the planned answer at the bottom, with its note")
       try await s.waitInExchange(
         "set a timer for 3 seconds",
-        "e.querySelectorAll('.answer').length === 2 && !e.querySelector('.card-pending') && e.textContent.includes('timer is done')",
-        "the planned answer in place of the pending card")
+        "e.querySelectorAll('.answer').length === 1 && !e.querySelector('.card-pending')",
+        "the question's own exchange without the pending card")
 
       // No default skill answers with a type susi does not know; the card for one is checked
       // through the page's own module.
@@ -121,8 +130,8 @@ struct BrowserTests {
       try await s.signUpAndLogIn(email: "ada@example.org", password: "Secret-Pass-123")
       try await s.go("skills")
       try await s.page.waitUntil(
-        "document.querySelectorAll('#group-list [role=tab]').length === 22", "the 22 groups as tabs"
-      )
+        "document.querySelectorAll('#group-list [role=tab]').length === 23 && document.querySelector('#group-list [role=tab]').textContent === 'All skills'",
+        "'All skills' and the 22 groups as tabs")
       try await s.page.click("#group-list [data-group='Knowledge']")
       try await s.page.waitUntil(
         "document.querySelector('[data-group=Knowledge]').getAttribute('aria-selected') === 'true' && document.querySelectorAll('.skill-card').length >= 4",
@@ -132,8 +141,14 @@ struct BrowserTests {
       )
       #expect(card.string == "Synonyms|by Chen Wu|Points you to synonyms of a word")
       try await s.page.waitUntil(
-        "[...document.querySelectorAll('.skill-card img')].every((i) => i.getAttribute('src')?.startsWith('/images?url=') && i.complete && i.naturalWidth > 0)",
+        "[...document.querySelectorAll('.skill-card img')].every((i) => i.getAttribute('src')?.startsWith('blob:') && i.complete && i.naturalWidth > 0)",
         "every skill card's image, from the image cache")
+      // Pictures made for the size they are shown at (a card is up to 16rem wide), not icons
+      // scaled up.
+      #expect(
+        try await s.page.evaluate(
+          "[...document.querySelectorAll('.skill-card img')].every((i) => i.naturalWidth >= 480 && i.naturalHeight >= 270)"
+        ) == .bool(true))
 
       // The group tabs move with the arrow keys.
       try await s.page.evaluate("document.querySelector('[data-group=Knowledge]').focus()")
@@ -203,7 +218,7 @@ struct BrowserTests {
       )
       try await s.page.submit("#settings-form")
       try await s.page.waitUntil(
-        "fetch('/state').then((r) => r.json()).then((s) => s.settings.userName === 'Grace Hopper' && s.settings.theme === 'dark' && s.settings.enterAsSend === true)",
+        "import(new URL('api.js', document.baseURI).href).then((m) => m.getState()).then((s) => s.settings.userName === 'Grace Hopper' && s.settings.theme === 'dark' && s.settings.enterAsSend === true)",
         "the settings to be saved")
       try await s.page.waitUntil(
         "document.querySelector('#setting-userName').value === 'Grace Hopper'",
@@ -288,14 +303,18 @@ struct BrowserTests {
       // Live: a new event shows up while the inspector is open.
       try await s.page.click("#step-last")
       try await s.page.evaluate(
-        "fetch('/actions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ type: 'loadGroups', payload: {} }) }).then((r) => r.status)"
+        "import(new URL('api.js', document.baseURI).href).then((m) => m.postIntent('loadGroups', {}))"
       )
       try await s.page.waitUntil(
         "[...document.querySelectorAll('#event-table tbody tr[data-seq]')].some((r) => r.children[3].textContent === 'groupsLoaded') && document.querySelector('#detail-title').textContent.endsWith('groupsLoaded')",
         "the new events, followed live")
+      // The log download goes with the session header; without it, /inspector/log is refused.
       #expect(
-        try await s.page.evaluate("document.querySelector('#download-log').getAttribute('href')")
-          == "/inspector/log")
+        try await s.page.evaluate(
+          "import(new URL('api.js', document.baseURI).href).then((m) => m.request('/inspector/log')).then((r) => r.status)"
+        ) == 200)
+      #expect(
+        try await s.page.evaluate("fetch('/inspector/log').then((r) => r.status)") == 401)
       try await s.page.click("#event-table tr[data-seq='\(latest)'] button")
       try await s.page.waitUntil(
         "document.querySelector('#detail-title').textContent === 'Event \(latest): messageReceived'",
@@ -327,6 +346,10 @@ struct BrowserTests {
       #expect(
         try await s.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
           == .bool(true), "the chat is wider than a phone")
+      try await s.page.waitUntil(
+        "[...document.querySelectorAll('.card-rss img.preview-image')].some((i) => i.complete && i.naturalWidth > 0)",
+        "a feed card's picture")
+      try await s.screenshot("phone-chat")
       #expect(
         try await s.page.evaluate(
           "((r) => r.scrollWidth > r.clientWidth)(document.querySelector('.card-rss .card-row'))")
@@ -338,6 +361,121 @@ struct BrowserTests {
       let dark = try await s.page.evaluate("getComputedStyle(document.body).backgroundColor")
       #expect(light != dark)
       #expect(dark == "rgb(21, 23, 26)")
+    }
+  }
+}
+
+/// Everyday use: what failed is not asked for again on each load, links follow the built-in
+/// server, the chat follows its newest answer, settings have names, and skills can be searched.
+extension BrowserTests {
+  @Test func aFailedPreviewIsNotAskedForAgainOnReload() async throws {
+    try await BrowserSession.run { s in
+      // The built-in search's results link to github.com, which this test's proxy refuses.
+      let url = "https://github.com/fossasia/susi_server"
+      try await s.ask("search for susi")
+      try await s.page.waitUntil(
+        "(localStorage.getItem('susi-failed') || '').includes(\(ChromiumPage.quoted("preview " + url)))",
+        "the failed preview, remembered with its retry time")
+      let asked = {
+        s.susi.log.split(separator: "\n").filter {
+          $0.contains(#""type":"loadLinkPreview""#) && $0.contains("susi_server")
+        }.count
+      }
+      #expect(asked() == 1)
+      // A new load of the page (another query: not a jump within the same document).
+      try await s.page.navigate(s.susi.origin + "/?again=1#/chat")
+      try await s.page.waitUntil(
+        "document.body.dataset.ready === 'true' && location.search === '?again=1'",
+        "the page again")
+      try await s.waitInExchange(
+        "search for susi", "e.querySelectorAll('.search-result').length > 0", "the results again")
+      // A question after the reload: whatever the reload asked for is logged before its answer.
+      try await s.ask("flip a coin")
+      #expect(asked() == 1, "the failed preview was asked for again")
+    }
+  }
+
+  @Test func linksOfAnEarlierBuiltInServerFollowItToItsPortNow() async throws {
+    try await BrowserSession.run { s in
+      let session = try await s.page.evaluate(
+        "import(new URL('api.js', document.baseURI).href).then((m) => m.getSession())")
+      let builtIn = try #require(session["builtInServer"]?.string)
+      #expect(builtIn.hasPrefix("http://127.0.0.1:"))
+      let moved = try await s.page.evaluate(
+        """
+        import(new URL('dom.js', document.baseURI).href).then((m) => {
+          const before = ['http://127.0.0.1:1/pages/susi.html?a=1', 'http://localhost:2/i/swift.png',
+            'https://github.com/fossasia', 'http://127.0.0.1:3/elsewhere', location.origin + '/pages/x.html'];
+          const out = before.map((u) => m.rebased(u));
+          m.setServers('http://127.0.0.1:9', 'http://127.0.0.1:1');
+          out.push(m.rebased('http://127.0.0.1:1/pages/susi.html'));
+          return out.join(' ');
+        })
+        """)
+      let parts = (moved.string ?? "").split(separator: " ").map(String.init)
+      #expect(
+        parts == [
+          builtIn + "/pages/susi.html?a=1", builtIn + "/i/swift.png", "https://github.com/fossasia",
+          "http://127.0.0.1:3/elsewhere", s.susi.origin + "/pages/x.html",
+          "http://127.0.0.1:1/pages/susi.html",
+        ])
+    }
+  }
+
+  @Test func theChatKeepsItsNewestAnswerInViewUnlessScrolledUp() async throws {
+    try await BrowserSession.run(width: 1000, height: 600) { s in
+      let newestInView =
+        "((l) => l && l.querySelector('.answer') && l.getBoundingClientRect().bottom <= innerHeight + 2)(document.querySelector('#chat-log').lastElementChild)"
+      for query in ["show me the news", "show me the noble gases", "where is Berlin", "hi"] {
+        try await s.ask(query)
+        try await s.page.waitUntil(newestInView, "the answer to '\(query)' in view")
+      }
+      // Scrolled up: a new answer does not pull the page down.
+      try await s.page.evaluate("window.scrollTo(0, 0); window.dispatchEvent(new Event('scroll'))")
+      try await s.page.evaluate(
+        "import(new URL('api.js', document.baseURI).href).then((m) => m.postIntent('sendMessage', { query: 'flip a coin' }))"
+      )
+      try await s.page.waitUntil(
+        "\(BrowserSession.exchange("flip a coin"))?.querySelector('.answer')", "the coin's answer")
+      let stayed = try await s.page.evaluate(
+        "new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(window.scrollY))))"
+      )
+      #expect(stayed == 0)
+      // Back at the bottom, it follows again.
+      try await s.page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+      try await s.page.waitUntil(
+        "import(new URL('chat.js', document.baseURI).href).then((m) => m.followsNewAnswers())",
+        "following again")
+      try await s.ask("show me a painting")
+      try await s.page.waitUntil(newestInView, "the painting in view")
+    }
+  }
+
+  @Test func settingsHaveReadableNamesAndSkillsCanBeSearched() async throws {
+    try await BrowserSession.run { s in
+      let labels = try await s.page.evaluate(
+        "import(new URL('account.js', document.baseURI).href).then((m) => m.settingLabel('enterAsSend') + '|' + m.settingLabel('fancyNewKey'))"
+      )
+      #expect(labels == "Enter sends the message|fancyNewKey")
+
+      try await s.go("skills/*")
+      try await s.page.waitUntil(
+        "document.querySelector('.group-title')?.textContent.startsWith('All skills') && document.querySelectorAll('.skill-card').length >= 25 && document.querySelector(\"[data-group='*']\").getAttribute('aria-selected') === 'true'",
+        "every group's skills under All skills")
+      try await s.page.fill("#skill-search", "coin")
+      try await s.page.waitUntil(
+        "document.querySelector('.group-title').textContent.startsWith('Skills matching “coin”') && document.querySelectorAll('.skill-card').length >= 1 && [...document.querySelectorAll('.skill-card')].every((c) => c.textContent.toLowerCase().includes('coin'))",
+        "only the skills about coins")
+      try await s.page.fill("#skill-search", "news")
+      try await s.page.waitUntil(
+        "document.querySelectorAll('.skill-card').length >= 2 && [...document.querySelectorAll('.skill-card img')].every((i) => i.complete && i.naturalWidth > 0)",
+        "the skills about news, with their pictures")
+      try await s.screenshot("skills-search")
+      try await s.page.fill("#skill-search", "zzzz nothing")
+      try await s.page.waitUntil(
+        "document.querySelector('#skill-area').textContent.includes('No skill matches')",
+        "the note that nothing matches")
+      try await s.page.fill("#skill-search", "")
     }
   }
 }
@@ -381,7 +519,73 @@ extension BrowserTests {
         "!document.querySelector('#screen-gate').hidden && !document.querySelector('#gate-web').hidden",
         "the note to open the address susi web printed")
       #expect(try await s.page.text("#gate-web").contains("susi web"))
-      #expect(try await s.page.evaluate("fetch('/state').then((r) => r.status)") == 401)
+      #expect(
+        try await s.page.evaluate(
+          "import(new URL('api.js', document.baseURI).href).then((m) => m.request('/state')).then((r) => r.status)"
+        ) == 401)
     }
   }
+
+  @Test func aLinkToAnotherLocalPortCarriesNoSession() async throws {
+    // Another program listening on loopback, as a link in an answer might name.
+    let recorder = RecordingHandler()
+    let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: recorder)
+    let port = try server.start()
+    try await BrowserSession.run { s in
+      let id = try #require(
+        try await s.page.evaluate("sessionStorage.getItem('susi-session')").string)
+      #expect(id.count == 43)
+      // What a click on a link to it sends (the page's policy lets no fetch or picture go there).
+      try await s.page.navigate("http://127.0.0.1:\(port)/link")
+      try await s.page.waitUntil(
+        "document.body.textContent === 'recorded'", "the other port's page")
+    }
+    await server.shutdown()
+    let seen = recorder.requests()
+    #expect(seen.map(\.path).contains("/link"))
+    for request in seen {
+      #expect(request.headers["Cookie"] == nil, "\(request.path)")
+      #expect(request.headers[WebSessionHeader.name] == nil, "\(request.path)")
+    }
+  }
+
+  @Test func aLinkSignsInOneTabOnlyOnce() async throws {
+    try await BrowserSession.run { s in
+      // The token has left the address bar at once.
+      #expect(try await s.page.evaluate("location.search") == "")
+      let other = try await ChromiumPage.open(in: try await SharedChromium.shared.connection())
+      do {
+        try await other.navigate(s.susi.url)
+        try await other.waitUntil(
+          "!document.querySelector('#screen-gate').hidden && document.querySelector('#gate-reason').textContent.includes('did not sign this tab in')",
+          "the note that the link was used")
+      } catch {
+        await other.close()
+        throw error
+      }
+      await other.close()
+    }
+  }
+}
+
+/// The name of the header a `susi web` page sends its session in.
+enum WebSessionHeader {
+  static let name = "X-Susi-Session"
+}
+
+/// A loopback server that answers every request with "recorded" and keeps its head.
+final class RecordingHandler: HTTPHandler {
+  private let seen = Mutex<[HTTPRequest]>([])
+
+  func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    seen.withLock {
+      $0.append(
+        HTTPRequest(method: request.method, target: request.target, headers: request.headers))
+    }
+    return HTTPResponse(status: 200, contentType: "text/plain", body: "recorded")
+  }
+
+  func isPriority(_ request: HTTPRequest) -> Bool { false }
+
+  func requests() -> [HTTPRequest] { seen.withLock { $0 } }
 }

@@ -24,8 +24,8 @@ import Testing
     return states
   }
 
-  static func logLines(_ web: WebFixture, _ cookie: String) async throws -> [[UInt8]] {
-    let events = try await web.request("GET", "/events?after=0&limit=1000", cookie: cookie)
+  static func logLines(_ web: WebFixture, _ session: String) async throws -> [[UInt8]] {
+    let events = try await web.request("GET", "/events?after=0&limit=1000", session: session)
     #expect(events.status == 200)
     return events.body.split(separator: 0x0A).map(Array.init)
   }
@@ -37,14 +37,14 @@ import Testing
     try await WebFixture.withLocal(directory: directory) { web in
       let id = try await web.signIn()
       for query in ["hi", "what is the time"] {
-        try await web.post(#"{"type":"sendMessage","payload":{"query":"\#(query)"}}"#, cookie: id)
+        try await web.post(#"{"type":"sendMessage","payload":{"query":"\#(query)"}}"#, session: id)
       }
     }
     #expect(!SnapshotFiles(logPath: directory + "/events.jsonl").all().isEmpty)
     try await WebFixture.withLocal(directory: directory) { web in
       let id = try await web.signIn()
-      try await web.post(#"{"type":"sendMessage","payload":{"query":"hello"}}"#, cookie: id)
-      try await web.post(#"{"type":"loadGroups"}"#, cookie: id)
+      try await web.post(#"{"type":"sendMessage","payload":{"query":"hello"}}"#, session: id)
+      try await web.post(#"{"type":"loadGroups"}"#, session: id)
       let lines = try await Self.logLines(web, id)
       let lastSeq = await web.store.lastSeq
       #expect(lines.count == lastSeq && lastSeq >= 8)
@@ -53,14 +53,14 @@ import Testing
       // snapshot, or from the start of the log before it), and jumping about.
       let order = Array(0...lastSeq) + (0...lastSeq).reversed() + [3, lastSeq, 1, 5, 2, 0]
       for seq in order {
-        let answer = try await web.request("GET", "/inspector/state?seq=\(seq)", cookie: id)
+        let answer = try await web.request("GET", "/inspector/state?seq=\(seq)", session: id)
         #expect(answer.status == 200, "seq \(seq)")
         #expect(answer.headers["Content-Type"] == "application/json")
         #expect(answer.headers["X-Seq"] == String(seq))
         #expect(answer.text == expected[seq], "seq \(seq)")
       }
-      let now = try await web.request("GET", "/state", cookie: id)
-      let last = try await web.request("GET", "/inspector/state?seq=\(lastSeq)", cookie: id)
+      let now = try await web.request("GET", "/state", session: id)
+      let last = try await web.request("GET", "/inspector/state?seq=\(lastSeq)", session: id)
       #expect(last.body == now.body)
     }
   }
@@ -68,17 +68,17 @@ import Testing
   @Test func aSeqOutsideTheLogIsRefused() async throws {
     try await WebFixture.withLocal { web in
       let id = try await web.signIn()
-      try await web.post(#"{"type":"sendMessage","payload":{"query":"hi"}}"#, cookie: id)
+      try await web.post(#"{"type":"sendMessage","payload":{"query":"hi"}}"#, session: id)
       let lastSeq = await web.store.lastSeq
       for seq in ["", "-1", "\(lastSeq + 1)", "abc", "1.5", "99999999999999999999"] {
-        let answer = try await web.request("GET", "/inspector/state?seq=\(seq)", cookie: id)
+        let answer = try await web.request("GET", "/inspector/state?seq=\(seq)", session: id)
         #expect(answer.status == 400, "seq '\(seq)'")
         #expect(answer.errorCode == "invalid_seq", "seq '\(seq)'")
       }
-      let missing = try await web.request("GET", "/inspector/state", cookie: id)
+      let missing = try await web.request("GET", "/inspector/state", session: id)
       #expect(missing.errorCode == "invalid_seq")
       let posted = try await web.request(
-        "POST", "/inspector/state?seq=1", cookie: id, origin: WebFixture.origin, body: "{}")
+        "POST", "/inspector/state?seq=1", session: id, origin: WebFixture.origin, body: "{}")
       #expect(posted.status == 405)
     }
   }
@@ -86,8 +86,8 @@ import Testing
   @Test func theLogDownloadsAsTheExactFile() async throws {
     try await WebFixture.withLocal { web in
       let id = try await web.signIn()
-      try await web.post(#"{"type":"sendMessage","payload":{"query":"hi"}}"#, cookie: id)
-      let answer = try await web.request("GET", "/inspector/log", cookie: id)
+      try await web.post(#"{"type":"sendMessage","payload":{"query":"hi"}}"#, session: id)
+      let answer = try await web.request("GET", "/inspector/log", session: id)
       #expect(answer.status == 200)
       #expect(answer.headers["Content-Type"] == "application/x-ndjson")
       #expect(
@@ -106,14 +106,14 @@ import Testing
       let id = try await web.signIn()
       let url = try #require(web.app.embedded?.baseURLString) + "/i/berlin.png"
       let target = "/images?url=" + URLEncodedForm.percentEncode(url)
-      let before = try await web.request("GET", target, cookie: id)
+      let before = try await web.request("GET", target, session: id)
       #expect(before.status == 404)
       #expect(before.errorCode == "not_cached")
 
       let cached = try await web.post(
-        #"{"type":"cacheImage","payload":{"url":"\#(url)"}}"#, cookie: id)
+        #"{"type":"cacheImage","payload":{"url":"\#(url)"}}"#, session: id)
       #expect(cached.text.contains("imageCached"))
-      let answer = try await web.request("GET", target, cookie: id)
+      let answer = try await web.request("GET", target, session: id)
       #expect(answer.status == 200)
       #expect(answer.headers["Content-Type"] == "image/png")
       #expect(answer.headers["Cache-Control"] == "private, max-age=86400")
@@ -125,16 +125,16 @@ import Testing
 
       for validator in [tag, "W/\(tag)", "\"other\", \(tag)", "*"] {
         let again = try await web.request(
-          "GET", target, cookie: id, headers: [("If-None-Match", validator)])
+          "GET", target, session: id, headers: [("If-None-Match", validator)])
         #expect(again.status == 304, "\(validator)")
         #expect(again.body.isEmpty)
         #expect(again.headers["ETag"] == tag)
       }
       let changed = try await web.request(
-        "GET", target, cookie: id, headers: [("If-None-Match", "\"other\"")])
+        "GET", target, session: id, headers: [("If-None-Match", "\"other\"")])
       #expect(changed.status == 200)
 
-      let noURL = try await web.request("GET", "/images", cookie: id)
+      let noURL = try await web.request("GET", "/images", session: id)
       #expect(noURL.status == 400)
     }
   }
@@ -176,7 +176,7 @@ import Testing
       #expect(await web.store.state.images.count == paths.count)
       for index in paths.indices {
         let url = URLEncodedForm.percentEncode("http://example.org/\(index).png")
-        let answer = try await web.request("GET", "/images?url=\(url)", cookie: id)
+        let answer = try await web.request("GET", "/images?url=\(url)", session: id)
         #expect(answer.status == 404, "\(paths[index])")
         #expect(answer.errorCode == "not_cached", "\(paths[index])")
       }
@@ -204,16 +204,16 @@ import Testing
 
     try await WebFixture.withLocal(pages: pages) { web in
       let id = try await web.signIn()
-      let served = try await web.request("GET", "/icons/star.svg", cookie: id)
+      let served = try await web.request("GET", "/icons/star.svg", session: id)
       #expect(served.status == 200)
       #expect(served.headers["Content-Type"] == "image/svg+xml")
-      #expect(try await web.request("GET", "/", cookie: id).text == "<p>index</p>")
+      #expect(try await web.request("GET", "/", session: id).text == "<p>index</p>")
       for target in [
         "/../secret.txt", "/%2e%2e/secret.txt", "/icons/../../secret.txt",
         "/icons/%2E%2E/%2E%2E/secret.txt", "/link.txt", "/.hidden.js", "/%252e%252e/secret.txt",
         "/icons//star.svg", "/a/b/c.js", "/icons%2F..%2F..%2Fsecret.txt", "/secret.txt",
       ] {
-        let answer = try await web.request("GET", target, cookie: id)
+        let answer = try await web.request("GET", target, session: id)
         #expect(answer.status == 404, "\(target)")
         #expect(!answer.text.contains("secret") || answer.errorCode != nil, "\(target)")
         #expect(isHardened(answer), "\(target)")
@@ -256,28 +256,29 @@ import Testing
         "POST", "/session", origin: WebFixture.origin, body: body)
       #expect(signedIn.status == 200)
       #expect(!signedIn.text.contains(key))
-      let id = try #require(signedIn.headers["Set-Cookie"].flatMap(WebFixture.sessionID))
+      #expect(signedIn.headers["Set-Cookie"] == nil)
+      let id = try #require(WebFixture.sessionID(signedIn))
       let session = try JSONParser.parse(
-        try await web.request("GET", "/session", cookie: id).body)
+        try await web.request("GET", "/session", session: id).body)
       #expect(session["mode"]?.string == "serve")
 
-      #expect(try await web.request("GET", "/state", cookie: id).status == 200)
-      #expect(try await web.request("GET", "/inspector/state?seq=1", cookie: id).status == 200)
+      #expect(try await web.request("GET", "/state", session: id).status == 200)
+      #expect(try await web.request("GET", "/inspector/state?seq=1", session: id).status == 200)
       let intent = #"{"type":"sendMessage","payload":{"query":"hi"}}"#
       let crossSite = try await web.request(
-        "POST", "/actions", cookie: id, origin: "http://evil.example", body: intent)
+        "POST", "/actions", session: id, origin: "http://evil.example", body: intent)
       #expect(crossSite.errorCode == "bad_origin")
       let sent = try await web.request(
-        "POST", "/actions", cookie: id, origin: WebFixture.origin, body: intent)
+        "POST", "/actions", session: id, origin: WebFixture.origin, body: intent)
       #expect(sent.status == 202)
       // The session holds the key's privileges, not more.
-      let admin = try await web.request("GET", "/admin/access", cookie: id)
+      let admin = try await web.request("GET", "/admin/access", session: id)
       #expect(admin.status == 403)
 
       let revoked = try await web.request("DELETE", "/admin/keys/\(keyID)", key: web.secret)
       #expect(revoked.status == 200 || revoked.status == 204)
-      #expect(try await web.request("GET", "/state", cookie: id).status == 401)
-      #expect(try await web.request("GET", "/session", cookie: id).status == 401)
+      #expect(try await web.request("GET", "/state", session: id).status == 401)
+      #expect(try await web.request("GET", "/session", session: id).status == 401)
     }
   }
 
@@ -285,15 +286,65 @@ import Testing
     try await WebFixture.withMounted { web in
       let signedIn = try await web.request(
         "POST", "/session", origin: WebFixture.origin, body: #"{"key":"\#(web.secret)"}"#)
-      let id = try #require(signedIn.headers["Set-Cookie"].flatMap(WebFixture.sessionID))
-      #expect(try await web.request("GET", "/inspector/log", cookie: id).status == 200)
+      let id = try #require(WebFixture.sessionID(signedIn))
+      #expect(try await web.request("GET", "/inspector/log", session: id).status == 200)
       let out = try await web.request(
-        "DELETE", "/session", cookie: id, origin: WebFixture.origin)
+        "DELETE", "/session", session: id, origin: WebFixture.origin)
       #expect(out.status == 204)
-      #expect(try await web.request("GET", "/state", cookie: id).status == 401)
-      // Keys still work as before, without any cookie.
+      #expect(try await web.request("GET", "/state", session: id).status == 401)
+      // Keys still work as before, without any session.
       #expect(try await web.request("GET", "/state", key: web.secret).status == 200)
       #expect(try await web.request("GET", "/inspector/log", key: web.secret).status == 200)
+    }
+  }
+
+  @Test func oneKeyOpeningManySessionsNeverEndsAnotherKeysSession() async throws {
+    try await WebFixture.withMounted { web in
+      let issued = try await web.request(
+        "POST", "/admin/keys", key: web.secret, body: #"{"groups":["default"]}"#)
+      let key = try #require(try JSONParser.parse(issued.body)["key"]?.string)
+      let admin = try #require(
+        WebFixture.sessionID(
+          try await web.request(
+            "POST", "/session", origin: WebFixture.origin, body: #"{"key":"\#(web.secret)"}"#)))
+      var opened: [String] = []
+      for _ in 0..<1001 {
+        let answer = try await web.request(
+          "POST", "/session", origin: WebFixture.origin, body: #"{"key":"\#(key)"}"#)
+        #expect(answer.status == 200)
+        if let id = WebFixture.sessionID(answer) { opened.append(id) }
+      }
+      #expect(try await web.request("GET", "/session", session: admin).status == 200)
+      // The key keeps its newest sessions; its oldest ended.
+      #expect(try await web.request("GET", "/session", session: opened.last).status == 200)
+      #expect(try await web.request("GET", "/session", session: opened[0]).status == 401)
+    }
+  }
+
+  @Test func whenEveryPlaceIsTakenByOthersANewSignInIsRefusedAndNoneEnds() async throws {
+    try await WebFixture.withMounted { web in
+      var first: [String] = []
+      var keys: [String] = []
+      for _ in 0..<11 {
+        let issued = try await web.request(
+          "POST", "/admin/keys", key: web.secret, body: #"{"groups":["default"]}"#)
+        keys.append(try #require(try JSONParser.parse(issued.body)["key"]?.string))
+      }
+      // Ten keys with 100 sessions each take every place.
+      for key in keys.prefix(10) {
+        for n in 0..<100 {
+          let answer = try await web.request(
+            "POST", "/session", origin: WebFixture.origin, body: #"{"key":"\#(key)"}"#)
+          if n == 0, let id = WebFixture.sessionID(answer) { first.append(id) }
+        }
+      }
+      let refused = try await web.request(
+        "POST", "/session", origin: WebFixture.origin, body: #"{"key":"\#(keys[10])"}"#)
+      #expect(refused.status == 503 && refused.errorCode == "too_many_sessions")
+      #expect(first.count == 10)
+      for id in first {
+        #expect(try await web.request("GET", "/session", session: id).status == 200)
+      }
     }
   }
 }

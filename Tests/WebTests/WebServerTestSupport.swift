@@ -66,27 +66,31 @@ struct WebFixture {
   let service: WebhookService
   let handler: WebHandler
   let directory: String
-  /// The start token (`susi web`) or an admin key (`susi serve --web`).
+  /// The first start token (`susi web`) or an admin key (`susi serve --web`).
   let secret: String
+  /// The start links (`susi web`).
+  var links: StartLinks? = nil
 
   var store: Store { app.store }
   var log: String { app.options.log }
 
   /// `susi web`: a session for whoever presents the token.
-  static func local(directory: String = temporaryDirectory(), pages: WebPages? = nil)
-    async throws -> WebFixture
-  {
+  static func local(
+    directory: String = temporaryDirectory(), pages: WebPages? = nil,
+    links: StartLinks = StartLinks()
+  ) async throws -> WebFixture {
     let app = try await start(directory)
     let service = await WebhookService.start(
       store: app.store, keys: KeyFile.none(),
       options: WebhookHandler.Options(waitLimit: waitLimit, origin: .web))
-    let token = "test-token-\(UUID().uuidString)"
+    let token = links.make()
     let handler = WebHandler(
-      mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,
+      mode: .local(links), service: service, store: app.store, logPath: app.options.log,
       stateDirectory: directory, pages: try pages ?? installedPages())
     handler.listening(on: port)
     return WebFixture(
-      app: app, service: service, handler: handler, directory: directory, secret: token)
+      app: app, service: service, handler: handler, directory: directory, secret: token,
+      links: links)
   }
 
   /// `susi serve --web`: the pages under /web/, sessions for keys; `secret` is an admin key.
@@ -119,14 +123,14 @@ struct WebFixture {
     return pages
   }
 
-  /// Sends a request to the handler; `cookie` is a session id, `origin` an `Origin` header.
+  /// Sends a request to the handler; `session` is a session id, `origin` an `Origin` header.
   func request(
-    _ method: String, _ target: String, cookie: String? = nil, origin: String? = nil,
+    _ method: String, _ target: String, session: String? = nil, origin: String? = nil,
     key: String? = nil, body: String? = nil, headers: [(String, String)] = []
   ) async throws -> Answer {
     var all = HTTPHeaders(headers)
     all.add("Host", "127.0.0.1:\(Self.port)")
-    if let cookie { all.add("Cookie", "theme=dark; susi_session=\(cookie)") }
+    if let session { all.add("X-Susi-Session", session) }
     if let origin { all.add("Origin", origin) }
     if let key { all.add("Authorization", "Bearer \(key)") }
     if body != nil && all["Content-Type"] == nil { all.add("Content-Type", "application/json") }
@@ -135,34 +139,43 @@ struct WebFixture {
     return try await Answer.collect(await handler.handle(request))
   }
 
-  /// Opens the printed URL and returns the session id the cookie carries.
+  /// Signs in as the page does with a fresh link's token (`susi web`); the session id.
   func signIn() async throws -> String {
-    let answer = try await request("GET", "/?token=\(secret)")
-    guard answer.status == 303, let cookie = answer.headers["Set-Cookie"],
-      let id = Self.sessionID(cookie)
+    let token = links?.make() ?? secret
+    return try await redeem(token)
+  }
+
+  /// Trades `token` for a session as the page does; the session id.
+  func redeem(_ token: String) async throws -> String {
+    let answer = try await request(
+      "POST", "/session", origin: Self.origin, body: #"{"token":"\#(token)"}"#)
+    guard answer.status == 200, let json = try? JSONParser.parse(answer.body),
+      let id = json["session"]?.string
     else {
       throw WebhookError(answer.status, "test", "no session: \(answer.text)")
     }
     return id
   }
 
-  static func sessionID(_ setCookie: String) -> String? {
-    guard setCookie.hasPrefix("susi_session=") else { return nil }
-    return setCookie.dropFirst("susi_session=".count).split(separator: ";").first.map(String.init)
+  /// The session id a `POST /session` answer carries.
+  static func sessionID(_ answer: Answer) -> String? {
+    guard answer.status == 200, let json = try? JSONParser.parse(answer.body) else { return nil }
+    return json["session"]?.string
   }
 
   /// Sends an intent as the page does, waiting for its results.
   @discardableResult
-  func post(_ intent: String, cookie: String) async throws -> Answer {
-    try await request("POST", "/actions?wait=1", cookie: cookie, origin: Self.origin, body: intent)
+  func post(_ intent: String, session: String) async throws -> Answer {
+    try await request(
+      "POST", "/actions?wait=1", session: session, origin: Self.origin, body: intent)
   }
 
   /// Runs `body` with a `susi web` fixture, stopping it afterwards.
   static func withLocal(
     directory: String = temporaryDirectory(), pages: WebPages? = nil,
-    _ body: (WebFixture) async throws -> Void
+    links: StartLinks = StartLinks(), _ body: (WebFixture) async throws -> Void
   ) async throws {
-    let web = try await local(directory: directory, pages: pages)
+    let web = try await local(directory: directory, pages: pages, links: links)
     do {
       try await body(web)
     } catch {
@@ -192,7 +205,7 @@ struct WebFixture {
 
 /// The headers every answer of the web frontend carries.
 let expectedPolicy =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
   + "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /// Whether `answer` carries the security headers (and no CORS header).

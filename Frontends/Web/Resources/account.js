@@ -31,6 +31,14 @@ const settingFields = [
   { key: "avatarType", kind: "choice", label: "Avatar", choices: ["default", "server", "gravatar"] },
 ];
 
+/** Readable names of the settings, by the server's key. */
+export const settingLabels = Object.fromEntries(settingFields.map((field) => [field.key, field.label]));
+
+/** The readable name of setting `key`; a key this page does not know is shown as it is. */
+export function settingLabel(key) {
+  return Object.hasOwn(settingLabels, key) ? settingLabels[key] : key;
+}
+
 onEvent((event) => {
   if (event.origin !== "runner") return;
   if (event.type === "signedUp") notice(`Signed up as ${event.payload.email}. You can log in now.`);
@@ -133,6 +141,15 @@ function settingInput(field, value) {
   return h("div", { class: "field" }, h("label", { for: id }, field.label), input);
 }
 
+/** Settings the server holds that this page has no field for: shown read-only, key as is. */
+function otherSettings(settings) {
+  const others = Object.keys(settings).filter((key) => !Object.hasOwn(settingLabels, key)).sort();
+  if (others.length === 0) return null;
+  return h("div", { class: "other-settings-panel" }, h("h4", {}, "Other settings on the server"),
+    h("dl", { class: "other-settings" }, others.flatMap((key) => [
+      h("dt", {}, settingLabel(key)), h("dd", {}, JSON.stringify(settings[key]))])));
+}
+
 /** The settings form: saving sends only what differs from the state. */
 function settingsForm(settings) {
   if (!allowed("changeSettings")) {
@@ -143,6 +160,7 @@ function settingsForm(settings) {
     "aria-labelledby": "settings-title" },
     h("h3", { id: "settings-title" }, "Settings"),
     h("div", { class: "fields" }, settingFields.map((field) => settingInput(field, settings[field.key]))),
+    otherSettings(settings),
     h("div", { class: "buttons" },
       h("button", { type: "submit" }, "Save settings"),
       h("button", { type: "button", id: "sync-settings", onclick: () => send("syncSettings", {}) },

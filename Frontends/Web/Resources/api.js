@@ -10,7 +10,49 @@ export class APIError extends Error {
   }
 }
 
-async function failure(response) {
+/**
+ * The session is an id this tab keeps in its own storage and sends in a header; it is never a
+ * cookie, which a browser would hand to every other program listening on this machine.
+ */
+const sessionKey = "susi-session";
+
+function sessionID() {
+  try {
+    return sessionStorage.getItem(sessionKey);
+  } catch {
+    return null;
+  }
+}
+
+function keepSession(id) {
+  try {
+    if (id) sessionStorage.setItem(sessionKey, id);
+    else sessionStorage.removeItem(sessionKey);
+  } catch {
+    // Storage refused (a private window's quota): the session lasts for this page only.
+  }
+  memorySession = id || null;
+}
+
+let memorySession = null;
+
+/** The headers of a request from this page: its session, if it has one. */
+function sessionHeaders(extra = {}) {
+  const id = memorySession || sessionID();
+  return id ? { ...extra, "X-Susi-Session": id } : extra;
+}
+
+/** `fetch` with this tab's session. */
+export function request(path, init = {}) {
+  return fetch(path, { ...init, credentials: "omit", headers: sessionHeaders(init.headers || {}) });
+}
+
+/** Whether this tab holds a session id (it may have ended on the server). */
+export function hasSession() {
+  return Boolean(memorySession || sessionID());
+}
+
+async function failure(response, signalled = true) {
   let code = `http_${response.status}`;
   let message = `${response.status} ${response.statusText}`;
   try {
@@ -22,7 +64,7 @@ async function failure(response) {
   } catch {
     // Not JSON: the status says enough.
   }
-  if (response.status === 401) {
+  if (response.status === 401 && signalled) {
     // The session is gone (susi restarted, the key was revoked, or it was signed out): the page
     // says how to get back in (app.js listens).
     window.dispatchEvent(new CustomEvent("susi-unauthorized"));
@@ -31,7 +73,7 @@ async function failure(response) {
 }
 
 async function getJSON(path) {
-  const response = await fetch(path, { credentials: "same-origin" });
+  const response = await request(path);
   if (!response.ok) throw await failure(response);
   return response.json();
 }
@@ -41,18 +83,35 @@ export function getSession() {
   return getJSON("/session");
 }
 
-/** Opens a session with a serve access key (only under `susi serve --web`). */
-export async function openSession(key) {
+async function postSession(body) {
   const response = await fetch("/session", {
-    method: "POST", credentials: "same-origin",
-    headers: { "Content-Type": "application/json" }, body: JSON.stringify({ key }),
+    method: "POST", credentials: "omit",
+    headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   });
-  if (!response.ok) throw await failure(response);
+  if (!response.ok) {
+    // A refused sign-in is said on the gate itself, not by going to it.
+    const error = await failure(response, false);
+    throw error;
+  }
+  const answer = await response.json();
+  keepSession(answer.session);
+  return answer;
 }
 
-/** Ends this browser's session. */
+/** Opens a session with a serve access key (only under `susi serve --web`). */
+export function openSession(key) {
+  return postSession({ key });
+}
+
+/** Trades the token of a link `susi web` printed (good once) for a session of this tab. */
+export function redeemToken(token) {
+  return postSession({ token });
+}
+
+/** Ends this tab's session. */
 export async function closeSession() {
-  const response = await fetch("/session", { method: "DELETE", credentials: "same-origin" });
+  const response = await request("/session", { method: "DELETE" });
+  keepSession(null);
   if (!response.ok && response.status !== 401) throw await failure(response);
 }
 
@@ -68,8 +127,7 @@ export function getStateAt(seq) {
 
 /** Up to `limit` events after `after`, parsed, with the log's last seq. */
 export async function getEvents(after, limit = 1000) {
-  const response = await fetch(`/events?after=${after}&limit=${limit}`,
-    { credentials: "same-origin" });
+  const response = await request(`/events?after=${after}&limit=${limit}`);
   if (!response.ok) throw await failure(response);
   const text = await response.text();
   const events = text.split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line));
@@ -82,9 +140,8 @@ export async function getEvents(after, limit = 1000) {
  * under; throws APIError when susi refused it before logging.
  */
 export async function postIntent(type, payload = {}) {
-  const response = await fetch("/actions", {
-    method: "POST", credentials: "same-origin",
-    headers: { "Content-Type": "application/json" },
+  const response = await request("/actions", {
+    method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ type, payload }),
   });
   if (!response.ok) throw await failure(response);
@@ -92,23 +149,91 @@ export async function postIntent(type, payload = {}) {
   return body.seq;
 }
 
+/** Fetches the log as a file download (the session goes in a header, so a plain link cannot). */
+export async function downloadLog() {
+  const response = await request("/inspector/log");
+  if (!response.ok) throw await failure(response);
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = "susi-events.jsonl";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
 /**
- * Follows the log over server-sent events from `after` on. `onEvent` gets each parsed event;
- * `onStatus` gets "open" or "closed". The browser reconnects by itself, sending the last seq
- * it saw, so no event is missed or repeated.
+ * Follows the log over server-sent events from `after` on, read with `fetch` (EventSource
+ * cannot send the session header). `onEvent` gets each parsed event; `onStatus` gets "open" or
+ * "closed". It reconnects by itself from the last seq it saw, so no event is missed or
+ * repeated. Returns an object whose `close()` stops it.
  */
 export function followEvents(after, onEvent, onStatus) {
-  const source = new EventSource(`/events/stream?after=${after}`, { withCredentials: true });
-  source.addEventListener("open", () => onStatus("open"));
-  source.addEventListener("error", () => onStatus("closed"));
-  source.addEventListener("message", (message) => {
+  let last = after;
+  let stopped = false;
+  let controller = null;
+  let retry = 500;
+
+  function dispatch(block) {
+    let data = "";
+    let id = null;
+    for (const line of block.split("\n")) {
+      if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(5).replace(/^ /, "");
+      else if (line.startsWith("id:")) id = line.slice(3).trim();
+    }
+    if (id !== null && /^\d+$/.test(id)) last = Number(id);
+    if (!data) return;
     let event;
     try {
-      event = JSON.parse(message.data);
+      event = JSON.parse(data);
     } catch {
       return;
     }
+    if (typeof event.seq === "number" && event.seq > last) last = event.seq;
     onEvent(event);
-  });
-  return source;
+  }
+
+  async function run() {
+    while (!stopped) {
+      controller = new AbortController();
+      try {
+        const response = await request(`/events/stream?after=${last}`,
+          { signal: controller.signal, headers: { Accept: "text/event-stream" } });
+        if (!response.ok) {
+          await failure(response);
+          if (response.status === 401) return;
+          throw new Error(String(response.status));
+        }
+        onStatus("open");
+        retry = 500;
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value.replace(/\r\n?/g, "\n");
+          let end;
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            dispatch(buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+          }
+        }
+      } catch {
+        // Dropped or refused: try again below.
+      }
+      if (stopped) return;
+      onStatus("closed");
+      await new Promise((resolve) => setTimeout(resolve, retry));
+      retry = Math.min(retry * 2, 10000);
+    }
+  }
+
+  run();
+  return {
+    close() {
+      stopped = true;
+      controller?.abort();
+    },
+  };
 }

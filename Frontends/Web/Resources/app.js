@@ -2,12 +2,13 @@
 // and shows the screen the address names (#/chat, #/skills, #/skill/<group>/<skill>,
 // #/account, #/inspector).
 
-import { getSession, openSession, getEvents, followEvents, APIError } from "./api.js";
+import { getSession, openSession, redeemToken, hasSession, getEvents, followEvents, APIError } from "./api.js";
 import { state, onState, refreshState, receive, startStreamAt, notice, setAccess } from "./store.js";
 import { setUpChat, renderChat } from "./chat.js";
 import { renderSkills, renderSkill, enterSkill, leaveSkill } from "./skills.js";
 import { renderAccount } from "./account.js";
 import { showInspector, hideInspector } from "./inspector.js";
+import { setServers } from "./dom.js";
 
 const screens = ["gate", "chat", "skills", "skill", "account", "inspector"];
 const titles = { chat: "Chat", skills: "Skills", skill: "Skill", account: "Account", inspector: "Inspector" };
@@ -79,13 +80,14 @@ function navigate(moveFocus) {
 
 let gateShown = false;
 
-function showGate() {
+function showGate(reason = "") {
   if (gateShown) return;
   gateShown = true;
   showScreen("gate");
   document.getElementById("connection").textContent = "Not connected";
   const served = location.pathname.startsWith("/web/");
   document.getElementById("gate-web").hidden = served;
+  document.getElementById("gate-reason").textContent = reason;
   const form = document.getElementById("gate-key");
   form.hidden = !served;
   form.addEventListener("submit", async (event) => {
@@ -103,13 +105,41 @@ function showGate() {
 }
 
 let stream = null;
+let builtInServer = null;
+
+/**
+ * Signs this tab in with the token of the address `susi web` printed, once: the token leaves
+ * the address bar and history at once, and is good for one sign-in only. Returns why it did
+ * not work, or "".
+ */
+async function useToken() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token");
+  if (token === null) return "";
+  params.delete("token");
+  const rest = params.toString();
+  history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
+  try {
+    await redeemToken(token);
+    return "";
+  } catch (error) {
+    // A tab signed in already (a reload of the old address) keeps its session; this is said
+    // only when that session is gone too.
+    return `That link did not sign this tab in: ${error.message}.`;
+  }
+}
 
 async function boot() {
+  const refused = await useToken();
   try {
-    setAccess(await getSession());
+    if (!hasSession()) throw new APIError(401, "unauthorized", "no session");
+    const session = await getSession();
+    setAccess(session);
+    builtInServer = session.builtInServer || null;
+    setServers(builtInServer, null);
   } catch (error) {
     if (error instanceof APIError && error.status === 401) {
-      showGate();
+      showGate(refused);
       return;
     }
     document.getElementById("connection").textContent = `susi cannot be reached: ${error.message}`;
@@ -134,6 +164,7 @@ async function boot() {
     // Whatever happened while the stream was down is in the state: read it again.
     if (status === "open") refreshState();
   });
+  onState((current) => setServers(builtInServer, current.server));
   onState(render);
   await refreshState();
   window.addEventListener("hashchange", () => {

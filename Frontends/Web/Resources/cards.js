@@ -4,6 +4,7 @@
 import { h, svg, externalLink, isWebURL, shortNumber, prettyJSON } from "./dom.js";
 import { cachedImage } from "./images.js";
 import { send } from "./store.js";
+import { waiting, failedNow } from "./retry.js";
 
 /** Searches and previews this page asked for (once per page load). */
 const askedSearches = new Set();
@@ -15,7 +16,9 @@ export const failedSearches = new Map();
 function wantPreview(url, state) {
   if (!isWebURL(url) || askedPreviews.has(url) || (state.linkPreviews || {})[url]) return;
   askedPreviews.add(url);
-  send("loadLinkPreview", { url }, () => {});
+  // A preview that failed a short while ago is not asked for again before its retry time.
+  if (waiting("preview", url)) return;
+  send("loadLinkPreview", { url }, () => failedNow("preview", url));
 }
 
 /** The cards of one answer: an array of elements. */

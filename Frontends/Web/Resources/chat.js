@@ -33,19 +33,25 @@ export function setUpChat() {
 
 /**
  * The transcript cut into exchanges. An answer belongs to the latest question with its query;
- * a second answer to the same question is a planned one (a timer going off), shown in place.
+ * a second answer to the same question is a planned one (a timer going off): it is an exchange
+ * of its own where it arrived, at the bottom, with a note of the question it answers.
  */
 export function exchanges(transcript) {
   const groups = [];
   const byQuery = new Map();
   for (const entry of transcript || []) {
-    let group = byQuery.get(entry.query);
+    const group = byQuery.get(entry.query);
     if (entry.speaker === "user" || !group) {
-      group = { key: `${entry.seq}`, user: entry.speaker === "user" ? entry : null, answers: [] };
-      groups.push(group);
-      byQuery.set(entry.query, group);
+      const fresh = { key: `${entry.seq}`, user: entry.speaker === "user" ? entry : null, answers: [] };
+      if (entry.speaker !== "user") fresh.answers.push(entry);
+      groups.push(fresh);
+      byQuery.set(entry.query, fresh);
+    } else if (group.answers.length === 0) {
+      group.answers.push(entry);
+    } else {
+      groups.push({ key: `late-${entry.seq}`, user: null, lateFor: group.user || group.answers[0],
+        answers: [entry] });
     }
-    if (entry.speaker !== "user") group.answers.push(entry);
   }
   return groups;
 }
@@ -84,7 +90,10 @@ function signature(group, state) {
 function renderExchange(group, state) {
   const pending = pendingText(group, state.inFlight || {});
   const query = group.user ? group.user.query : group.answers[0]?.query;
-  return h("li", { class: "exchange", "data-key": group.key, "data-query": query },
+  const late = group.lateFor;
+  return h("li", { class: late ? "exchange late" : "exchange", "data-key": group.key, "data-query": query },
+    late ? h("p", { class: "late-note" }, "Later answer to “", query, "”",
+      late.at ? [" (asked at ", h("time", { datetime: late.at }, clockTime(late.at)), ")"] : null) : null,
     group.user ? h("div", { class: "bubble user" },
       h("span", { class: "visually-hidden" }, "You: "), group.user.query,
       h("time", { datetime: group.user.at }, clockTime(group.user.at))) : null,
@@ -134,7 +143,6 @@ export function renderChat(state) {
   renderHistory(state);
   const list = log();
   const groups = exchanges(state.transcript);
-  const nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
   let added = false;
   const keys = new Set(groups.map((g) => g.key));
   for (const [key, entry] of drawn) {
@@ -166,7 +174,49 @@ export function renderChat(state) {
         "world population by continent", "show me the noble gases"].map((q) =>
         h("li", {}, h("button", { type: "button", onclick: () => ask(q) }, q))))));
   }
-  if (added && nearBottom && !document.getElementById("screen-chat").hidden) {
-    window.scrollTo(0, document.body.scrollHeight);
-  }
+  if (added) followBottom();
 }
+
+/**
+ * Auto-scroll: the chat keeps its newest answer in view, also while cards grow (a picture
+ * loads, a preview arrives), unless the person has scrolled up; scrolling back down, or
+ * sending a message, follows again.
+ */
+let pinned = true;
+let lastY = 0;
+
+function atBottom() {
+  return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80;
+}
+
+function chatShown() {
+  return !document.getElementById("screen-chat").hidden;
+}
+
+function followBottom() {
+  if (!pinned || !chatShown()) return;
+  window.scrollTo(0, document.documentElement.scrollHeight);
+  lastY = window.scrollY;
+}
+
+/** Whether the chat follows new answers (for tests and the page itself). */
+export function followsNewAnswers() {
+  return pinned;
+}
+
+// The page itself only ever scrolls down to the bottom, and growing cards do not move it: a
+// move up that does not end at the bottom is the person's.
+window.addEventListener("scroll", () => {
+  if (!chatShown()) return;
+  const y = window.scrollY;
+  if (atBottom()) pinned = true;
+  else if (y < lastY) pinned = false;
+  lastY = y;
+}, { passive: true });
+
+new ResizeObserver(() => followBottom()).observe(document.getElementById("chat-log"));
+
+document.getElementById("chat-form").addEventListener("submit", () => {
+  pinned = true;
+  followBottom();
+});

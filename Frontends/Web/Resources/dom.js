@@ -60,8 +60,44 @@ export function isWebURL(text) {
 /** A link that opens outside the page, or plain text when `url` is not a web address. */
 export function externalLink(url, text, attributes = {}) {
   if (!isWebURL(url)) return h("span", {}, text || url || "");
-  return h("a", { href: url, target: "_blank", rel: "noopener noreferrer", ...attributes },
+  return h("a", { href: rebased(url), target: "_blank", rel: "noopener noreferrer", ...attributes },
     text || url);
+}
+
+/** The built-in server susi runs now (a URL), and the server chosen in the state. */
+let builtIn = null;
+let chosenOrigin = null;
+
+function parsed(url) {
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
+}
+
+/** Tells the page where the built-in server is now (`/session` says) and which server is chosen. */
+export function setServers(builtInServer, chosenServer) {
+  builtIn = builtInServer ? parsed(builtInServer) : null;
+  chosenOrigin = chosenServer ? parsed(chosenServer)?.origin || null : null;
+}
+
+/** Paths the built-in server serves that answers link to: pages, icons and skill images. */
+const builtInPaths = ["/pages/", "/i/", "/duckduckgo/i/", "/cms/getImage.png"];
+
+/**
+ * `url` as the built-in server serves it now: an answer logged while an earlier run's built-in
+ * server listened on another port names that port; such a loopback URL is moved to today's
+ * port. Any other URL stays as it is.
+ */
+export function rebased(url) {
+  if (!builtIn || typeof url !== "string") return url;
+  const target = parsed(url);
+  if (!target || target.protocol !== "http:") return url;
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(target.hostname)) return url;
+  if ([builtIn.origin, location.origin, chosenOrigin].includes(target.origin)) return url;
+  if (!builtInPaths.some((path) => target.pathname.startsWith(path))) return url;
+  return builtIn.origin + target.pathname + target.search + target.hash;
 }
 
 /** "18:32:58" for an RFC 3339 time, in the browser's zone. */

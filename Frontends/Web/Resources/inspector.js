@@ -3,7 +3,7 @@
 // changed (computed here, from the states before and after it), live as events arrive.
 
 import { h, fill, clockTime, prettyJSON } from "./dom.js";
-import { getEvents, getStateAt } from "./api.js";
+import { getEvents, getStateAt, downloadLog } from "./api.js";
 import { onEvent, lastSeq, notice } from "./store.js";
 
 const events = [];
@@ -129,7 +129,9 @@ function setUp(area) {
         h("input", { id: "follow", type: "checkbox", checked: true,
           onchange: (e) => { follow = e.target.checked; if (follow) { selected = latest(); draw(); } } }),
         h("label", { for: "follow" }, "Follow new events")),
-      h("a", { href: "/inspector/log", download: "susi-events.jsonl", id: "download-log" }, "Download the log")),
+      h("button", { type: "button", id: "download-log",
+        onclick: () => downloadLog().catch((error) => notice(`Could not download the log: ${error.message}`)) },
+        "Download the log")),
     h("div", { class: "stepper panel" },
       h("button", { type: "button", id: "step-first", onclick: () => step("first") }, "First"),
       h("button", { type: "button", id: "step-back", onclick: () => step(-1) }, "◀ Back"),

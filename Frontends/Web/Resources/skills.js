@@ -27,14 +27,43 @@ function ratingSummary(rating) {
     h("span", { "aria-hidden": "true" }, ` ${shortNumber(rating.average, 1)} (${rating.total})`));
 }
 
-/** The skills screen for `group` (null: the first group). */
+/** The group value of the "All skills" tab (`#/skills/*`). */
+export const allGroups = "*";
+
+let shownGroup = null;
+let lastState = null;
+
+/** Asks for the skills of `group` once per page load. */
+function wantSkills(group) {
+  if (askedGroups.has(group)) return;
+  askedGroups.add(group);
+  send("loadSkills", { group });
+}
+
+/** Whether `skill` matches every word of `query` (name, description, author, examples, group). */
+function matches(skill, words) {
+  const text = [skill.name, skill.tag, skill.description, skill.author, skill.group,
+    ...(skill.examples || [])].filter(Boolean).join(" ").toLowerCase();
+  return words.every((word) => text.includes(word));
+}
+
+/**
+ * The skills screen for `group` (null: the first group; `*`: all skills). Text in the search
+ * box searches every group.
+ */
 export function renderSkills(state, group) {
+  lastState = state;
+  shownGroup = group;
   const groups = state.groups || [];
   if (groups.length === 0 && !askedGroupList) {
     askedGroupList = true;
     send("loadGroups", {});
   }
-  const selected = group && groups.includes(group) ? group : groups[0];
+  const query = document.getElementById("skill-search").value.trim().toLowerCase();
+  const words = query.split(/\s+/).filter(Boolean);
+  const all = group === allGroups || words.length > 0;
+  const selected = group === allGroups ? allGroups
+    : group && groups.includes(group) ? group : groups[0];
   renderGroupTabs(groups, selected);
   const area = document.getElementById("skill-area");
   if (!selected) {
@@ -42,40 +71,51 @@ export function renderSkills(state, group) {
     return;
   }
   area.setAttribute("aria-labelledby", tabId(selected));
-  if (!askedGroups.has(selected)) {
-    askedGroups.add(selected);
-    send("loadSkills", { group: selected });
-  }
-  const skills = Object.values((state.skills || {})[selected] || {})
-    .sort((a, b) => (a.name || a.tag).localeCompare(b.name || b.tag));
+  const wanted = all ? groups : [selected];
+  for (const name of wanted) wantSkills(name);
+  let skills = wanted.flatMap((name) => Object.values((state.skills || {})[name] || {}));
+  if (words.length) skills = skills.filter((skill) => matches(skill, words));
+  skills.sort((a, b) => (a.name || a.tag).localeCompare(b.name || b.tag));
+  const loading = wanted.some((name) => !(state.skills || {})[name]);
+  const title = words.length ? `Skills matching “${query}”`
+    : selected === allGroups ? "All skills" : selected;
   if (skills.length === 0) {
-    fill(area, h("p", { class: "pending-text" }, `Loading the skills of ${selected}…`));
+    fill(area, h("h3", { class: "group-title" }, title),
+      h("p", { class: "pending-text" }, loading ? "Loading the skills…"
+        : words.length ? "No skill matches. Try fewer or other words." : "This group has no skills."));
     return;
   }
-  fill(area, h("h3", { class: "group-title" }, selected),
+  fill(area, h("h3", { class: "group-title" }, title,
+    all ? h("span", { class: "count" }, ` · ${skills.length} skill${skills.length === 1 ? "" : "s"}`) : null),
     h("ul", { class: "skill-grid" }, skills.map((skill) => h("li", {},
       h("a", { class: "skill-card", href: skillLink(skill.group, skill.tag) },
         cachedImage(skill.imageURL, "", "skill-image"),
         h("h4", {}, skill.name || skill.tag),
         skill.description ? h("p", { class: "description" }, skill.description) : null,
         skill.author ? h("p", { class: "author" }, `by ${skill.author}`) : null,
+        all ? h("p", { class: "group-name" }, skill.group) : null,
         ratingSummary(skill.rating))))));
 }
 
+document.getElementById("skill-search").addEventListener("input", () => {
+  if (lastState) renderSkills(lastState, shownGroup);
+});
+
 function tabId(group) {
-  return `group-tab-${group.replace(/[^a-z0-9]/gi, "_")}`;
+  return group === allGroups ? "group-tab-all" : `group-tab-${group.replace(/[^a-z0-9]/gi, "_")}`;
 }
 
 function renderGroupTabs(groups, selected) {
   const list = document.getElementById("group-list");
+  const tabs = groups.length ? [allGroups, ...groups] : [];
   const current = [...list.children].map((b) => b.dataset.group);
-  if (current.join("\n") !== groups.join("\n")) {
-    fill(list, groups.map((group) => h("button", {
+  if (current.join("\n") !== tabs.join("\n")) {
+    fill(list, tabs.map((group) => h("button", {
       type: "button", role: "tab", id: tabId(group), "data-group": group,
       "aria-controls": "skill-area",
       onclick: () => { location.hash = `#/skills/${encodeURIComponent(group)}`; },
       onkeydown: (event) => moveTab(event, list),
-    }, group)));
+    }, group === allGroups ? "All skills" : group)));
   }
   for (const button of list.children) {
     const on = button.dataset.group === selected;
