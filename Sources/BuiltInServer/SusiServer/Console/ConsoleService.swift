@@ -169,7 +169,9 @@ public final class ConsoleService: Sendable {
       targetPolicy: TargetPolicy(allowsPrivateTargets: configuration.allowsPrivateHosts))
     let transport = self.transport.withLock { kept in
       if let kept { return kept }
-      let made = SocketTransport()
+      // Through the proxies of the environment (`HTTPS_PROXY`, `NO_PROXY` …), as curl would.
+      let made = SocketTransport(
+        proxies: ProxySettings(environment: ProcessInfo.processInfo.environment))
       kept = made
       return made
     }
