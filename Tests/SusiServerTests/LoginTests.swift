@@ -147,6 +147,27 @@ import Testing
     #expect(status(1000) == 200)
   }
 
+  /// Without mail, a signup must say that an address is taken; one caller hears it at most ten
+  /// times a minute, so the accounts cannot be listed that way.
+  @Test func signupsOfTakenAddressesAreLimitedPerCaller() async throws {
+    let server = try signedUp()
+    for _ in 0..<11 {
+      let taken = server.send("/aaa/signup.json", [("signup", email), ("password", password)])
+      #expect(taken.status == 422)
+    }
+    let locked = server.send(
+      "/aaa/signup.json", [("signup", "new@example.com"), ("password", password)])
+    #expect(locked.status == 403)
+    let elsewhere = server.send(
+      "/aaa/signup.json", [("signup", "new@example.com"), ("password", password)],
+      remoteAddress: "198.51.100.9")
+    #expect(elsewhere.status == 200)
+    await server.clock.advance(by: .seconds(61))
+    #expect(
+      server.send("/aaa/signup.json", [("signup", "other@example.com"), ("password", password)])
+        .status == 200)
+  }
+
   @Test func loginCaptchaWhenConfigured() throws {
     let server = try TestServer { $0.loginCaptcha = true }
     _ = try server.json("/aaa/signup.json", [("signup", email), ("password", password)])

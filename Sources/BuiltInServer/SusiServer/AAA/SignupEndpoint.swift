@@ -35,8 +35,14 @@ enum SignupEndpoint {
     let salt = PasswordHasher.makeSalt()
     let passwordHash = PasswordHasher.hash(
       password, salt: salt, iterations: context.configuration.passwordIterations)
+    let caller = request.caller
+    let now = request.now
     try context.withState { (state: inout ServerState) throws(APIError) in
+      if let wait = state.loginFailures.signupLockout(caller, now: now) {
+        throw APIError(403, "Too many signups of taken addresses. Try again in \(wait) seconds")
+      }
       guard state.accounts.account(email) == nil else {
+        state.loginFailures.recordTakenSignup(caller, now: now)
         throw APIError(422, "email is already taken")
       }
       var accounts = state.accounts

@@ -159,3 +159,19 @@ struct LoginFailures: Sendable {
     }
   }
 }
+
+extension LoginFailures {
+  /// Signups for an address that is already taken, counted per caller like failed logins: a
+  /// server without mail must say that an address is taken, so it answers that at most
+  /// `limit` times a minute to one caller, which keeps anyone from listing the accounts.
+  static func signupKey(_ caller: String) -> String { "signup " + caller }
+
+  /// Seconds until `caller` may sign up again, or nil.
+  func signupLockout(_ caller: String, now: Date) -> Int? {
+    lockout(key: Self.signupKey(caller), now: now)
+  }
+
+  mutating func recordTakenSignup(_ caller: String, now: Date) {
+    record(key: Self.signupKey(caller), now: now)
+  }
+}
