@@ -101,7 +101,8 @@ let package = Package(
     // App: what every command shares: the command-line layer (parsing, help, exit codes,
     // signals, terminal output) and the composition root that opens the log, the store, the
     // runner and the built-in server.
-    module("SusiCommandLine", in: "App", dependencies: ["SusiCore", "SusiTerminal"]),
+    module(
+      "SusiCommandLine", in: "App", dependencies: ["SusiCore", "SusiTerminal", "SusiFiles"]),
     module(
       "SusiApplication", in: "App",
       dependencies: [
@@ -146,7 +147,7 @@ let package = Package(
       name: "susi",
       dependencies: [
         "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
-        "SusiCommandLine",
+        "SusiCommandLine", "SusiCore",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 

@@ -1,5 +1,6 @@
 import Foundation
 import SusiCommandLine
+import SusiCore
 import SusiServer
 
 /// `susi server`: the built-in SUSI-compatible server in the foreground.
@@ -7,7 +8,9 @@ enum ServerCommandSpec {
   static let spec: CommandSpec = {
     var spec = CommandSpec(
       name: "server", summary: "run the built-in SUSI-compatible server",
-      usage: "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR]",
+      usage:
+        "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR]"
+        + " | server use [URL|embedded]",
       discussion: """
         Serves the SUSI API (the same server susi starts inside itself when no --server is given)
         from skill files in the SUSI skill format, with accounts, ratings, settings and chat memory
@@ -17,10 +20,16 @@ enum ServerCommandSpec {
         127.0.0.1 unless --host says otherwise; --port 0 (the default) picks any free port.
         It also answers DuckDuckGo-format web searches at /duckduckgo/ and serves example pages
         for link previews at /pages/.
+
+        'susi server use URL' makes URL the server every later run uses ('embedded' goes back to
+        the built-in server; without URL it prints the choice). It is kept in
+        STATE-DIR/remembered-server; --server and SUSI_SERVER apply to one run and never change it.
         """,
       examples: [
         "susi server --port 4000",
         "susi --server http://127.0.0.1:4000 ask hello    (from another terminal)",
+        "susi server use https://api.susi.ai    (every later run)",
+        "susi server use embedded",
       ],
       options: [
         OptionSpec(
@@ -35,7 +44,8 @@ enum ServerCommandSpec {
         OptionSpec(
           "--trusted-proxy", value: "ADDR",
           help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
-      ])
+      ],
+      arguments: 0...2)
     // It serves from STATE-DIR/server alone: no log, no other server, no outbound requests.
     spec.unusedCommonOptions = [
       "--server", "--log", "--websearch-url", "--fsync", "--allow-private-targets",
@@ -44,6 +54,7 @@ enum ServerCommandSpec {
   }()
 
   static let command = Command(spec) { invocation in
+    if !invocation.arguments.isEmpty { return use(invocation) }
     let configuration: ServerConfiguration
     do {
       configuration = try configure(invocation)
@@ -59,6 +70,51 @@ enum ServerCommandSpec {
     return await ServerForeground.run(
       configuration, output: { _ = StandardStream.output.write($0) },
       errors: { _ = StandardStream.error.write($0) }, until: { _ = await signals.wait() })
+  }
+
+  /// `susi server use [URL]`: prints or changes the remembered server.
+  static func use(_ invocation: Invocation) -> Int32 {
+    let arguments = invocation.arguments
+    guard arguments[0] == "use" else {
+      let error = UsageError(
+        "'susi server' takes options, or 'use URL', not '\(arguments[0])'",
+        suggestion: Spelling.closest(to: arguments[0], in: ["use"]))
+      StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
+      return ExitCode.usage
+    }
+    let stateDirectory = invocation.common.stateDirectory
+    let remembered: RememberedServer?
+    do {
+      remembered = try RememberedServer.load(stateDirectory: stateDirectory)
+    } catch {
+      StandardStream.error.line("susi: \(error)")
+      return ExitCode.usage
+    }
+    guard arguments.count == 2 else {
+      StandardStream.output.line(remembered?.server ?? State.embeddedServer)
+      return ExitCode.success
+    }
+    guard let url = Validation.serverURL(arguments[1]) else {
+      StandardStream.error.write(
+        "susi: '\(arguments[1])' is not a server URL; use http(s)://host[:port][/path] or "
+          + "'embedded'\n\(HelpText.usageLine(spec))\n")
+      return ExitCode.usage
+    }
+    var choice = remembered ?? RememberedServer()
+    // A CA file belongs to the server it was given for.
+    if choice.server != url { choice.caFile = nil }
+    choice.server = url
+    do {
+      try choice.save(stateDirectory: stateDirectory)
+    } catch {
+      StandardStream.error.line("susi: cannot remember the server: \(error)")
+      return ExitCode.cannotCreate
+    }
+    StandardStream.output.line(
+      url == State.embeddedServer
+        ? "susi uses the built-in server from now on."
+        : "susi uses \(url) from now on; 'susi server use embedded' goes back.")
+    return ExitCode.success
   }
 
   /// The server's configuration from the command line; it keeps its state in

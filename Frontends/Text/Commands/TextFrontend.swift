@@ -93,6 +93,8 @@ public enum TextFrontend {
         exit(code)
       })
     context.waitForPlanned = invocation.parsed.has("--wait")
+    context.serverSource = app.options.serverSource
+    context.stateDirectory = app.options.stateDirectory
     context.resumedPlans = app.resumedPlans
     context.startedAlone = app.startedAlone
     if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {

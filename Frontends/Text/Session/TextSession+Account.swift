@@ -1,4 +1,5 @@
 import Foundation
+import SusiCommandLine
 import SusiCore
 import SusiStore
 import SusiTerminal
@@ -120,6 +121,15 @@ extension TextSession {
       return unexpected(result, doing: "changing the server")
     }
     console.print("Now using \(await serverDescription()).")
+    serverSource = .remembered
+    if let stateDirectory = context.stateDirectory {
+      do {
+        try RememberedServer(server: Validation.serverURL(url) ?? url).save(
+          stateDirectory: stateDirectory)
+      } catch {
+        console.error("susi will not remember this server: \(error)")
+      }
+    }
     return .ok
   }
 

@@ -62,6 +62,7 @@ public final class SusiApp: Sendable {
     clock: (any TimeSource)? = nil, startEmbedded: Bool = true, embeddedWithServer: Bool = false,
     followInterval: Duration = defaultFollowInterval
   ) async throws(StartupError) -> SusiApp {
+    var options = options
     var warnings: [String] = []
     try makeDirectory(options.stateDirectory)
     try makeDirectory((options.log as NSString).deletingLastPathComponent)
@@ -78,6 +79,9 @@ public final class SusiApp: Sendable {
     let writer = opened.writer
     let recovered = opened.recovered
     warnings += opened.warnings
+    if startEmbedded {
+      options = serverForRun(options, logServer: recovered.state.server, alone: opened.alone)
+    }
 
     var embedded: EmbeddedServer?
     if startEmbedded && (options.server == nil || embeddedWithServer) {
@@ -128,11 +132,10 @@ public final class SusiApp: Sendable {
           keeping: Set(resumed.plans.filter { $0.fate != .dropped }.map(\.seq)))
       }
       await store.followOtherWriters(every: followInterval)
-      // The server chosen last (`/server URL`, `--server`) is kept in the state and used again;
-      // only an explicit `--server` (or SUSI_SERVER) changes it. Tools that never talk to a
-      // server (administration) leave it be.
+      // The log's state holds the server in use; this run's (`serverForRun`) replaces it. Tools
+      // that never talk to a server (administration) leave it be.
       let wanted = options.server ?? State.embeddedServer
-      if startEmbedded, options.choosesServer, await store.state.server != wanted {
+      if startEmbedded, await store.state.server != wanted {
         logged += try await app.sendAndWait(
           .setServer(Action.SetServer(url: wanted)), origin: origin, timeout: 10)
       }
@@ -142,6 +145,37 @@ public final class SusiApp: Sendable {
       throw StartupError(message: "\(error)", exitCode: ExitCode.ioError)
     }
     return app
+  }
+
+  /// The server this run uses. `--server` and SUSI_SERVER apply to this run; otherwise the
+  /// remembered choice, else the built-in server — unless another susi is running on the log,
+  /// which then keeps the server it uses rather than have it switched under it.
+  ///
+  /// Before the choice was kept in `STATE-DIR/remembered-server`, the server last switched to in
+  /// the log was used again: on the first start without that file, the log's server becomes
+  /// the remembered choice, so nobody finds themselves on another server after an upgrade.
+  static func serverForRun(_ options: CommonOptions, logServer: String, alone: Bool)
+    -> CommonOptions
+  {
+    var options = options
+    let path = RememberedServer.path(in: options.stateDirectory)
+    if !FileManager.default.fileExists(atPath: path) {
+      let remembered = RememberedServer(server: logServer == State.embeddedServer ? nil : logServer)
+      try? remembered.save(stateDirectory: options.stateDirectory)
+      if !options.serverSource.isForThisRun, options.serverSource != .remembered,
+        let server = remembered.server
+      {
+        options.server = server
+        options.serverSource = .remembered
+      }
+    }
+    if !options.serverSource.isForThisRun, !alone,
+      logServer != (options.server ?? State.embeddedServer)
+    {
+      options.server = logServer == State.embeddedServer ? nil : logServer
+      options.serverSource = .sharedLog
+    }
+    return options
   }
 
   /// The environment variable that sets the built-in server's port (0: any free port).

@@ -4,9 +4,9 @@ import SusiCore
 public struct CommonOptions: Sendable, Equatable {
   /// The SUSI server URL, or nil for the built-in server.
   public var server: String?
-  /// Whether `--server` or SUSI_SERVER named a server (`embedded` included): only then does a
-  /// start change the server chosen last, which the state keeps.
-  public var choosesServer = false
+  /// Where `server` came from: `--server` and SUSI_SERVER apply to this run only; a remembered
+  /// choice (`susi server use`) holds until another is made.
+  public var serverSource: ServerSource = .builtIn
   /// The event log file.
   public var log: String
   /// Where DuckDuckGo-format web searches go; nil = the built-in server's search with the built-in
@@ -49,7 +49,7 @@ public struct CommonOptions: Sendable, Equatable {
     fsync: String = "batch"
   ) {
     self.server = server
-    self.choosesServer = server != nil
+    self.serverSource = server != nil ? .commandLine : .builtIn
     self.log = log
     self.websearchURL = websearchURL
     self.stateDirectory = stateDirectory
@@ -69,15 +69,6 @@ public struct CommonOptions: Sendable, Equatable {
     func origin(_ name: String, _ variable: String) -> String {
       parsed.has(name) ? name : variable
     }
-    var server: String?
-    if let text = pick("--server", "SUSI_SERVER") {
-      guard let url = Validation.serverURL(text) else {
-        throw UsageError(
-          "'\(text)' is not a server URL for \(origin("--server", "SUSI_SERVER")); use "
-            + "http(s)://host[:port][/path] or 'embedded'")
-      }
-      server = url == State.embeddedServer ? nil : url
-    }
     var websearch: String?
     if let text = pick("--websearch-url", "SUSI_WEBSEARCH_URL") {
       guard Validation.webURL(text) else {
@@ -87,6 +78,8 @@ public struct CommonOptions: Sendable, Equatable {
       websearch = text
     }
     let stateDirectory = pick("--state-dir", "SUSI_STATE_DIR") ?? defaultStateDirectory(environment)
+    let (server, serverSource) = try resolveServer(
+      parsed, environment: environment, stateDirectory: stateDirectory)
     let log = pick("--log", "SUSI_LOG") ?? stateDirectory + "/events.jsonl"
     let fsync = pick("--fsync", "SUSI_FSYNC") ?? "batch"
     guard fsyncModes.contains(fsync) else {
@@ -97,7 +90,7 @@ public struct CommonOptions: Sendable, Equatable {
     var options = CommonOptions(
       server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory,
       fsync: fsync)
-    options.choosesServer = pick("--server", "SUSI_SERVER") != nil
+    options.serverSource = serverSource
     options.allowsPrivateTargets = parsed.has("--allow-private-targets")
     if !options.allowsPrivateTargets, let text = environment["SUSI_ALLOW_PRIVATE_TARGETS"] {
       switch text.lowercased() {
@@ -109,6 +102,29 @@ public struct CommonOptions: Sendable, Equatable {
     return options
   }
 
+  /// The server for this run and where it came from: `--server`, then SUSI_SERVER, then the
+  /// remembered choice (`susi server use`), then the built-in server.
+  static func resolveServer(
+    _ parsed: ParsedCommandLine, environment: [String: String], stateDirectory: String
+  ) throws(UsageError) -> (String?, ServerSource) {
+    var text: String?
+    var source = ServerSource.builtIn
+    if let value = parsed.value("--server") {
+      (text, source) = (value, .commandLine)
+    } else if let value = environment["SUSI_SERVER"], !value.isEmpty {
+      (text, source) = (value, .environment)
+    } else if let remembered = try RememberedServer.load(stateDirectory: stateDirectory)?.server {
+      (text, source) = (remembered, .remembered)
+    }
+    guard let text else { return (nil, .builtIn) }
+    guard let url = Validation.serverURL(text) else {
+      throw UsageError(
+        "'\(text)' is not a server URL for \(source.name); use http(s)://host[:port][/path] or "
+          + "'embedded'")
+    }
+    return (url == State.embeddedServer ? nil : url, source)
+  }
+
   /// `$XDG_STATE_HOME/susi`, or `~/.local/state/susi` (a relative XDG value is ignored, as the
   /// spec says).
   public static func defaultStateDirectory(_ environment: [String: String]) -> String {
@@ -116,4 +132,35 @@ public struct CommonOptions: Sendable, Equatable {
     let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "."
     return home + "/.local/state/susi"
   }
+}
+
+/// Where the server of a run was chosen.
+public enum ServerSource: String, Sendable, Equatable {
+  /// `--server`, for this run only.
+  case commandLine
+  /// `SUSI_SERVER`, for this run only.
+  case environment
+  /// `susi server use URL` or `/server URL` in the chat: used until another choice.
+  case remembered
+  /// The config file's `server` default.
+  case configFile
+  /// Nothing chose one: the built-in server.
+  case builtIn
+  /// Another susi running on the same log uses it; this run joins it rather than switching.
+  case sharedLog
+
+  /// How error messages name the source.
+  public var name: String {
+    switch self {
+    case .commandLine: "--server"
+    case .environment: "SUSI_SERVER"
+    case .remembered: "the remembered server"
+    case .configFile: "the config file's server"
+    case .builtIn: "the built-in server"
+    case .sharedLog: "the server another susi on this log uses"
+    }
+  }
+
+  /// Whether the choice holds for this run only.
+  public var isForThisRun: Bool { self == .commandLine || self == .environment }
 }
