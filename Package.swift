@@ -102,7 +102,8 @@ let package = Package(
     // signals, terminal output) and the composition root that opens the log, the store, the
     // runner and the built-in server.
     module(
-      "SusiCommandLine", in: "App", dependencies: ["SusiCore", "SusiTerminal", "SusiFiles"]),
+      "SusiCommandLine", in: "App",
+      dependencies: ["SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON"]),
     module(
       "SusiApplication", in: "App",
       dependencies: [

@@ -47,7 +47,8 @@ public enum WebCommand {
     return WebHandler(
       mode: .mounted, service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory,
-      pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")))
+      pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")),
+      imagesFolder: app.options.imageDirectory)
   }
 
   static var notInstalled: String {
@@ -84,7 +85,8 @@ public enum WebCommand {
     let token = WebSecurity.randomSecret()
     let handler = WebHandler(
       mode: .local(token: token), service: service, store: app.store, logPath: app.options.log,
-      stateDirectory: app.options.stateDirectory, pages: pages)
+      stateDirectory: app.options.stateDirectory, pages: pages,
+      imagesFolder: app.options.imageDirectory)
     return await service.serveUntilSignalled(
       handler, host: host, port: port, app: app, command: "web"
     ) { baseURL, bound in

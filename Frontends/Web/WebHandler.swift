@@ -48,14 +48,14 @@ public final class WebHandler: HTTPHandler {
   /// `stateDirectory/images`.
   public init(
     mode: Mode, service: WebhookService, store: Store, logPath: String, stateDirectory: String,
-    pages: WebPages
+    pages: WebPages, imagesFolder: String? = nil
   ) {
     self.mode = mode
     self.api = service.handler
     self.gate = service.gate
     self.store = store
     self.logPath = logPath
-    self.imagesFolder = stateDirectory + "/images"
+    self.imagesFolder = imagesFolder ?? stateDirectory + "/images"
     self.pages = pages
     self.pastStates = PastStates(logPath: logPath, feed: service.feed)
   }

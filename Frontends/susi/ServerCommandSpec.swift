@@ -48,7 +48,8 @@ enum ServerCommandSpec {
       arguments: 0...2)
     // It serves from STATE-DIR/server alone: no log, no other server, no outbound requests.
     spec.unusedCommonOptions = [
-      "--server", "--log", "--websearch-url", "--fsync", "--allow-private-targets",
+      "--server", "--log", "--websearch-url", "--fsync", "--allow-private-targets", "--quiet",
+      "--verbose", "--color", "--no-color",
     ]
     return spec
   }()

@@ -58,7 +58,8 @@ public enum TextFrontend {
     StandardStream.ignoreBrokenPipes()
     let json = invocation.parsed.has("--json")
     let console = TextConsole.standard(
-      environment: invocation.environment, utc: invocation.parsed.has("--utc"), quiet: json)
+      environment: invocation.environment, utc: invocation.parsed.has("--utc"), quiet: json,
+      color: invocation.common.color, notes: !invocation.common.quiet)
     // Ctrl-C is handled from the start, so it never ends the process while the log is written
     // (start-up writes too); until the session exists it only asks to stop once started.
     let relay = InterruptRelay()
@@ -74,7 +75,7 @@ public enum TextFrontend {
       console.error(error.message)
       return error.exitCode
     }
-    for warning in app.warnings { StandardStream.error.line("susi: warning: \(warning)") }
+    for warning in app.warnings { console.note("susi: warning: \(warning)") }
     if relay.interruptedEarly {
       await app.stop()
       return ExitCode.interrupted
@@ -86,6 +87,8 @@ public enum TextFrontend {
       passwordFile: invocation.parsed.value("--password-file"),
       terminate: { code in
         guard !leaving.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        // A spinner drawn when Ctrl-C came must not stay on the line the shell prompt reuses.
+        if console.showsProgress { console.writeError("\r\u{1B}[K") }
         TerminalEcho.restore()
         TerminalRawMode.restore()
         // The store appends whole records; closing it waits for the one being written.
@@ -118,7 +121,7 @@ public enum TextFrontend {
       // Ctrl-C came after start-up but before the session could take it: it counts now.
       await session.interrupt()
     }
-    await session.announceResumedPlans()
+    if console.notes { await session.announceResumedPlans() }
     if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
       // Shown before the command's own output, not somewhere in the middle of it.
       await session.finishBackgroundWork()

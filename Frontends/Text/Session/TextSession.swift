@@ -163,7 +163,10 @@ public actor TextSession {
         message += " (\(command("/login EMAIL", "susi login EMAIL")))"
       }
       console.error(message)
-      return .failed
+      // Refused before anything was sent: a value that fails validation is a usage error (64);
+      // needing a login first is not.
+      let needsLogin = message.hasPrefix("log in first") || message.hasPrefix("nobody is logged in")
+      return needsLogin ? .failed : .usage
     default:
       return nil
     }
@@ -184,7 +187,8 @@ public actor TextSession {
   private func hint(for error: RequestError) -> String {
     switch error.kind {
     case .network: return " (" + serverOrigin() + ")"
-    case .timeout: return "; the server did not answer in time, try again"
+    // The message itself says the server did not answer in time.
+    case .timeout: return ""
     case .unauthorized, .notLoggedIn:
       return "; log in again (\(command("/login EMAIL", "susi login EMAIL")))"
     default: return ""

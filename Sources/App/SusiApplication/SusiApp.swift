@@ -109,6 +109,10 @@ public final class SusiApp: Sendable {
         ?? (options.server == nil ? embedded?.websearchURL.absoluteString : nil)
         ?? RunnerConfiguration.defaultWebsearchURL)
     if let clock { configuration.clock = clock }
+    configuration.imageDirectory = options.imageDirectory
+    if options.verbose {
+      configuration.trace = { StandardStream.error.line("susi: \($0)") }
+    }
     configuration.targetPolicy = TargetPolicy(
       allowsPrivateTargets: options.allowsPrivateTargets,
       allowedOrigins: options.server.map { [$0] } ?? [])

@@ -145,7 +145,8 @@ public struct CommandLineApp: Sendable {
     }
     let options: CommonOptions
     do {
-      options = try CommonOptions.resolve(parsed, environment: environment)
+      options = try CommonOptions.resolve(
+        parsed, environment: environment, readsConfig: command.spec.name != "config")
     } catch {
       return usageError(error, command.spec)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import SusiCore
 
 /// The options every subcommand takes, resolved against the environment.
@@ -12,12 +13,24 @@ public struct CommonOptions: Sendable, Equatable {
   /// Where DuckDuckGo-format web searches go; nil = the built-in server's search with the built-in
   /// server, DuckDuckGo otherwise.
   public var websearchURL: String?
-  /// Credentials, image cache and the built-in server's data.
+  /// Credentials, the remembered server and the built-in server's data.
   public var stateDirectory: String
+  /// The image cache: `$XDG_CACHE_HOME/susi/images`; `STATE-DIR/images` with a state folder
+  /// given by `--state-dir` or SUSI_STATE_DIR, or when a cache is already there (before the
+  /// cache moved out of the state folder).
+  public var imageDirectory: String
+  /// A PEM file of CA certificates to trust for https (the config file's `ca-file`).
+  public var caFile: String?
   /// When the log forces writes to disk: `always`, `batch` (default) or `never`.
   public var fsync: String
   /// Whether link previews, images and webhooks may reach loopback and private addresses.
   public var allowsPrivateTargets = false
+  /// `--quiet`: only the answer or the data, no notes.
+  public var quiet = false
+  /// `--verbose`: each request, its status and its time on standard error.
+  public var verbose = false
+  /// `--color` (`--no-color` = never); with `auto`, NO_COLOR and TERM=dumb turn colour off.
+  public var color: ColorMode = .auto
 
   public static let specs: [OptionSpec] = [
     OptionSpec(
@@ -38,6 +51,13 @@ public struct CommonOptions: Sendable, Equatable {
     OptionSpec(
       "--allow-private-targets", env: "SUSI_ALLOW_PRIVATE_TARGETS",
       help: "let previews, images and webhooks reach loopback and private addresses (testing)"),
+    OptionSpec("--quiet", short: "-q", help: "print only the answer or the data, no notes"),
+    OptionSpec(
+      "--verbose", help: "show each request, its status and time on stderr (secrets masked)"),
+    OptionSpec(
+      "--color", value: "WHEN",
+      help: "colour: auto (a terminal without NO_COLOR), always or never (default: auto)"),
+    OptionSpec("--no-color", help: "the same as --color=never"),
     OptionSpec("--help", short: "-h", help: "show help"),
     OptionSpec("--version", help: "print the version"),
   ]
@@ -53,13 +73,17 @@ public struct CommonOptions: Sendable, Equatable {
     self.log = log
     self.websearchURL = websearchURL
     self.stateDirectory = stateDirectory
+    self.imageDirectory = stateDirectory + "/images"
     self.fsync = fsync
   }
 
   /// Resolves the options from the command line, then the environment, then the defaults.
-  public static func resolve(_ parsed: ParsedCommandLine, environment: [String: String])
-    throws(UsageError) -> CommonOptions
-  {
+  /// `readsConfig` false ignores the config file (for `susi config`, which must work even when
+  /// the file is broken).
+  public static func resolve(
+    _ parsed: ParsedCommandLine, environment: [String: String], readsConfig: Bool = true
+  ) throws(UsageError) -> CommonOptions {
+    let config = readsConfig ? try ConfigFile.load(environment) : ConfigFile()
     func pick(_ name: String, _ variable: String) -> String? {
       if let value = parsed.value(name) { return value }
       if let value = environment[variable], !value.isEmpty { return value }
@@ -79,7 +103,7 @@ public struct CommonOptions: Sendable, Equatable {
     }
     let stateDirectory = pick("--state-dir", "SUSI_STATE_DIR") ?? defaultStateDirectory(environment)
     let (server, serverSource) = try resolveServer(
-      parsed, environment: environment, stateDirectory: stateDirectory)
+      parsed, environment: environment, stateDirectory: stateDirectory, config: config)
     let log = pick("--log", "SUSI_LOG") ?? stateDirectory + "/events.jsonl"
     let fsync = pick("--fsync", "SUSI_FSYNC") ?? "batch"
     guard fsyncModes.contains(fsync) else {
@@ -91,6 +115,16 @@ public struct CommonOptions: Sendable, Equatable {
       server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory,
       fsync: fsync)
     options.serverSource = serverSource
+    options.caFile = config["ca-file"]
+    options.imageDirectory = imageDirectory(
+      stateDirectory: stateDirectory,
+      given: pick("--state-dir", "SUSI_STATE_DIR") != nil, environment: environment)
+    options.quiet = parsed.has("--quiet")
+    options.verbose = parsed.has("--verbose")
+    if options.quiet && options.verbose {
+      throw UsageError("--quiet and --verbose cannot be used together")
+    }
+    options.color = try colorMode(parsed, environment: environment, config: config)
     options.allowsPrivateTargets = parsed.has("--allow-private-targets")
     if !options.allowsPrivateTargets, let text = environment["SUSI_ALLOW_PRIVATE_TARGETS"] {
       switch text.lowercased() {
@@ -103,9 +137,10 @@ public struct CommonOptions: Sendable, Equatable {
   }
 
   /// The server for this run and where it came from: `--server`, then SUSI_SERVER, then the
-  /// remembered choice (`susi server use`), then the built-in server.
+  /// remembered choice (`susi server use`), then the config file, then the built-in server.
   static func resolveServer(
-    _ parsed: ParsedCommandLine, environment: [String: String], stateDirectory: String
+    _ parsed: ParsedCommandLine, environment: [String: String], stateDirectory: String,
+    config: ConfigFile = ConfigFile()
   ) throws(UsageError) -> (String?, ServerSource) {
     var text: String?
     var source = ServerSource.builtIn
@@ -115,6 +150,8 @@ public struct CommonOptions: Sendable, Equatable {
       (text, source) = (value, .environment)
     } else if let remembered = try RememberedServer.load(stateDirectory: stateDirectory)?.server {
       (text, source) = (remembered, .remembered)
+    } else if let configured = config["server"] {
+      (text, source) = (configured, .configFile)
     }
     guard let text else { return (nil, .builtIn) }
     guard let url = Validation.serverURL(text) else {
@@ -123,6 +160,42 @@ public struct CommonOptions: Sendable, Equatable {
           + "'embedded'")
     }
     return (url == State.embeddedServer ? nil : url, source)
+  }
+
+  /// `--color WHEN` (or `--no-color`), then NO_COLOR, then the config file's `color`, then auto.
+  static func colorMode(
+    _ parsed: ParsedCommandLine, environment: [String: String], config: ConfigFile
+  ) throws(UsageError) -> ColorMode {
+    if let text = parsed.value("--color") {
+      guard let mode = ColorMode(rawValue: text) else {
+        throw UsageError(
+          "--color takes auto, always or never, not '\(text)'",
+          suggestion: Spelling.closest(to: text, in: ColorMode.allCases.map(\.rawValue)))
+      }
+      if parsed.has("--no-color"), mode != .never {
+        throw UsageError("--no-color and --color=\(text) contradict each other")
+      }
+      return mode
+    }
+    if parsed.has("--no-color") { return .never }
+    if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return .never }
+    return config["color"].flatMap(ColorMode.init(rawValue:)) ?? .auto
+  }
+
+  /// Where images are cached (see `imageDirectory`).
+  static func imageDirectory(stateDirectory: String, given: Bool, environment: [String: String])
+    -> String
+  {
+    let old = stateDirectory + "/images"
+    if given || FileManager.default.fileExists(atPath: old) { return old }
+    return defaultCacheDirectory(environment) + "/images"
+  }
+
+  /// `$XDG_CACHE_HOME/susi`, or `~/.cache/susi`.
+  public static func defaultCacheDirectory(_ environment: [String: String]) -> String {
+    if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/susi" }
+    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "."
+    return home + "/.cache/susi"
   }
 
   /// `$XDG_STATE_HOME/susi`, or `~/.local/state/susi` (a relative XDG value is ignored, as the

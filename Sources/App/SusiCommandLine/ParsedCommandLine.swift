@@ -132,6 +132,8 @@ extension ParsedCommandLine {
       return Spelling.closest(to: word, in: specs.map(\.name))
     }
     let long = specs.map(\.name).filter { $0.hasPrefix("-" + word) }
-    return long.count == 1 ? long[0] : nil
+    if long.count == 1 { return long[0] }
+    // `-v` is most often meant for the version.
+    return word == "-v" && long.contains("--version") ? "--version" : nil
   }
 }
