@@ -263,7 +263,7 @@ let package = Package(
       name: "CommandLineTests",
       dependencies: [
         "SusiApplication", "SusiCommandLine", "SusiCore", "SusiFiles", "SusiHTTPTesting",
-        "SusiStore", "SusiTesting", "SusiCoreTesting", "susi",
+        "SusiStore", "SusiTesting", "SusiCoreTesting", "susi", "SusiJSON",
       ],
       swiftSettings: strict),
     .testTarget(

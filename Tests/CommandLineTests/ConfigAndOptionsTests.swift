@@ -1,5 +1,6 @@
 import Foundation
 import SusiCommandLine
+import SusiJSON
 import SusiTesting
 import Testing
 
@@ -142,5 +143,24 @@ struct ConfigAndOptionsTests {
       !groups.stderr.contains("access_token=") || groups.stderr.contains("access_token=[redacted]"))
     let quiet = try await susi.run(["groups"], environment: environment)
     #expect(!quiet.stderr.contains("getGroups"))
+  }
+
+  @Test func serveListingsPrintJSON() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = SusiBinary.isolatedEnvironment(dir)
+    let initial = try await susi.run(
+      ["serve", "keys", "init", "--label", "me"], environment: environment)
+    #expect(initial.status == 0, "\(initial.stderr)")
+    let keys = try await susi.run(["serve", "keys", "list", "--json"], environment: environment)
+    #expect(keys.status == 0, "\(keys.stderr)")
+    let listed = try JSONParser.parse(keys.stdout).array
+    #expect(listed?.count == 1)
+    #expect(listed?.first?["label"] == "me")
+    #expect(listed?.first?["groups"]?.array?.isEmpty == false)
+    let groups = try await susi.run(
+      ["serve", "groups", "list", "--json"], environment: environment)
+    #expect(groups.status == 0, "\(groups.stderr)")
+    #expect(try JSONParser.parse(groups.stdout)["default"]?.array?.isEmpty == false)
   }
 }

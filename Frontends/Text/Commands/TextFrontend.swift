@@ -132,9 +132,22 @@ public enum TextFrontend {
     let code = await body(session)
     if let recorder, let observing {
       await app.store.stopObserving(observing)
-      let pending = PendingAnswer.all(in: await app.store.state.inFlight)
-      StandardStream.output.write(
-        recorder.json(command: command, exitCode: code, pending: pending) + "\n")
+      if invocation.parsed.value("--json") == "events" {
+        // Only the answers this command's own questions planned: never another process's.
+        let mine = recorder.seqs
+        let pending = PendingAnswer.all(in: await app.store.state.inFlight).filter {
+          mine.contains($0.seq)
+        }
+        StandardStream.output.write(
+          recorder.json(command: command, exitCode: code, pending: pending) + "\n")
+      } else if code == ExitCode.success {
+        let settings = await app.store.state.settings
+        let fallback: Action? =
+          command == "settings" ? .settingsSynced(Action.SettingsSynced(settings: settings)) : nil
+        if let data = recorder.data(command: command, fallback: fallback) {
+          StandardStream.output.write(data + "\n")
+        }
+      }
     }
     TerminalEcho.restore()
     TerminalRawMode.restore()

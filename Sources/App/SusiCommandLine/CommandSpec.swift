@@ -22,6 +22,16 @@ public struct OptionSpec: Sendable {
   }
 
   public var takesValue: Bool { valueName != nil }
+
+  /// Values a flag may carry after `=` (`--json=events`); given bare, its value is `""`.
+  public var inlineValues: [String] = []
+
+  /// This flag, accepting `values` after `=`.
+  public func accepting(_ values: [String]) -> OptionSpec {
+    var spec = self
+    spec.inlineValues = values
+    return spec
+  }
 }
 
 /// One subcommand: its words, help text and options. Every command also accepts the common
