@@ -163,4 +163,20 @@ struct ConfigAndOptionsTests {
     #expect(groups.status == 0, "\(groups.stderr)")
     #expect(try JSONParser.parse(groups.stdout)["default"]?.array?.isEmpty == false)
   }
+
+  @Test func everyExitCodeIsDocumentedAndLocalValidationExits64() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = SusiBinary.isolatedEnvironment(dir)
+    let help = try await susi.run(["--help"], environment: environment)
+    for code in [0, 1, 64, 65, 66, 69, 70, 73, 74, 130] {
+      #expect(
+        help.stdout.split(separator: "\n").contains { $0.hasPrefix("  \(code) ") },
+        "exit code \(code) in --help")
+    }
+    try "Secret-Passw0rd!\n".write(toFile: dir + "/pw", atomically: true, encoding: .utf8)
+    let badEmail = try await susi.run(
+      ["login", "not-an-address", "--password-file", dir + "/pw"], environment: environment)
+    #expect(badEmail.status == 64, "\(badEmail.stderr)")
+  }
 }

@@ -114,6 +114,9 @@ public enum TextFrontend {
         write: console.writeOutput,
         columns: { TerminalStyle.columns(for: .output, environment: environment) })
     }
+    // A resized terminal gets the line being typed drawn again, at its new width.
+    let resizes = lineReader.map { reader in SignalCatcher([SIGWINCH]) { _ in reader.redraw() } }
+    defer { resizes?.cancel() }
     let session = await TextSession(
       store: app.store, console: console, input: input, context: context, mode: mode,
       lineReader: lineReader)
