@@ -179,4 +179,17 @@ struct ConfigAndOptionsTests {
       ["login", "not-an-address", "--password-file", dir + "/pw"], environment: environment)
     #expect(badEmail.status == 64, "\(badEmail.stderr)")
   }
+
+  @Test func quietPrintsOnlyTheAnswer() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = SusiBinary.isolatedEnvironment(dir)
+    let noted = try await susi.run(["ask", "remind me to drink water"], environment: environment)
+    #expect(noted.stderr.contains("SUSI planned another answer"), "\(noted.stderr)")
+    let quiet = try await susi.run(
+      ["--quiet", "ask", "remind me to drink water"], environment: environment)
+    #expect(quiet.status == 0)
+    #expect(quiet.stdout == "I will remind you in 30 minutes.\n")
+    #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+  }
 }

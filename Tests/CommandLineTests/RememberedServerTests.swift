@@ -75,4 +75,20 @@ struct RememberedServerTests {
     #expect(badURL.status == 64)
     #expect(!FileManager.default.fileExists(atPath: dir + "/xdg/susi/remembered-server"))
   }
+
+  @Test func serverSwitchedInTheChatIsRemembered() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let environment = SusiBinary.isolatedEnvironment(dir)
+    let chat = try await susi.run([], input: "/server \(Self.gone)\n", environment: environment)
+    #expect(chat.status == 0, "\(chat.stderr)")
+    let shown = try await susi.run(["server", "use"], environment: environment)
+    #expect(shown.stdout == Self.gone + "\n")
+    // A run-only choice in the chat's start does not count as a switch.
+    let oneRun = try await susi.run(
+      ["--server", "embedded"], input: "flip a coin\n", environment: environment)
+    #expect(oneRun.status == 0, "\(oneRun.stderr)")
+    let still = try await susi.run(["server", "use"], environment: environment)
+    #expect(still.stdout == Self.gone + "\n")
+  }
 }

@@ -144,6 +144,7 @@ public final class SusiApp: Sendable {
           .setServer(Action.SetServer(url: wanted)), origin: origin, timeout: 10)
       }
       app.startup.withLock { $0 = logged }
+      if startEmbedded { await app.rememberServerSwitches(except: Set(logged.map(\.seq))) }
     } catch {
       await app.stop()
       throw StartupError(message: "\(error)", exitCode: ExitCode.ioError)
@@ -180,6 +181,21 @@ public final class SusiApp: Sendable {
       options.serverSource = .sharedLog
     }
     return options
+  }
+
+  /// Remembers every explicit switch this process logs (`/server URL`, a `setServer` intent from
+  /// a program) as the server later runs use; the switch start-up made for `--server` or
+  /// SUSI_SERVER (whose seqs are `startup`) is for this run only.
+  private func rememberServerSwitches(except startup: Set<Int>) async {
+    let stateDirectory = options.stateDirectory
+    _ = await store.observe { published in
+      guard !published.byAnotherProcess, case .serverChanged(let changed) = published.event.action,
+        let cause = published.event.cause, !startup.contains(cause)
+      else { return }
+      var choice = (try? RememberedServer.load(stateDirectory: stateDirectory)) ?? nil
+      if choice?.server != changed.url { choice = RememberedServer(server: changed.url) }
+      try? choice?.save(stateDirectory: stateDirectory)
+    }
   }
 
   /// The environment variable that sets the built-in server's port (0: any free port).
