@@ -113,7 +113,9 @@ let package = Package(
     // App: what every command shares: the command-line layer (parsing, help, exit codes,
     // signals, terminal output) and the composition root that opens the log, the store, the
     // runner and the built-in server.
-    module("SusiCommandLine", in: "App", dependencies: ["SusiCore", "SusiTerminal"]),
+    module(
+      "SusiCommandLine", in: "App",
+      dependencies: ["SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON"]),
     module(
       "SusiApplication", in: "App",
       dependencies: [
@@ -158,7 +160,7 @@ let package = Package(
       name: "susi",
       dependencies: [
         "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
-        "SusiCommandLine", "SusiHTTPServer", "SusiTLS",
+        "SusiCommandLine", "SusiHTTPServer", "SusiTLS", "SusiCore",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 
@@ -287,7 +289,7 @@ let package = Package(
       name: "CommandLineTests",
       dependencies: [
         "SusiApplication", "SusiCommandLine", "SusiCore", "SusiFiles", "SusiHTTPTesting",
-        "SusiStore", "SusiTesting", "SusiCoreTesting", "susi",
+        "SusiStore", "SusiTesting", "SusiCoreTesting", "susi", "SusiJSON",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -54,7 +54,7 @@ public final class WebHandler: HTTPHandler {
   /// `stateDirectory/images`; `builtInServer` is the built-in server's address in this run.
   public init(
     mode: Mode, service: WebhookService, store: Store, logPath: String, stateDirectory: String,
-    pages: WebPages, builtInServer: String? = nil
+    pages: WebPages, builtInServer: String? = nil, imagesFolder: String? = nil
   ) {
     self.builtInServer = builtInServer
     self.mode = mode
@@ -62,7 +62,7 @@ public final class WebHandler: HTTPHandler {
     self.gate = service.gate
     self.store = store
     self.logPath = logPath
-    self.imagesFolder = stateDirectory + "/images"
+    self.imagesFolder = imagesFolder ?? stateDirectory + "/images"
     self.pages = pages
     self.pastStates = PastStates(logPath: logPath, feed: service.feed)
   }

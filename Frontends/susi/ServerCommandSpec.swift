@@ -1,5 +1,6 @@
 import Foundation
 import SusiCommandLine
+import SusiCore
 import SusiHTTPServer
 import SusiServe
 import SusiServer
@@ -11,7 +12,8 @@ enum ServerCommandSpec {
     var spec = CommandSpec(
       name: "server", summary: "run the built-in SUSI-compatible server",
       usage:
-        "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR] | server --check-skills DIR [--examples]",
+        "server [--port N] [--host ADDR] [--data DIR] [--seed N] [--trusted-proxy ADDR]"
+        + " | server --check-skills DIR [--examples] | server use [URL|embedded]",
       discussion: """
         Serves the SUSI API (the same server susi starts inside itself when no --server is given)
         from skill files in the SUSI skill format, with accounts, ratings, settings and chat memory
@@ -25,11 +27,17 @@ enum ServerCommandSpec {
         met (file and line: intents dropped and why), then asks every English !example: of the
         skills and says how many their own skill answered; --examples lists each example with the
         skill that answered it.
+
+        'susi server use URL' makes URL the server every later run uses ('embedded' goes back to
+        the built-in server; without URL it prints the choice). It is kept in
+        STATE-DIR/remembered-server; --server and SUSI_SERVER apply to one run and never change it.
         """,
       examples: [
         "susi server --port 4000",
         "susi server --check-skills ~/susi_skill_data",
         "susi --server http://127.0.0.1:4000 ask hello    (from another terminal)",
+        "susi server use https://api.susi.ai    (every later run)",
+        "susi server use embedded",
       ],
       options: [
         OptionSpec(
@@ -51,11 +59,15 @@ enum ServerCommandSpec {
           help: "check the skills of DIR for authors: load warnings and example answers, then exit"
         ),
         OptionSpec("--examples", help: "with --check-skills: list every example and who answered"),
-      ] + ServingTLSFiles.specs)
+      ] + ServingTLSFiles.specs,
+      arguments: 0...2)
     // It serves from STATE-DIR/server alone: no log, no other server; its only outbound
     // requests are skills' console rules, which --allow-private-targets lets reach loopback and
     // private addresses.
-    spec.unusedCommonOptions = ["--server", "--log", "--websearch-url", "--fsync", "--ca-file"]
+    spec.unusedCommonOptions = [
+      "--server", "--log", "--websearch-url", "--fsync", "--ca-file", "--quiet", "--verbose",
+      "--color", "--no-color",
+    ]
     return spec
   }()
 
@@ -63,6 +75,7 @@ enum ServerCommandSpec {
     if let folder = invocation.parsed.value("--check-skills") {
       return checkSkills(folder, listExamples: invocation.parsed.has("--examples"))
     }
+    if !invocation.arguments.isEmpty { return use(invocation) }
     let configuration: ServerConfiguration
     do {
       configuration = try configure(invocation)
@@ -105,6 +118,51 @@ enum ServerCommandSpec {
     out += check.summary + "\n" + check.timing + "\n"
     _ = StandardStream.output.write(out)
     return 0
+  }
+
+  /// `susi server use [URL]`: prints or changes the remembered server.
+  static func use(_ invocation: Invocation) -> Int32 {
+    let arguments = invocation.arguments
+    guard arguments[0] == "use" else {
+      let error = UsageError(
+        "'susi server' takes options, or 'use URL', not '\(arguments[0])'",
+        suggestion: Spelling.closest(to: arguments[0], in: ["use"]))
+      StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
+      return ExitCode.usage
+    }
+    let stateDirectory = invocation.common.stateDirectory
+    let remembered: RememberedServer?
+    do {
+      remembered = try RememberedServer.load(stateDirectory: stateDirectory)
+    } catch {
+      StandardStream.error.line("susi: \(error)")
+      return ExitCode.usage
+    }
+    guard arguments.count == 2 else {
+      StandardStream.output.line(remembered?.server ?? State.embeddedServer)
+      return ExitCode.success
+    }
+    guard let url = Validation.serverURL(arguments[1]) else {
+      StandardStream.error.write(
+        "susi: '\(arguments[1])' is not a server URL; use http(s)://host[:port][/path] or "
+          + "'embedded'\n\(HelpText.usageLine(spec))\n")
+      return ExitCode.usage
+    }
+    var choice = remembered ?? RememberedServer()
+    // A CA file belongs to the server it was given for.
+    if choice.server != url { choice.caFile = nil }
+    choice.server = url
+    do {
+      try choice.save(stateDirectory: stateDirectory)
+    } catch {
+      StandardStream.error.line("susi: cannot remember the server: \(error)")
+      return ExitCode.cannotCreate
+    }
+    StandardStream.output.line(
+      url == State.embeddedServer
+        ? "susi uses the built-in server from now on."
+        : "susi uses \(url) from now on; 'susi server use embedded' goes back.")
+    return ExitCode.success
   }
 
   /// The server's configuration from the command line; it keeps its state in

@@ -23,6 +23,7 @@ let commands =
     ServerCommandSpec.command,
     ServeCommand.command(web: WebCommand.mount),
     WebCommand.command,
+    ConfigCommand.command,
   ]
 let app = CommandLineApp(
   commands: ToolCommands.adding(

@@ -110,7 +110,8 @@ struct CommandLineAppTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let environment = SusiBinary.isolatedEnvironment(dir)
     let cases: [([String], String)] = [
-      (["server", "--verbose"], "unknown option '--verbose'"),
+      (["server", "--verbose"], "option '--verbose' does not apply to 'susi server'"),
+      (["server", "--frob"], "unknown option '--frob'"),
       (["server", "--port"], "--port"),
       (["server", "--port", "99999"], "--port takes a number from 0 to 65535, not '99999'"),
       (["server", "--seed", "-1"], "--seed takes a whole number"),

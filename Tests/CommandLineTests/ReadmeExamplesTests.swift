@@ -11,9 +11,6 @@ import Testing
 struct ReadmeExamplesTests {
   /// Examples that cannot run offline or in a test, by their text up to the first `#`.
   static let skipped: [String: String] = [
-    "susi --server https://susi.example.org": "needs a real SUSI server on the internet",
-    "export SUSI_SERVER=https://susi.example.org; susi skills Knowledge":
-      "needs a real SUSI server on the internet",
     "susi jsonl [--replay-first] [--no-wait] [--drain-timeout SECONDS] [--allow-admin] [common options]":
       "a synopsis, not a command",
     "susi serve --port 8080": "runs until stopped; WebhookServeCommandTests start it",

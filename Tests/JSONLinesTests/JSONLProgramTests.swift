@@ -179,7 +179,8 @@ import Testing
     #expect(lines.last?["state"]?["inFlight"] == [:])
   }
 
-  /// The server chosen last is the one the next start uses: only `--server` changes it.
+  /// A server chosen with a `setServer` intent is remembered for the next start; `--server`
+  /// applies to its run only.
   @Test func theServerChosenLastIsKeptForTheNextStart() async throws {
     let folder = try JSONLBinary.freshFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -199,7 +200,7 @@ import Testing
     }
     #expect(try await stateServer([]) == .string(server.url))
     #expect(try await stateServer(["--server", "embedded"]) == "embedded")
-    #expect(try await stateServer([]) == "embedded")
+    #expect(try await stateServer([]) == .string(server.url))
   }
 
   @Test func aLoadReplacedByANewerOneEndsAsSuperseded() async throws {

@@ -156,7 +156,8 @@ struct ReplyQuirksTests {
       result.failure
         == RequestError(
           kind: .tooLarge,
-          message: "the reply from /cms/getGroups.json is larger than 1048576 bytes"))
+          message:
+            "the reply from http://127.0.0.1:4000/cms/getGroups.json is larger than 1048576 bytes"))
     #expect(harness.transport.requests.first?.maximumBodyBytes == 1 << 20)
   }
 

@@ -217,7 +217,9 @@ struct RetryTests {
     await harness.clock.advance(by: .milliseconds(1))
     let result = await harness.results.next(for: 5)
     #expect(result.failure?.kind == .timeout)
-    #expect(result.failure?.message == "/susi/chat.json did not answer in time; try again later")
+    #expect(
+      result.failure?.message
+        == "http://127.0.0.1:4000/susi/chat.json did not answer in time; try again later")
     #expect(harness.transport.heldRequests.isEmpty)
     #expect(harness.transport.requests.count == 1)
   }

@@ -76,6 +76,16 @@ struct LineEditorTerminalTests {
     #expect(!asked.contains { $0.contains("\u{1B}") || $0.contains("[A") || $0.contains("[1") })
   }
 
+  @Test func ctrlLClearsTheScreenAndDrawsTheLineAgain() async throws {
+    let run = try await chat([
+      (Self.prompt, "flip a\u{0C} coin\r"),
+      (Self.prompt, "/quit\r"),
+    ])
+    #expect(run.status == 0, "\(run.output)")
+    #expect(run.output.contains("\u{1B}[H\u{1B}[2J"), "\(run.output)")
+    #expect(try questions() == ["flip a coin"])
+  }
+
   @Test func tabCompletesCommandsAndSkillNames() async throws {
     let run = try await chat([
       // `/sk` completes to `/skill`, the part `/skill` and `/skills` share.

@@ -29,6 +29,14 @@ struct OneShotBinaryTests {
       arguments + isolation, input: input, environment: environment(extra), timeout: 120)
   }
 
+  /// How many planned answers the log holds in flight, as `susi replay --json` rebuilds them.
+  func plannedInLog() async throws -> Int {
+    let replayed = try await susi.run(
+      ["replay", folder.path + "/state/events.jsonl", "--json"], environment: environment([:]))
+    let inFlight = try JSONParser.parse(replayed.stdout)["inFlight"]?.object
+    return inFlight?.filter { $0.value["due"]?.string != nil }.count ?? -1
+  }
+
   var log: String {
     (try? String(contentsOfFile: folder.path + "/state/events.jsonl", encoding: .utf8)) ?? ""
   }
@@ -48,12 +56,13 @@ struct OneShotBinaryTests {
     #expect(piped.stdout == "I will remind you in 30 minutes.\n")
     #expect(piped.stderr.hasPrefix("SUSI planned another answer, due at "))
 
-    // The next run keeps both pending (rescheduled, not closed as interrupted).
-    let next = try await run(["groups", "--json"])
+    // The next run keeps both pending (rescheduled, not closed as interrupted); its own
+    // --json=events lists only what it planned itself: nothing.
+    let next = try await run(["groups", "--json=events"])
     #expect(next.status == 0, "stderr: \(next.stderr)")
     let document = try JSONParser.parse(next.stdout)
-    #expect(document["pending"]?.array?.count == 2)
-    #expect(document["pending"]?.array?.allSatisfy { $0["due"] != nil } == true)
+    #expect(document["pending"] == [])
+    #expect(try await plannedInLog() == 2)
     #expect(!log.contains(#""kind":"interrupted""#))
   }
 
@@ -80,8 +89,9 @@ struct OneShotBinaryTests {
       #expect(
         run.stdout.hasPrefix("Your 1 second timer is done.\nArt and Beauty\n"), "\(run.stdout)")
     }
-    let after = try await self.run(["groups", "--json"])
+    let after = try await self.run(["groups", "--json=events"])
     #expect(try JSONParser.parse(after.stdout)["pending"] == [])
+    #expect(try await plannedInLog() == 0)
     #expect(!after.stdout.contains("timer is done"))
     #expect(!log.contains(#""kind":"interrupted""#))
   }
@@ -105,9 +115,24 @@ struct OneShotBinaryTests {
     #expect(output.contains("Your 1 second timer is done."))
   }
 
-  @Test func jsonPrintsTheEventsOfTheCommandAsOneObject() async throws {
+  @Test func jsonPrintsTheDataAndJsonEventsTheEventsOfTheCommand() async throws {
     defer { try? FileManager.default.removeItem(atPath: folder.path) }
-    let groups = try await run(["groups", "--json"])
+    let data = try await run(["groups", "--json"])
+    #expect(data.status == 0, "stderr: \(data.stderr)")
+    let listed = try JSONParser.parse(data.stdout)["groups"]?.array
+    #expect(listed?.contains("Knowledge") == true)
+    let answer = try await run(["ask", "--json", "flip a coin"])
+    let expression = try JSONParser.parse(answer.stdout)["answers"]?.array?.first?["expression"]
+    #expect(expression == "heads" || expression == "tails", "\(answer.stdout)")
+    let settings = try await run(["settings", "--json"])
+    #expect(settings.stdout == #"{"settings":{}}"# + "\n")
+    let version = try await run(["version", "--json"])
+    #expect(try JSONParser.parse(version.stdout)["version"]?.string?.isEmpty == false)
+    let bad = try await run(["groups", "--json=event"])
+    #expect(bad.status == 64)
+    #expect(bad.stderr.contains("did you mean 'events'?"), "\(bad.stderr)")
+
+    let groups = try await run(["groups", "--json=events"])
     #expect(groups.status == 0, "stderr: \(groups.stderr)")
     let document = try JSONParser.parse(groups.stdout)
     #expect(document["command"] == "groups")
@@ -116,9 +141,11 @@ struct OneShotBinaryTests {
     #expect(document["pending"] == [])
     #expect(groups.stdout.split(separator: "\n").count == 1)
 
-    let failed = try await run(["skill", "--json", "no such skill at all"])
+    let failed = try await run(["skill", "--json=events", "no such skill at all"])
     #expect(failed.status == 1)
     #expect(try JSONParser.parse(failed.stdout)["exitCode"] == 1)
+    let failedData = try await run(["skill", "--json", "no such skill at all"])
+    #expect(failedData.status == 1 && failedData.stdout.isEmpty)
   }
 
   @Test func pipedOutputIsNotCutUnlessColumnsIsSet() async throws {
@@ -136,7 +163,7 @@ struct OneShotBinaryTests {
     defer { try? FileManager.default.removeItem(atPath: folder.path) }
     // Kolkata is 5:30 ahead of UTC all year.
     let local = try await run(
-      ["ask", "--json", "remind me to drink water"], ["TZ": "Asia/Kolkata"])
+      ["ask", "--json=events", "remind me to drink water"], ["TZ": "Asia/Kolkata"])
     let due = try #require(
       try JSONParser.parse(local.stdout)["pending"]?.array?.first?["due"]?.string)
     let utcTime =

@@ -210,8 +210,11 @@ import Testing
     #expect(ran.status == 0 && !ran.signalled, "\(ran.stderr)")
     #expect(ran.stdout.contains("I will remind you in 30 minutes."))
     // The reminder stays pending in the log.
-    let next = try await run(["groups", "--json"], timeout: 15)
-    #expect(try JSONParser.parse(next.stdout)["pending"]?.array?.count == 1)
+    let replayed = try await susi.run(
+      ["replay", folder.path + "/state/events.jsonl", "--json"], environment: environment,
+      timeout: 15)
+    let inFlight = try JSONParser.parse(replayed.stdout)["inFlight"]?.object
+    #expect(inFlight?.filter { $0.value["due"]?.string != nil }.count == 1, "\(replayed.stderr)")
     // --no-wait still writes what has already arrived by the end of input.
     let noWait = try await run(
       ["jsonl", "--no-wait"], input: #"{"type":"loadGroups","payload":{}}"# + "\n", timeout: 20)

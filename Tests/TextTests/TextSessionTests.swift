@@ -58,6 +58,15 @@ import Testing
                 answers: [.answer(expression: "later!", language: nil, mood: nil)])
             ]))
       case "hang": return nil
+      case "slow":
+        return .requestFailed(
+          Action.RequestFailed(
+            cause: cause,
+            error: RequestError(
+              kind: .timeout,
+              message:
+                "http://127.0.0.1:4000/susi/chat.json did not answer in time; try again later"
+            )))
       case "fail":
         return .requestFailed(
           Action.RequestFailed(
@@ -217,6 +226,15 @@ import Testing
     #expect(await h.session.run(.login(email: "me@example.org")) == .usage)
     #expect(h.capture.error.contains("no password given"))
     #expect(!h.runner.effects.contains { if case .login = $0 { true } else { false } })
+  }
+
+  @Test func aTimeoutIsReportedOnce() async {
+    let h = await Harness()
+    #expect(await h.session.run(.ask("slow")) == .failed)
+    #expect(
+      h.capture.error
+        == "susi: asking SUSI failed: http://127.0.0.1:4000/susi/chat.json did not answer in time; "
+        + "try again later\n")
   }
 
   @Test func failedRequestsSayWhatFailedAndWhy() async {

@@ -3,6 +3,7 @@ import SusiCommandLine
 import SusiCore
 public import SusiDelivery
 public import SusiHTTPClient
+import SusiJSON
 public import SusiStore
 
 /// `susi serve keys …`, `susi serve groups …` and `susi serve subscribers …`: the admin tasks
@@ -52,8 +53,8 @@ public struct ServeAdministration: Sendable {
     case ("keys", "issue"):
       return await issueKey(groups: Self.list(options["--groups"]), label: options["--label"])
     case ("keys", "revoke"): return await revokeKey(words)
-    case ("keys", "list"): return await listKeys()
-    case ("groups", "list"): return await listGroups()
+    case ("keys", "list"): return await listKeys(json: options["--json"] != nil)
+    case ("groups", "list"): return await listGroups(json: options["--json"] != nil)
     case ("groups", "create"):
       return await groupChange(words, count: 3) {
         .createAccessGroup(.init(by: "local", group: $0[2]))
@@ -115,8 +116,21 @@ public struct ServeAdministration: Sendable {
     return .success("", notes: "Revoked \(words[2]).\n")
   }
 
-  func listKeys() async -> Outcome {
+  func listKeys(json: Bool = false) async -> Outcome {
     let access = await store.state.access
+    if json {
+      let keys = access.keys.keys.sorted().map { id -> JSON in
+        let key = access.keys[id]!
+        var object: [(String, JSON)] = [
+          ("id", .string(id)), ("groups", .array(key.groups.map { .string($0) })),
+          ("issuedAt", .string(key.issuedAt.rfc3339)), ("issuedBy", .string(key.issuedBy)),
+        ]
+        if let label = key.label { object.append(("label", .string(label))) }
+        if let revoked = key.revokedAt { object.append(("revokedAt", .string(revoked.rfc3339))) }
+        return .object(JSONObject(object))
+      }
+      return .success(JSON.array(keys).compactText + "\n")
+    }
     var out = ""
     for id in access.keys.keys.sorted() {
       let key = access.keys[id]!
@@ -134,8 +148,14 @@ public struct ServeAdministration: Sendable {
 
   // MARK: Groups
 
-  func listGroups() async -> Outcome {
+  func listGroups(json: Bool = false) async -> Outcome {
     let access = await store.state.access
+    if json {
+      let groups = access.groups.keys.sorted().map { name -> (String, JSON) in
+        (name, .array(access.groups[name]!.privileges.sorted().map { .string($0) }))
+      }
+      return .success(JSON.object(JSONObject(groups)).compactText + "\n")
+    }
     var out = ""
     for name in access.groups.keys.sorted() {
       let privileges = access.groups[name]!.privileges.sorted().joined(separator: " ")

@@ -56,6 +56,7 @@ public enum ServeCommand {
       OptionSpec(
         "--groups", value: "G,…", help: "keys issue: the new key's groups (default: default)"),
       OptionSpec("--label", value: "TEXT", help: "keys issue/init: a note on the key"),
+      OptionSpec("--json", help: "keys list, groups list: print them as one JSON value"),
       OptionSpec(
         "--events", value: "T,…", help: "subscribers add: event types to send (default: all)"),
       OptionSpec(
@@ -93,7 +94,7 @@ public enum ServeCommand {
     "--ca-file", "--tls-cert", "--tls-key",
   ]
   /// Options only the key commands read.
-  static let unusedByServing = ["--groups", "--label"]
+  static let unusedByServing = ["--groups", "--label", "--json"]
 
   /// Where the files beside the log are.
   struct Paths {

@@ -17,7 +17,10 @@ public enum TextCommandSpecs {
   )
   static let json = OptionSpec(
     "--json",
-    help: "print what the command logged as one JSON object instead of text (shape in README)")
+    help:
+      "print the data (the answer, the list, the settings) as one JSON value; --json=events: "
+      + "every event the command logged, in one object (shapes in README)"
+  ).accepting(["events"])
   static let utc = OptionSpec("--utc", help: "show times in UTC (TZ=UTC does too)")
 
   /// `spec` as susi offers it: with the options every text command shares (`--utc`; `--json`

@@ -58,7 +58,8 @@ public enum TextFrontend {
     StandardStream.ignoreBrokenPipes()
     let json = invocation.parsed.has("--json")
     let console = TextConsole.standard(
-      environment: invocation.environment, utc: invocation.parsed.has("--utc"), quiet: json)
+      environment: invocation.environment, utc: invocation.parsed.has("--utc"), quiet: json,
+      color: invocation.common.color, notes: !invocation.common.quiet)
     // Ctrl-C is handled from the start, so it never ends the process while the log is written
     // (start-up writes too); until the session exists it only asks to stop once started.
     let relay = InterruptRelay()
@@ -74,7 +75,7 @@ public enum TextFrontend {
       console.error(error.message)
       return error.exitCode
     }
-    for warning in app.warnings { StandardStream.error.line("susi: warning: \(warning)") }
+    for warning in app.warnings { console.note("susi: warning: \(warning)") }
     if relay.interruptedEarly {
       await app.stop()
       return ExitCode.interrupted
@@ -86,6 +87,8 @@ public enum TextFrontend {
       passwordFile: invocation.parsed.value("--password-file"),
       terminate: { code in
         guard !leaving.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        // A spinner drawn when Ctrl-C came must not stay on the line the shell prompt reuses.
+        if console.showsProgress { console.writeError("\r\u{1B}[K") }
         TerminalEcho.restore()
         TerminalRawMode.restore()
         // The store appends whole records; closing it waits for the one being written.
@@ -93,6 +96,8 @@ public enum TextFrontend {
         exit(code)
       })
     context.waitForPlanned = invocation.parsed.has("--wait")
+    context.serverSource = app.options.serverSource
+    context.stateDirectory = app.options.stateDirectory
     context.resumedPlans = app.resumedPlans
     context.startedAlone = app.startedAlone
     if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
@@ -109,6 +114,9 @@ public enum TextFrontend {
         write: console.writeOutput,
         columns: { TerminalStyle.columns(for: .output, environment: environment) })
     }
+    // A resized terminal gets the line being typed drawn again, at its new width.
+    let resizes = lineReader.map { reader in SignalCatcher([SIGWINCH]) { _ in reader.redraw() } }
+    defer { resizes?.cancel() }
     let session = await TextSession(
       store: app.store, console: console, input: input, context: context, mode: mode,
       lineReader: lineReader)
@@ -116,7 +124,7 @@ public enum TextFrontend {
       // Ctrl-C came after start-up but before the session could take it: it counts now.
       await session.interrupt()
     }
-    await session.announceResumedPlans()
+    if console.notes { await session.announceResumedPlans() }
     if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
       // Shown before the command's own output, not somewhere in the middle of it.
       await session.finishBackgroundWork()
@@ -127,9 +135,22 @@ public enum TextFrontend {
     let code = await body(session)
     if let recorder, let observing {
       await app.store.stopObserving(observing)
-      let pending = PendingAnswer.all(in: await app.store.state.inFlight)
-      StandardStream.output.write(
-        recorder.json(command: command, exitCode: code, pending: pending) + "\n")
+      if invocation.parsed.value("--json") == "events" {
+        // Only the answers this command's own questions planned: never another process's.
+        let mine = recorder.seqs
+        let pending = PendingAnswer.all(in: await app.store.state.inFlight).filter {
+          mine.contains($0.seq)
+        }
+        StandardStream.output.write(
+          recorder.json(command: command, exitCode: code, pending: pending) + "\n")
+      } else if code == ExitCode.success {
+        let settings = await app.store.state.settings
+        let fallback: Action? =
+          command == "settings" ? .settingsSynced(Action.SettingsSynced(settings: settings)) : nil
+        if let data = recorder.data(command: command, fallback: fallback) {
+          StandardStream.output.write(data + "\n")
+        }
+      }
     }
     TerminalEcho.restore()
     TerminalRawMode.restore()

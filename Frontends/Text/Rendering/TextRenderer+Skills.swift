@@ -5,7 +5,8 @@ import SusiTerminal
 extension TextRenderer {
   /// A skill's page: name, where it lives and who wrote it, what it does, its rating with the
   /// 5→1 chart, the user's own rating when known, examples with a "try it" hint, and links.
-  public func skill(_ skill: Skill, userStars: Int? = nil) -> String {
+  /// `inChat` shows the hint as it is typed at the chat prompt (the question itself).
+  public func skill(_ skill: Skill, userStars: Int? = nil, inChat: Bool = false) -> String {
     var lines: [String] = [style.bold(fit(skill.displayName.singleLine))]
     var facts = [skill.group.singleLine, skill.language.singleLine]
     if let author = skill.author?.singleLine, !author.isEmpty {
@@ -28,7 +29,8 @@ extension TextRenderer {
       lines.append("")
       lines.append("Examples:")
       for example in examples { lines.append("  \(glyphs.bullet) " + fit(example, width - 4)) }
-      lines.append("Try it: " + style.cyan("susi ask \(ShellQuote.quote(examples[0]))"))
+      let hint = inChat ? examples[0] : "susi ask \(ShellQuote.quote(examples[0]))"
+      lines.append("Try it: " + style.cyan(hint))
     }
     var links: [(String, String)] = []
     if let image = skill.imageURL ?? skill.image { links.append(("Image", image)) }

@@ -1,4 +1,5 @@
 import Foundation
+public import SusiCommandLine
 public import SusiCore
 public import SusiStore
 
@@ -25,6 +26,10 @@ public struct TextContext: Sendable {
   /// The seq to follow the log from (what start-up logged after it is shown too: planned
   /// answers delivered late); nil = from the session's start.
   public var followFrom: Int?
+  /// Where the server in use at start came from (hints name it; `/server URL` remembers).
+  public var serverSource: ServerSource = .builtIn
+  /// Where `/server URL` remembers the choice (`STATE-DIR`); nil = it is not remembered.
+  public var stateDirectory: String?
   /// The time now, for when planned answers are due.
   public var now: @Sendable () -> Timestamp = { Timestamp(date: Date()) }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SusiCommandLine
 import SusiCore
 import SusiStore
 import SusiTerminal
@@ -15,6 +16,12 @@ extension TextSession {
     } catch {
       return error.outcome
     }
+    return await logIn(email: email, password: password)
+  }
+
+  /// Logs in, then fetches the user's settings (a failure there is only noted: the login
+  /// stands).
+  func logIn(email: String, password: Secret) async -> Outcome {
     guard let result = await request(.login(Action.Login(email: email, password: password))) else {
       return .failed
     }
@@ -25,14 +32,26 @@ extension TextSession {
     var text = "Logged in as \(loggedIn.email.singleLine)"
     if let expiry = loggedIn.expiresAt { text += " until \(renderer.dateText(expiry))" }
     console.print(text + ".")
+    // The settings come with the login, so `settings` shows them without a `sync` first.
+    if let synced = await request(.syncSettings, progress: "Fetching your settings"),
+      case .requestFailed(let failed) = synced.action
+    {
+      console.note("Your settings were not fetched: \(Self.describe(failed.error)).")
+    }
     return .ok
   }
+
+  /// The usual SUSI password rule, shown before a new password is asked for (the server may
+  /// have another; it says so if it does).
+  static let passwordRule =
+    "A password needs 8 to 64 characters with a capital letter, a number and a special character."
 
   func signup(email given: String?) async -> Outcome {
     let email: String
     let password: Secret
     do throws(Unanswered) {
       email = try await value(given, prompt: "Email: ")
+      if context.passwordFile == nil { console.note(Self.passwordRule) }
       password = try await secret(prompt: "Choose a password: ", confirm: true)
     } catch {
       return error.outcome
@@ -45,8 +64,13 @@ extension TextSession {
     }
     let message = signedUp.message.singleLine
     console.print(message.isEmpty ? "Signed up as \(signedUp.email.singleLine)." : message)
-    console.print(
-      "Log in with " + command("/login \(signedUp.email)", "susi login \(signedUp.email)") + ".")
+    // The password just typed logs in too; a server that wants the address confirmed first
+    // refuses, and the person logs in later.
+    if await logIn(email: email, password: password) != .ok {
+      console.print(
+        "Log in with " + command("/login \(signedUp.email)", "susi login \(signedUp.email)")
+          + " once the account is ready.")
+    }
     return .ok
   }
 
@@ -120,6 +144,15 @@ extension TextSession {
       return unexpected(result, doing: "changing the server")
     }
     console.print("Now using \(await serverDescription()).")
+    serverSource = .remembered
+    if let stateDirectory = context.stateDirectory {
+      do {
+        try RememberedServer(server: Validation.serverURL(url) ?? url).save(
+          stateDirectory: stateDirectory)
+      } catch {
+        console.error("susi will not remember this server: \(error)")
+      }
+    }
     return .ok
   }
 

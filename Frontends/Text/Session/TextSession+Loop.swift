@@ -11,7 +11,7 @@ extension TextSession {
   /// for later stay pending for the next start (it says so), unless `--wait` waits for them.
   /// Returns the exit code: 0 on a terminal; from a pipe, 1 when any line failed.
   public func chat() async -> Int32 {
-    if console.interactive { console.print(await welcome()) }
+    if console.interactive && console.notes { console.print(await welcome()) }
     var failed = false
     while true {
       waitingForLine = true

@@ -45,7 +45,7 @@ extension TextSession {
         ". It stays pending: a susi running then (a chat) shows it, or else the next one started "
         + "after that time; or wait for it with --wait."
     }
-    console.writeError(console.errorStyle.dim(text) + "\n")
+    if console.notes { console.writeError(console.errorStyle.dim(text) + "\n") }
   }
 
   /// Tells the person what start-up did with planned answers of an earlier run: those that came
@@ -83,7 +83,7 @@ extension TextSession {
     text +=
       ": a susi running then shows \(count == 1 ? "it" : "them"), or else the next one started "
       + "after that time."
-    console.writeError(console.errorStyle.dim(text) + "\n")
+    if console.notes { console.writeError(console.errorStyle.dim(text) + "\n") }
   }
 
   /// Draws a countdown to the soonest of `pending` on a terminal, until `stopCountdown`.

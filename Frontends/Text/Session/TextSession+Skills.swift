@@ -117,7 +117,8 @@ extension TextSession {
     }
     let state = await store.state
     let skill = state.skills[loaded.skill.group]?[loaded.skill.tag] ?? loaded.skill
-    console.print(renderer.skill(skill, userStars: state.userRatings[skill.id]?.stars))
+    console.print(
+      renderer.skill(skill, userStars: state.userRatings[skill.id]?.stars, inChat: mode == .chat))
     if let image = skill.imageURL ?? skill.image, Validation.webURL(image) {
       await showImage(image)
     }

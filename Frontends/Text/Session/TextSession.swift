@@ -1,3 +1,4 @@
+import SusiCommandLine
 import SusiCore
 public import SusiStore
 public import SusiTerminal
@@ -31,6 +32,8 @@ public actor TextSession {
   /// What the session is waiting for, for Ctrl-C.
   var waitingForLine = false
   var waitingForSecret = false
+  /// Where the server in use was chosen: from the context, then `/server URL`.
+  var serverSource: ServerSource
 
   var store: Store { conversation.store }
   var renderer: TextRenderer { console.renderer }
@@ -48,6 +51,7 @@ public actor TextSession {
     self.lineReader = lineReader
     self.context = context
     self.mode = mode
+    self.serverSource = context.serverSource
     conversation.onOtherEvents { [weak self] published in self?.unrequested(published) }
   }
 
@@ -159,7 +163,10 @@ public actor TextSession {
         message += " (\(command("/login EMAIL", "susi login EMAIL")))"
       }
       console.error(message)
-      return .failed
+      // Refused before anything was sent: a value that fails validation is a usage error (64);
+      // needing a login first is not.
+      let needsLogin = message.hasPrefix("log in first") || message.hasPrefix("nobody is logged in")
+      return needsLogin ? .failed : .usage
     default:
       return nil
     }
@@ -179,14 +186,33 @@ public actor TextSession {
 
   private func hint(for error: RequestError) -> String {
     switch error.kind {
-    case .network:
-      return command(
-        " (/server shows which server is used)", " (the server is set with --server or SUSI_SERVER)"
-      )
-    case .timeout: return "; the server did not answer in time, try again"
+    case .network: return " (" + serverOrigin() + ")"
+    // The message itself says the server did not answer in time.
+    case .timeout: return ""
     case .unauthorized, .notLoggedIn:
       return "; log in again (\(command("/login EMAIL", "susi login EMAIL")))"
     default: return ""
+    }
+  }
+
+  /// Where the server in use was chosen and how to go back, for network errors.
+  func serverOrigin() -> String {
+    switch serverSource {
+    case .commandLine: return "the server given with --server, for this run only"
+    case .environment: return "the server set by SUSI_SERVER, for this run only"
+    case .remembered:
+      return command(
+        "the remembered server; /server embedded goes back to the built-in server",
+        "the remembered server, chosen with 'susi server use'; go back with "
+          + "'susi server use embedded', or give --server embedded for one run")
+    case .configFile:
+      return command(
+        "the config file's server; /server embedded switches to the built-in server",
+        "the config file's server; give --server embedded for one run, or "
+          + "'susi config unset server'")
+    case .sharedLog:
+      return "the server another susi on this log uses; /server in that chat shows it"
+    case .builtIn: return command("/server shows which server is used", "the built-in server")
     }
   }
 

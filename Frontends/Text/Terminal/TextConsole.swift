@@ -38,31 +38,45 @@ public struct TextConsole: Sendable {
     self.showsProgress = showsProgress
   }
 
+  /// Whether notes (what susi tells beside the answer: a welcome, start-up warnings, planned
+  /// answers resumed) are printed; `--quiet` turns them off.
+  public var notes = true
+
+  /// Prints a note on standard error, unless `--quiet`.
+  public func note(_ text: String) {
+    guard notes, !text.isEmpty else { return }
+    writeError(text + "\n")
+  }
+
   /// The console of this process: colour and width per stream, glyphs from the locale, times
   /// in the local zone unless `utc`; `quiet` prints nothing on standard output (`--json`
   /// prints there instead).
   public static func standard(
-    environment: [String: String], utc: Bool = false, quiet: Bool = false
+    environment: [String: String], utc: Bool = false, quiet: Bool = false,
+    color: ColorMode = .auto, notes: Bool = true
   ) -> TextConsole {
     let renderer = TextRenderer(
       width: outputWidth(isTerminal: StandardStream.output.isTerminal, environment: environment) {
         TerminalStyle.columns(for: .output, environment: environment)
       },
       glyphs: Glyphs.detect(environment: environment),
-      style: TerminalStyle.detect(for: .output, environment: environment),
+      style: TerminalStyle.detect(for: .output, environment: environment, mode: color),
       timeZone: DateText.zone(utc: utc, environment: environment))
     var writeOutput: @Sendable (String) -> Void = { StandardStream.output.write($0) }
     if quiet { writeOutput = { _ in } }
-    return TextConsole(
+    var console = TextConsole(
       writeOutput: writeOutput,
       writeError: { StandardStream.error.write($0) },
-      renderer: renderer, errorStyle: TerminalStyle.detect(for: .error, environment: environment),
+      renderer: renderer,
+      errorStyle: TerminalStyle.detect(for: .error, environment: environment, mode: color),
       interactive: StandardInput.isTerminal,
-      showsProgress: StandardStream.error.isTerminal && environment["TERM"] != "dumb",
+      showsProgress: notes && StandardStream.error.isTerminal && environment["TERM"] != "dumb",
       images: quiet
         ? nil
         : TerminalImage.detect(
           isTerminal: StandardStream.output.isTerminal, environment: environment))
+    console.notes = notes
+    return console
   }
 
   /// How wide output lines may be: the terminal's width; in a pipe `COLUMNS` when set, else

@@ -62,6 +62,7 @@ public final class SusiApp: Sendable {
     clock: (any TimeSource)? = nil, startEmbedded: Bool = true, embeddedWithServer: Bool = false,
     followInterval: Duration = defaultFollowInterval
   ) async throws(StartupError) -> SusiApp {
+    var options = options
     var warnings: [String] = []
     try makeDirectory(options.stateDirectory)
     try makeDirectory((options.log as NSString).deletingLastPathComponent)
@@ -78,6 +79,9 @@ public final class SusiApp: Sendable {
     let writer = opened.writer
     let recovered = opened.recovered
     warnings += opened.warnings
+    if startEmbedded {
+      options = serverForRun(options, logServer: recovered.state.server, alone: opened.alone)
+    }
 
     var embedded: EmbeddedServer?
     if startEmbedded && (options.server == nil || embeddedWithServer) {
@@ -116,11 +120,14 @@ public final class SusiApp: Sendable {
         ?? RunnerConfiguration.defaultWebsearchURL)
     if let clock { configuration.clock = clock }
     configuration.proxies = ProxySettings(environment: environment)
+    configuration.imageDirectory = options.imageDirectory
+    if options.verbose {
+      configuration.trace = { StandardStream.error.line("susi: \($0)") }
+    }
     do throws(StartupError) {
-      let server =
-        options.choosesServer ? options.server ?? State.embeddedServer : recovered.state.server
       configuration.caFile = try RememberedCAFile.resolve(
-        given: options.caFile, server: server, stateDirectory: options.stateDirectory)
+        given: options.caFile, server: options.server ?? State.embeddedServer,
+        stateDirectory: options.stateDirectory)
     } catch {
       try? writer.close()
       await embedded?.stop()
@@ -149,20 +156,66 @@ public final class SusiApp: Sendable {
           keeping: Set(resumed.plans.filter { $0.fate != .dropped }.map(\.seq)))
       }
       await store.followOtherWriters(every: followInterval)
-      // The server chosen last (`/server URL`, `--server`) is kept in the state and used again;
-      // only an explicit `--server` (or SUSI_SERVER) changes it. Tools that never talk to a
-      // server (administration) leave it be.
+      // The log's state holds the server in use; this run's (`serverForRun`) replaces it. Tools
+      // that never talk to a server (administration) leave it be.
       let wanted = options.server ?? State.embeddedServer
-      if startEmbedded, options.choosesServer, await store.state.server != wanted {
+      if startEmbedded, await store.state.server != wanted {
         logged += try await app.sendAndWait(
           .setServer(Action.SetServer(url: wanted)), origin: origin, timeout: 10)
       }
       app.startup.withLock { $0 = logged }
+      if startEmbedded { await app.rememberServerSwitches(except: Set(logged.map(\.seq))) }
     } catch {
       await app.stop()
       throw StartupError(message: "\(error)", exitCode: ExitCode.ioError)
     }
     return app
+  }
+
+  /// The server this run uses. `--server` and SUSI_SERVER apply to this run; otherwise the
+  /// remembered choice, else the built-in server — unless another susi is running on the log,
+  /// which then keeps the server it uses rather than have it switched under it.
+  ///
+  /// Before the choice was kept in `STATE-DIR/remembered-server`, the server last switched to in
+  /// the log was used again: on the first start without that file, the log's server becomes
+  /// the remembered choice, so nobody finds themselves on another server after an upgrade.
+  static func serverForRun(_ options: CommonOptions, logServer: String, alone: Bool)
+    -> CommonOptions
+  {
+    var options = options
+    let path = RememberedServer.path(in: options.stateDirectory)
+    if !FileManager.default.fileExists(atPath: path) {
+      let remembered = RememberedServer(server: logServer == State.embeddedServer ? nil : logServer)
+      try? remembered.save(stateDirectory: options.stateDirectory)
+      if !options.serverSource.isForThisRun, options.serverSource != .remembered,
+        let server = remembered.server
+      {
+        options.server = server
+        options.serverSource = .remembered
+      }
+    }
+    if !options.serverSource.isForThisRun, !alone,
+      logServer != (options.server ?? State.embeddedServer)
+    {
+      options.server = logServer == State.embeddedServer ? nil : logServer
+      options.serverSource = .sharedLog
+    }
+    return options
+  }
+
+  /// Remembers every explicit switch this process logs (`/server URL`, a `setServer` intent from
+  /// a program) as the server later runs use; the switch start-up made for `--server` or
+  /// SUSI_SERVER (whose seqs are `startup`) is for this run only.
+  private func rememberServerSwitches(except startup: Set<Int>) async {
+    let stateDirectory = options.stateDirectory
+    _ = await store.observe { published in
+      guard !published.byAnotherProcess, case .serverChanged(let changed) = published.event.action,
+        let cause = published.event.cause, !startup.contains(cause)
+      else { return }
+      var choice = (try? RememberedServer.load(stateDirectory: stateDirectory)) ?? nil
+      if choice?.server != changed.url { choice = RememberedServer(server: changed.url) }
+      try? choice?.save(stateDirectory: stateDirectory)
+    }
   }
 
   /// The environment variable that sets the built-in server's port (0: any free port).

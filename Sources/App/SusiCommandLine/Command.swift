@@ -1,4 +1,5 @@
 import SusiCore
+import SusiJSON
 
 /// A subcommand: its description and what it does.
 public struct Command: Sendable {
@@ -86,13 +87,18 @@ public struct CommandLineApp: Sendable {
       rest.remove(at: commandIndex)
     }
     if name == "version" {
-      let versionSpec = CommandSpec(name: "version", summary: "", usage: "version")
+      let versionSpec = CommandSpec(
+        name: "version", summary: "", usage: "version [--json]",
+        options: [OptionSpec("--json", help: "print {\"version\": …}")])
+      let parsed: ParsedCommandLine
       do {
-        _ = try ParsedCommandLine.parse(rest, for: versionSpec, common: common)
+        parsed = try ParsedCommandLine.parse(rest, for: versionSpec, common: common)
       } catch {
         return usageError(error, versionSpec)
       }
-      StandardStream.output.line("susi \(version)")
+      StandardStream.output.line(
+        parsed.has("--json")
+          ? JSON.object(["version": .string(version)]).compactText : "susi \(version)")
       return ExitCode.success
     }
     if name == "help" {
@@ -145,7 +151,8 @@ public struct CommandLineApp: Sendable {
     }
     let options: CommonOptions
     do {
-      options = try CommonOptions.resolve(parsed, environment: environment)
+      options = try CommonOptions.resolve(
+        parsed, environment: environment, readsConfig: command.spec.name != "config")
     } catch {
       return usageError(error, command.spec)
     }

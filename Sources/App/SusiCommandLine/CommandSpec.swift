@@ -22,6 +22,16 @@ public struct OptionSpec: Sendable {
   }
 
   public var takesValue: Bool { valueName != nil }
+
+  /// Values a flag may carry after `=` (`--json=events`); given bare, its value is `""`.
+  public var inlineValues: [String] = []
+
+  /// This flag, accepting `values` after `=`.
+  public func accepting(_ values: [String]) -> OptionSpec {
+    var spec = self
+    spec.inlineValues = values
+    return spec
+  }
 }
 
 /// One subcommand: its words, help text and options. Every command also accepts the common
@@ -85,4 +95,18 @@ public enum ExitCode {
   public static let cannotCreate: Int32 = 73
   public static let ioError: Int32 = 74
   public static let interrupted: Int32 = 130
+
+  /// Every exit code susi uses and what it means, for `--help` and the manual page.
+  public static let documented: [(code: Int32, meaning: String)] = [
+    (success, "success"),
+    (failure, "a request failed or the server refused (the message says why)"),
+    (usage, "the command line was wrong: a usage or validation error"),
+    (dataError, "input data (a log, a skill folder, a reply to replay) is malformed"),
+    (noInput, "a needed file could not be opened (a password file, a skill folder)"),
+    (unavailable, "a needed service could not be started or reached (the built-in server)"),
+    (software, "an internal error (a bug: please report it)"),
+    (cannotCreate, "something on disk is in the way (a locked log, unsafe permissions)"),
+    (ioError, "reading or writing failed (the log, stdin, stdout)"),
+    (interrupted, "interrupted (Ctrl-C)"),
+  ]
 }

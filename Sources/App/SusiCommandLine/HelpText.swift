@@ -29,6 +29,10 @@ public enum HelpText {
     }
     out += "\nOptions for every command:\n"
     out += optionLines(common)
+    out += "\nExit codes:\n"
+    for (code, meaning) in ExitCode.documented {
+      out += "  \(String(code).padded(to: 3))  \(meaning)\n"
+    }
     out += "\nRun 'susi help COMMAND' for more about a command, 'susi version' for the version.\n"
     out += "Put '--' before text that starts with '-': susi ask -- -5 + 2\n"
     return out

@@ -46,43 +46,23 @@ public enum ManPage {
     out += ".SH OPTIONS\nThese options apply to every command.\n" + options(common)
     out += """
       .SH EXIT STATUS
-      .TP
-      .B 0
-      success
-      .TP
-      .B 1
-      a request failed or the server refused
-      .TP
-      .B 64
-      the command line was wrong (a usage or validation error)
-      .TP
-      .B 65
-      input data (a log, a skill folder) is malformed
-      .TP
-      .B 66
-      a needed file could not be opened
-      .TP
-      .B 69
-      a needed service could not be reached
-      .TP
-      .B 70
-      an internal error (a bug: please report it)
-      .TP
-      .B 73
-      a file could not be created
-      .TP
-      .B 74
-      reading or writing failed
-      .TP
-      .B 130
-      interrupted (Ctrl-C)
+
+      """
+    for (code, meaning) in ExitCode.documented { out += ".TP\n.B \(code)\n\(escape(meaning))\n" }
+    out += """
       .SH FILES
       .TP
       .I $XDG_STATE_HOME/susi/events.jsonl
       the event log (\\fI~/.local/state/susi/events.jsonl\\fR by default)
       .TP
       .I $XDG_STATE_HOME/susi/
-      credentials, image cache and the built-in server's data
+      credentials, the remembered server and the built-in server's data
+      .TP
+      .I $XDG_CONFIG_HOME/susi/config
+      defaults: server, ca-file, color (\\fI~/.config/susi/config\\fR by default)
+      .TP
+      .I $XDG_CACHE_HOME/susi/images/
+      the image cache (\\fI~/.cache/susi/images\\fR by default)
       .SH SEE ALSO
       https://github.com/fossasia/susi_server
 

@@ -91,8 +91,19 @@ extension ParsedCommandLine {
           index += 1
         }
       } else {
-        guard inlineValue == nil else { throw UsageError("option '\(spec.name)' takes no value") }
-        result.options[spec.name] = ""
+        if let inlineValue {
+          guard spec.inlineValues.contains(inlineValue) else {
+            guard !spec.inlineValues.isEmpty else {
+              throw UsageError("option '\(spec.name)' takes no value")
+            }
+            throw UsageError(
+              "option '\(spec.name)' takes nothing or "
+                + spec.inlineValues.map { "=\($0)" }.joined(separator: ", ")
+                + ", not '=\(inlineValue)'",
+              suggestion: Spelling.closest(to: inlineValue, in: spec.inlineValues))
+          }
+        }
+        result.options[spec.name] = inlineValue ?? ""
       }
     }
     if result.has("--help") { return result }
@@ -132,6 +143,8 @@ extension ParsedCommandLine {
       return Spelling.closest(to: word, in: specs.map(\.name))
     }
     let long = specs.map(\.name).filter { $0.hasPrefix("-" + word) }
-    return long.count == 1 ? long[0] : nil
+    if long.count == 1 { return long[0] }
+    // `-v` is most often meant for the version.
+    return word == "-v" && long.contains("--version") ? "--version" : nil
   }
 }

@@ -59,6 +59,8 @@ public final class TerminalLineReader: Sendable {
       var changed = false
       while let (key, length) = KeyDecoder.decode(pending[offset...]) {
         offset += length
+        // Ctrl-L clears the screen; the line is drawn again at the top.
+        if case .redraw = key { Self.clearScreen() }
         let outcome = editing.withLock { $0!.editor.handle(key) }
         switch outcome {
         case .unchanged: continue
@@ -105,6 +107,13 @@ public final class TerminalLineReader: Sendable {
     pthread_sigmask(SIG_UNBLOCK, &stop, &previous)
     raise(SIGTSTP)
     pthread_sigmask(SIG_SETMASK, &previous, nil)
+  }
+
+  /// Clears the terminal (home, erase all). Written straight to standard output, which is the
+  /// terminal here: the output filter lets no sequence that moves the cursor through.
+  private static func clearScreen() {
+    let sequence: [UInt8] = Array("\u{1B}[H\u{1B}[2J".utf8)
+    _ = sequence.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
   }
 
   /// Draws the prompt and the line being typed again (after other output moved off it).

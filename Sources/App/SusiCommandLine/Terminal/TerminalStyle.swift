@@ -10,14 +10,23 @@ public struct TerminalStyle: Sendable {
   public init(colors: Bool) { self.colors = colors }
 
   /// The style for `stream` under `environment`.
-  public static func detect(for stream: StandardStream, environment: [String: String])
-    -> TerminalStyle
-  {
-    TerminalStyle(colors: colorsAllowed(isTerminal: stream.isTerminal, environment: environment))
+  public static func detect(
+    for stream: StandardStream, environment: [String: String], mode: ColorMode = .auto
+  ) -> TerminalStyle {
+    TerminalStyle(
+      colors: colorsAllowed(isTerminal: stream.isTerminal, environment: environment, mode: mode))
   }
 
-  /// The colour rule on its own, for tests.
-  public static func colorsAllowed(isTerminal: Bool, environment: [String: String]) -> Bool {
+  /// The colour rule on its own, for tests: `--color=always` and `never` decide; `auto` is a
+  /// terminal without NO_COLOR or TERM=dumb.
+  public static func colorsAllowed(
+    isTerminal: Bool, environment: [String: String], mode: ColorMode = .auto
+  ) -> Bool {
+    switch mode {
+    case .always: return true
+    case .never: return false
+    case .auto: break
+    }
     if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
     if environment["TERM"] == "dumb" { return false }
     return isTerminal

@@ -17,6 +17,10 @@ public struct RunnerConfiguration: Sendable {
   public var websearchURL: String
   /// Holds the credentials folder and the image cache.
   public var stateDirectory: String
+  /// Told of every HTTP attempt, secrets masked (`--verbose`).
+  public var trace: (@Sendable (String) -> Void)?
+  /// The image cache's folder; nil = `stateDirectory/images`.
+  public var imageDirectory: String?
   /// How long requests may take.
   public var timeouts: Timeouts
   /// When failed requests are sent again.

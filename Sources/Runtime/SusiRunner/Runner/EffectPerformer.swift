@@ -158,8 +158,10 @@ struct EffectPerformer: Sendable {
     if let totalTimeout { limits.totalTimeout = totalTimeout }
     let request = call.request(base: base, limits: limits)
     let place = call.endpoint.path
+    // A request that never got a reply names the whole address: which server it was matters.
     let response = try await sender.send(
-      request, idempotent: call.endpoint.idempotent, place: place, policy: policy, paced: true)
+      request, idempotent: call.endpoint.idempotent, place: request.displayURL, policy: policy,
+      paced: true)
     return try ReplyReader.object(response, endpoint: call.endpoint, place: place)
   }
 

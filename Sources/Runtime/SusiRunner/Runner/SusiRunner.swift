@@ -61,10 +61,11 @@ public final class SusiRunner: EffectsRunner {
       ?? SocketTransport(
         maximumConnectionsPerOrigin: configuration.connectionsPerOrigin,
         caFile: configuration.caFile, proxies: configuration.proxies)
-    let sender = RequestSender(
+    var sender = RequestSender(
       transport: transport, clock: configuration.clock,
       random: RandomSource(seed: configuration.randomSeed), policy: configuration.retryPolicy,
       pacer: PathPacer(gap: configuration.pacingMilliseconds))
+    sender.trace = configuration.trace
     var targets = configuration.targetPolicy
     if let embedded = configuration.embeddedServerURL { targets.allow(originOf: embedded) }
     targets.allow(originOf: configuration.websearchURL)
@@ -75,7 +76,8 @@ public final class SusiRunner: EffectsRunner {
       sender: sender, limits: limits, timeout: configuration.timeouts.image,
       maximumBytes: configuration.maximumImageBytes, targets: targets)
     let images = ImageCache(
-      directory: configuration.stateDirectory + "/images", capacity: configuration.imageCacheBytes
+      directory: configuration.imageDirectory ?? configuration.stateDirectory + "/images",
+      capacity: configuration.imageCacheBytes
     ) { url throws(RunnerFailure) in try await fetcher.fetch(url) }
     performer = EffectPerformer(
       sender: sender, credentials: CredentialsStore(stateDirectory: configuration.stateDirectory),

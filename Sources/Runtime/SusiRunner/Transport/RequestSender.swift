@@ -11,6 +11,8 @@ struct RequestSender: Sendable {
   let random: RandomSource
   let policy: RetryPolicy
   let pacer: PathPacer
+  /// Told of every attempt (`--verbose`): method, URL with secrets masked, status, time.
+  var trace: (@Sendable (String) -> Void)? = nil
 
   /// Sends `request` until it gets a final answer, and returns that answer (which may be an
   /// error status: reading it is the caller's business).
@@ -36,7 +38,23 @@ struct RequestSender: Sendable {
           do { try await clock.sleep(milliseconds: wait) } catch { throw .cancelled }
         }
       }
+      let started = ContinuousClock.now
       let outcome = await attempt(request)
+      if let trace {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds =
+          elapsed.components.seconds * 1000
+          + elapsed.components.attoseconds / 1_000_000_000_000_000
+        let result: String
+        switch outcome {
+        case .success(let response): result = "HTTP \(response.status)"
+        case .failure(let error): result = "failed: \(error)"
+        }
+        trace(
+          Redaction.scrub(
+            "\(request.method) \(request.url) → \(result) in \(milliseconds) ms"
+              + (retry > 0 ? " (attempt \(retry + 1))" : "")))
+      }
       if case .failure(.cancelled) = outcome { throw .cancelled }
       if let paceKey, case .success(let response) = outcome,
         PathPacer.isFrequencyRefusal(response)
