@@ -21,7 +21,7 @@ struct ReadmeExamplesTests {
     "susi web --port 8080 --open":
       "runs until stopped on a fixed port and opens a browser; WebServerBinaryTests start it",
     "susi --server http://127.0.0.1:4000 ask hello": "needs the server of the line before",
-    "susi --server https://susi.internal.example --ca-file ~/my-ca.pem ask hello":
+    "susi server use https://susi.internal.example && susi --ca-file ~/my-ca.pem ask hello":
       "needs a server with a private CA; TLSBinaryTests run it against one",
     "susi server --host 0.0.0.0 --port 8443 --tls-cert fullchain.pem --tls-key privkey.pem":
       "runs until stopped, on every address; TLSServingTests start it on loopback",

@@ -64,13 +64,25 @@ struct TLSBinaryTests {
     defer { server.stop() }
     let folder = Harness.makeTemporaryFolder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    _ = try await Self.run(
-      ["--server", server.baseURL, "--ca-file", TestTLS.caFile, "groups"], folder: folder)
+    let use = try await SusiBinary.built().run(
+      ["server", "use", server.baseURL, "--state-dir", folder + "/state"],
+      environment: ["PATH": "/usr/bin:/bin", "HOME": folder, "LANG": "C.UTF-8"])
+    #expect(use.status == 0, "\(use.stderr)")
+    _ = try await Self.run(["--ca-file", TestTLS.caFile, "groups"], folder: folder)
     #expect(server.requests.count == 1)
-    // The next start uses the server chosen last, and the CA file given with it.
+    // The next start uses the remembered server, and the CA file given with it.
     let (_, _, errors) = try await Self.run(["groups"], folder: folder)
     #expect(server.requests.count == 2, "\(errors)")
     #expect(errors.contains("HTTP 404"), "\(errors)")
+    // A CA file given with a server for one run is not kept.
+    let other = Harness.makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(atPath: other) }
+    _ = try await Self.run(
+      ["--server", server.baseURL, "--ca-file", TestTLS.caFile, "groups"], folder: other)
+    #expect(server.requests.count == 3)
+    let (_, _, untrusted) = try await Self.run(["--server", server.baseURL, "groups"], folder: other)
+    #expect(server.requests.count == 3, "\(untrusted)")
+    #expect(untrusted.contains("certificate"), "\(untrusted)")
   }
 
   @Test func anUnreadableCAFileIsRefusedAtOnce() async throws {

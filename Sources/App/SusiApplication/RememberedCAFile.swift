@@ -2,36 +2,32 @@ import Foundation
 import SusiCommandLine
 import SusiHTTPClient
 
-/// The `--ca-file` given with a server, kept in `STATE-DIR/ca-file` (the server's URL on the
-/// first line, the file's path on the second) so later starts with the same server trust the
-/// same CA without repeating the option. A start that chooses another server without
-/// `--ca-file` does not use it.
+/// The `--ca-file` given for the remembered server (`susi server use URL`) is kept beside it, in
+/// `RememberedServer.caFile`, so later starts with that server trust the same CA without
+/// repeating the option. A CA file given for a one-run server (`--server`, SUSI_SERVER) serves
+/// that run only, as the server does.
 enum RememberedCAFile {
-  static func path(in stateDirectory: String) -> String { stateDirectory + "/ca-file" }
-
   /// The CA file to use for a start whose server will be `server`: the one given (checked, and
-  /// remembered with `server`), else the one remembered with `server`. Throws a `StartupError`
-  /// naming the file when it cannot be read or holds no certificate.
+  /// kept when `server` is the remembered one), else the one kept with `server`. Throws a
+  /// `StartupError` naming the file when it cannot be read or holds no certificate.
   static func resolve(given: String?, server: String, stateDirectory: String)
     throws(StartupError) -> String?
   {
-    let record = path(in: stateDirectory)
+    let remembered = try? RememberedServer.load(stateDirectory: stateDirectory)
     guard let given else {
-      guard let text = try? String(contentsOfFile: record, encoding: .utf8) else { return nil }
-      let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-      guard lines.count >= 2, lines[0] == server, !lines[1].isEmpty else { return nil }
-      return lines[1]
+      guard let remembered, remembered.server == server else { return nil }
+      return remembered.caFile
     }
     let absolute =
       given.hasPrefix("/")
       ? given : FileManager.default.currentDirectoryPath + "/" + given
     if let problem = SocketTransport.problem(withCAFile: absolute) {
-      throw StartupError(
-        message: "--ca-file: \(problem)", exitCode: ExitCode.usage)
+      throw StartupError(message: "--ca-file: \(problem)", exitCode: ExitCode.usage)
     }
-    let contents = Data("\(server)\n\(absolute)\n".utf8)
-    _ = FileManager.default.createFile(
-      atPath: record, contents: contents, attributes: [.posixPermissions: 0o600])
+    if var kept = remembered, kept.server == server, kept.caFile != absolute {
+      kept.caFile = absolute
+      try? kept.save(stateDirectory: stateDirectory)
+    }
     return absolute
   }
 }

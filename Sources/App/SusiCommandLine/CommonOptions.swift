@@ -57,7 +57,7 @@ public struct CommonOptions: Sendable, Equatable {
     OptionSpec(
       "--ca-file", value: "FILE",
       help: "trust the CA certificates in FILE (PEM) for https, besides the system store;"
-        + " remembered with the server"),
+        + " kept with the remembered server"),
     OptionSpec(
       "--allow-private-targets", env: "SUSI_ALLOW_PRIVATE_TARGETS",
       help:
