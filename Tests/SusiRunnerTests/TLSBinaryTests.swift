@@ -80,7 +80,8 @@ struct TLSBinaryTests {
     _ = try await Self.run(
       ["--server", server.baseURL, "--ca-file", TestTLS.caFile, "groups"], folder: other)
     #expect(server.requests.count == 3)
-    let (_, _, untrusted) = try await Self.run(["--server", server.baseURL, "groups"], folder: other)
+    let (_, _, untrusted) = try await Self.run(
+      ["--server", server.baseURL, "groups"], folder: other)
     #expect(server.requests.count == 3, "\(untrusted)")
     #expect(untrusted.contains("certificate"), "\(untrusted)")
   }
