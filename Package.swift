@@ -61,6 +61,10 @@ let package = Package(
     module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes"]),
     .systemLibrary(name: "CEpoll", path: "Sources/Kit/CEpoll"),
     module("SusiHTTPServer", in: "Kit", dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes"]),
+    .systemLibrary(
+      name: "CPostgreSQL", path: "Sources/Kit/CPostgreSQL", pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]),
+    module("SusiPostgres", in: "Kit", dependencies: ["CPostgreSQL"]),
 
     // Core: pure values and the reducer.
     module("SusiCore", in: "Core", dependencies: ["SusiJSON"]),
@@ -88,6 +92,10 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPTypes", "SusiJSON", "SusiStore",
       ]),
+    // The event log in PostgreSQL, for several nodes sharing one log.
+    module(
+      "SusiPostgresLog", in: "Runtime",
+      dependencies: ["SusiPostgres", "SusiStore", "SusiCore", "SusiEventLog", "SusiJSON"]),
 
     // The built-in SUSI-compatible server: a second product that speaks the SUSI API from skill
     // files; it knows nothing of the core.
