@@ -231,6 +231,13 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
+      name: "SusiPostgresLogTests",
+      dependencies: [
+        "SusiPostgresLog", "SusiPostgres", "SusiStore", "SusiCore", "SusiCoreTesting",
+        "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON",
+      ],
+      swiftSettings: strict),
+    .testTarget(
       name: "SusiAccessTests",
       dependencies: ["SusiAccess", "SusiTesting", "SusiClock", "SusiCore", "SusiStore"],
       swiftSettings: strict),

@@ -61,8 +61,9 @@ public final class PostgresEventSink: EventSink {
         throw PostgresLogError.database(error)
       }
       let seq = (others.last?.seq ?? lastSeen) + 1
-      // From here the store has applied the others, whatever `makeRecord` decides.
-      defer { if let last = others.last { known.store(last.seq, ordering: .releasing) } }
+      // `makeRecord` applies the others first, whatever it then decides (a duplicate key
+      // appends nothing): they count as seen from here on.
+      if let last = others.last { known.store(last.seq, ordering: .releasing) }
       let record = try makeRecord(others.map(\.line))
       let line = EventLogWriter.line(for: record)
       try PostgresEventLog.check(line, seq: seq, location: location)
