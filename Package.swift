@@ -114,7 +114,7 @@ let package = Package(
       "SusiApplication", in: "App",
       dependencies: [
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
-        "SusiCommandLine", "SusiClock", "SusiHTTPClient",
+        "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiPostgres", "SusiPostgresLog",
       ]),
 
     // Frontends: thin layers that turn input into intents and events into output.
