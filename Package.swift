@@ -148,7 +148,7 @@ let package = Package(
       "SusiReplay", folder: "Replay",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
-        "SusiEventLog",
+        "SusiEventLog", "SusiPostgres", "SusiPostgresLog",
       ]),
     .executableTarget(
       name: "susi",
