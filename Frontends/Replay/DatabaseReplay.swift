@@ -71,7 +71,8 @@ enum DatabaseReplay {
     var first = Recovered()
     try PostgresLogRecovery.replay(location, on: connection, into: &first, until: until)
     var second = Recovered()
-    try PostgresLogRecovery.replay(location, on: connection, into: &second, until: until ?? first.lastSeq)
+    try PostgresLogRecovery.replay(
+      location, on: connection, into: &second, until: until ?? first.lastSeq)
     let here = ReplayCommand.digest(first.state)
     guard let there = childDigest(log, until: until ?? first.lastSeq) else {
       StandardStream.error.line("susi replay: could not run a second replay in a fresh process")

@@ -31,6 +31,12 @@ public enum PostgresEventLog {
     case presence = 0x5355_5303
   }
 
+  /// The statement that takes the log's append lock until the transaction ends: every writer of
+  /// the log (a node's sink, `susi log copy`) appends under it.
+  public static func appendLockStatement(_ location: PostgresLogLocation) -> String {
+    "SELECT pg_advisory_xact_lock(\(LockPurpose.append.rawValue), \(location.lockKey))"
+  }
+
   /// Connects to the log's database, creating the log's table (and the schema table) when they
   /// are missing, and checks the format version.
   ///

@@ -52,7 +52,7 @@ public final class PostgresEventSink: EventSink {
         let result = try connection.execute(
           """
           BEGIN;
-          SELECT pg_advisory_xact_lock(\(PostgresEventLog.LockPurpose.append.rawValue), \(location.lockKey));
+          \(PostgresEventLog.appendLockStatement(location));
           SELECT seq, line FROM \(location.table) WHERE seq > \(lastSeen) ORDER BY seq
           """)
         others = try PostgresEventLog.checkedRows(

@@ -20,7 +20,11 @@ public struct PostgresLogLocation: Sendable, Equatable, CustomStringConvertible 
   public init(_ text: String) throws(PostgresError) {
     let uri = try PostgresURI(text)
     let table = uri.parameter("log") ?? Self.defaultTable
-    self.table = try PostgresConnection.identifier(table)
+    do {
+      self.table = try PostgresConnection.identifier(table)
+    } catch {
+      throw PostgresError(.invalidURI, "the log= option: \(error.message)")
+    }
     database = uri.removing(parameter: "log")
   }
 
