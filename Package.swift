@@ -234,7 +234,7 @@ let package = Package(
       name: "SusiPostgresLogTests",
       dependencies: [
         "SusiPostgresLog", "SusiPostgres", "SusiStore", "SusiCore", "SusiCoreTesting",
-        "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON",
+        "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON", "susi",
       ],
       swiftSettings: strict),
     .testTarget(
