@@ -100,7 +100,8 @@ public enum ServeCommand {
     var cursors: String
 
     init(_ invocation: Invocation) {
-      let log = invocation.common.log
+      // Beside the log file; for a log in PostgreSQL, in this node's state folder.
+      let log = SusiApp.besideLog(invocation.common)
       keys = invocation.parsed.value("--keys") ?? log + ".keys"
       subscribers = invocation.parsed.value("--subscribers") ?? log + ".subscribers"
       cursors = log + ".cursors"
@@ -117,7 +118,7 @@ public enum ServeCommand {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }
     let paths = Paths(invocation)
-    guard let ownership = ServeOwnership(log: invocation.common.log) else {
+    guard let ownership = ServeOwnership(log: SusiApp.besideLog(invocation.common)) else {
       return fail(
         "another 'susi serve' is running on \(invocation.common.log) (or its lock file cannot be "
           + "made); one server per log delivers the webhooks and owns the keys and subscribers",
@@ -136,10 +137,13 @@ public enum ServeCommand {
       let keys = try KeyFile(path: paths.keys)
       let subscribers = try SubscriberFile(path: paths.subscribers)
       let cursors = try DeliveryCursors(path: paths.cursors)
+      var options = WebhookHandler.Options()
+      if app.databaseLog != nil { options.logProblem = { app.logProblem() } }
       service = await WebhookService.start(
         store: app.store, keys: keys, subscribers: subscribers, cursors: cursors,
         policy: DeliveryPolicy(
-          targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)))
+          targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)),
+        options: options)
     } catch {
       await app.stop()
       return fail("\(error)", ExitCode.cannotCreate)
@@ -166,7 +170,7 @@ public enum ServeCommand {
     var ownership: ServeOwnership?
     defer { withExtendedLifetime(ownership) {} }
     if fileChanges.contains(Array(invocation.arguments.prefix(2))) {
-      ownership = ServeOwnership(log: invocation.common.log)
+      ownership = ServeOwnership(log: SusiApp.besideLog(invocation.common))
       guard ownership != nil else {
         return fail(
           "'susi serve' is running on \(invocation.common.log) and owns its keys and subscribers "

@@ -200,6 +200,26 @@ public final class SusiApp: Sendable {
     await embedded?.stop()
   }
 
+  /// The path that files kept beside the log start with (`susi serve`'s keys, subscribers,
+  /// cursors and lock): the log file's own path, or for a log in PostgreSQL `STATE-DIR/node`,
+  /// since those files belong to this node, not to the shared log.
+  /// Makes the state folder for the latter when it is missing.
+  public static func besideLog(_ options: CommonOptions) -> String {
+    guard PostgresLogLocation.isLocation(options.log) else { return options.log }
+    try? makeDirectory(options.stateDirectory)
+    return options.stateDirectory + "/node"
+  }
+
+  /// What `/healthz` says of the log: nil when it is a file or the database answers, else why
+  /// not.
+  public func logProblem() -> String? {
+    guard let databaseLog else { return nil }
+    switch databaseLog.ping() {
+    case .success: return nil
+    case .failure(let error): return "the database log \(databaseLog.location) fails: \(error)"
+    }
+  }
+
   /// A log opened and replayed: a file (with its snapshots) or a table in PostgreSQL.
   private struct OpenedLog {
     var sink: any EventSink
