@@ -42,6 +42,7 @@ let package = Package(
         "SusiClock", "SusiJSON", "SusiFiles", "SusiHTTPTypes", "SusiHTTPClient", "SusiHTTPServer",
         "SusiCore", "SusiEventLog", "SusiStore", "SusiRunner", "SusiAccess", "SusiServer",
         "SusiCommandLine", "SusiApplication", "SusiJSONLines", "SusiServe", "SusiSamples",
+        "SusiPostgres", "SusiPostgresLog",
       ]),
     .library(name: "CEpoll", targets: ["CEpoll"]),
   ],
@@ -234,7 +235,7 @@ let package = Package(
       name: "SusiPostgresLogTests",
       dependencies: [
         "SusiPostgresLog", "SusiPostgres", "SusiStore", "SusiCore", "SusiCoreTesting",
-        "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON", "susi",
+        "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON", "SusiHTTPTesting", "susi",
       ],
       swiftSettings: strict),
     .testTarget(

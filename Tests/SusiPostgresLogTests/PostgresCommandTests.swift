@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 import SusiTesting
 import Testing
 
@@ -107,5 +108,86 @@ struct PostgresCommandTests {
     #expect(missing.status == 69)
     #expect(missing.stderr.contains("no_such_database"))
     #expect(!(missing.stdout + missing.stderr).contains("hunter2"))
+  }
+}
+
+/// Two `susi serve` nodes on one database log: an intent posted to one reaches an event stream
+/// on the other, and both report the database in `/healthz`.
+@Suite(
+  .enabled(
+    if: PostgresCluster.program.testsShouldRun,
+    Comment(rawValue: PostgresCluster.program.skipNote)))
+struct PostgresServeNodesTests {
+  let susi: SusiBinary
+  let folder = FileManagerTestFolder()
+
+  init() throws { susi = try SusiBinary.built() }
+
+  private var environment: [String: String] {
+    SusiBinary.isolatedEnvironment(folder.path, ["SUSI_EMBEDDED_PORT": "0"])
+  }
+
+  /// Starts `susi serve` on a free loopback port; the process and its port.
+  private func startNode(_ arguments: [String]) async throws -> (SusiProcess, Int) {
+    let server = try susi.start(["serve", "--port", "0"] + arguments, environment: environment)
+    let url = try await onThread { try server.nextLine() } ?? ""
+    let port = try #require(url.split(separator: ":").last.flatMap { Int($0) }, "printed: \(url)")
+    return (server, port)
+  }
+
+  @Test func anIntentPostedToOneNodeReachesAStreamOnTheOther() async throws {
+    let cluster = try PostgresCluster.shared()
+    let log = cluster.uri(try cluster.database(), extra: "&log=nodes")
+    let one = folder.path + "/one"
+    let two = folder.path + "/two"
+    let keys = try await susi.run(
+      ["serve", "keys", "init", "--log", log, "--state-dir", one], environment: environment)
+    #expect(keys.status == 0, "\(keys.stderr)")
+    let key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let (first, firstPort) = try await startNode(["--log", log, "--state-dir", one])
+    defer { first.stop() }
+    // The key hashes are a file of each node: the second node reads the first one's.
+    let (second, secondPort) = try await startNode([
+      "--log", log, "--state-dir", two, "--keys", one + "/node.keys",
+    ])
+    defer { second.stop() }
+
+    let health = await onThread {
+      try? LoopbackHTTPClient(port: secondPort).request("GET", "/healthz")
+    }
+    #expect(health?.status == 200)
+    #expect(health?.text.contains(#""database":"ok""#) == true, "\(health?.text ?? "")")
+
+    let streamed = await onThread { () -> String in
+      guard let stream = try? LoopbackHTTPClient(port: secondPort, timeoutSeconds: 20) else {
+        return ""
+      }
+      defer { stream.close() }
+      try? stream.sendRequest(
+        "GET", "/events/stream", headers: [("Authorization", "Bearer \(key)")])
+      guard (try? stream.readHeadBlocking())?.status == 200 else { return "" }
+      let poster = try? LoopbackHTTPClient(port: firstPort)
+      defer { poster?.close() }
+      let posted = try? poster?.request(
+        "POST", "/actions",
+        headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")],
+        body: #"{"type":"sendMessage","payload":{"query":"from node one"}}"#)
+      guard posted?.status == 202 || posted?.status == 200 else {
+        return "post failed: \(posted?.status ?? 0) \(posted?.text ?? "")"
+      }
+      var text = ""
+      // Heartbeats keep the stream busy: give up after 20 s whatever arrives.
+      let deadline = Date().addingTimeInterval(20)
+      while !text.contains("from node one"), Date() < deadline,
+        let chunk = try? stream.readChunkBlocking()
+      {
+        text += String(decoding: chunk, as: UTF8.self)
+      }
+      return text
+    }
+    #expect(
+      streamed.contains(
+        #""origin":"webhook","type":"sendMessage","payload":{"query":"from node one"}"#),
+      "\(streamed)")
   }
 }

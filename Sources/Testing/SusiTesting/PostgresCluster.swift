@@ -66,7 +66,8 @@ public final class PostgresCluster: Sendable {
     binaries =
       (URL(fileURLWithPath: initdb).resolvingSymlinksInPath().path as NSString)
       .deletingLastPathComponent
-    folder = "/tmp/susi-pg-\(UUID().uuidString.prefix(8))"
+    Self.removeAbandoned(binaries: binaries)
+    folder = "/tmp/susi-pg-\(getpid())-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     if geteuid() == 0 {
       let nobody = getpwnam("nobody")
@@ -85,6 +86,35 @@ public final class PostgresCluster: Sendable {
     try run(
       "pg_ctl",
       ["-D", folder + "/data", "-l", folder + "/server.log", "-w", "-o", settings, "start"])
+  }
+
+  /// Stops and deletes the clusters of test processes that ended without stopping theirs (a
+  /// run that was killed): their folders are named after the process.
+  private static func removeAbandoned(binaries: String) {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []
+    for name in names where name.hasPrefix("susi-pg-") {
+      let parts = name.split(separator: "-")
+      guard parts.count == 4, let owner = Int32(parts[2]), owner != getpid(),
+        kill(owner, 0) != 0 && errno == ESRCH
+      else { continue }
+      let folder = "/tmp/" + name
+      var command = [binaries + "/pg_ctl", "-D", folder + "/data", "-m", "immediate", "-w", "stop"]
+      if geteuid() == 0 {
+        command =
+          ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+          + command
+      }
+      if let null = try? Spawn.nullDevice() {
+        defer { close(null) }
+        if let pid = try? Spawn.start(
+          command[0], Array(command.dropFirst()), environment: ["PATH": "/usr/bin:/bin"],
+          streams: [0: null, 1: null, 2: null])
+        {
+          _ = Spawn.waitForExit(pid)
+        }
+      }
+      try? FileManager.default.removeItem(atPath: folder)
+    }
   }
 
   /// Stops the server at once and deletes its folder.
