@@ -55,40 +55,40 @@ private struct PostgresBenchmark {
 
     let fileBatch = try await fileAppends(fsync: .batch)
     let fileAlways = try await fileAppends(fsync: .always)
-    print(
+    say(
       String(
         format: "file log, store appends, fsync batch:   %9.0f events/s  (%d events)", fileBatch,
         events))
-    print(
+    say(
       String(
         format: "file log, store appends, fsync always:  %9.0f events/s  (%d events)", fileAlways,
         events))
 
     let one = try await databaseAppends(base + "&log=one_node", nodes: 1)
-    print(
+    say(
       String(
         format:
           "database log, one node:                 %9.0f events/s  (%d events, each committed)",
         one, events))
     let two = try await databaseAppends(base + "&log=two_nodes", nodes: 2)
-    print(
+    say(
       String(
         format: "database log, two nodes at once:        %9.0f events/s  (%d events in all)", two,
         events))
 
     for clients in [1, 2] {
       if let tps = try pgbench(clients: clients) {
-        print(
+        say(
           String(
             format: "pgbench single-row INSERT, %d client%@:   %9.0f rows/s    (%d s)", clients,
             clients == 1 ? " " : "s", tps, seconds))
       } else {
-        print("pgbench: not run (pgbench missing or failed)")
+        say("pgbench: not run (pgbench missing or failed)")
       }
     }
 
     let lags = try await followLag(base + "&log=lag")
-    print(
+    say(
       String(
         format:
           "follow lag, append returned → other node applied (NOTIFY): p50 %.2f ms, p99 %.2f ms, max %.2f ms  (%d events)",
@@ -229,25 +229,41 @@ private struct PostgresBenchmark {
   private func command(_ name: String, _ arguments: [String], asServer: Bool = true) throws
     -> String
   {
-    let process = Process()
     var all = [binaries + "/" + name] + arguments
     if asServer && geteuid() == 0 {
       all = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + all
     }
-    process.executableURL = URL(fileURLWithPath: all[0])
-    process.arguments = Array(all.dropFirst())
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
-    guard process.terminationStatus == 0 else {
+    // Into a file, not a pipe (the server pg_ctl starts would keep a pipe open), and with
+    // posix_spawn and waitpid.
+    let output = folder + "/command.out"
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = all.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    let variables: [String] = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8"]
+    let environment = variables.map { strdup($0) } + [nil]
+    defer { for pointer in environment { free(pointer) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, all[0], &actions, nil, argv, environment) == 0 else {
+      throw BenchmarkFailure("cannot start \(name)")
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    guard status == 0 else {
       throw BenchmarkFailure("\(name) failed: \(text)")
     }
     return text
   }
+}
+
+/// Prints a line at once (the output may be a file, and the run may be cut short).
+private func say(_ text: String) {
+  FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 private struct BenchmarkFailure: Error, CustomStringConvertible {
