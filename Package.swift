@@ -42,7 +42,7 @@ let package = Package(
         "SusiClock", "SusiJSON", "SusiFiles", "SusiHTTPTypes", "SusiHTTPClient", "SusiHTTPServer",
         "SusiCore", "SusiEventLog", "SusiStore", "SusiRunner", "SusiAccess", "SusiServer",
         "SusiCommandLine", "SusiApplication", "SusiJSONLines", "SusiServe", "SusiSamples",
-        "SusiTLS", "SusiTLSTesting",
+        "SusiTLS", "SusiTLSTesting", "SusiPostgres", "SusiPostgresLog",
       ]),
     .library(name: "CEpoll", targets: ["CEpoll"]),
     // For the fuzz target in Sources/Fuzz, which depends on this package by path.
@@ -72,6 +72,10 @@ let package = Package(
     module(
       "SusiHTTPServer", in: "Kit",
       dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes", "SusiTLS"]),
+    .systemLibrary(
+      name: "CPostgreSQL", path: "Sources/Kit/CPostgreSQL", pkgConfig: "libpq",
+      providers: [.apt(["libpq-dev"])]),
+    module("SusiPostgres", in: "Kit", dependencies: ["CPostgreSQL"]),
 
     // Core: pure values and the reducer.
     module("SusiCore", in: "Core", dependencies: ["SusiJSON"]),
@@ -99,6 +103,10 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiCrypto", "SusiFiles", "SusiHTTPTypes", "SusiJSON", "SusiStore",
       ]),
+    // The event log in PostgreSQL, for several nodes sharing one log.
+    module(
+      "SusiPostgresLog", in: "Runtime",
+      dependencies: ["SusiPostgres", "SusiStore", "SusiCore", "SusiEventLog", "SusiJSON"]),
 
     // The built-in SUSI-compatible server: a second product that speaks the SUSI API from skill
     // files; it knows nothing of the core.
@@ -120,7 +128,7 @@ let package = Package(
       "SusiApplication", in: "App",
       dependencies: [
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
-        "SusiCommandLine", "SusiClock", "SusiHTTPClient",
+        "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiPostgres", "SusiPostgresLog",
       ]),
 
     // Frontends: thin layers that turn input into intents and events into output.
@@ -154,7 +162,7 @@ let package = Package(
       "SusiReplay", folder: "Replay",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
-        "SusiEventLog",
+        "SusiEventLog", "SusiPostgres", "SusiPostgresLog",
       ]),
     .executableTarget(
       name: "susi",
@@ -248,6 +256,13 @@ let package = Package(
       dependencies: [
         "SusiServer", "SusiHTTPServer", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiClock",
         "SusiHTTPTesting", "SusiHTTPTypes", "SusiHTTPClient", "SusiScript",
+      ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SusiPostgresLogTests",
+      dependencies: [
+        "SusiPostgresLog", "SusiPostgres", "SusiStore", "SusiCore", "SusiCoreTesting",
+        "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON", "SusiHTTPTesting", "susi",
       ],
       swiftSettings: strict),
     .testTarget(

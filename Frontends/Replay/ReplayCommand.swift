@@ -74,6 +74,9 @@ public enum ReplayCommand {
       }
       if name == "--until" { until = n } else { from = n }
     }
+    if DatabaseReplay.isDatabase(path) {
+      return DatabaseReplay.run(path, options: options, until: until, from: from)
+    }
     guard FileManager.default.fileExists(atPath: path) else {
       StandardStream.error.line("susi replay: no log at \(path)")
       return ExitCode.noInput
@@ -140,13 +143,13 @@ public enum ReplayCommand {
 
   /// Says that the log ends in a torn record: replay skips it, and the next start of susi cuts it
   /// off, so the user hears about that repair before it happens.
-  private static func warn(_ torn: (any CustomStringConvertible)?) {
+  static func warn(_ torn: (any CustomStringConvertible)?) {
     guard let torn else { return }
     StandardStream.error.line(
       "susi replay: warning: \(torn) (not applied; the next start of susi cuts it off)")
   }
 
-  private static func usage(_ message: String) -> Int32 {
+  static func usage(_ message: String) -> Int32 {
     StandardStream.error.write("susi replay: \(message)\n\(HelpText.usageLine(spec))\n")
     return ExitCode.usage
   }
@@ -159,9 +162,21 @@ public enum ReplayCommand {
   // MARK: --step
 
   private static func step(path: String, from: Int, until: Int?, json: Bool) throws -> Int32 {
+    try step(from: from, json: json) { recovered, visit in
+      try LogReplay.run(path: path, into: &recovered, until: until, visit: visit)
+    }
+  }
+
+  /// Prints every event from `from` on as `replay` folds it (a file or a database log).
+  static func step(
+    from: Int, json: Bool,
+    replay: (inout Recovered, (Event, [Effect], State) throws -> Void) throws -> (
+      any CustomStringConvertible
+    )?
+  ) throws -> Int32 {
     var recovered = Recovered()
     var before = recovered.state
-    let torn = try LogReplay.run(path: path, into: &recovered, until: until) {
+    let torn = try replay(&recovered) {
       event, effects, after in
       // Keeping a copy costs a copy of the state on the next change, so only keep one when the
       // next event is to be shown.

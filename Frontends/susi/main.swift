@@ -20,6 +20,7 @@ let commands =
   TextFrontend.commands + [
     JSONLinesCommand.command,
     ReplayCommand.command,
+    LogCopyCommand.command,
     ServerCommandSpec.command,
     ServeCommand.command(web: WebCommand.mount),
     WebCommand.command,

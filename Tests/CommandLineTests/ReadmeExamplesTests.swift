@@ -31,6 +31,16 @@ struct ReadmeExamplesTests {
       "removes an installation; ToolCommandsTests install and uninstall under a temporary prefix",
     "susi --skills ~/susi_skill_data":
       "needs the public skill collection, cloned from the internet in the line before",
+    "susi serve keys init --state-dir ~/node1":
+      "needs the PostgreSQL of the lines before; PostgresServeNodesTests run two nodes",
+    "susi serve --state-dir ~/node1 --port 8081 &":
+      "needs PostgreSQL, runs until stopped; PostgresServeNodesTests run two nodes",
+    "susi serve --state-dir ~/node2 --port 8082 --keys ~/node1/node.keys &":
+      "needs PostgreSQL, runs until stopped; PostgresServeNodesTests run two nodes",
+    #"susi log copy ~/.local/state/susi/events.jsonl "$SUSI_LOG""#:
+      "needs PostgreSQL; PostgresCommandTests copy both ways",
+    #"susi log copy "$SUSI_LOG" backup.jsonl"#:
+      "needs PostgreSQL; PostgresCommandTests copy both ways",
   ]
 
   /// The example commands of README.md, in order: lines of fenced blocks whose first word is

@@ -103,7 +103,8 @@ public enum ServeCommand {
     var cursors: String
 
     init(_ invocation: Invocation) {
-      let log = invocation.common.log
+      // Beside the log file; for a log in PostgreSQL, in this node's state folder.
+      let log = SusiApp.besideLog(invocation.common)
       keys = invocation.parsed.value("--keys") ?? log + ".keys"
       subscribers = invocation.parsed.value("--subscribers") ?? log + ".subscribers"
       cursors = log + ".cursors"
@@ -124,7 +125,7 @@ public enum ServeCommand {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }
     let paths = Paths(invocation)
-    guard let ownership = ServeOwnership(log: invocation.common.log) else {
+    guard let ownership = ServeOwnership(log: SusiApp.besideLog(invocation.common)) else {
       return fail(
         "another 'susi serve' is running on \(invocation.common.log) (or its lock file cannot be "
           + "made); one server per log delivers the webhooks and owns the subscribers",
@@ -144,11 +145,14 @@ public enum ServeCommand {
       let subscribers = try SubscriberFile(path: paths.subscribers)
       let cursors = try DeliveryCursors(path: paths.cursors)
       let proxies = ProxySettings(environment: ProcessInfo.processInfo.environment)
+      var options = WebhookHandler.Options()
+      if app.databaseLog != nil { options.logProblem = { app.logProblem() } }
       service = await WebhookService.start(
         store: app.store, keys: keys, subscribers: subscribers, cursors: cursors,
         transport: { _ in SocketTransport(proxies: proxies) },
         policy: DeliveryPolicy(
-          targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)))
+          targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)),
+        options: options)
     } catch {
       await app.stop()
       return fail("\(error)", ExitCode.cannotCreate)
@@ -174,7 +178,7 @@ public enum ServeCommand {
     var ownership: ServeOwnership?
     defer { withExtendedLifetime(ownership) {} }
     if fileChanges.contains(Array(invocation.arguments.prefix(2))) {
-      ownership = ServeOwnership(log: invocation.common.log)
+      ownership = ServeOwnership(log: SusiApp.besideLog(invocation.common))
       guard ownership != nil else {
         return fail(
           "'susi serve' is running on \(invocation.common.log) and owns its subscribers file; "

@@ -79,9 +79,12 @@ extension WebhookHandler {
   func healthz() async -> HTTPResponse {
     let closed = feed.isClosed
     let lastSeq = await store.lastSeq
-    return Self.json(closed ? 503 : 200) {
-      $0.field("status", closed ? "stopping" : "ok")
+    // A log in a database must answer too; a log file has nothing to ask.
+    let problem = options.logProblem?()
+    return Self.json(closed || problem != nil ? 503 : 200) {
+      $0.field("status", closed ? "stopping" : problem == nil ? "ok" : "log failing")
       $0.field("lastSeq", lastSeq)
+      if options.logProblem != nil { $0.field("database", problem ?? "ok") }
     }
   }
 

@@ -40,6 +40,8 @@ public final class WebhookHandler: HTTPHandler {
     public var maximumStreamsPerKey: Int
     /// The `origin` of the intents posted to `/actions` (`webhook`; `web` under `susi web`).
     public var origin: EventOrigin
+    /// For a log in a database: nil when it answers, else why not (`/healthz` reports it).
+    public var logProblem: (@Sendable () -> String?)?
 
     /// Options; every argument has the documented default.
     public init(

@@ -5,6 +5,8 @@ public import SusiCore
 import SusiEventLog
 import SusiHTTPClient
 public import SusiJSON
+import SusiPostgres
+public import SusiPostgresLog
 import SusiRunner
 public import SusiServer
 public import SusiStore
@@ -32,12 +34,17 @@ public final class SusiApp: Sendable {
   /// dropped at start (`Store.resumePlannedAnswers`); frontends tell the person.
   public var resumedPlans: [ResumedPlan] { plans.withLock { $0 } }
   private let plans = Mutex<[ResumedPlan]>([])
+  /// With a log in PostgreSQL: what wakes the store when other nodes append.
+  private let follower = Mutex<PostgresFollower?>(nil)
+  /// With a log in PostgreSQL: the sink, whose connection `/healthz` checks.
+  public let databaseLog: PostgresEventSink?
 
   private init(
     store: Store, options: CommonOptions, embedded: EmbeddedServer?, warnings: [String],
-    resumedEvents: Int, startedAlone: Bool
+    resumedEvents: Int, startedAlone: Bool, databaseLog: PostgresEventSink?
   ) {
     self.startedAlone = startedAlone
+    self.databaseLog = databaseLog
     self.store = store
     self.options = options
     self.embedded = embedded
@@ -65,18 +72,25 @@ public final class SusiApp: Sendable {
     var options = options
     var warnings: [String] = []
     try makeDirectory(options.stateDirectory)
-    try makeDirectory((options.log as NSString).deletingLastPathComponent)
-
-    // The log: newest matching snapshot, then the tail (LogRecovery, in SusiStore).
-    let opened: LogRecovery.Opened
-    do {
-      opened = try LogRecovery.open(
-        path: options.log, fsync: EventLogFsyncPolicy(rawValue: options.fsync) ?? .batch,
-        environment: environment, shared: true)
-    } catch {
-      throw StartupError(opened: error, log: options.log)
+    let opened: OpenedLog
+    if PostgresLogLocation.isLocation(options.log) {
+      // The log in PostgreSQL, shared by every node on it.
+      opened = try openDatabaseLog(options)
+    } else {
+      try makeDirectory((options.log as NSString).deletingLastPathComponent)
+      // The log: newest matching snapshot, then the tail (LogRecovery, in SusiStore).
+      do {
+        let file = try LogRecovery.open(
+          path: options.log, fsync: EventLogFsyncPolicy(rawValue: options.fsync) ?? .batch,
+          environment: environment, shared: true)
+        opened = OpenedLog(
+          sink: FileEventSink(writer: file.writer), recovered: file.recovered,
+          warnings: file.warnings, snapshots: file.snapshots, alone: file.alone, database: nil)
+      } catch {
+        throw StartupError(opened: error, log: options.log)
+      }
     }
-    let writer = opened.writer
+    let sink = opened.sink
     let recovered = opened.recovered
     warnings += opened.warnings
     if startEmbedded {
@@ -103,10 +117,10 @@ public final class SusiApp: Sendable {
         if let summary = server.handler.loadSummary { warnings.append(summary) }
         embedded = server
       } catch let error as StartupError {
-        try? writer.close()
+        sink.close()
         throw error
       } catch {
-        try? writer.close()
+        sink.close()
         throw StartupError(
           message: "cannot start the built-in SUSI server: \(error)", exitCode: ExitCode.unavailable
         )
@@ -129,7 +143,7 @@ public final class SusiApp: Sendable {
         given: options.caFile, server: options.server ?? State.embeddedServer,
         stateDirectory: options.stateDirectory)
     } catch {
-      try? writer.close()
+      sink.close()
       await embedded?.stop()
       throw error
     }
@@ -138,12 +152,11 @@ public final class SusiApp: Sendable {
       allowedOrigins: options.server.map { [$0] } ?? [])
     let runner = SusiRunner(configuration: configuration)
     let store = Store(
-      sink: FileEventSink(writer: writer), runner: runner, clock: clock ?? SystemTimeSource(),
-      recovered: recovered)
-    await store.keepSnapshots(opened.snapshots)
+      sink: sink, runner: runner, clock: clock ?? SystemTimeSource(), recovered: recovered)
+    if let snapshots = opened.snapshots { await store.keepSnapshots(snapshots) }
     let app = SusiApp(
       store: store, options: options, embedded: embedded, warnings: warnings,
-      resumedEvents: recovered.lastSeq, startedAlone: opened.alone)
+      resumedEvents: recovered.lastSeq, startedAlone: opened.alone, databaseLog: opened.database)
     do {
       // Planned answers belong to no one process: every process on the log waits for each, and
       // the first to log its delivery wins. Other requests in flight belong to a live process
@@ -155,7 +168,14 @@ public final class SusiApp: Sendable {
         logged += try await store.closeInterruptedRequests(
           keeping: Set(resumed.plans.filter { $0.fate != .dropped }.map(\.seq)))
       }
-      await store.followOtherWriters(every: followInterval)
+      if let database = opened.database {
+        // Other nodes' appends arrive by NOTIFY, not by looking every so often.
+        let follower = try PostgresFollower(
+          location: database.location, sink: database, store: store)
+        app.follower.withLock { $0 = follower }
+      } else {
+        await store.followOtherWriters(every: followInterval)
+      }
       // The log's state holds the server in use; this run's (`serverForRun`) replaces it. Tools
       // that never talk to a server (administration) leave it be.
       let wanted = options.server ?? State.embeddedServer
@@ -251,9 +271,60 @@ public final class SusiApp: Sendable {
 
   /// Stops the runner, closes the log and stops the built-in server.
   public func stop() async {
+    follower.withLock { $0 }?.stop()
     await store.close()
     await store.finishSnapshots()
     await embedded?.stop()
+  }
+
+  /// The path that files kept beside the log start with (`susi serve`'s keys, subscribers,
+  /// cursors and lock): the log file's own path, or for a log in PostgreSQL `STATE-DIR/node`,
+  /// since those files belong to this node, not to the shared log.
+  /// Makes the state folder for the latter when it is missing.
+  public static func besideLog(_ options: CommonOptions) -> String {
+    guard PostgresLogLocation.isLocation(options.log) else { return options.log }
+    try? makeDirectory(options.stateDirectory)
+    return options.stateDirectory + "/node"
+  }
+
+  /// What `/healthz` says of the log: nil when it is a file or the database answers, else why
+  /// not.
+  public func logProblem() -> String? {
+    guard let databaseLog else { return nil }
+    switch databaseLog.ping() {
+    case .success: return nil
+    case .failure(let error): return "the database log \(databaseLog.location) fails: \(error)"
+    }
+  }
+
+  /// A log opened and replayed: a file (with its snapshots) or a table in PostgreSQL.
+  private struct OpenedLog {
+    var sink: any EventSink
+    var recovered: Recovered
+    var warnings: [String]
+    var snapshots: SnapshotKeeper?
+    var alone: Bool
+    var database: PostgresEventSink?
+  }
+
+  /// Connects to the log in PostgreSQL that `options.log` names and replays it.
+  private static func openDatabaseLog(_ options: CommonOptions) throws(StartupError) -> OpenedLog {
+    let location: PostgresLogLocation
+    do {
+      location = try PostgresLogLocation(options.log)
+    } catch {
+      throw StartupError(message: "\(error)", exitCode: ExitCode.usage)
+    }
+    do {
+      let opened = try PostgresLogRecovery.open(location, durable: options.fsync != "never")
+      return OpenedLog(
+        sink: opened.sink, recovered: opened.recovered, warnings: [], snapshots: nil,
+        alone: opened.alone, database: opened.sink)
+    } catch {
+      throw StartupError(
+        message: "cannot open the log \(location): \(error)",
+        exitCode: error.isCorruption ? ExitCode.dataError : ExitCode.unavailable)
+    }
   }
 
   private static func makeDirectory(_ path: String) throws(StartupError) {

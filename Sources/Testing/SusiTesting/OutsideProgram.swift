@@ -11,17 +11,23 @@ public struct OutsideProgram: Sendable {
   /// The Debian package that installs it.
   public let package: String
 
-  public init(variable: String, names: [String], package: String) {
+  /// Folders searched after the PATH (for programs a package installs off the PATH).
+  public let folders: [String]
+
+  public init(variable: String, names: [String], package: String, folders: [String] = []) {
     self.variable = variable
     self.names = names
     self.package = package
+    self.folders = folders
   }
 
   /// The binary named by `variable`, or the first of `names` on the PATH; nil when neither.
   public var path: String? {
     let environment = ProcessInfo.processInfo.environment
     if let path = environment[variable], !path.isEmpty { return path }
-    for folder in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+    for folder in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
+      + folders
+    {
       for name in names where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
         return "\(folder)/\(name)"
       }

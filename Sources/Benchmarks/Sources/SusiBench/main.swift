@@ -36,6 +36,7 @@ let benchmarks: [Benchmark] = [
   overloadBenchmark,
   transportBenchmark,
   realLogBenchmark,
+  postgresBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

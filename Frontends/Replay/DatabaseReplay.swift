@@ -1,0 +1,107 @@
+import Foundation
+import SusiCommandLine
+import SusiCore
+import SusiJSON
+import SusiPostgres
+import SusiPostgresLog
+import SusiStore
+
+/// `susi replay postgresql://…`: the same replay, of a log kept in PostgreSQL. Each row is
+/// checked (checksum, seq) as a file log's lines are.
+enum DatabaseReplay {
+  static func isDatabase(_ log: String) -> Bool { PostgresLogLocation.isLocation(log) }
+
+  static func run(_ log: String, options: ParsedCommandLine, until: Int?, from: Int?) -> Int32 {
+    let location: PostgresLogLocation
+    let connection: PostgresConnection
+    do {
+      location = try PostgresLogLocation(log)
+      connection = try PostgresConnection(location.database)
+    } catch {
+      StandardStream.error.line("susi replay: \(error)")
+      return error.kind == .invalidURI ? ExitCode.usage : ExitCode.unavailable
+    }
+    if options.has("--from-snapshot") {
+      StandardStream.error.line(
+        "susi replay: a log in PostgreSQL has no snapshots yet; reading the whole log")
+    }
+    if options.has("--stats") {
+      return ReplayCommand.usage("--stats reads log files only")
+    }
+    let json = options.has("--json")
+    do {
+      if options.has("--verify") {
+        return try verify(log, location: location, on: connection, until: until)
+      }
+      if options.has("--step") {
+        return try ReplayCommand.step(from: from ?? 0, json: json) { recovered, visit in
+          try PostgresLogRecovery.replay(
+            location, on: connection, into: &recovered, until: until, visit: visit)
+          return nil
+        }
+      }
+      var recovered = Recovered()
+      try PostgresLogRecovery.replay(location, on: connection, into: &recovered, until: until)
+      if options.has("--digest") {
+        StandardStream.output.line(ReplayCommand.digest(recovered.state))
+      } else if json {
+        StandardStream.output.write(recovered.state.canonicalJSON() + [0x0a])
+      } else {
+        StandardStream.output.write(StateReport.render(recovered, path: location.description))
+      }
+      return ExitCode.success
+    } catch let error as PostgresLogError {
+      StandardStream.error.line("susi replay: \(error)")
+      if error.isCorruption {
+        StandardStream.error.line(
+          "susi replay: the log is damaged at that seq; nothing after it was applied")
+        return ExitCode.dataError
+      }
+      return ExitCode.ioError
+    } catch {
+      StandardStream.error.line("susi replay: \(error)")
+      return ExitCode.software
+    }
+  }
+
+  /// Replays the log twice here and once in a fresh process, and compares the digests.
+  private static func verify(
+    _ log: String, location: PostgresLogLocation, on connection: PostgresConnection, until: Int?
+  ) throws -> Int32 {
+    var first = Recovered()
+    try PostgresLogRecovery.replay(location, on: connection, into: &first, until: until)
+    var second = Recovered()
+    try PostgresLogRecovery.replay(
+      location, on: connection, into: &second, until: until ?? first.lastSeq)
+    let here = ReplayCommand.digest(first.state)
+    guard let there = childDigest(log, until: until ?? first.lastSeq) else {
+      StandardStream.error.line("susi replay: could not run a second replay in a fresh process")
+      return ExitCode.software
+    }
+    guard here == ReplayCommand.digest(second.state), here == there else {
+      StandardStream.error.line(
+        "susi replay: NOT deterministic: the replays of \(location) disagree (digests \(here) "
+          + "here, \(there) in a fresh process)")
+      return ExitCode.dataError
+    }
+    StandardStream.output.line(
+      "verified: \(first.lastSeq) events replay to the same state in two processes (sha256 \(here))"
+    )
+    return ExitCode.success
+  }
+
+  /// The digest a fresh `susi replay LOG --digest --until SEQ` prints.
+  private static func childDigest(_ log: String, until: Int) -> String? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.arguments = ["replay", log, "--digest", "--until", String(until)]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+}

@@ -1,0 +1,278 @@
+// susi-bench postgres [--events=N] [--lag-events=N] [--seconds=N]: the event log in PostgreSQL.
+//
+// Starts a throw-away PostgreSQL cluster with its durable defaults (fsync on, synchronous
+// commit), then measures, in the same run: store appends on the file log (fsync batch and
+// always) as the anchor; store appends on the database log, one node and two nodes appending at
+// once; pgbench's single-row INSERT rate on the same database (one and two clients); and the
+// follow lag from one node's append returning to another node's store applying it (woken by
+// NOTIFY).
+
+import Foundation
+import SusiClock
+import SusiCore
+import SusiEventLog
+import SusiPostgres
+import SusiPostgresLog
+import SusiStore
+import Synchronization
+
+let postgresBenchmark = Benchmark(
+  name: "postgres",
+  summary: "event log in PostgreSQL: appends vs file log and pgbench, follow lag between nodes",
+  run: { arguments in try await PostgresBenchmark(arguments: arguments).run() })
+
+/// Performs no effect: the benchmark measures the log, not the network.
+private final class NullRunner: EffectsRunner {
+  func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {}
+  func waitUntilIdle(timeout: Double) async -> Bool { true }
+  func shutdown() async {}
+}
+
+private struct PostgresBenchmark {
+  let events: Int
+  let lagEvents: Int
+  let seconds: Int
+  let folder: String
+  let binaries: String
+
+  init(arguments: [String]) throws {
+    events = option("--events", in: arguments).flatMap { Int($0) } ?? 5000
+    lagEvents = option("--lag-events", in: arguments).flatMap { Int($0) } ?? 1000
+    seconds = option("--seconds", in: arguments).flatMap { Int($0) } ?? 5
+    folder = "/tmp/susi-bench-pg-\(getpid())"
+    let versions =
+      (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+    guard let newest = versions.compactMap({ Int($0) }).max() else {
+      throw BenchmarkFailure("PostgreSQL is not installed: apt-get install -y postgresql")
+    }
+    binaries = "/usr/lib/postgresql/\(newest)/bin"
+  }
+
+  func run() async throws {
+    try startCluster()
+    defer { stopCluster() }
+    let base = "postgresql:///bench?host=\(folder)&user=susi"
+
+    let fileBatch = try await fileAppends(fsync: .batch)
+    let fileAlways = try await fileAppends(fsync: .always)
+    say(
+      String(
+        format: "file log, store appends, fsync batch:   %9.0f events/s  (%d events)", fileBatch,
+        events))
+    say(
+      String(
+        format: "file log, store appends, fsync always:  %9.0f events/s  (%d events)", fileAlways,
+        events))
+
+    let one = try await databaseAppends(base + "&log=one_node", nodes: 1)
+    say(
+      String(
+        format:
+          "database log, one node:                 %9.0f events/s  (%d events, each committed)",
+        one, events))
+    let two = try await databaseAppends(base + "&log=two_nodes", nodes: 2)
+    say(
+      String(
+        format: "database log, two nodes at once:        %9.0f events/s  (%d events in all)", two,
+        events))
+
+    for clients in [1, 2] {
+      if let tps = try pgbench(clients: clients) {
+        say(
+          String(
+            format: "pgbench single-row INSERT, %d client%@:   %9.0f rows/s    (%d s)", clients,
+            clients == 1 ? " " : "s", tps, seconds))
+      } else {
+        say("pgbench: not run (pgbench missing or failed)")
+      }
+    }
+
+    let lags = try await followLag(base + "&log=lag")
+    say(
+      String(
+        format:
+          "follow lag, append returned → other node applied (NOTIFY): p50 %.2f ms, p99 %.2f ms, max %.2f ms  (%d events)",
+        lags.p50, lags.p99, lags.max, lagEvents))
+  }
+
+  // MARK: Measurements
+
+  private func fileAppends(fsync: EventLogFsyncPolicy) async throws -> Double {
+    let path = folder + "/file-\(fsync.rawValue).jsonl"
+    let writer = try EventLogWriter(path: path, options: .init(fsync: fsync))
+    let store = Store(
+      sink: FileEventSink(writer: writer), runner: NullRunner(), clock: SystemTimeSource())
+    let count = fsync == .always ? min(events, 2000) : events
+    let elapsed = try await ContinuousClock().measure {
+      for n in 0..<count {
+        _ = try await store.send(.sendMessage(.init(query: "question \(n)")), origin: .cli)
+      }
+    }
+    await store.close()
+    return Double(count) / elapsed.seconds
+  }
+
+  private func databaseAppends(_ uri: String, nodes: Int) async throws -> Double {
+    let location = try PostgresLogLocation(uri)
+    var stores: [Store] = []
+    for _ in 0..<nodes {
+      let opened = try PostgresLogRecovery.open(location)
+      stores.append(
+        Store(
+          sink: opened.sink, runner: NullRunner(), clock: SystemTimeSource(),
+          recovered: opened.recovered))
+    }
+    let perNode = events / nodes
+    let elapsed = try await ContinuousClock().measure {
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for store in stores {
+          group.addTask {
+            for n in 0..<perNode {
+              _ = try await store.send(.sendMessage(.init(query: "question \(n)")), origin: .cli)
+            }
+          }
+        }
+        try await group.waitForAll()
+      }
+    }
+    for store in stores { await store.close() }
+    return Double(perNode * nodes) / elapsed.seconds
+  }
+
+  private func followLag(_ uri: String) async throws -> (p50: Double, p99: Double, max: Double) {
+    let location = try PostgresLogLocation(uri)
+    let writerOpened = try PostgresLogRecovery.open(location)
+    let writer = Store(
+      sink: writerOpened.sink, runner: NullRunner(), clock: SystemTimeSource(),
+      recovered: writerOpened.recovered)
+    let readerOpened = try PostgresLogRecovery.open(location)
+    let reader = Store(
+      sink: readerOpened.sink, runner: NullRunner(), clock: SystemTimeSource(),
+      recovered: readerOpened.recovered)
+    let follower = try PostgresFollower(
+      location: location, sink: readerOpened.sink, store: reader)
+    defer { follower.stop() }
+    let clock = ContinuousClock()
+    let applied = Mutex<[Int: ContinuousClock.Instant]>([:])
+    _ = await reader.observe { event in
+      let now = ContinuousClock.now
+      applied.withLock { $0[event.seq] = now }
+    }
+    var lags: [Double] = []
+    for n in 0..<lagEvents {
+      let sent = try await writer.send(.sendMessage(.init(query: "lag \(n)")), origin: .cli)
+      let returned = clock.now
+      var seen: ContinuousClock.Instant?
+      while seen == nil {
+        seen = applied.withLock { $0[sent.seq] }
+        if seen == nil { await Task.yield() }
+      }
+      lags.append(Swift.max(0, (seen! - returned).seconds * 1000))
+    }
+    await writer.close()
+    await reader.close()
+    lags.sort()
+    return (
+      lags[lags.count / 2], lags[Swift.min(lags.count - 1, lags.count * 99 / 100)],
+      lags.last ?? 0
+    )
+  }
+
+  private func pgbench(clients: Int) throws -> Double? {
+    let script = folder + "/insert.sql"
+    try "INSERT INTO bench_rows (x) VALUES (1);\n".write(
+      toFile: script, atomically: true, encoding: .utf8)
+    _ = try? command(
+      "psql",
+      [
+        "-h", folder, "-U", "susi", "-d", "bench", "-q", "-c",
+        "CREATE TABLE IF NOT EXISTS bench_rows (id bigserial PRIMARY KEY, x int)",
+      ], asServer: false)
+    guard
+      let output = try? command(
+        "pgbench",
+        [
+          "-n", "-h", folder, "-U", "susi", "-f", script, "-c", String(clients), "-j",
+          String(clients), "-T", String(seconds), "bench",
+        ], asServer: false),
+      let line = output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
+      let value = line.dropFirst(6).split(separator: " ").first.flatMap({ Double($0) })
+    else { return nil }
+    return value
+  }
+
+  // MARK: The cluster
+
+  private func startCluster() throws {
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    if geteuid() == 0, let nobody = getpwnam("nobody") {
+      chown(folder, nobody.pointee.pw_uid, nobody.pointee.pw_gid)
+    }
+    try command(
+      "initdb",
+      ["-D", folder + "/data", "-U", "susi", "-A", "trust", "-E", "UTF8", "--locale=C"])
+    try command(
+      "pg_ctl",
+      [
+        "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-o",
+        "-c listen_addresses='' -k \(folder)", "start",
+      ])
+    try command("createdb", ["-h", folder, "-U", "susi", "bench"], asServer: false)
+  }
+
+  private func stopCluster() {
+    _ = try? command("pg_ctl", ["-D", folder + "/data", "-m", "fast", "-w", "stop"])
+    try? FileManager.default.removeItem(atPath: folder)
+  }
+
+  @discardableResult
+  private func command(_ name: String, _ arguments: [String], asServer: Bool = true) throws
+    -> String
+  {
+    var all = [binaries + "/" + name] + arguments
+    if asServer && geteuid() == 0 {
+      all = ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + all
+    }
+    // Into a file, not a pipe (the server pg_ctl starts would keep a pipe open), and with
+    // posix_spawn and waitpid.
+    let output = folder + "/command.out"
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = all.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    let variables: [String] = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8"]
+    let environment = variables.map { strdup($0) } + [nil]
+    defer { for pointer in environment { free(pointer) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, all[0], &actions, nil, argv, environment) == 0 else {
+      throw BenchmarkFailure("cannot start \(name)")
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    guard status == 0 else {
+      throw BenchmarkFailure("\(name) failed: \(text)")
+    }
+    return text
+  }
+}
+
+/// Prints a line at once (the output may be a file, and the run may be cut short).
+private func say(_ text: String) {
+  FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+private struct BenchmarkFailure: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+extension Duration {
+  fileprivate var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,184 @@
+import SusiEventLog
+public import SusiPostgres
+
+/// The event log in one PostgreSQL table, appended to by any number of nodes:
+///
+/// ```sql
+/// CREATE TABLE susi_events (seq bigint PRIMARY KEY, at timestamptz NOT NULL,
+///   origin text NOT NULL, type text NOT NULL, line bytea NOT NULL)
+/// ```
+///
+/// `line` holds the record's exact line as a file log holds it (version 2, checksum included,
+/// no newline), so a log copied between a file and a table replays to the same digest. `at`,
+/// `origin` and `type` repeat the line's fields for queries. `susi_log_schema` records each
+/// log's table format version.
+///
+/// An append takes a transaction-scoped advisory lock on the log, reads the records other nodes
+/// appended since this node last looked, lets the caller make its record after them, inserts it
+/// with the next seq and commits: seqs stay gap-free and ordered however many nodes append, and
+/// an append that returned is committed. The commit notifies the log's channel (the table's
+/// name) with the new seq, so followers wake at once (`PostgresFollower`).
+public enum PostgresEventLog {
+  /// The version of the table's format this program writes.
+  public static let formatVersion = 1
+  /// How many rows one read fetches at most.
+  public static let batch = 5000
+
+  /// What an advisory lock of this module guards (the first of its two keys).
+  enum LockPurpose: Int {
+    case schema = 0x5355_5301
+    case append = 0x5355_5302
+    case presence = 0x5355_5303
+  }
+
+  /// The statement that takes the log's append lock until the transaction ends: every writer of
+  /// the log (a node's sink, `susi log copy`) appends under it.
+  public static func appendLockStatement(_ location: PostgresLogLocation) -> String {
+    "SELECT pg_advisory_xact_lock(\(LockPurpose.append.rawValue), \(location.lockKey))"
+  }
+
+  /// Connects to the log's database, creating the log's table (and the schema table) when they
+  /// are missing, and checks the format version.
+  ///
+  /// - Parameter durable: false sets `synchronous_commit` off for this connection (`--fsync
+  ///   never`): a commit returns before it is on the server's disk.
+  public static func connect(_ location: PostgresLogLocation, durable: Bool = true)
+    throws(PostgresError) -> PostgresConnection
+  {
+    let connection = try PostgresConnection(location.database)
+    try prepare(location, on: connection)
+    if !durable { try connection.execute("SET synchronous_commit TO off") }
+    return connection
+  }
+
+  /// Creates the log's table if needed and checks its format version.
+  static func prepare(_ location: PostgresLogLocation, on connection: PostgresConnection)
+    throws(PostgresError)
+  {
+    let table = location.table
+    do {
+      // Under a lock, so two nodes starting at once do not both try to create the tables.
+      try connection.execute(
+        """
+        BEGIN;
+        SELECT pg_advisory_xact_lock(\(LockPurpose.schema.rawValue), 0);
+        CREATE TABLE IF NOT EXISTS susi_log_schema (
+          log text PRIMARY KEY, version integer NOT NULL);
+        CREATE TABLE IF NOT EXISTS \(table) (
+          seq bigint PRIMARY KEY, at timestamptz NOT NULL, origin text NOT NULL,
+          type text NOT NULL, line bytea NOT NULL);
+        INSERT INTO susi_log_schema (log, version) VALUES ('\(table)', \(formatVersion))
+          ON CONFLICT (log) DO NOTHING;
+        COMMIT
+        """)
+    } catch {
+      _ = try? connection.execute("ROLLBACK")
+      throw error
+    }
+    let found = try connection.execute(
+      "SELECT version FROM susi_log_schema WHERE log = $1", [.text(table)])
+    guard let version = found.count == 1 ? found.int(0, 0) : nil else {
+      throw PostgresError(.query, "the log \(table) has no format version in susi_log_schema")
+    }
+    // Version 1 is the only one so far; a later one upgrades older tables here, in place.
+    guard version <= formatVersion else {
+      throw PostgresError(
+        .query,
+        "the log \(table) has table format \(version); this program knows up to "
+          + "\(formatVersion). Use a newer susi")
+    }
+  }
+
+  /// The records after `seq`, in order, at most `limit`, each checked (checksum, seq) as a file
+  /// log's reader checks its lines. Stops before a gap (a seq not yet visible).
+  public static func lines(
+    after seq: Int, limit: Int = batch, location: PostgresLogLocation,
+    on connection: PostgresConnection
+  ) throws(PostgresLogError) -> [(seq: Int, line: [UInt8])] {
+    let result: PostgresResult
+    do {
+      result = try connection.execute(
+        "SELECT seq, line FROM \(location.table) WHERE seq > $1 ORDER BY seq LIMIT $2",
+        [.int(seq), .int(limit)], binaryResult: true)
+    } catch {
+      throw .database(error)
+    }
+    return try checkedRows(result, after: seq, location: location)
+  }
+
+  /// The rows (seq, line) of `result`, checked to follow `seq` one by one; a gap ends them.
+  static func checkedRows(_ result: PostgresResult, after seq: Int, location: PostgresLogLocation)
+    throws(PostgresLogError) -> [(seq: Int, line: [UInt8])]
+  {
+    var rows: [(seq: Int, line: [UInt8])] = []
+    rows.reserveCapacity(result.count)
+    var expected = seq + 1
+    for row in 0..<result.count {
+      guard let rowSeq = result.int(row, 0), let line = result.bytes(row, 1) else {
+        throw .corrupt(location, seq: expected, "the row has no seq or no line")
+      }
+      guard rowSeq == expected else { break }
+      try check(line, seq: rowSeq, location: location)
+      rows.append((rowSeq, line))
+      expected += 1
+    }
+    return rows
+  }
+
+  /// Checks that `line` is a record with seq `seq`: a version 2 line's checksum must match; a
+  /// version 1 line (copied from an old file log) must be a JSON object with that seq.
+  public static func check(_ line: [UInt8], seq: Int, location: PostgresLogLocation)
+    throws(PostgresLogError)
+  {
+    let prefix = Array(#"{"v":2,"seq":"#.utf8) + Array(String(seq).utf8) + [UInt8(ascii: ",")]
+    if line.starts(with: Array(#"{"v":"#.utf8)) {
+      let trailer = 18
+      guard line.count > prefix.count + trailer, line.starts(with: prefix) else {
+        throw .corrupt(location, seq: seq, "the line does not begin with {\"v\":2,\"seq\":\(seq),")
+      }
+      let crcStart = line.count - trailer
+      let opening = Array(#","crc":""#.utf8)
+      guard Array(line[crcStart..<(crcStart + opening.count)]) == opening,
+        line[line.count - 2] == UInt8(ascii: "\""), line[line.count - 1] == UInt8(ascii: "}"),
+        let stored = UInt32(
+          String(decoding: line[(crcStart + opening.count)..<(line.count - 2)], as: UTF8.self),
+          radix: 16)
+      else {
+        throw .corrupt(location, seq: seq, #"the line does not end with ,"crc":"xxxxxxxx"}"#)
+      }
+      let computed = line.withUnsafeBytes {
+        CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<crcStart]))
+      }
+      guard computed == stored else {
+        throw .corrupt(
+          location, seq: seq, "checksum mismatch: the line was changed after it was written")
+      }
+    }
+    guard !line.contains(0x0A), !line.contains(0) else {
+      throw .corrupt(location, seq: seq, "the line holds a raw newline or NUL byte")
+    }
+  }
+}
+
+/// Why a PostgreSQL log could not be read or appended to.
+public enum PostgresLogError: Error, Sendable, CustomStringConvertible {
+  /// The database refused, or the connection failed.
+  case database(PostgresError)
+  /// A row does not hold a valid record: the log is damaged at that seq.
+  case corrupt(table: String, seq: Int, message: String)
+
+  static func corrupt(_ location: PostgresLogLocation, seq: Int, _ message: String) -> Self {
+    .corrupt(table: location.table, seq: seq, message: message)
+  }
+
+  public var isCorruption: Bool {
+    if case .corrupt = self { true } else { false }
+  }
+
+  public var description: String {
+    switch self {
+    case .database(let error): "\(error)"
+    case .corrupt(let table, let seq, let message): "\(table), seq \(seq): \(message)"
+    }
+  }
+}

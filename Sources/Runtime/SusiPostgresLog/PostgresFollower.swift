@@ -1,0 +1,101 @@
+import Foundation
+import Glibc
+public import SusiPostgres
+public import SusiStore
+import Synchronization
+
+/// Wakes a store when another node appends to its log: a thread of its own LISTENs on the log's
+/// channel and, when a notification names a seq the store has not seen, has the store catch up
+/// (`Store.catchUp`). No polling: the thread sleeps in `poll()` on the connection's socket.
+///
+/// A notification that arrives while a catch-up is already scheduled is folded into it. After a
+/// broken connection the thread reconnects and catches up once, since notifications sent
+/// meanwhile are lost.
+public final class PostgresFollower: Sendable {
+  private let location: PostgresLogLocation
+  private let sink: PostgresEventSink
+  private let store: Store
+  /// A pipe: the thread polls its read end, `stop` writes to the other.
+  private let wake: Int32
+  private let wakeWriter: Int32
+  private let stopped = Atomic<Bool>(false)
+  private let scheduled = Atomic<Bool>(false)
+  private let done = Mutex<Bool>(false)
+  private let finished = DispatchSemaphore(value: 0)
+
+  /// Starts following: listens first, then catches the store up once, so nothing appended
+  /// between the store's replay and the LISTEN is missed.
+  public init(location: PostgresLogLocation, sink: PostgresEventSink, store: Store)
+    throws(PostgresError)
+  {
+    self.location = location
+    self.sink = sink
+    self.store = store
+    let connection = try PostgresConnection(location.database)
+    try connection.listen(location.channel)
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else {
+      throw PostgresError(.connection, "cannot make a pipe: \(String(cString: strerror(errno)))")
+    }
+    wake = ends[0]
+    wakeWriter = ends[1]
+    let box = UncheckedBox(connection)
+    let thread = Thread { [self] in run(box) }
+    thread.name = "susi-postgres-follow"
+    thread.start()
+    scheduleCatchUp()
+  }
+
+  /// Stops the thread and closes its connection.
+  public func stop() {
+    guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    var one: UInt8 = 1
+    _ = Glibc.write(wakeWriter, &one, 1)
+    finished.wait()
+    Glibc.close(wake)
+    Glibc.close(wakeWriter)
+  }
+
+  private func run(_ box: UncheckedBox<PostgresConnection>) {
+    var connection: PostgresConnection? = box.value
+    defer {
+      connection?.close()
+      finished.signal()
+    }
+    while !stopped.load(ordering: .acquiring) {
+      do throws(PostgresError) {
+        if connection == nil {
+          let fresh = try PostgresConnection(location.database)
+          try fresh.listen(location.channel)
+          connection = fresh
+          scheduleCatchUp()
+        }
+        guard let open = connection else { continue }
+        let received = try open.waitForNotifications(wake: wake)
+        let newest = received.compactMap { Int($0.payload) }.max() ?? 0
+        if newest > sink.lastSeq { scheduleCatchUp() }
+      } catch {
+        connection?.close()
+        connection = nil
+        // The database is away: try again shortly (or stop).
+        var descriptor = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, 200)
+      }
+    }
+  }
+
+  /// Has the store catch up, unless a catch-up is already scheduled and has not started.
+  private func scheduleCatchUp() {
+    guard !scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    Task { [self] in
+      scheduled.store(false, ordering: .releasing)
+      await store.catchUp()
+    }
+  }
+}
+
+/// Hands a non-Sendable value to the one thread that uses it from then on.
+private struct UncheckedBox<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,78 @@
+public import SusiCore
+public import SusiPostgres
+public import SusiStore
+
+/// What a start does with a log in PostgreSQL: connect, create the table if needed, note whether
+/// another node is using the log, and replay every record into the state.
+public enum PostgresLogRecovery {
+  /// An opened, replayed log.
+  public struct Opened: Sendable {
+    public var sink: PostgresEventSink
+    public var recovered: Recovered
+    /// True when no other node held the log open: only then may requests the log shows in flight
+    /// be closed as interrupted, since no live node owns them.
+    public var alone: Bool
+  }
+
+  /// Connects to the log at `location` and replays it.
+  ///
+  /// - Parameter durable: false lets commits return before they reach the server's disk
+  ///   (`--fsync never`).
+  public static func open(_ location: PostgresLogLocation, durable: Bool = true)
+    throws(PostgresLogError) -> Opened
+  {
+    let connection: PostgresConnection
+    let alone: Bool
+    do {
+      connection = try PostgresEventLog.connect(location, durable: durable)
+      // Every live node holds the log's presence lock shared, for as long as its connection
+      // lives (a node that dies lets go of it). Taking it exclusively succeeds only when no other
+      // node holds it.
+      let key = "\(PostgresEventLog.LockPurpose.presence.rawValue), \(location.lockKey)"
+      let tried = try connection.execute("SELECT pg_try_advisory_lock(\(key))")
+      alone = tried.text(0, 0) == "t"
+      if alone { try connection.execute("SELECT pg_advisory_unlock(\(key))") }
+      try connection.execute("SELECT pg_advisory_lock_shared(\(key))")
+    } catch {
+      throw .database(error)
+    }
+    var recovered = Recovered()
+    try replay(location, on: connection, into: &recovered)
+    return Opened(
+      sink: PostgresEventSink(
+        location: location, connection: connection, lastSeq: recovered.lastSeq),
+      recovered: recovered, alone: alone)
+  }
+
+  /// Folds the log's records after `recovered.lastSeq` into `recovered`, up to `until` when given,
+  /// calling `visit` after each event with the effects it asked for and the state after it.
+  public static func replay(
+    _ location: PostgresLogLocation, on connection: PostgresConnection,
+    into recovered: inout Recovered, until: Int? = nil,
+    visit: (Event, [Effect], State) throws -> Void = { _, _, _ in }
+  ) throws(PostgresLogError) {
+    while until.map({ recovered.lastSeq < $0 }) ?? true {
+      let limit = min(PostgresEventLog.batch, (until ?? Int.max) - recovered.lastSeq)
+      let rows = try PostgresEventLog.lines(
+        after: recovered.lastSeq, limit: limit, location: location, on: connection)
+      for row in rows {
+        let event: Event
+        do {
+          event = try Event.decode(row.line)
+        } catch {
+          throw .corrupt(location, seq: row.seq, "the record is not an event: \(error)")
+        }
+        guard event.seq == row.seq else {
+          throw .corrupt(location, seq: row.seq, "the record says seq \(event.seq)")
+        }
+        let effects = recovered.apply(event).effects
+        do {
+          try visit(event, effects, recovered.state)
+        } catch {
+          throw .corrupt(location, seq: row.seq, "\(error)")
+        }
+      }
+      if rows.count < limit { return }
+    }
+  }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import SusiHTTPTesting
+import SusiTesting
+import Testing
+
+/// The built `susi` on a log in a real PostgreSQL: it appends there, `susi replay` reads it to
+/// the same digest as a file copy of it, `susi log copy` copies both ways byte for byte and
+/// resumes, and a password never shows.
+@Suite(
+  .enabled(
+    if: PostgresCluster.program.testsShouldRun,
+    Comment(rawValue: PostgresCluster.program.skipNote)))
+struct PostgresCommandTests {
+  let susi: SusiBinary
+  let folder = FileManagerTestFolder()
+
+  init() throws { susi = try SusiBinary.built() }
+
+  private var environment: [String: String] {
+    SusiBinary.isolatedEnvironment(folder.path, ["SUSI_EMBEDDED_PORT": "0"])
+  }
+
+  private func database(_ extra: String = "") throws -> String {
+    let cluster = try PostgresCluster.shared()
+    return cluster.uri(try cluster.database(), extra: extra)
+  }
+
+  /// Runs `susi jsonl` on `log` with `count` intents.
+  private func appendIntents(_ count: Int, to log: String) async throws {
+    let input = String(repeating: #"{"type":"loadGroups"}"# + "\n", count: count)
+    let run = try await susi.run(
+      ["jsonl", "--log", log, "--state-dir", folder.path + "/state"], input: input,
+      environment: environment)
+    #expect(run.status == 0, "\(run.stderr)")
+  }
+
+  private func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+  @Test func replayOfTheDatabaseLogGivesTheDigestOfItsFileCopy() async throws {
+    let log = try database()
+    try await appendIntents(3, to: log)
+    let file = folder.path + "/copy.jsonl"
+    let copied = try await susi.run(["log", "copy", log, file], environment: environment)
+    #expect(copied.status == 0, "\(copied.stderr)")
+    #expect(copied.stdout.contains("copied 6 events (seq 1…6)"))
+
+    let fromDatabase = try await susi.run(["replay", log, "--digest"], environment: environment)
+    let fromFile = try await susi.run(["replay", file, "--digest"], environment: environment)
+    #expect(fromDatabase.status == 0, "\(fromDatabase.stderr)")
+    #expect(fromDatabase.stdout.count == 65)
+    #expect(fromDatabase.stdout == fromFile.stdout)
+    let until = try await susi.run(
+      ["replay", log, "--digest", "--until", "2"], environment: environment)
+    let fileUntil = try await susi.run(
+      ["replay", file, "--digest", "--until", "2"], environment: environment)
+    #expect(until.stdout == fileUntil.stdout && until.stdout != fromDatabase.stdout)
+    let verify = try await susi.run(["replay", log, "--verify"], environment: environment)
+    #expect(verify.status == 0, "\(verify.stderr)")
+    #expect(verify.stdout.hasPrefix("verified: 6 events"))
+  }
+
+  @Test func logCopyGoesBothWaysByteForByteAndResumes() async throws {
+    let original = folder.path + "/events.jsonl"
+    try await appendIntents(2, to: original)
+    let log = try database("&log=copied")
+    let there = try await susi.run(["log", "copy", original, log], environment: environment)
+    #expect(there.status == 0, "\(there.stderr)")
+    let back = folder.path + "/back.jsonl"
+    let again = try await susi.run(["log", "copy", log, back], environment: environment)
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(bytes(back) == bytes(original))
+
+    // The file grows; the next copy takes only what is new, and so does the one back.
+    try await appendIntents(2, to: original)
+    let more = try await susi.run(["log", "copy", original, log], environment: environment)
+    #expect(more.stdout.contains("copied 4 events (seq 5…8)"), "\(more.stdout)\(more.stderr)")
+    let nothing = try await susi.run(["log", "copy", original, log], environment: environment)
+    #expect(nothing.stdout.contains("nothing to copy"))
+    let moreBack = try await susi.run(["log", "copy", log, back], environment: environment)
+    #expect(moreBack.stdout.contains("copied 4 events (seq 5…8)"))
+    #expect(bytes(back) == bytes(original))
+
+    // A different log is refused, and nothing is copied.
+    let other = folder.path + "/other.jsonl"
+    try await appendIntents(5, to: other)
+    let refused = try await susi.run(["log", "copy", other, log], environment: environment)
+    #expect(refused.status == 65)
+    #expect(refused.stderr.contains("differ at seq 8"))
+  }
+
+  @Test func aPasswordNeverShowsInOutputOrErrors() async throws {
+    let cluster = try PostgresCluster.shared()
+    let withPassword = "postgresql://susi:hunter2@localhost/db?host=\(cluster.socketFolder)"
+    for arguments in [
+      ["ask", "hi", "--log", withPassword], ["replay", withPassword],
+      ["log", "copy", withPassword, folder.path + "/x.jsonl"],
+    ] {
+      let run = try await susi.run(arguments, environment: environment)
+      #expect(run.status == 64)
+      #expect(run.stderr.contains("susi:***@localhost"))
+      #expect(!(run.stdout + run.stderr).contains("hunter2"))
+    }
+    // A password given the right way (PGPASSWORD) is not shown either when the connection fails.
+    var secret = environment
+    secret["PGPASSWORD"] = "hunter2"
+    let missing = try await susi.run(
+      ["replay", cluster.uri("no_such_database")], environment: secret)
+    #expect(missing.status == 69)
+    #expect(missing.stderr.contains("no_such_database"))
+    #expect(!(missing.stdout + missing.stderr).contains("hunter2"))
+  }
+}
+
+/// Two `susi serve` nodes on one database log: an intent posted to one reaches an event stream
+/// on the other, and both report the database in `/healthz`.
+@Suite(
+  .enabled(
+    if: PostgresCluster.program.testsShouldRun,
+    Comment(rawValue: PostgresCluster.program.skipNote)))
+struct PostgresServeNodesTests {
+  let susi: SusiBinary
+  let folder = FileManagerTestFolder()
+
+  init() throws { susi = try SusiBinary.built() }
+
+  private var environment: [String: String] {
+    SusiBinary.isolatedEnvironment(folder.path, ["SUSI_EMBEDDED_PORT": "0"])
+  }
+
+  /// Starts `susi serve` on a free loopback port; the process and its port.
+  private func startNode(_ arguments: [String]) async throws -> (SusiProcess, Int) {
+    let server = try susi.start(["serve", "--port", "0"] + arguments, environment: environment)
+    let url = try await onThread { try server.nextLine() } ?? ""
+    let port = try #require(url.split(separator: ":").last.flatMap { Int($0) }, "printed: \(url)")
+    return (server, port)
+  }
+
+  @Test func anIntentPostedToOneNodeReachesAStreamOnTheOther() async throws {
+    let cluster = try PostgresCluster.shared()
+    let log = cluster.uri(try cluster.database(), extra: "&log=nodes")
+    let one = folder.path + "/one"
+    let two = folder.path + "/two"
+    let keys = try await susi.run(
+      ["serve", "keys", "init", "--log", log, "--state-dir", one], environment: environment)
+    #expect(keys.status == 0, "\(keys.stderr)")
+    let key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let (first, firstPort) = try await startNode(["--log", log, "--state-dir", one])
+    defer { first.stop() }
+    // The key hashes are a file of each node: the second node reads the first one's.
+    let (second, secondPort) = try await startNode([
+      "--log", log, "--state-dir", two, "--keys", one + "/node.keys",
+    ])
+    defer { second.stop() }
+
+    let health = await onThread {
+      try? LoopbackHTTPClient(port: secondPort).request("GET", "/healthz")
+    }
+    #expect(health?.status == 200)
+    #expect(health?.text.contains(#""database":"ok""#) == true, "\(health?.text ?? "")")
+
+    let streamed = await onThread { () -> String in
+      guard let stream = try? LoopbackHTTPClient(port: secondPort, timeoutSeconds: 20) else {
+        return ""
+      }
+      defer { stream.close() }
+      try? stream.sendRequest(
+        "GET", "/events/stream", headers: [("Authorization", "Bearer \(key)")])
+      guard (try? stream.readHeadBlocking())?.status == 200 else { return "" }
+      let poster = try? LoopbackHTTPClient(port: firstPort)
+      defer { poster?.close() }
+      let posted = try? poster?.request(
+        "POST", "/actions",
+        headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json")],
+        body: #"{"type":"sendMessage","payload":{"query":"from node one"}}"#)
+      guard posted?.status == 202 || posted?.status == 200 else {
+        return "post failed: \(posted?.status ?? 0) \(posted?.text ?? "")"
+      }
+      var text = ""
+      // Heartbeats keep the stream busy: give up after 20 s whatever arrives.
+      let deadline = Date().addingTimeInterval(20)
+      while !text.contains("from node one"), Date() < deadline,
+        let chunk = try? stream.readChunkBlocking()
+      {
+        text += String(decoding: chunk, as: UTF8.self)
+      }
+      return text
+    }
+    #expect(
+      streamed.contains(
+        #""origin":"webhook","type":"sendMessage","payload":{"query":"from node one"}"#),
+      "\(streamed)")
+  }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import SusiClock
+import SusiCore
+import SusiCoreTesting
+import SusiEventLog
+import SusiJSON
+import SusiPostgres
+import SusiPostgresLog
+import SusiStore
+import SusiTesting
+import Synchronization
+import Testing
+
+/// The event log in a real PostgreSQL (a throw-away cluster of the test process's own): stores
+/// on it log exactly what a file log holds, several stores (nodes) share it with gap-free seqs,
+/// and a follower is woken by NOTIFY.
+@Suite(
+  .enabled(
+    if: PostgresCluster.program.testsShouldRun,
+    Comment(rawValue: PostgresCluster.program.skipNote)))
+struct PostgresLogTests {
+  /// A node: a store on the database log.
+  struct Node {
+    let store: Store
+    let runner: ManualRunner
+    let opened: PostgresLogRecovery.Opened
+
+    init(_ location: PostgresLogLocation, clock: ManualTimeSource) throws {
+      opened = try PostgresLogRecovery.open(location)
+      runner = ManualRunner()
+      store = Store(
+        sink: opened.sink, runner: runner, clock: clock, recovered: opened.recovered)
+    }
+  }
+
+  func freshLog(_ table: String? = nil) throws -> PostgresLogLocation {
+    let cluster = try PostgresCluster.shared()
+    let database = try cluster.database()
+    return try PostgresLogLocation(cluster.uri(database, extra: table.map { "&log=\($0)" } ?? ""))
+  }
+
+  func rows(_ location: PostgresLogLocation) throws -> [(seq: Int, line: [UInt8])] {
+    let connection = try PostgresConnection(location.database)
+    return try PostgresEventLog.lines(
+      after: 0, limit: 1_000_000, location: location, on: connection)
+  }
+
+  /// The same actions, sent at the same clock to a store on a file and to one on the database.
+  func sendSample(to store: Store, runner: ManualRunner) async throws {
+    let groups = try await store.send(.loadGroups(.init()), origin: .jsonl, id: .string("r1"))
+    await runner.deliver(.groupsLoaded(.init(groups: ["Knowledge", "Fun"])), for: groups.seq)
+    let asked = try await store.send(.sendMessage(.init(query: "hi ünïcode ✓")), origin: .cli)
+    let answer = Action.MessageReceived(
+      query: "hi ünïcode ✓", answers: [.answer(expression: "Hello!", language: nil, mood: nil)])
+    await runner.deliver(.messageReceived(answer), for: asked.seq)
+  }
+
+  @Test func aStoreOnTheDatabaseLogsTheFileLogsExactLines() async throws {
+    let location = try freshLog()
+    let node = try Node(location, clock: ManualTimeSource(ReducerTester.epoch))
+    #expect(node.opened.alone)
+    try await sendSample(to: node.store, runner: node.runner)
+    await node.store.close()
+
+    let folder = FileManagerTestFolder()
+    defer { try? FileManager.default.removeItem(atPath: folder.path) }
+    let path = folder.path + "/events.jsonl"
+    let writer = try EventLogWriter(path: path, options: .init(fsync: .never))
+    let runner = ManualRunner()
+    let fileStore = Store(
+      sink: FileEventSink(writer: writer), runner: runner,
+      clock: ManualTimeSource(ReducerTester.epoch))
+    try await sendSample(to: fileStore, runner: runner)
+    await fileStore.close()
+
+    let fileLines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+      .map { Array($0.utf8) }
+    let stored = try rows(location)
+    #expect(stored.count == 4)
+    #expect(stored.map(\.seq) == [1, 2, 3, 4])
+    #expect(stored.map(\.line) == fileLines)
+
+    // A restart replays the table to the same state, and continues after it.
+    let again = try Node(location, clock: ManualTimeSource(ReducerTester.epoch))
+    var replayed = Recovered()
+    try LogReplay.run(path: path, into: &replayed)
+    #expect(again.opened.recovered.state == replayed.state)
+    #expect(again.opened.recovered.lastSeq == 4)
+    let next = try await again.store.send(.loadGroups(.init()), origin: .cli)
+    #expect(next.seq == 5)
+    await again.store.close()
+  }
+
+  @Test func twoNodesAppendingAtOnceKeepSeqsGapFreeAndEachAppliesEverythingBefore() async throws {
+    let location = try freshLog("shared_log")
+    let clock = ManualTimeSource(ReducerTester.epoch)
+    let a = try Node(location, clock: clock)
+    let b = try Node(location, clock: clock)
+    #expect(a.opened.alone)
+    #expect(!b.opened.alone, "the first node holds the log")
+    let seenByA = Mutex<[Int]>([])
+    let seenByB = Mutex<[Int]>([])
+    _ = await a.store.observe { event in seenByA.withLock { $0.append(event.seq) } }
+    _ = await b.store.observe { event in seenByB.withLock { $0.append(event.seq) } }
+
+    let perNode = 60
+    await withTaskGroup(of: Void.self) { group in
+      for (node, name) in [(a, "a"), (b, "b")] {
+        group.addTask {
+          for n in 0..<perNode {
+            _ = try? await node.store.send(
+              .sendMessage(.init(query: "\(name) \(n)")), origin: EventOrigin(rawValue: name))
+          }
+        }
+      }
+    }
+    await a.store.catchUp()
+    await b.store.catchUp()
+
+    let stored = try rows(location)
+    #expect(stored.map(\.seq) == Array(1...(2 * perNode)))
+    // Every node applied every event, in seq order, with nothing skipped.
+    #expect(seenByA.withLock { $0 } == Array(1...(2 * perNode)))
+    #expect(seenByB.withLock { $0 } == Array(1...(2 * perNode)))
+    #expect(await a.store.state == b.store.state)
+    // Each node started only its own intents' effects.
+    #expect(a.runner.effects.count == perNode)
+    #expect(b.runner.effects.count == perNode)
+    let causesOfA = Set(a.runner.effects.map(\.cause))
+    let causesOfB = Set(b.runner.effects.map(\.cause))
+    #expect(causesOfA.isDisjoint(with: causesOfB))
+    await a.store.close()
+    await b.store.close()
+  }
+
+  @Test func aFollowerIsWokenByNotifyWhenAnotherNodeAppends() async throws {
+    let location = try freshLog()
+    let clock = ManualTimeSource(ReducerTester.epoch)
+    let writer = try Node(location, clock: clock)
+    let reader = try Node(location, clock: clock)
+    let follower = try PostgresFollower(
+      location: location, sink: reader.opened.sink, store: reader.store)
+    defer { follower.stop() }
+
+    let stream = reader.store.events(after: 0)
+    let sent = try await writer.store.send(.sendMessage(.init(query: "across")), origin: .cli)
+    // No catch-up is called here: only the notification can bring the event to the reader.
+    let received = try await firstEvent(of: stream, within: .seconds(20))
+    #expect(received?.seq == sent.seq)
+    #expect(received?.line == sent.line)
+    #expect(received?.byAnotherProcess == true)
+    #expect(await reader.store.lastSeq == sent.seq)
+    await writer.store.close()
+    await reader.store.close()
+  }
+
+  @Test func aDamagedRowIsReportedWithItsSeqAndNothingAfterItIsApplied() async throws {
+    let location = try freshLog()
+    let node = try Node(location, clock: ManualTimeSource(ReducerTester.epoch))
+    try await sendSample(to: node.store, runner: node.runner)
+    await node.store.close()
+    let connection = try PostgresConnection(location.database)
+    try connection.execute(
+      "UPDATE \(location.table) SET line = overlay(line placing '\\x58'::bytea from 30 for 1) WHERE seq = 3"
+    )
+    #expect {
+      _ = try PostgresLogRecovery.open(location)
+    } throws: { error in
+      "\(error)".contains("seq 3") && "\(error)".contains("checksum")
+    }
+  }
+
+  @Test func aPasswordInTheURIIsRefusedAndNeverShown() throws {
+    for uri in [
+      "postgresql://susi:hunter2@localhost/db", "postgres://localhost/db?password=hunter2&log=x",
+    ] {
+      #expect {
+        _ = try PostgresLogLocation(uri)
+      } throws: { error in
+        "\(error)".contains("***") && !"\(error)".contains("hunter2")
+      }
+    }
+    #expect(
+      PostgresURI.redact("postgresql://u:hunter2@h:5/d?password=x2&a=1")
+        == "postgresql://u:***@h:5/d?password=***&a=1")
+  }
+
+  @Test func aConnectionErrorNamesTheDatabaseWithoutThePassword() throws {
+    let cluster = try PostgresCluster.shared()
+    let location = try PostgresLogLocation(cluster.uri("no_such_database"))
+    #expect {
+      _ = try PostgresLogRecovery.open(location)
+    } throws: { error in
+      "\(error)".contains("no_such_database")
+    }
+  }
+
+  /// The first event `stream` yields, or nil after `limit`.
+  func firstEvent(of stream: EventStream, within limit: Duration) async throws -> PublishedEvent? {
+    try await withThrowingTaskGroup(of: PublishedEvent?.self) { group in
+      group.addTask {
+        var iterator = stream.makeAsyncIterator()
+        return try await iterator.next()
+      }
+      group.addTask {
+        try await Task.sleep(for: limit)
+        return nil
+      }
+      let first = try await group.next() ?? nil
+      group.cancelAll()
+      return first
+    }
+  }
+}
