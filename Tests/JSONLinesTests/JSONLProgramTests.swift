@@ -213,7 +213,8 @@ import Testing
     let first = try #require(sent.last?["seq"])
     susi.send(#"{"type":"loadGroups","id":"second"}"#)
     let lines = try await susi.lines { $0["type"] == "requestFailed" }
-    let second = try #require(lines.first { $0["id"] == "second" }?["seq"]?.int)
+    let second = try #require(
+      lines.first { $0["id"] == "second" }?["seq"]?.int, "\(lines.map(\.compactText))")
     let replaced = try #require(lines.last)
     #expect(replaced["cause"] == first)
     #expect(replaced["id"] == "first")
