@@ -48,12 +48,12 @@ struct SkillMind: Sendable {
           languageIDs[language] = UInt16(languages.count - 1)
           return UInt16(languages.count - 1)
         }()
-      for (intentIndex, intent) in all[skillIndex].file.intents.enumerated() {
+      let intents = all[skillIndex].outline.intents
+      for (intentIndex, intent) in intents.enumerated() {
         entries.append(
           Entry(
             skill: Int32(skillIndex), intent: Int32(intentIndex), language: languageID,
-            skillSize: Int32(all[skillIndex].file.intents.count),
-            rank: SkillMind.rank(intent)))
+            skillSize: Int32(intents.count), rank: intent.rank))
         patterns.append(intent.patterns)
         let keys = SkillMind.keys(intent.patterns)
         keySets.append(keys)
