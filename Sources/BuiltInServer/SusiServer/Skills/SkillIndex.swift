@@ -69,7 +69,12 @@ struct SkillTree {
 /// compiled utterances and the rank.
 struct SkillOutline: Sendable {
   struct Intent: Sendable {
-    var patterns: [SkillPattern]
+    /// The utterances as written.
+    var texts: [String]
+    /// The utterances compiled, when the file was parsed; from the index they are compiled
+    /// when a query first finds the intent.
+    var compiled: [SkillPattern]?
+    var keys: SkillMind.Keys
     var rank: Int64
   }
 
@@ -78,7 +83,11 @@ struct SkillOutline: Sendable {
 
   init(_ file: SkillFile) {
     focus = file.focus
-    intents = file.intents.map { Intent(patterns: $0.patterns, rank: SkillMind.rank($0)) }
+    intents = file.intents.map {
+      Intent(
+        texts: $0.patterns.map(\.text), compiled: $0.patterns,
+        keys: SkillMind.keys($0.patterns), rank: SkillMind.rank($0))
+    }
   }
 
   init(focus: [String], intents: [Intent]) {
@@ -90,7 +99,7 @@ struct SkillOutline: Sendable {
   func describes(_ file: SkillFile) -> Bool {
     file.focus == focus && file.intents.count == intents.count
       && zip(file.intents, intents).allSatisfy { parsed, outlined in
-        parsed.patterns.map(\.text) == outlined.patterns.map(\.text)
+        parsed.patterns.map(\.text) == outlined.texts
       }
   }
 }
@@ -166,8 +175,13 @@ enum SkillIndex {
       text += "s\t\(position)\n"
       for name in skill.outline.focus { text += "f\t\(escape(name))\n" }
       for intent in skill.outline.intents {
-        text += "i\t\(intent.rank)"
-        for pattern in intent.patterns { text += "\t" + escape(pattern.text) }
+        text += "i\t\(intent.rank)\t"
+        switch intent.keys {
+        case .none: text += "n"
+        case .shared(let keys): text += (["s"] + keys.map(escape)).joined(separator: " ")
+        case .any(let keys): text += (["a"] + keys.map(escape)).joined(separator: " ")
+        }
+        for pattern in intent.texts { text += "\t" + escape(pattern) }
         text += "\n"
       }
     }
@@ -221,15 +235,25 @@ enum SkillIndex {
       case (Array("f".utf8), 2):
         guard current != nil, let name = unescape(fields[1]) else { return nil }
         current?.focus.append(name)
-      case (Array("i".utf8), 2...):
-        guard current != nil, let rank = Int64(String(decoding: fields[1], as: UTF8.self))
+      case (Array("i".utf8), 3...):
+        guard current != nil, let rank = Int64(String(decoding: fields[1], as: UTF8.self)),
+          let keyText = unescape(fields[2])
         else { return nil }
-        var patterns: [SkillPattern] = []
-        for field in fields.dropFirst(2) {
-          guard let text = unescape(field) else { return nil }
-          patterns.append(SkillPattern(text))
+        let words = keyText.split(separator: " ").map(String.init)
+        let keys: SkillMind.Keys
+        switch words.first {
+        case "n" where words.count == 1: keys = .none
+        case "s" where words.count > 1: keys = .shared(Array(words.dropFirst()))
+        case "a" where words.count > 1: keys = .any(Array(words.dropFirst()))
+        default: return nil
         }
-        current?.intents.append(SkillOutline.Intent(patterns: patterns, rank: rank))
+        var texts: [String] = []
+        for field in fields.dropFirst(3) {
+          guard let text = unescape(field) else { return nil }
+          texts.append(text)
+        }
+        current?.intents.append(
+          SkillOutline.Intent(texts: texts, compiled: nil, keys: keys, rank: rank))
       case (Array("w".utf8), 2):
         flush()
         guard let warning = unescape(fields[1]) else { return nil }
