@@ -201,6 +201,8 @@ enum SkillIndex {
     else { return nil }
     let key = key(tree)
     guard bytes.count > key.count, bytes.starts(with: key) else { return nil }
+    // Checked once here, so that fields (cut at ASCII bytes) decode without checks.
+    guard String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes) else { return nil }
     var skills: [Skill] = []
     var warnings: [String] = []
     var current: (position: Int, focus: [String], intents: [SkillOutline.Intent])?
@@ -224,22 +226,25 @@ enum SkillIndex {
       }
       let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
       guard let kind = fields.first else { return nil }
-      switch (Array(kind), fields.count) {
-      case (Array("s".utf8), 2):
+      // The record's kind: its one letter, or `e` for `end`.
+      let letter: UInt8 =
+        kind.count == 1 ? kind[kind.startIndex] : kind.elementsEqual("end".utf8) ? 0x45 : 0
+      switch (letter, fields.count) {
+      case (0x73, 2):
         flush()
         guard let position = Int(String(decoding: fields[1], as: UTF8.self)),
           tree.files.indices.contains(position), position > lastPosition
         else { return nil }
         lastPosition = position
         current = (position, [], [])
-      case (Array("f".utf8), 2):
+      case (0x66, 2):
         guard current != nil, let name = unescape(fields[1]) else { return nil }
         current?.focus.append(name)
-      case (Array("i".utf8), 3...):
+      case (0x69, 3...):
         guard current != nil, let rank = Int64(String(decoding: fields[1], as: UTF8.self)),
           let keyText = unescape(fields[2])
         else { return nil }
-        let words = keyText.split(separator: " ").map(String.init)
+        let words = keyText.utf8.split(separator: 0x20).map { String(Substring($0)) }
         let keys: SkillMind.Keys
         switch words.first {
         case "n" where words.count == 1: keys = .none
@@ -254,11 +259,11 @@ enum SkillIndex {
         }
         current?.intents.append(
           SkillOutline.Intent(texts: texts, compiled: nil, keys: keys, rank: rank))
-      case (Array("w".utf8), 2):
+      case (0x77, 2):
         flush()
         guard let warning = unescape(fields[1]) else { return nil }
         warnings.append(warning)
-      case (Array("end".utf8), 1):
+      case (0x45, 1):
         flush()
         finished = true
       default:
@@ -287,8 +292,9 @@ enum SkillIndex {
     return out
   }
 
-  /// The text of an escaped field, or nil when it is not valid UTF-8 or has a bad escape.
+  /// The text of an escaped field (of valid UTF-8), or nil when it has a bad escape.
   static func unescape(_ field: ArraySlice<UInt8>) -> String? {
+    guard field.contains(0x5C) else { return String(decoding: field, as: UTF8.self) }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(field.count)
     var escaped = false
@@ -309,8 +315,6 @@ enum SkillIndex {
       }
     }
     guard !escaped else { return nil }
-    let text = String(decoding: bytes, as: UTF8.self)
-    guard text.utf8.elementsEqual(bytes) else { return nil }
-    return text
+    return String(decoding: bytes, as: UTF8.self)
   }
 }
