@@ -33,7 +33,9 @@ final class ServerContext: Sendable {
       throw ServerConfiguration.BundledDataMissing(
         searched: ServerConfiguration.bundledDataCandidates.map(\.path))
     }
-    library = SkillLibrary.load(from: data)
+    library = SkillLibrary.load(
+      from: data,
+      indexFile: configuration.stateDirectory?.appendingPathComponent(SkillLibrary.indexFileName))
     web = WebContent(dataDirectory: data, fallbackDirectory: bundled ?? data)
     store = configuration.stateDirectory.map { StateStore(directory: $0) }
     var consoleConfiguration = configuration.console

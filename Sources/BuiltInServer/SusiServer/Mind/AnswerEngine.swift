@@ -124,7 +124,10 @@ struct AnswerEngine {
     for mind in minds(context) {
       for match in mind.matches(prepared, language: context.language) {
         let skill = library.skills[Int(match.entry.skill)]
-        let intent = skill.file.intents[Int(match.entry.intent)]
+        let intents = skill.file.intents
+        // A skill read late from a file that changed since the index was made reads as empty.
+        guard Int(match.entry.intent) < intents.count else { continue }
+        let intent = intents[Int(match.entry.intent)]
         for captures in match.captures {
           if let finding = consider(
             intent, of: skill, captures: [query] + captures, context: context,

@@ -1,4 +1,5 @@
 import SusiJSON
+import Synchronization
 
 /// The intents of a set of skills, found by key and ranked as the real server's `SusiMind`
 /// and `SusiIntent.Score` do.
@@ -26,7 +27,7 @@ struct SkillMind: Sendable {
 
   let entries: [Entry]
   /// Each entry's utterances (shared with the skill files, not copied).
-  private let patterns: [[SkillPattern]]
+  private let patterns: Utterances
   private let byKey: [String: [Int32]]
   private let always: [Int32]
   private let languages: [String]
@@ -34,7 +35,8 @@ struct SkillMind: Sendable {
   /// The intents of `skills` (indices into `all`).
   init(skills: [Int], of all: [Skill]) {
     var entries: [Entry] = []
-    var patterns: [[SkillPattern]] = []
+    var texts: [[String]] = []
+    var compiled: [[SkillPattern]?] = []
     var keySets: [Keys] = []
     var frequency: [String: Int] = [:]
     var languageIDs: [String: UInt16] = [:]
@@ -48,14 +50,15 @@ struct SkillMind: Sendable {
           languageIDs[language] = UInt16(languages.count - 1)
           return UInt16(languages.count - 1)
         }()
-      for (intentIndex, intent) in all[skillIndex].file.intents.enumerated() {
+      let intents = all[skillIndex].outline.intents
+      for (intentIndex, intent) in intents.enumerated() {
         entries.append(
           Entry(
             skill: Int32(skillIndex), intent: Int32(intentIndex), language: languageID,
-            skillSize: Int32(all[skillIndex].file.intents.count),
-            rank: SkillMind.rank(intent)))
-        patterns.append(intent.patterns)
-        let keys = SkillMind.keys(intent.patterns)
+            skillSize: Int32(intents.count), rank: intent.rank))
+        texts.append(intent.texts)
+        compiled.append(intent.compiled)
+        let keys = intent.keys
         keySets.append(keys)
         if case .shared(let shared) = keys { for key in shared { frequency[key, default: 0] += 1 } }
       }
@@ -75,13 +78,33 @@ struct SkillMind: Sendable {
       }
     }
     self.entries = entries
-    self.patterns = patterns
+    self.patterns = Utterances(texts: texts, compiled: compiled)
     self.byKey = byKey
     self.always = always
     self.languages = languages
   }
 
-  enum Keys {
+  /// The utterances of every entry, compiled when a query first finds the entry.
+  final class Utterances: Sendable {
+    private let texts: [[String]]
+    private let compiled: Mutex<[[SkillPattern]?]>
+
+    init(texts: [[String]], compiled: [[SkillPattern]?]) {
+      self.texts = texts
+      self.compiled = Mutex(compiled)
+    }
+
+    subscript(index: Int) -> [SkillPattern] {
+      compiled.withLock { compiled in
+        if let patterns = compiled[index] { return patterns }
+        let patterns = texts[index].map(SkillPattern.init)
+        compiled[index] = patterns
+        return patterns
+      }
+    }
+  }
+
+  enum Keys: Sendable {
     /// An utterance has no word: the intent is always tried.
     case none
     /// Words every utterance has: any one of them finds the intent.

@@ -10,9 +10,43 @@ public struct Skill: Sendable {
   public var language: String
   /// The file name without `.txt`: the key clients use (`Flip a coin`).
   public var tag: String
-  public var file: SkillFile
+  /// The parsed file: held from the start, or, for a skill loaded from the skill index, read
+  /// on first use (see `SkillSource`).
+  public var file: SkillFile { source.file }
   public var modified: Date
   public var accessed: Date?
+  /// What the matching needs without the whole file: focus names and each intent's
+  /// utterances and rank.
+  let outline: SkillOutline
+  let source: SkillSource
+
+  public init(
+    model: String, group: String, language: String, tag: String, file: SkillFile,
+    modified: Date, accessed: Date?
+  ) {
+    self.model = model
+    self.group = group
+    self.language = language
+    self.tag = tag
+    self.modified = modified
+    self.accessed = accessed
+    outline = SkillOutline(file)
+    source = SkillSource(file: file)
+  }
+
+  init(
+    model: String, group: String, language: String, tag: String, outline: SkillOutline,
+    source: SkillSource, modified: Date, accessed: Date?
+  ) {
+    self.model = model
+    self.group = group
+    self.language = language
+    self.tag = tag
+    self.modified = modified
+    self.accessed = accessed
+    self.outline = outline
+    self.source = source
+  }
 
   /// The path the real server reports in `answers[].skills`.
   public var serverPath: String {
@@ -41,6 +75,12 @@ public struct SkillLibrary: Sendable {
   /// with `persona=NAME`.
   let personaMinds: [String: SkillMind]
 
+  /// Whether this library was built from the skill index rather than by parsing every file.
+  var loadedFromIndex = false
+
+  /// The skill index's file name in the server's state directory.
+  public static let indexFileName = "skill-index"
+
   /// The model whose skills answer chat.
   public static let chatModel = "general"
 
@@ -60,10 +100,10 @@ public struct SkillLibrary: Sendable {
       if skill.model == "persona" {
         persona[skill.tag.lowercased(), default: []].append(index)
       } else if skill.model == SkillLibrary.chatModel {
-        if skill.file.focus.isEmpty {
+        if skill.outline.focus.isEmpty {
           chat.append(index)
         } else {
-          for name in skill.file.focus { focus[name, default: []].append(index) }
+          for name in skill.outline.focus { focus[name, default: []].append(index) }
         }
       }
     }
@@ -72,54 +112,55 @@ public struct SkillLibrary: Sendable {
     personaMinds = persona.mapValues { SkillMind(skills: $0, of: skills) }
   }
 
-  /// Loads every skill under `dataDirectory/models`.
-  public static func load(from dataDirectory: URL) -> SkillLibrary {
-    let models = dataDirectory.appendingPathComponent("models")
+  /// Loads every skill under `dataDirectory/models`. With `indexFile`, a start whose skill
+  /// files are all as the index recorded them (same names, sizes and modification times, same
+  /// `susi` executable) reads the index instead of every file and parses a skill's file only
+  /// when it is first needed; otherwise every file is parsed and the index is written afresh.
+  public static func load(from dataDirectory: URL, indexFile: URL? = nil) -> SkillLibrary {
+    let tree = SkillTree.scan(dataDirectory)
+    if let indexFile, let library = SkillIndex.read(indexFile, tree: tree) { return library }
+    let (library, loaded) = parseAll(tree)
+    if let indexFile { SkillIndex.write(library, files: loaded, tree: tree, to: indexFile) }
+    return library
+  }
+
+  /// Parses every file of `tree`; also returns, per skill, the index of its file in the tree.
+  static func parseAll(_ tree: SkillTree) -> (SkillLibrary, [Int]) {
     var skills: [Skill] = []
-    var groupsByModel: [String: [String]] = [:]
+    var loaded: [Int] = []
     var warnings: [String] = []
-    for model in subdirectories(of: models) {
-      let modelURL = models.appendingPathComponent(model)
-      let groups = subdirectories(of: modelURL)
-      groupsByModel[model] = groups
-      for group in groups {
-        let groupURL = modelURL.appendingPathComponent(group)
-        for language in subdirectories(of: groupURL) {
-          let languageURL = groupURL.appendingPathComponent(language)
-          for name in files(in: languageURL) where name.hasSuffix(".txt") {
-            let url = languageURL.appendingPathComponent(name)
-            let relative = "models/\(model)/\(group)/\(language)/\(name)"
-            do {
-              guard let bytes = try AtomicFile.read(url, limit: SkillParser.maximumFileSize) else {
-                continue
-              }
-              let file = try SkillParser.parse(bytes, acceptCatchAll: false)
-              warnings += file.warnings.map { "\(relative): \($0)" }
-              for intent in file.intents {
-                for problem in intent.patterns.compactMap(\.problem) {
-                  warnings.append("\(relative): line \(intent.line + 1): \(problem)")
-                }
-              }
-              let times = fileTimes(url)
-              skills.append(
-                Skill(
-                  model: model, group: group, language: language,
-                  tag: String(name.dropLast(4)), file: file, modified: times.modified,
-                  accessed: times.accessed))
-            } catch {
-              warnings.append("\(relative): skipped: \(error)")
-            }
+    for (position, entry) in tree.files.enumerated() {
+      do {
+        guard let bytes = try AtomicFile.read(entry.url, limit: SkillParser.maximumFileSize)
+        else { continue }
+        let file = try SkillParser.parse(bytes, acceptCatchAll: false)
+        warnings += file.warnings.map { "\(entry.relative): \($0)" }
+        for intent in file.intents {
+          for problem in intent.patterns.compactMap(\.problem) {
+            warnings.append("\(entry.relative): line \(intent.line + 1): \(problem)")
           }
         }
+        skills.append(
+          Skill(
+            model: entry.model, group: entry.group, language: entry.language,
+            tag: entry.tag, file: file, modified: entry.modified, accessed: entry.accessed))
+        loaded.append(position)
+      } catch {
+        warnings.append("\(entry.relative): skipped: \(error)")
       }
     }
+    return (assemble(tree, skills: skills, warnings: warnings), loaded)
+  }
+
+  /// The library of `skills` found in `tree`.
+  static func assemble(_ tree: SkillTree, skills: [Skill], warnings: [String]) -> SkillLibrary {
     var languages: [String: [String]] = [:]
     for skill in skills {
       languages[languageKey(skill.model, skill.group, skill.tag), default: []].append(
         skill.language)
     }
     return SkillLibrary(
-      dataDirectory: dataDirectory, skills: skills, groupsByModel: groupsByModel,
+      dataDirectory: tree.dataDirectory, skills: skills, groupsByModel: tree.groupsByModel,
       warnings: warnings, languagesByTag: languages.mapValues { $0.sorted() })
   }
 
@@ -184,7 +225,7 @@ public struct SkillLibrary: Sendable {
       under: dataDirectory.appendingPathComponent("models"))
   }
 
-  private static func subdirectories(of url: URL) -> [String] {
+  static func subdirectories(of url: URL) -> [String] {
     entries(of: url).filter { name in
       var isDirectory: ObjCBool = false
       return FileManager.default.fileExists(
@@ -193,7 +234,7 @@ public struct SkillLibrary: Sendable {
     }
   }
 
-  private static func files(in url: URL) -> [String] {
+  static func files(in url: URL) -> [String] {
     entries(of: url).filter { name in
       var isDirectory: ObjCBool = false
       return FileManager.default.fileExists(
@@ -206,14 +247,5 @@ public struct SkillLibrary: Sendable {
   private static func entries(of url: URL) -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
     return names.filter { !$0.hasPrefix(".") }.sorted()
-  }
-
-  private static func fileTimes(_ url: URL) -> (modified: Date, accessed: Date?) {
-    var info = stat()
-    guard stat(url.path, &info) == 0 else { return (Date(timeIntervalSince1970: 0), nil) }
-    func date(_ time: timespec) -> Date {
-      Date(timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9)
-    }
-    return (date(info.st_mtim), date(info.st_atim))
   }
 }
