@@ -114,7 +114,11 @@ public final class SusiApp: Sendable {
           throw StartupError(message: "\(error)", exitCode: ExitCode.dataError)
         }
         let server = try await EmbeddedServer.start(configuration, fallBackToAnyPort: true)
-        if let summary = server.handler.loadSummary { warnings.append(summary) }
+        // Said when the skills are read afresh (the first start, or after a file changed), not
+        // at every start: nothing changed since.
+        if let summary = server.handler.loadSummary, !server.handler.skillsUnchangedSinceIndexed {
+          warnings.append(summary)
+        }
         embedded = server
       } catch let error as StartupError {
         sink.close()

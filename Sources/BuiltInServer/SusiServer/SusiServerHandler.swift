@@ -23,6 +23,10 @@ public final class SusiServerHandler: HTTPHandler {
     context.library.warnings + (context.web.problem.map { [$0] } ?? [])
   }
 
+  /// Whether the skills came from the skill index, unchanged since a start that read them all
+  /// (and reported their warnings) before.
+  public var skillsUnchangedSinceIndexed: Bool { context.library.loadedFromIndex }
+
   /// The load warnings in one line, with where to see them all; nil when there are none.
   public var loadSummary: String? {
     let warnings = loadWarnings
