@@ -1,3 +1,4 @@
+import SusiHTTPTypes
 public import SusiJSON
 
 /// The values a rule's `$name$` variables are filled from: rows of data, the most recent first
@@ -48,6 +49,12 @@ public struct SkillBindings: Sendable, Equatable {
   /// the rule or answer fail as on the real server. A `$` that does not open a variable name
   /// (letters, digits, `_`, `.`, `-`, `!`) stays as it is (`costs $5`).
   public func fill(_ text: String, urlEncoded: Bool = false) -> String? {
+    fill(text, urlEncoded: urlEncoded, unboundAsEmpty: false)
+  }
+
+  /// `fill`, or with `unboundAsEmpty` a variable no row holds becoming empty text (never nil
+  /// then): what rows and non-answer actions get.
+  func fill(_ text: String, urlEncoded: Bool = false, unboundAsEmpty: Bool) -> String? {
     guard text.contains("$") else { return text }
     var out = ""
     var rest = Substring(text)
@@ -61,11 +68,17 @@ public struct SkillBindings: Sendable, Equatable {
       }
       let name = String(rest[afterOpen..<close])
       if let value = value(name) {
-        out += urlEncoded ? Self.percentEncoded(value) : value
+        out += urlEncoded ? URLEncodedForm.percentEncode(value) : value
         rest = rest[rest.index(after: close)...]
         continue
       }
-      if Self.isVariableName(name) { unresolved = true }
+      if Self.isVariableName(name) {
+        if unboundAsEmpty {
+          rest = rest[rest.index(after: close)...]
+          continue
+        }
+        unresolved = true
+      }
       out += "$"
       rest = rest[afterOpen...]
     }
@@ -95,24 +108,5 @@ public struct SkillBindings: Sendable, Equatable {
     case .null: "null"
     case .array, .object: value.compactText
     }
-  }
-
-  /// Percent-encodes everything but RFC 3986's unreserved characters, so a value fits a path
-  /// segment as well as a query (the real server form-encoded, turning spaces into `+`, which a
-  /// path reads as a plus sign).
-  static func percentEncoded(_ value: String) -> String {
-    var out = ""
-    for byte in value.utf8 {
-      switch byte {
-      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
-        UInt8(ascii: "."), UInt8(ascii: "~"):
-        out.unicodeScalars.append(Unicode.Scalar(byte))
-      default:
-        let hex = Array("0123456789ABCDEF")
-        out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 15)])
-      }
-    }
-    return out
   }
 }

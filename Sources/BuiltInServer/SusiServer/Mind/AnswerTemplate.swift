@@ -8,28 +8,7 @@ struct AnswerTemplate {
   var bindings: SkillBindings
 
   func fill(_ text: String) -> String {
-    guard text.contains("$") else { return text }
-    if let filled = bindings.fill(text) { return filled }
-    var out = ""
-    var rest = Substring(text)
-    while let open = rest.firstIndex(of: "$") {
-      out += rest[..<open]
-      let afterOpen = rest.index(after: open)
-      guard let close = rest[afterOpen...].firstIndex(of: "$") else {
-        rest = rest[open...]
-        break
-      }
-      let name = rest[afterOpen..<close]
-      if SkillBindings.isVariableName(name) {
-        out += bindings.value(String(name)) ?? ""
-        rest = rest[rest.index(after: close)...]
-      } else {
-        out += "$"
-        rest = rest[afterOpen...]
-      }
-    }
-    out += rest
-    return out
+    bindings.fill(text, unboundAsEmpty: true) ?? text
   }
 
   /// The same value with every string filled, recursively (for rows and actions).
