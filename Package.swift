@@ -106,7 +106,9 @@ let package = Package(
     // The event log in PostgreSQL, for several nodes sharing one log.
     module(
       "SusiPostgresLog", in: "Runtime",
-      dependencies: ["SusiPostgres", "SusiStore", "SusiCore", "SusiEventLog", "SusiJSON"]),
+      dependencies: [
+        "SusiPostgres", "SusiStore", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiJSON",
+      ]),
 
     // The built-in SUSI-compatible server: a second product that speaks the SUSI API from skill
     // files; it knows nothing of the core.

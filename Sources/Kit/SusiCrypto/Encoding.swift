@@ -73,8 +73,10 @@ public enum ByteEncoding {
   }
 
   /// Decodes hexadecimal (either case); nil on odd length or a non-hex character.
-  public static func hexDecode(_ text: String) -> [UInt8]? {
-    let digits = Array(text.utf8)
+  public static func hexDecode(_ text: String) -> [UInt8]? { hexDecode(Array(text.utf8)[...]) }
+
+  /// Decodes hexadecimal digits given as bytes (see `hexDecode(_:)` for text).
+  public static func hexDecode(_ digits: ArraySlice<UInt8>) -> [UInt8]? {
     guard digits.count % 2 == 0 else { return nil }
     func value(_ c: UInt8) -> UInt8? {
       switch c {
@@ -86,8 +88,8 @@ public enum ByteEncoding {
     }
     var out = [UInt8]()
     out.reserveCapacity(digits.count / 2)
-    var i = 0
-    while i < digits.count {
+    var i = digits.startIndex
+    while i < digits.endIndex {
       guard let hi = value(digits[i]), let lo = value(digits[i + 1]) else { return nil }
       out.append(hi << 4 | lo)
       i += 2

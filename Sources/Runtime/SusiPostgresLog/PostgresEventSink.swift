@@ -1,4 +1,5 @@
 import SusiCore
+import SusiCrypto
 import SusiEventLog
 public import SusiPostgres
 public import SusiStore
@@ -161,27 +162,10 @@ public final class PostgresEventSink: EventSink {
 
   /// The bytes of a `bytea` in PostgreSQL's hex output format (`\x4a6b…`).
   static func decodeHex(bytea: [UInt8]) -> [UInt8]? {
-    guard bytea.count >= 2, bytea[0] == UInt8(ascii: "\\"), bytea[1] == UInt8(ascii: "x"),
-      bytea.count % 2 == 0
-    else { return nil }
-    var out: [UInt8] = []
-    out.reserveCapacity(bytea.count / 2 - 1)
-    var index = 2
-    while index < bytea.count {
-      guard let high = nibble(bytea[index]), let low = nibble(bytea[index + 1]) else { return nil }
-      out.append(high << 4 | low)
-      index += 2
+    guard bytea.count >= 2, bytea[0] == UInt8(ascii: "\\"), bytea[1] == UInt8(ascii: "x") else {
+      return nil
     }
-    return out
-  }
-
-  private static func nibble(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
-    }
+    return ByteEncoding.hexDecode(bytea[2...])
   }
 }
 
