@@ -48,7 +48,7 @@ extension WebhookHandler {
 
   /// The session that `GET /events/stream` runs: where it starts and what it sends.
   func eventStreamSession(
-    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (String) -> Bool
+    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (Privilege) -> Bool
   ) throws(WebhookError) -> EventStreamSession {
     try caller.require(Privilege.eventsRead)
     var start: Int?

@@ -1,4 +1,5 @@
 import SusiAccess
+import SusiCore
 import SusiHTTPServer
 import SusiHTTPTypes
 
@@ -8,7 +9,7 @@ extension WebhookHandler {
   /// A streamed `text/event-stream` response that runs an `EventStreamSession` until the client
   /// goes away, its key loses the privilege, or the server stops.
   func eventStream(
-    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (String) -> Bool
+    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (Privilege) -> Bool
   ) throws(WebhookError) -> HTTPResponse {
     let session = try eventStreamSession(request, caller, holds: holds)
     guard let slot = streams.open(caller.keyID, limit: options.maximumStreamsPerKey) else {

@@ -53,19 +53,4 @@ public enum ActionType: String, CaseIterable, Sendable {
 
   /// Every result type, in the documented order.
   public static let results: [ActionType] = allCases.filter { $0.kind == .result }
-
-  public var kind: Action.Kind {
-    switch self {
-    case .setServer, .signup, .login, .logout, .loadGroups, .loadSkills, .loadSkill,
-      .submitRating, .loadUserRating, .changeSettings, .syncSettings, .sendMessage, .loadHistory,
-      .search, .loadLinkPreview, .cacheImage, .cancelRequest, .createAccessGroup, .grantPrivilege,
-      .revokePrivilege, .issueKey, .revokeKey:
-      .intent
-    case .serverChanged, .signedUp, .loggedIn, .loginFailed, .loggedOut, .groupsLoaded,
-      .skillsLoaded, .skillLoaded, .ratingSubmitted, .userRatingLoaded, .settingsChanged,
-      .settingsSynced, .messageReceived, .historyLoaded, .websearchLoaded, .linkPreviewLoaded,
-      .imageCached, .requestFailed, .actionRejected:
-      .result
-    }
-  }
 }

@@ -4,7 +4,7 @@
 ///
 /// `server` is the state's server (`embedded` or a URL) at the moment of asking, so an effect
 /// carries everything the runner needs.
-public enum Effect: Equatable, Sendable, Codable {
+public enum Effect: Equatable, Sendable {
   case signup(server: String, email: String, password: Secret)
   case login(server: String, email: String, password: Secret, validSeconds: Int?)
   /// Drop the token (and tell the server): comes back as `loggedOut {reason}`.
