@@ -139,9 +139,6 @@ public struct Privilege: RawRepresentable, Hashable, Comparable, Sendable, Custo
       stateRead, eventsRead, metricsRead, subscribersManage, keysManage, groupsManage,
     ]
 
-  /// Whether this version knows this privilege.
-  public var isKnown: Bool { Self.all.contains(self) }
-
   /// The privilege that allows sending the intent `type`.
   public static func forIntent(_ type: ActionType) -> Privilege {
     type.spec.privilege ?? Privilege(rawValue: type.rawValue)
