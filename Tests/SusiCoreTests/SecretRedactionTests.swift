@@ -90,18 +90,22 @@ import Testing
       (.fetchSkill(server: "s", group: "G", skill: "S", language: "en"), "fetchSkill"),
       (.rateSkill(server: "s", group: "G", skill: "S", language: "en", stars: 5), "rateSkill"),
       (.fetchUserRating(server: "s", group: "G", skill: "S", language: "en"), "fetchUserRating"),
-      (.resolvingSkill(.fetchSkill(server: "s", group: "G", skill: "S", language: "en")),
-       "resolvingSkill"),
+      (
+        .resolvingSkill(.fetchSkill(server: "s", group: "G", skill: "S", language: "en")),
+        "resolvingSkill"
+      ),
       (.storeSettings(server: "s", settings: ["theme": .string("dark")]), "storeSettings"),
       (.fetchSettings(server: "s"), "fetchSettings"),
       (.chat(server: "s", query: "hi", language: nil), "chat"),
       (.fetchHistory(server: "s", before: Fixture.t0), "fetchHistory"),
       (.webSearch(query: "q"), "webSearch"), (.fetchLinkPreview(url: "u"), "fetchLinkPreview"),
       (.cacheImage(url: "u"), "cacheImage"),
-      (.deliverLater(
-        delayMilliseconds: 10,
-        message: .init(query: "q", answers: SampleActions.everyAnswer, skill: "s")),
-       "deliverLater"),
+      (
+        .deliverLater(
+          delayMilliseconds: 10,
+          message: .init(query: "q", answers: SampleActions.everyAnswer, skill: "s")),
+        "deliverLater"
+      ),
       (.cancel(seq: 3), "cancel"), (.supersede(seq: 4), "supersede"),
     ]
     for (effect, name) in effects {

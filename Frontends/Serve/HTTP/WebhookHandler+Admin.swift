@@ -43,7 +43,8 @@ extension WebhookHandler {
     let body = try Self.objectBody(request, allowed: ["privilege"])
     let privilege = try Self.read { () throws(JSONShapeError) in try body.string("privilege") }
     let sent = try await applyAccessChange(
-      .grantPrivilege(.init(by: caller.keyID, group: group, privilege: Privilege(rawValue: privilege))))
+      .grantPrivilege(
+        .init(by: caller.keyID, group: group, privilege: Privilege(rawValue: privilege))))
     return groupResponse(200, sent, group)
   }
 
@@ -52,7 +53,8 @@ extension WebhookHandler {
   {
     try caller.require(Privilege.groupsManage)
     let sent = try await applyAccessChange(
-      .revokePrivilege(.init(by: caller.keyID, group: group, privilege: Privilege(rawValue: privilege))))
+      .revokePrivilege(
+        .init(by: caller.keyID, group: group, privilege: Privilege(rawValue: privilege))))
     return groupResponse(200, sent, group)
   }
 

@@ -132,7 +132,9 @@ extension ActionSpec {
   static let table: [ActionType: ActionSpec] = Dictionary(
     uniqueKeysWithValues: every.map { ($0.type, $0) })
 
-  static let acceptedFields: [ActionType: Set<String>?] = table.mapValues { $0.fields.map(Set.init) }
+  static let acceptedFields: [ActionType: Set<String>?] = table.mapValues {
+    $0.fields.map(Set.init)
+  }
 
   /// Every entry, in the documented order: the intents, then the results.
   public static let every: [ActionSpec] = [

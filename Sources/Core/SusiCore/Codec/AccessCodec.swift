@@ -22,7 +22,8 @@ extension Action.GrantPrivilege {
 
   init(reading r: FieldReader) throws(JSONShapeError) {
     self.init(
-      by: try r.string("by"), group: try r.string("group"), privilege: Privilege(rawValue: try r.string("privilege")))
+      by: try r.string("by"), group: try r.string("group"),
+      privilege: Privilege(rawValue: try r.string("privilege")))
   }
 }
 
@@ -35,7 +36,8 @@ extension Action.RevokePrivilege {
 
   init(reading r: FieldReader) throws(JSONShapeError) {
     self.init(
-      by: try r.string("by"), group: try r.string("group"), privilege: Privilege(rawValue: try r.string("privilege")))
+      by: try r.string("by"), group: try r.string("group"),
+      privilege: Privilege(rawValue: try r.string("privilege")))
   }
 }
 

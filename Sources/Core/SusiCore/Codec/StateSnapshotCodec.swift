@@ -47,7 +47,8 @@ extension State {
       }
       let request = try requests.object(member.key)
       inFlight[seq] = InFlightRequest(
-        type: RequestType(rawValue: try request.string("type")), since: try Self.timestamp(request, "since"),
+        type: RequestType(rawValue: try request.string("type")),
+        since: try Self.timestamp(request, "since"),
         key: try request.optionalString("key"), due: try readTimestamp(request, "due"),
         plan: try readPlanned(request, "plan"))
     }
