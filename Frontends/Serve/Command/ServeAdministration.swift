@@ -230,7 +230,7 @@ public struct ServeAdministration: Sendable {
     }
     let subscriber = Subscriber(
       id: options["--id"] ?? Subscriber.generateID(), url: words[2],
-      events: Set(Self.list(options["--events"])),
+      events: EventFilter(names: Self.list(options["--events"])),
       secret: secret, after: after)
     if let problem = subscriber.problem { return .failure(problem, exitCode: ExitCode.usage) }
     do {

@@ -201,7 +201,7 @@ extension WebhookHandler {
     return Self.json(201) { o in
       o.field("id", subscriber.id)
       o.field("url", subscriber.url)
-      o.field("events", subscriber.events.isEmpty ? ["*"] : subscriber.events.sorted())
+      o.field("events", subscriber.events.names)
       if generated { o.field("secret", subscriber.secret.text) }
     }
   }
