@@ -1,4 +1,3 @@
-import Foundation
 import SusiCommandLine
 import SusiCore
 import SusiJSON
@@ -74,7 +73,7 @@ enum DatabaseReplay {
     try PostgresLogRecovery.replay(
       location, on: connection, into: &second, until: until ?? first.lastSeq)
     let here = ReplayCommand.digest(first.state)
-    guard let there = childDigest(log, until: until ?? first.lastSeq) else {
+    guard let there = ReplayCommand.childDigest(path: log, until: until ?? first.lastSeq) else {
       StandardStream.error.line("susi replay: could not run a second replay in a fresh process")
       return ExitCode.software
     }
@@ -88,20 +87,5 @@ enum DatabaseReplay {
       "verified: \(first.lastSeq) events replay to the same state in two processes (sha256 \(here))"
     )
     return ExitCode.success
-  }
-
-  /// The digest a fresh `susi replay LOG --digest --until SEQ` prints.
-  private static func childDigest(_ log: String, until: Int) -> String? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments = ["replay", log, "--digest", "--until", String(until)]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch { return nil }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { return nil }
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   }
 }

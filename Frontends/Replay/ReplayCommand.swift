@@ -420,7 +420,7 @@ public enum ReplayCommand {
   }
 
   /// The final-state digest computed by a fresh `susi replay --digest` process.
-  private static func childDigest(path: String, until: Int?) -> String? {
+  static func childDigest(path: String, until: Int?) -> String? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     var arguments = ["replay", path, "--digest"]

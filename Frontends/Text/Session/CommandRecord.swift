@@ -15,15 +15,6 @@ import Synchronization
 final class CommandRecord: Sendable {
   private let record = Mutex<(lines: [[UInt8]], events: [Event], seqs: Set<Int>)>(([], [], []))
 
-  /// The result types that carry each command's data, by command name.
-  static let dataTypes: [String: Set<ActionType>] = [
-    "ask": [.messageReceived], "groups": [.groupsLoaded], "skills": [.skillsLoaded],
-    "skill": [.skillLoaded], "rate": [.ratingSubmitted], "myrating": [.userRatingLoaded],
-    "settings": [.settingsChanged, .settingsSynced], "login": [.loggedIn],
-    "logout": [.loggedOut], "signup": [.signedUp], "search": [.websearchLoaded],
-    "preview": [.linkPreviewLoaded], "history": [.historyLoaded],
-  ]
-
   /// Keeps `published` when it is this process's own intent or a result of one kept before;
   /// called inside the store's turn, so it only appends.
   func add(_ published: PublishedEvent) {
@@ -45,7 +36,7 @@ final class CommandRecord: Sendable {
   /// command shows from the state, such as the settings) when it logged none; nil when there
   /// is no data (the command failed).
   func data(command: String, fallback: Action?) -> String? {
-    let types = Self.dataTypes[command] ?? []
+    let types = TextCommands.named(command)?.data ?? []
     let events = record.withLock { $0.events }
     guard let action = events.last(where: { types.contains($0.action.type) })?.action ?? fallback
     else { return nil }
