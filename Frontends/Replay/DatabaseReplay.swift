@@ -27,13 +27,13 @@ enum DatabaseReplay {
     if options.has("--stats") {
       return ReplayCommand.usage("--stats reads log files only")
     }
-    let json = options.has("--json")
-    do {
+    return ReplayCommand.reporting {
       if options.has("--verify") {
         return try verify(log, location: location, on: connection, until: until)
       }
       if options.has("--step") {
-        return try ReplayCommand.step(from: from ?? 0, json: json) { recovered, visit in
+        return try ReplayCommand.step(from: from ?? 0, json: options.has("--json")) {
+          recovered, visit in
           try PostgresLogRecovery.replay(
             location, on: connection, into: &recovered, until: until, visit: visit)
           return nil
@@ -41,25 +41,7 @@ enum DatabaseReplay {
       }
       var recovered = Recovered()
       try PostgresLogRecovery.replay(location, on: connection, into: &recovered, until: until)
-      if options.has("--digest") {
-        StandardStream.output.line(ReplayCommand.digest(recovered.state))
-      } else if json {
-        StandardStream.output.write(recovered.state.canonicalJSON() + [0x0a])
-      } else {
-        StandardStream.output.write(StateReport.render(recovered, path: location.description))
-      }
-      return ExitCode.success
-    } catch let error as PostgresLogError {
-      StandardStream.error.line("susi replay: \(error)")
-      if error.isCorruption {
-        StandardStream.error.line(
-          "susi replay: the log is damaged at that seq; nothing after it was applied")
-        return ExitCode.dataError
-      }
-      return ExitCode.ioError
-    } catch {
-      StandardStream.error.line("susi replay: \(error)")
-      return ExitCode.software
+      return ReplayCommand.show(recovered, log: location.description, options)
     }
   }
 
