@@ -32,8 +32,7 @@ public enum TextFrontend {
     do {
       command = try TextCommands.read(row, invocation.arguments)
     } catch {
-      StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+      return error.report(spec)
     }
     return await withSession(invocation, mode: .shell, command: row.name) { session in
       let outcome = await session.run(command)
