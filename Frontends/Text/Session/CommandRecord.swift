@@ -48,27 +48,19 @@ final class CommandRecord: Sendable {
   /// `--json=events`.
   func json(command: String, exitCode: Int32, pending: [PendingAnswer]) -> String {
     var w = JSONWriter()
-    w.raw(#"{"command":"#)
-    w.string(command)
-    w.raw(#","exitCode":"#)
-    w.int(Int(exitCode))
-    w.raw(#","events":["#)
-    for (index, line) in record.withLock({ $0.lines }).enumerated() {
-      if index > 0 { w.byte(UInt8(ascii: ",")) }
-      w.bytes += line
-    }
-    w.raw(#"],"pending":["#)
-    for (index, answer) in pending.enumerated() {
-      if index > 0 { w.byte(UInt8(ascii: ",")) }
-      w.raw(#"{"seq":"#)
-      w.int(answer.seq)
-      if let due = answer.due {
-        w.raw(#","due":"#)
-        w.string(due.rfc3339)
+    w.object { o in
+      o.field("command", command)
+      o.field("exitCode", Int(exitCode))
+      o.field("events") { $0.array(record.withLock { $0.lines }) { w, line in w.bytes += line } }
+      o.field("pending") {
+        $0.array(pending) { w, answer in
+          w.object { o in
+            o.field("seq", answer.seq)
+            o.field("due", answer.due?.rfc3339)
+          }
+        }
       }
-      w.byte(UInt8(ascii: "}"))
     }
-    w.raw("]}")
     return String(decoding: w.bytes, as: UTF8.self)
   }
 }
