@@ -91,10 +91,9 @@ public enum TextFrontend {
     context.stateDirectory = app.options.stateDirectory
     context.resumedPlans = app.resumedPlans
     context.startedAlone = app.startedAlone
-    if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
-      // Planned answers delivered late may be logged before the session follows the log.
-      context.followFrom = app.resumedEvents
-    }
+    let deliveredLate = app.resumedPlans.contains { $0.fate == .deliveredLate }
+    // Planned answers delivered late may be logged before the session follows the log.
+    if deliveredLate { context.followFrom = app.resumedEvents }
     let input = StandardInput()
     var lineReader: TerminalLineReader?
     if mode == .chat && TerminalLineReader.isUsable(environment: invocation.environment) {
@@ -116,10 +115,8 @@ public enum TextFrontend {
       await session.interrupt()
     }
     if console.notes { await session.announceResumedPlans() }
-    if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
-      // Shown before the command's own output, not somewhere in the middle of it.
-      await session.finishBackgroundWork()
-    }
+    // Shown before the command's own output, not somewhere in the middle of it.
+    if deliveredLate { await session.finishBackgroundWork() }
     let recorder = json ? CommandRecord() : nil
     var observing: Int?
     if let recorder { observing = await app.store.observe { recorder.add($0) } }
