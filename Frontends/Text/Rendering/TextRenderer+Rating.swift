@@ -24,7 +24,7 @@ extension TextRenderer {
   /// `★★★★☆ 4.3 (3 ratings)`, or `not rated yet`.
   public func ratingSummary(_ rating: RatingAggregate?) -> String {
     guard let rating, let total = Self.ratingCount(rating) else { return "not rated yet" }
-    return stars(Self.average(rating)) + " (\(total) rating\(total == 1 ? "" : "s"))"
+    return stars(Self.average(rating)) + " (\(NumberText.counted(total, "rating")))"
   }
 
   /// The distribution from five stars down to one as bars (the largest bucket fills the bar)
@@ -43,7 +43,7 @@ extension TextRenderer {
         "\(label) \(bar)  \(String(count).padded(toWidth: countWidth, alignRight: true))")
     }
     lines.append(
-      "average \(NumberText.trimmed(Self.average(rating), maximumDecimals: 2)) from \(total) rating\(total == 1 ? "" : "s")"
+      "average \(NumberText.trimmed(Self.average(rating), maximumDecimals: 2)) from \(NumberText.counted(total, "rating"))"
     )
     return Self.join(lines)
   }

@@ -98,7 +98,7 @@ extension TextSession {
     if loaded.remaining > 0 {
       console.print(
         renderer.style.dim(
-          "\(loaded.remaining) older exchange\(loaded.remaining == 1 ? "" : "s") on the server: "
+          "\(NumberText.counted(loaded.remaining, "older exchange")) on the server: "
             + "\(command("/history", "susi history")) again shows them"))
     }
   }

@@ -33,7 +33,7 @@ extension TextSession {
     let events = await store.lastSeq
     console.print(
       TextRenderer.join([
-        "This session's event log is \(context.logPath) (\(events) event\(events == 1 ? "" : "s")).",
+        "This session's event log is \(context.logPath) (\(NumberText.counted(events, "event"))).",
         "Replay it to see the state it rebuilds:",
         "  susi replay \(log)            the final state",
         "  susi replay --step \(log)     each event and what it changed",

@@ -79,15 +79,15 @@ extension TextSession {
     }
     var parts: [String] = []
     let exchanges = state.transcript.filter { $0.speaker == .user }.count
-    parts.append("\(exchanges) question\(exchanges == 1 ? "" : "s") so far")
+    parts.append("\(NumberText.counted(exchanges, "question")) so far")
     let skillCount = state.skills.values.map(\.count).reduce(0, +)
     if skillCount > 0 {
       parts.append(
-        "\(skillCount) skill\(skillCount == 1 ? "" : "s") in \(state.skills.count) group\(state.skills.count == 1 ? "" : "s")"
+        "\(NumberText.counted(skillCount, "skill")) in \(NumberText.counted(state.skills.count, "group"))"
       )
     }
     if !state.settings.isEmpty {
-      parts.append("\(state.settings.count) setting\(state.settings.count == 1 ? "" : "s")")
+      parts.append(NumberText.counted(state.settings.count, "setting"))
     }
     parts.append(state.session.map { "logged in as \($0.email)" } ?? "not logged in")
     return
