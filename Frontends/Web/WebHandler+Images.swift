@@ -52,15 +52,6 @@ extension WebHandler {
 
   /// The media type the image's first bytes show, whatever its name says.
   static func imageType(_ bytes: [UInt8]) -> String {
-    switch ImageSniffer.kind(Array(bytes.prefix(512))) {
-    case "png": "image/png"
-    case "jpeg": "image/jpeg"
-    case "gif": "image/gif"
-    case "webp": "image/webp"
-    case "svg": "image/svg+xml"
-    case "bmp": "image/bmp"
-    case "ico": "image/x-icon"
-    default: "application/octet-stream"
-    }
+    MediaType.forFile("image." + (ImageSniffer.kind(Array(bytes.prefix(512))) ?? ""))
   }
 }

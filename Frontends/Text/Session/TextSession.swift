@@ -132,8 +132,8 @@ public actor TextSession {
     }
   }
 
-  /// Sends `action` and returns what `expected` reads from its result event. When the request failed,
-  /// was refused or got another result, it prints why and throws how the command ends.
+  /// Sends `action` and returns what `expected` reads from its result event. When the request
+  /// failed, was refused or got another result, it prints why and throws how the command ends.
   /// `fromServer` is false for requests that go elsewhere (a web search, a page preview): their
   /// errors name the address that failed, and no hint points at the server.
   func result<T>(
@@ -144,11 +144,17 @@ public actor TextSession {
       throw .failed
     }
     if let value = expected(event) { return value }
-    throw failure(event, doing: what, fromServer: fromServer)
+    guard let failed = failure(event, doing: what, fromServer: fromServer) else {
+      // A result of an unexpected type: reported, never silently ignored.
+      console.error("\(what) gave an unexpected \(event.action.type)")
+      throw .failed
+    }
+    throw failed
   }
 
-  /// Prints why `event` is not the success it should be, and says how the command ends.
-  func failure(_ event: Event, doing what: String, fromServer: Bool = true) -> Outcome {
+  /// Prints why `event` is not the success it should be, and says how it ended; nil when it is
+  /// a success.
+  func failure(_ event: Event, doing what: String, fromServer: Bool = true) -> Outcome? {
     switch event.action {
     case .requestFailed(let failed):
       if failed.error.kind == .cancelled {
@@ -172,9 +178,7 @@ public actor TextSession {
       let needsLogin = message.hasPrefix("log in first") || message.hasPrefix("nobody is logged in")
       return needsLogin ? .failed : .usage
     default:
-      // A result of an unexpected type: reported, never silently ignored.
-      console.error("\(what) gave an unexpected \(event.action.type)")
-      return .failed
+      return nil
     }
   }
 
