@@ -68,14 +68,14 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  private let base: UnsafePointer<UInt8>?
-  private let end: Int
-  private let repeatedKeys: RepeatedKeys
-  private let depthLimit: Int
-  private var index = 0
+  let base: UnsafePointer<UInt8>?
+  let end: Int
+  let repeatedKeys: RepeatedKeys
+  let depthLimit: Int
+  var index = 0
   private var scratch: [UInt8] = []
 
-  private init(
+  init(
     _ buffer: UnsafeBufferPointer<UInt8>, repeatedKeys: RepeatedKeys, depthLimit: Int
   ) {
     base = buffer.baseAddress
@@ -84,13 +84,16 @@ public struct JSONParser: ~Copyable {
     self.depthLimit = depthLimit
   }
 
-  @inline(__always) private func byte(_ i: Int) -> UInt8 { base.unsafelyUnwrapped[i] }
+  @inline(__always) func byte(_ i: Int) -> UInt8 { base.unsafelyUnwrapped[i] }
 
-  private func error(_ reason: String) -> JSONParseError {
+  func error(_ reason: String) -> JSONParseError {
     JSONParseError(offset: index, reason: reason)
   }
 
-  private mutating func skipWhitespace() {
+  @inline(__always)
+  mutating func skipWhitespace() {
+    // Compact text (what programs write) has none: one comparison and out.
+    guard index < end, byte(index) <= 0x20 else { return }
     while index < end {
       switch byte(index) {
       case 0x20, 0x0a, 0x0d, 0x09: index += 1
@@ -99,7 +102,7 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSON {
+  mutating func parseValue(depth: Int) throws(JSONParseError) -> JSON {
     guard index < end else { throw error("unexpected end of input") }
     switch byte(index) {
     case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -119,7 +122,7 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+  mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
     let count = literal.utf8CodeUnitCount
     guard end - index >= count else { throw error("unexpected end of input") }
     let start = literal.utf8Start
@@ -203,7 +206,7 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  private mutating func parseString() throws(JSONParseError) -> String {
+  mutating func parseString() throws(JSONParseError) -> String {
     index += 1  // opening quote
     let start = index
     // Fast path: no escapes.
@@ -312,7 +315,7 @@ public struct JSONParser: ~Copyable {
     scratch.append(contentsOf: UTF8.encode(unicode)!)
   }
 
-  private mutating func parseNumber() throws(JSONParseError) -> JSON {
+  mutating func parseNumber() throws(JSONParseError) -> JSON {
     let start = index
     var negative = false
     if byte(index) == UInt8(ascii: "-") {
