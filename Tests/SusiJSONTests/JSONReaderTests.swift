@@ -105,6 +105,7 @@ import Testing
       let first = try #require(try reader.nextKey())
       #expect(first == "type")
       #expect(!(first == "typ"))
+      #expect(!(first == "t"))
       #expect(try reader.string() == "answer")
       let escaped = try #require(try reader.nextKey())
       #expect(escaped.hasEscapes)
@@ -112,6 +113,16 @@ import Testing
       try reader.skipValue()
       #expect(try reader.nextKey() == nil)
       try reader.finish()
+    }
+  }
+
+  @Test func comparesOneCharacterKeys() throws {
+    try Array(#"{"v":2}"#.utf8).withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      try reader.enterObject()
+      let key = try #require(try reader.nextKey())
+      #expect(key == "v")
+      #expect(!(key == "w"))
     }
   }
 

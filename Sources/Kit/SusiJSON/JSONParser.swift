@@ -4,6 +4,11 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
   public var offset: Int
   public var reason: String
   public var description: String { "\(reason) at byte \(offset)" }
+
+  @usableFromInline init(offset: Int, reason: String) {
+    self.offset = offset
+    self.reason = reason
+  }
 }
 
 /// A strict RFC 8259 parser working directly on bytes.
@@ -68,11 +73,11 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  let base: UnsafePointer<UInt8>?
-  let end: Int
+  @usableFromInline let base: UnsafePointer<UInt8>?
+  @usableFromInline let end: Int
   let repeatedKeys: RepeatedKeys
-  let depthLimit: Int
-  var index = 0
+  @usableFromInline let depthLimit: Int
+  @usableFromInline var index = 0
   private var scratch: [UInt8] = []
 
   init(
@@ -84,13 +89,13 @@ public struct JSONParser: ~Copyable {
     self.depthLimit = depthLimit
   }
 
-  @inline(__always) func byte(_ i: Int) -> UInt8 { base.unsafelyUnwrapped[i] }
+  @inlinable @inline(__always) func byte(_ i: Int) -> UInt8 { base.unsafelyUnwrapped[i] }
 
-  func error(_ reason: String) -> JSONParseError {
+  @usableFromInline func error(_ reason: String) -> JSONParseError {
     JSONParseError(offset: index, reason: reason)
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   mutating func skipWhitespace() {
     // Compact text (what programs write) has none: one comparison and out.
     guard index < end, byte(index) <= 0x20 else { return }
@@ -102,7 +107,7 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  mutating func parseValue(depth: Int) throws(JSONParseError) -> JSON {
+  @usableFromInline mutating func parseValue(depth: Int) throws(JSONParseError) -> JSON {
     guard index < end else { throw error("unexpected end of input") }
     switch byte(index) {
     case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -122,7 +127,7 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+  @usableFromInline mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
     let count = literal.utf8CodeUnitCount
     guard end - index >= count else { throw error("unexpected end of input") }
     let start = literal.utf8Start
@@ -206,7 +211,7 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  mutating func parseString() throws(JSONParseError) -> String {
+  @usableFromInline mutating func parseString() throws(JSONParseError) -> String {
     index += 1  // opening quote
     let start = index
     // Fast path: no escapes.
@@ -315,7 +320,7 @@ public struct JSONParser: ~Copyable {
     scratch.append(contentsOf: UTF8.encode(unicode)!)
   }
 
-  mutating func parseNumber() throws(JSONParseError) -> JSON {
+  @usableFromInline mutating func parseNumber() throws(JSONParseError) -> JSON {
     let start = index
     var negative = false
     if byte(index) == UInt8(ascii: "-") {

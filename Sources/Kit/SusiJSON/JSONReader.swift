@@ -23,13 +23,25 @@ public struct JSONReader: ~Copyable {
     /// Whether the key contains a backslash escape (then `bytes` is not its value).
     public let hasEscapes: Bool
 
+    @usableFromInline init(bytes: UnsafeRawBufferPointer, hasEscapes: Bool) {
+      self.bytes = bytes
+      self.hasEscapes = hasEscapes
+    }
+
     /// Whether this key is exactly `text` (a key with escapes never is).
-    @inline(__always)
+    @inlinable
     public static func == (key: Key, text: StaticString) -> Bool {
+      guard text.hasPointerRepresentation else {
+        // A one-character literal may be stored as its scalar.
+        let scalar = text.unicodeScalar
+        return !key.hasEscapes && scalar.isASCII && key.bytes.count == 1
+          && key.bytes[0] == UInt8(scalar.value)
+      }
       let count = text.utf8CodeUnitCount
       guard !key.hasEscapes, key.bytes.count == count else { return false }
       return count == 0
-        || sameBytes(key.bytes.baseAddress.unsafelyUnwrapped, UnsafeRawPointer(text.utf8Start), count)
+        || sameBytes(
+          key.bytes.baseAddress.unsafelyUnwrapped, UnsafeRawPointer(text.utf8Start), count)
     }
   }
 
@@ -38,10 +50,10 @@ public struct JSONReader: ~Copyable {
     case object, array, string, number, bool, null
   }
 
-  private var parser: JSONParser
-  private var depth = 0
+  @usableFromInline var parser: JSONParser
+  @usableFromInline var depth = 0
   /// True right after `{` or `[`: the next member or element needs no comma before it.
-  private var justOpened = false
+  @usableFromInline var justOpened = false
 
   /// A reader over `bytes` that refuses nesting deeper than `maximumDepth`.
   public init(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = JSONParser.maximumDepth) {
@@ -61,7 +73,9 @@ public struct JSONReader: ~Copyable {
   }
 
   /// The reader's current position.
-  public var position: Position { Position(index: parser.index, depth: depth, justOpened: justOpened) }
+  public var position: Position {
+    Position(index: parser.index, depth: depth, justOpened: justOpened)
+  }
 
   /// Goes back to `position`, taken from this reader.
   public mutating func restore(_ position: Position) {
@@ -79,7 +93,7 @@ public struct JSONReader: ~Copyable {
   }
 
   /// The kind of the next value, without reading it.
-  public mutating func kind() throws(JSONParseError) -> Kind {
+  @inlinable public mutating func kind() throws(JSONParseError) -> Kind {
     parser.skipWhitespace()
     guard parser.index < parser.end else { throw parser.error("unexpected end of input") }
     switch parser.byte(parser.index) {
@@ -96,13 +110,13 @@ public struct JSONReader: ~Copyable {
   // MARK: Objects and arrays
 
   /// Reads the `{` of an object; then call `nextKey` until it returns nil.
-  public mutating func enterObject() throws(JSONParseError) {
+  @inlinable public mutating func enterObject() throws(JSONParseError) {
     try open(UInt8(ascii: "{"), "expected an object")
   }
 
   /// The next member's key (the reader is then at its value, which must be read or skipped), or
   /// nil after the object's closing `}`.
-  public mutating func nextKey() throws(JSONParseError) -> Key? {
+  @inlinable public mutating func nextKey() throws(JSONParseError) -> Key? {
     guard try advance(closing: UInt8(ascii: "}"), "expected ',' or '}'") else { return nil }
     guard parser.index < parser.end, parser.byte(parser.index) == UInt8(ascii: "\"") else {
       throw parser.error("expected a string key")
@@ -118,16 +132,16 @@ public struct JSONReader: ~Copyable {
   }
 
   /// Reads the `[` of an array; then call `nextElement` until it returns false.
-  public mutating func enterArray() throws(JSONParseError) {
+  @inlinable public mutating func enterArray() throws(JSONParseError) {
     try open(UInt8(ascii: "["), "expected an array")
   }
 
   /// Whether another element follows (the reader is then at it); false after the closing `]`.
-  public mutating func nextElement() throws(JSONParseError) -> Bool {
+  @inlinable public mutating func nextElement() throws(JSONParseError) -> Bool {
     try advance(closing: UInt8(ascii: "]"), "expected ',' or ']'")
   }
 
-  private mutating func open(_ byte: UInt8, _ reason: String) throws(JSONParseError) {
+  @inlinable mutating func open(_ byte: UInt8, _ reason: String) throws(JSONParseError) {
     parser.skipWhitespace()
     guard parser.index < parser.end, parser.byte(parser.index) == byte else {
       throw parser.error(parser.index < parser.end ? reason : "unexpected end of input")
@@ -140,7 +154,8 @@ public struct JSONReader: ~Copyable {
 
   /// Moves past the `,` before the next member or element; false (after consuming it) at
   /// `closing`.
-  private mutating func advance(closing: UInt8, _ reason: String) throws(JSONParseError) -> Bool {
+  @inlinable mutating func advance(closing: UInt8, _ reason: String) throws(JSONParseError) -> Bool
+  {
     parser.skipWhitespace()
     guard parser.index < parser.end else { throw parser.error("unexpected end of input") }
     let byte = parser.byte(parser.index)
@@ -163,20 +178,20 @@ public struct JSONReader: ~Copyable {
   // MARK: Scalars
 
   /// Reads a string.
-  public mutating func string() throws(JSONParseError) -> String {
+  @inlinable public mutating func string() throws(JSONParseError) -> String {
     try expect(UInt8(ascii: "\""), "expected a string")
     return try parser.parseString()
   }
 
   /// Reads a string without making a `String` of it: its bytes between the quotes (checked as
   /// `string()` would), with escapes unresolved.
-  public mutating func stringBytes() throws(JSONParseError) -> Key {
+  @inlinable public mutating func stringBytes() throws(JSONParseError) -> Key {
     try expect(UInt8(ascii: "\""), "expected a string")
     return try scanString()
   }
 
   /// Reads `null` and returns true, or returns false without reading anything.
-  public mutating func null() throws(JSONParseError) -> Bool {
+  @inlinable public mutating func null() throws(JSONParseError) -> Bool {
     parser.skipWhitespace()
     guard parser.index < parser.end, parser.byte(parser.index) == UInt8(ascii: "n") else {
       return false
@@ -186,7 +201,7 @@ public struct JSONReader: ~Copyable {
   }
 
   /// Reads `true` or `false`.
-  public mutating func bool() throws(JSONParseError) -> Bool {
+  @inlinable public mutating func bool() throws(JSONParseError) -> Bool {
     parser.skipWhitespace()
     guard parser.index < parser.end else { throw parser.error("unexpected end of input") }
     switch parser.byte(parser.index) {
@@ -201,7 +216,7 @@ public struct JSONReader: ~Copyable {
   }
 
   /// Reads a number written as an integer that fits in `Int`.
-  public mutating func int() throws(JSONParseError) -> Int {
+  @inlinable public mutating func int() throws(JSONParseError) -> Int {
     let start = parser.index
     switch try number() {
     case .int(let value): return value
@@ -210,7 +225,7 @@ public struct JSONReader: ~Copyable {
   }
 
   /// Reads a number as `JSONParser` would (`.int`, `.double` or `.number`).
-  public mutating func number() throws(JSONParseError) -> JSON {
+  @inlinable public mutating func number() throws(JSONParseError) -> JSON {
     parser.skipWhitespace()
     guard parser.index < parser.end else { throw parser.error("unexpected end of input") }
     switch parser.byte(parser.index) {
@@ -237,7 +252,7 @@ public struct JSONReader: ~Copyable {
     }
   }
 
-  private mutating func expect(_ byte: UInt8, _ reason: String) throws(JSONParseError) {
+  @inlinable mutating func expect(_ byte: UInt8, _ reason: String) throws(JSONParseError) {
     parser.skipWhitespace()
     guard parser.index < parser.end else { throw parser.error("unexpected end of input") }
     guard parser.byte(parser.index) == byte else { throw parser.error(reason) }
@@ -245,7 +260,7 @@ public struct JSONReader: ~Copyable {
 
   /// Reads past a string, checking its escapes and UTF-8 as `string()` would, and returns its
   /// bytes between the quotes.
-  private mutating func scanString() throws(JSONParseError) -> Key {
+  @usableFromInline mutating func scanString() throws(JSONParseError) -> Key {
     let open = parser.index
     parser.index += 1
     let start = parser.index
@@ -280,19 +295,20 @@ public struct JSONReader: ~Copyable {
     throw JSONParseError(offset: open, reason: "unterminated string")
   }
 
-  private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+  static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
     for b in bytes where b >= 0x80 { return false }
     return true
   }
 }
 
 /// Whether `count` bytes at `a` and `b` are equal, comparing eight at a time.
-@inline(__always)
-private func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+@inlinable
+func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
   var i = 0
   while count - i >= 8 {
-    guard a.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-      == b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+    guard
+      a.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        == b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
     else { return false }
     i += 8
   }

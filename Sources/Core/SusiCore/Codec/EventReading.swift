@@ -50,7 +50,12 @@ extension Event {
         at = t
       case .origin: origin = EventOrigin(rawValue: try r.string())
       case .cause: if !(try r.null()) { cause = try r.int() }
-      case .id: if !(try r.null()) { id = try r.value() }
+      case .id:
+        switch try r.kind() {
+        case .null: _ = try r.null()
+        case .number: id = try r.number()
+        default: id = try r.value()
+        }
       case .idempotencyKey: if !(try r.null()) { idempotencyKey = try r.string() }
       case .type:
         guard let t = actionType(try r.stringBytes()) else { throw Unusual() }
@@ -61,7 +66,9 @@ extension Event {
       }
     }
     try r.finish()
-    guard version == 1 || version == formatVersion, seen.contains(.required) else { throw Unusual() }
+    guard version == 1 || version == formatVersion, seen.contains(.required) else {
+      throw Unusual()
+    }
     if action == nil, let type {
       // No payload member: `{}`.
       action = try Action.decode(type: type.rawValue, payload: nil)
@@ -110,26 +117,18 @@ extension Event {
     static let required: EnvelopeFields = [.seq, .at, .origin, .type]
 
     init(_ key: JSONReader.Key) {
-      if key == "v" {
-        self = .version
-      } else if key == "seq" {
-        self = .seq
-      } else if key == "at" {
-        self = .at
-      } else if key == "origin" {
-        self = .origin
-      } else if key == "cause" {
-        self = .cause
-      } else if key == "id" {
-        self = .id
-      } else if key == "idempotencyKey" {
-        self = .idempotencyKey
-      } else if key == "type" {
-        self = .type
-      } else if key == "payload" {
-        self = .payload
-      } else {
-        self = []
+      // The length picks the one candidate; its bytes must then match. (A one-character
+      // `StaticString` may have no pointer for `==` to compare, so `v` is checked by hand.)
+      switch key.bytes.count {
+      case 1: self = !key.hasEscapes && key.bytes[0] == UInt8(ascii: "v") ? .version : []
+      case 2: self = key == "at" ? .at : key == "id" ? .id : []
+      case 3: self = key == "seq" ? .seq : []
+      case 4: self = key == "type" ? .type : []
+      case 5: self = key == "cause" ? .cause : []
+      case 6: self = key == "origin" ? .origin : []
+      case 7: self = key == "payload" ? .payload : []
+      case 14: self = key == "idempotencyKey" ? .idempotencyKey : []
+      default: self = []
       }
     }
   }
@@ -162,8 +161,7 @@ extension Event {
     }
   }
 
-  private static func readMessageReceived(_ r: inout JSONReader) throws -> Action.MessageReceived?
-  {
+  private static func readMessageReceived(_ r: inout JSONReader) throws -> Action.MessageReceived? {
     var query: String?
     var answers: [AnswerAction]?
     var skill: String??
@@ -212,28 +210,46 @@ extension Event {
     return answers
   }
 
-  /// An answer of type `answer` written as this writer writes it (type first), or nil.
+  /// An answer of type `answer` or `websearch` written as this writer writes it (type first),
+  /// or nil.
   private static func readPlainAnswer(_ r: inout JSONReader) throws -> AnswerAction? {
     try r.enterObject()
     guard let first = try r.nextKey(), first == "type" else { return nil }
     let type = try r.stringBytes()
-    guard type == "answer" else { return nil }
-    var expression: String?
-    var language: String??
-    var mood: String??
-    while let key = try r.nextKey() {
-      if key == "expression", expression == nil {
-        expression = try r.string()
-      } else if key == "language", language == nil {
-        language = .some(try r.null() ? nil : try r.string())
-      } else if key == "mood", mood == nil {
-        mood = .some(try r.null() ? nil : try r.string())
-      } else {
-        return nil
+    if type == "answer" {
+      var expression: String?
+      var language: String??
+      var mood: String??
+      while let key = try r.nextKey() {
+        if key == "expression", expression == nil {
+          expression = try r.string()
+        } else if key == "language", language == nil {
+          language = .some(try r.null() ? nil : try r.string())
+        } else if key == "mood", mood == nil {
+          mood = .some(try r.null() ? nil : try r.string())
+        } else {
+          return nil
+        }
       }
+      guard let expression else { return nil }
+      return .answer(expression: expression, language: language ?? nil, mood: mood ?? nil)
     }
-    guard let expression else { return nil }
-    return .answer(expression: expression, language: language ?? nil, mood: mood ?? nil)
+    if type == "websearch" {
+      var query: String?
+      var count: Int??
+      while let key = try r.nextKey() {
+        if key == "query", query == nil {
+          query = try r.string()
+        } else if key == "count", count == nil {
+          count = .some(try r.null() ? nil : try r.int())
+        } else {
+          return nil
+        }
+      }
+      guard let query else { return nil }
+      return .websearch(query: query, count: count ?? nil)
+    }
+    return nil
   }
 
   /// Reads an object member by member through `member` (which returns false for a member it
