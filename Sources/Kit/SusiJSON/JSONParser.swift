@@ -214,14 +214,18 @@ public struct JSONParser: ~Copyable {
   @usableFromInline mutating func parseString() throws(JSONParseError) -> String {
     index += 1  // opening quote
     let start = index
-    // Fast path: no escapes.
+    // Fast path: no escapes. The scan notes whether every byte is ASCII, which needs no further
+    // UTF-8 check.
+    var high: UInt8 = 0
     while index < end {
       let c = byte(index)
       if c == UInt8(ascii: "\"") {
         let slice = UnsafeBufferPointer(start: base! + start, count: index - start)
         index += 1
+        if high < 0x80 { return String(decoding: slice, as: UTF8.self) }
         return try validated(slice, at: start)
       }
+      high |= c
       if c == UInt8(ascii: "\\") { break }
       if c < 0x20 { throw error("control character in a string") }
       index += 1

@@ -265,8 +265,10 @@ public struct JSONReader: ~Copyable {
     parser.index += 1
     let start = parser.index
     var escapes = false
+    var high: UInt8 = 0
     while parser.index < parser.end {
       let c = parser.byte(parser.index)
+      high |= c
       if c == UInt8(ascii: "\"") {
         let bytes = UnsafeRawBufferPointer(
           start: parser.base.unsafelyUnwrapped + start, count: parser.index - start)
@@ -276,7 +278,7 @@ public struct JSONReader: ~Copyable {
           _ = try parser.parseString()
         } else {
           parser.index += 1
-          if !Self.isASCII(bytes) {
+          if high >= 0x80 {
             guard String(validating: bytes, as: UTF8.self) != nil else {
               throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string")
             }
@@ -293,11 +295,6 @@ public struct JSONReader: ~Copyable {
       parser.index += 1
     }
     throw JSONParseError(offset: open, reason: "unterminated string")
-  }
-
-  static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    for b in bytes where b >= 0x80 { return false }
-    return true
   }
 }
 
