@@ -306,7 +306,7 @@ import Testing
       "Knowledge/en/sum": "add * and *\n!example:add 2 and 3\n!javascript:$!$\n$1$ + $2$\neol\n",
     ])
     let check = SkillCheck.run(dataDirectory: data)
-    #expect(check.outcomes.allSatisfy(\.isOwn))
+    #expect(check.outcomes.allSatisfy { $0.isOwn })
     #expect(check.outcomes.first { $0.skill.hasSuffix("sum.txt") }?.answer == "5")
     // The real server ranks `hello (.*)` (ten characters) before `hello hal` (nine).
     #expect(check.outcomes.first { $0.skill.hasSuffix("hal.txt") }?.realServer == .other)
@@ -334,7 +334,10 @@ import Testing
     let forgot = try ask(server, "forget this")
     #expect(forgot.answers == ["I forgot it."])
     #expect(!forgot.data.contains { $0.object?["1"] != nil })
-    #expect(try ask(server, "lose this").answers == [Self.fallback])
+    // A new user: remembered rows of earlier answers are searched too (as on the real server),
+    // so the first user's `$1$` from `echo hi` would fill it.
+    #expect(try ask(server, "lose this", from: "203.0.113.9").answers == [Self.fallback])
+    #expect(try ask(server, "lose this").answers == ["You said hi."])
   }
 
   @Test func theSkillFolderIsRememberedUntilBundledIsChosen() throws {

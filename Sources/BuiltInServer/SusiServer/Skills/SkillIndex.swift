@@ -27,21 +27,23 @@ struct SkillTree {
   var groupsByModel: [String: [String]]
 
   static func scan(_ dataDirectory: URL) -> SkillTree {
-    let models = dataDirectory.appendingPathComponent("models")
+    // Paths as strings: `URL.appendingPathComponent` costs more than all the rest of a scan.
+    let models = dataDirectory.appendingPathComponent("models").path
     var files: [File] = []
     var groupsByModel: [String: [String]] = [:]
-    for model in SkillLibrary.subdirectories(of: models) {
-      let modelURL = models.appendingPathComponent(model)
-      let groups = SkillLibrary.subdirectories(of: modelURL)
+    for model in SkillLibrary.subdirectories(atPath: models) {
+      let modelPath = models + "/" + model
+      let groups = SkillLibrary.subdirectories(atPath: modelPath)
       groupsByModel[model] = groups
       for group in groups {
-        let groupURL = modelURL.appendingPathComponent(group)
-        for language in SkillLibrary.subdirectories(of: groupURL) {
-          let languageURL = groupURL.appendingPathComponent(language)
-          for name in SkillLibrary.files(in: languageURL) where name.hasSuffix(".txt") {
-            let url = languageURL.appendingPathComponent(name)
+        let groupPath = modelPath + "/" + group
+        for language in SkillLibrary.subdirectories(atPath: groupPath) {
+          let languagePath = groupPath + "/" + language
+          for name in SkillLibrary.files(atPath: languagePath) where name.hasSuffix(".txt") {
+            let path = languagePath + "/" + name
+            let url = URL(fileURLWithPath: path, isDirectory: false)
             var info = stat()
-            let found = stat(url.path, &info) == 0
+            let found = stat(path, &info) == 0
             func date(_ time: timespec) -> Date {
               Date(
                 timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9

@@ -293,27 +293,40 @@ public struct SkillLibrary: Sendable {
       under: dataDirectory.appendingPathComponent("models"))
   }
 
-  static func subdirectories(of url: URL) -> [String] {
-    entries(of: url).filter { name in
-      var isDirectory: ObjCBool = false
-      return FileManager.default.fileExists(
-        atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
-        && isDirectory.boolValue
-    }
+  static func subdirectories(of url: URL) -> [String] { subdirectories(atPath: url.path) }
+
+  static func files(in url: URL) -> [String] { files(atPath: url.path) }
+
+  static func subdirectories(atPath path: String) -> [String] {
+    entries(atPath: path).filter(\.isDirectory).map(\.name)
   }
 
-  static func files(in url: URL) -> [String] {
-    entries(of: url).filter { name in
-      var isDirectory: ObjCBool = false
-      return FileManager.default.fileExists(
-        atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
-        && !isDirectory.boolValue
-    }
+  static func files(atPath path: String) -> [String] {
+    entries(atPath: path).filter { !$0.isDirectory }.map(\.name)
   }
 
-  /// Visible entries of a folder, sorted so that every run sees the same order.
-  private static func entries(of url: URL) -> [String] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-    return names.filter { !$0.hasPrefix(".") }.sorted()
+  /// Visible entries of a folder (symbolic links read as what they point to), sorted so that
+  /// every run sees the same order; none when it cannot be read.
+  private static func entries(atPath path: String) -> [(name: String, isDirectory: Bool)] {
+    guard let directory = opendir(path) else { return [] }
+    defer { closedir(directory) }
+    var out: [(name: String, isDirectory: Bool)] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard !name.hasPrefix(".") else { continue }
+      let isDirectory: Bool
+      switch Int32(entry.pointee.d_type) {
+      case Int32(DT_DIR): isDirectory = true
+      case Int32(DT_REG): isDirectory = false
+      default:
+        var info = stat()
+        guard stat(path + "/" + name, &info) == 0 else { continue }
+        isDirectory = info.st_mode & S_IFMT == S_IFDIR
+      }
+      out.append((name, isDirectory))
+    }
+    return out.sorted { $0.name < $1.name }
   }
 }
