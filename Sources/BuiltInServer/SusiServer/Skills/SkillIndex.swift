@@ -555,9 +555,18 @@ extension SkillIndex {
 
     /// Adds one intent of the skill begun last, whose utterance line starts at byte `offset`.
     mutating func add(_ intent: SkillIntent, offset: Int) {
-      var line = "i\t\(SkillMind.rank(intent))\t\(intent.line)\t\(offset)"
-      for pattern in intent.patterns { line += "\t" + SkillIndex.escape(pattern.text) }
-      pending += Array((line + "\n").utf8)
+      // Bytes appended directly: this runs for every intent of the collection.
+      pending.append(contentsOf: "i\t".utf8)
+      pending.append(contentsOf: String(SkillMind.rank(intent)).utf8)
+      pending.append(0x09)
+      pending.append(contentsOf: String(intent.line).utf8)
+      pending.append(0x09)
+      pending.append(contentsOf: String(offset).utf8)
+      for pattern in intent.patterns {
+        pending.append(0x09)
+        pending.append(contentsOf: SkillIndex.escape(pattern.text).utf8)
+      }
+      pending.append(0x0A)
       pendingCount += 1
       let start = Int32(intentKeys.count)
       func number(_ key: String) -> Int32 {
