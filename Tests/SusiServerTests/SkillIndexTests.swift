@@ -174,6 +174,9 @@ import Testing
     #expect(library.loadedFromIndex)
     let greet = data.appendingPathComponent("models/general/Social/en/greet.txt")
     try Data("bye\nBye!\n".utf8).write(to: greet)
+    // Read alone (as an answer reads it), neither intent is where the index put it.
+    #expect(library.skills.first?.intent(0) == nil)
+    #expect(library.skills.first?.intent(1) == nil)
     #expect(library.skills.first?.file.intents.isEmpty == true)
   }
 

@@ -204,13 +204,10 @@ final class SkillSource: Sendable {
       }
       later += 1
     }
-    if let bytes = try? AtomicFile.read(url, limit: SkillParser.maximumFileSize),
-      wanted.offset < bytes.count, (end ?? bytes.count) > wanted.offset,
-      (end ?? bytes.count) <= bytes.count
-    {
+    if let bytes = Self.read(url.path, from: wanted.offset, to: end) {
       var intents: [SkillIntent] = []
       _ = try? SkillParser.parse(
-        Array(bytes[wanted.offset..<(end ?? bytes.count)]), acceptCatchAll: false,
+        bytes, acceptCatchAll: false,
         each: { if $0.line == wanted.line { intents.append($0) } }, firstLine: wanted.line)
       if intents.indices.contains(ordinal), intents[ordinal].patterns.map(\.text) == wanted.texts {
         found = intents[ordinal]
@@ -218,6 +215,30 @@ final class SkillSource: Sendable {
     }
     single.withLock { $0[number] = found }
     return found
+  }
+
+  /// The bytes of the regular file at `path` from `start` up to `end` (or its end), read
+  /// without reading the rest; nil when it cannot be read, is no regular file, or is shorter.
+  static func read(_ path: String, from start: Int, to end: Int?) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    let size = Int(info.st_size)
+    let stop = min(end ?? size, size)
+    guard size <= SkillParser.maximumFileSize, start >= 0, start < stop else { return nil }
+    var bytes = [UInt8](repeating: 0, count: stop - start)
+    var done = 0
+    while done < bytes.count {
+      let count = bytes.withUnsafeMutableBytes { buffer in
+        pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(start + done))
+      }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { return nil }
+      done += count
+    }
+    return bytes
   }
 }
 
