@@ -193,9 +193,8 @@ public struct SkillLibrary: Sendable {
   /// Parses every file of `tree` and keeps them.
   static func parseAll(_ tree: SkillTree) -> SkillLibrary {
     var skills: [Skill] = []
-    var loaded: [Int] = []
     var warnings: [String] = []
-    for (position, entry) in tree.files.enumerated() {
+    for entry in tree.files {
       do {
         guard let bytes = try AtomicFile.read(entry.url, limit: SkillParser.maximumFileSize)
         else { continue }
@@ -210,7 +209,6 @@ public struct SkillLibrary: Sendable {
           Skill(
             model: entry.model, group: entry.group, language: entry.language,
             tag: entry.tag, file: file, modified: entry.modified, accessed: entry.accessed))
-        loaded.append(position)
       } catch {
         warnings.append("\(entry.relative): skipped: \(error)")
       }
