@@ -109,12 +109,18 @@ enum ServerCommandSpec {
     var out = ""
     for warning in check.warnings { out += "warning: \(warning)\n" }
     for outcome in check.outcomes where listExamples || !outcome.isOwn {
-      let mark = outcome.isOwn ? "ok  " : outcome.obstacle == nil ? "MISS" : "SKIP"
+      let mark =
+        outcome.isOwn ? "ok  " : outcome.obstacle != nil ? "SKIP" : outcome.tied ? "TIE " : "MISS"
       out +=
         "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)"
+      switch outcome.realServer {
+      case .tie: out += " (as the real server ranks: a tie)"
+      case .other: out += " (as the real server ranks: another skill first)"
+      default: break
+      }
       out += outcome.obstacle.map { " (\($0.rawValue))\n" } ?? "\n"
     }
-    out += check.summary + "\n" + check.timing + "\n"
+    out += check.summary + "\n" + check.realServerSummary + "\n" + check.timing + "\n"
     _ = StandardStream.output.write(out)
     return 0
   }
