@@ -62,7 +62,7 @@ let package = Package(
     module("SusiTerminal", in: "Kit"),
     module("SusiHTTPTypes", in: "Kit"),
     module("SusiTLS", in: "Kit", dependencies: ["COpenSSL"]),
-    module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes", "SusiTLS"]),
+    module("SusiHTTPClient", in: "Kit", dependencies: ["CEpoll", "SusiHTTPTypes", "SusiTLS"]),
     // ECMAScript 5.1 for skills' `!javascript:` rules: the system's duktape, run sandboxed.
     .systemLibrary(
       name: "CDuktape", path: "Sources/Kit/CDuktape", pkgConfig: "duktape",

@@ -80,7 +80,7 @@ struct HTTPHeadScanner {
         }
         switch Self.parseRequestLine(line) {
         case .success(let parsed): requestLine = parsed
-        case .failure(let rejection): return .rejected(rejection)
+        case .failure(let error): return .rejected(.badRequest(error.reason))
         }
         headerSectionStart = lineStart
         continue
@@ -99,7 +99,7 @@ struct HTTPHeadScanner {
       }
       switch HTTPFieldLine.parse(line) {
       case .success(let field): record(field)
-      case .failure(let rejection): return .rejected(rejection)
+      case .failure(let error): return .rejected(.badRequest(error.reason))
       }
     }
   }
