@@ -179,7 +179,7 @@ let package = Package(
     // own); the reducer tester; and the runtime's helpers: a scripted runner, a fake transport,
     // a test clock, and the driver of the built binary.
     module("SusiSamples", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
-    module("SusiHTTPTesting", in: "Testing"),
+    module("SusiHTTPTesting", in: "Testing", dependencies: ["SusiHTTPTypes"]),
     // A certificate authority made at run time, for the TLS tests and benchmarks.
     module("SusiTLSTesting", in: "Testing", dependencies: ["COpenSSL"]),
     module("SusiCoreTesting", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),

@@ -1,5 +1,5 @@
-import Dispatch
 import CEpoll
+import Dispatch
 import SusiHTTPTypes
 import SusiTLS
 import Synchronization
@@ -46,19 +46,23 @@ final class ClientEngine: @unchecked Sendable {
 
   // MARK: - From any thread
 
-  /// Starts `order` as exchange `id`; `finish` is called once, on the loop thread.
+  /// Starts `order` as exchange `id`; `finish` is called once, on the loop thread. A
+  /// `cancellation` set before the exchange starts ends it at once.
   func submit(
-    id: Int, _ order: ClientExchange.Order,
+    id: Int, _ order: ClientExchange.Order, cancellation: CancellationFlag,
     finish: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
   ) {
     let accepted = loop.execute { [self] in
+      if cancellation.isSet { return finish(.failure(.cancelled)) }
       start(ClientExchange(id: id, order: order, finish: finish))
     }
     if !accepted { finish(.failure(.cancelled)) }
   }
 
-  /// Ends exchange `id` with `.cancelled` (nothing when it already finished).
-  func cancel(id: Int) {
+  /// Ends exchange `id` with `.cancelled` (nothing when it already finished); `cancellation`
+  /// is set first, so an exchange not started yet ends as it starts.
+  func cancel(id: Int, _ cancellation: CancellationFlag) {
+    cancellation.set()
     loop.execute { [self] in
       guard let exchange = exchanges[id] else { return }
       if case .queued = exchange.phase {
@@ -199,7 +203,8 @@ final class ClientEngine: @unchecked Sendable {
     exchange.connectingFD = -1
     loop.unwatch(fd)
     statistics.value.withLock { $0.connectionsOpened += 1 }
-    proceed(exchange, on: ClientConnection(fd: fd, poolKey: exchange.order.key), now: ClientLoop.now())
+    proceed(
+      exchange, on: ClientConnection(fd: fd, poolKey: exchange.order.key), now: ClientLoop.now())
   }
 
   /// Runs `exchange` on `connection` (new or reused): a tunnel and a handshake when TLS is not
@@ -354,7 +359,8 @@ final class ClientEngine: @unchecked Sendable {
         throw .connectionLost("the reply's header is larger than \(limit) bytes")
       case .tooManyHeaders(let limit):
         throw .connectionLost("the reply has more than \(limit) header fields")
-      case .malformed(let reason): throw .connectionLost("the server sent a malformed reply: \(reason)")
+      case .malformed(let reason):
+        throw .connectionLost("the server sent a malformed reply: \(reason)")
       case .endedEarly:
         if !parser.hasReceivedBytes {
           // On a reused connection, a close before the first byte means the server had
@@ -413,7 +419,9 @@ final class ClientEngine: @unchecked Sendable {
     let reusable = reply.keepAlive && clean && exchange.outgoingStart >= exchange.outgoing.count
     release(connection, reusable: reusable)
     exchange.finish(
-      .success(TransportResponse(status: reply.head.status, headers: reply.head.headers, body: reply.body)))
+      .success(
+        TransportResponse(status: reply.head.status, headers: reply.head.headers, body: reply.body))
+    )
   }
 
   private func fail(_ exchange: ClientExchange, _ error: TransportError) {
@@ -449,7 +457,8 @@ final class ClientEngine: @unchecked Sendable {
     var reported = error
     if let proxy = exchange.order.proxy, case .cannotConnect(let reason) = error {
       switch phase {
-      case .resolving, .connecting: reported = .cannotConnect("the proxy \(proxy.display): \(reason)")
+      case .resolving, .connecting:
+        reported = .cannotConnect("the proxy \(proxy.display): \(reason)")
       default: break
       }
     }
@@ -477,4 +486,11 @@ final class ClientEngine: @unchecked Sendable {
     }
     return next.isFinite ? next : nil
   }
+}
+
+/// Set when the task that sent a request is cancelled.
+final class CancellationFlag: Sendable {
+  private let flag = Atomic(false)
+  func set() { flag.store(true, ordering: .releasing) }
+  var isSet: Bool { flag.load(ordering: .acquiring) }
 }

@@ -91,7 +91,8 @@ final class ClientExchange {
     case .resolving, .connecting:
       return .cannotConnect("the server did not accept the connection in time")
     case .tunnel:
-      return .cannotConnect("the proxy \(order.proxy?.display ?? "") did not open the tunnel in time")
+      return .cannotConnect(
+        "the proxy \(order.proxy?.display ?? "") did not open the tunnel in time")
     case .handshake: return .cannotConnect("the server did not finish the TLS handshake in time")
     default: return .timedOut
     }

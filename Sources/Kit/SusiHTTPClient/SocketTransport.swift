@@ -177,13 +177,16 @@ public final class SocketTransport: HTTPTransport {
       idleTimeout: request.idleTimeout, totalTimeout: request.totalTimeout)
     let engine = try engine()
     let id = nextExchange.add(1, ordering: .relaxed).newValue
+    let cancellation = CancellationFlag()
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation {
         (continuation: CheckedContinuation<Result<TransportResponse, TransportError>, Never>) in
-        engine.submit(id: id, order) { continuation.resume(returning: $0) }
+        engine.submit(id: id, order, cancellation: cancellation) {
+          continuation.resume(returning: $0)
+        }
       }
     } onCancel: {
-      engine.cancel(id: id)
+      engine.cancel(id: id, cancellation)
     }
     return try result.get()
   }

@@ -80,7 +80,7 @@ struct HTTPHeadScanner {
         }
         switch Self.parseRequestLine(line) {
         case .success(let parsed): requestLine = parsed
-        case .failure(let error): return .rejected(.badRequest(error.reason))
+        case .failure(let rejection): return .rejected(rejection)
         }
         headerSectionStart = lineStart
         continue

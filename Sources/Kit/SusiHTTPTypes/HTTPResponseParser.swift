@@ -49,7 +49,7 @@ public struct HTTPResponseHead: Sendable, Equatable {
 
 /// What a parser found in the bytes so far.
 public enum HTTPResponseEvent: Sendable, Equatable {
-  /// The final head (interim 1xx replies other than 101 are skipped).
+  /// A head: the final one, or an interim 1xx one when the parser reports those.
   case head(HTTPResponseHead)
   /// The next bytes of the body: a whole chunk of a chunked body, or what arrived of a sized or
   /// close-delimited one.
@@ -109,11 +109,19 @@ public struct HTTPResponseParser: Sendable {
   /// Whether the body is chunked (each `.body` event is then one chunk).
   public private(set) var isChunked = false
 
+  /// Whether interim 1xx heads are returned as `.head` events (the final head follows).
+  public let reportsInterimReplies: Bool
+
   /// A parser for the reply to a request with `requestMethod` (a `HEAD` reply has no body, a
-  /// successful `CONNECT` opens a tunnel).
-  public init(requestMethod: HTTPMethod, limits: HTTPResponseLimits = HTTPResponseLimits()) {
+  /// successful `CONNECT` opens a tunnel). Interim replies (`100 Continue`) are skipped unless
+  /// `reportsInterimReplies`.
+  public init(
+    requestMethod: HTTPMethod, limits: HTTPResponseLimits = HTTPResponseLimits(),
+    reportsInterimReplies: Bool = false
+  ) {
     self.requestMethod = requestMethod
     self.limits = limits
+    self.reportsInterimReplies = reportsInterimReplies
   }
 
   /// Adds bytes read from the connection.
@@ -175,7 +183,10 @@ public struct HTTPResponseParser: Sendable {
           return nil
         }
         // Interim replies (100 Continue, 103 Early Hints) precede the real one.
-        if (100...199).contains(head.status) && head.status != 101 { continue }
+        if (100...199).contains(head.status) && head.status != 101 {
+          if reportsInterimReplies { return .head(head) }
+          continue
+        }
         self.head = head
         try frameBody(head)
         return .head(head)
@@ -407,7 +418,8 @@ public struct HTTPResponseParser: Sendable {
     var digits = 0
     for byte in line {
       guard let value = HTTPSyntax.hexValue(byte) else {
-        guard digits > 0, byte == UInt8(ascii: ";") || byte == HTTPSyntax.space
+        guard digits > 0,
+          byte == UInt8(ascii: ";") || byte == HTTPSyntax.space
             || byte == HTTPSyntax.tab
         else { throw .malformed("a chunk size is not hexadecimal") }
         break

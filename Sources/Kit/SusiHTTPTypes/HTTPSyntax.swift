@@ -64,7 +64,8 @@ package enum HTTPSyntax {
   }
 
   /// Whether `bytes` equals the lowercase ASCII `name`, ignoring case.
-  package static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool
+  package static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString)
+    -> Bool
   {
     guard bytes.count == name.utf8CodeUnitCount else { return false }
     let expected = name.utf8Start
