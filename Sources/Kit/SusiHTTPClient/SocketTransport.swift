@@ -195,7 +195,8 @@ public final class SocketTransport: HTTPTransport {
   static func requestBytes(
     _ request: TransportRequest, url: HTTPURL, proxy: ProxySettings.Proxy? = nil
   ) throws(TransportError) -> [UInt8] {
-    guard !request.method.isEmpty, request.method.allSatisfy({ $0.isLetter && $0.isASCII }) else {
+    let method = HTTPMethod(request.method)
+    guard method.isValidToken else {
       throw .invalidURL("the method \(request.method) cannot be sent")
     }
     // Through a proxy, a plain request names the whole URL (absolute form).
@@ -213,7 +214,7 @@ public final class SocketTransport: HTTPTransport {
       }
       head += "\(field.name): \(field.value)\r\n"
     }
-    if !request.body.isEmpty || request.method == "POST" || request.method == "PUT" {
+    if !request.body.isEmpty || method.expectsBody {
       head += "Content-Length: \(request.body.count)\r\n"
     }
     head += "\r\n"
