@@ -39,7 +39,8 @@ final class ClientEngine: @unchecked Sendable {
     self.maximumPerOrigin = max(1, maximumPerOrigin)
     self.idleLifetime = idleLifetime
     self.statistics = statistics
-    loop.execute { [self] in loop.turn = { [unowned self] in self.checkDeadlines() } }
+    // Weak: the loop thread may make one more turn after the transport (and this engine) is gone.
+    loop.execute { [self] in loop.turn = { [weak self] in self?.checkDeadlines() } }
   }
 
   deinit { buffer.deallocate() }
@@ -280,9 +281,11 @@ final class ClientEngine: @unchecked Sendable {
   private func advance(_ exchange: ClientExchange) {
     do throws(TransportError) {
       while true {
-        let before = exchange.outgoingStart
-        let flushed = try exchange.flush()
-        if exchange.outgoingStart != before || !flushed { exchange.touch(now: ClientLoop.now()) }
+        let unsent = exchange.outgoing.count - exchange.outgoingStart
+        _ = try exchange.flush()
+        if exchange.outgoing.count - exchange.outgoingStart < unsent {
+          exchange.touch(now: ClientLoop.now())
+        }
         switch exchange.phase {
         case .tunnel(var parser, var partial):
           if let reply = try Self.parsed(&parser, &partial, exchange) {
@@ -314,7 +317,9 @@ final class ClientEngine: @unchecked Sendable {
             try startRequest(exchange)
             continue
           }
-          guard try exchange.flush() else { return wait(exchange) }
+          // Read even when the socket takes no more for now: waiting only to write while the
+          // peer's bytes are readable would wake the loop again and again.
+          _ = try exchange.flush()
           switch try exchange.receive(into: buffer) {
           case .bytes(let n):
             exchange.touch(now: ClientLoop.now())
@@ -477,7 +482,12 @@ final class ClientEngine: @unchecked Sendable {
     let now = ClientLoop.now()
     var next = Double.infinity
     for exchange in Array(exchanges.values) {
-      let deadline = exchange.deadline
+      var deadline = exchange.deadline
+      if deadline <= now, let fd = exchange.watchedFD, loop.handleIfReady(fd) {
+        // What had arrived is taken first; the exchange may have finished or moved on.
+        guard exchanges[exchange.id] != nil else { continue }
+        deadline = exchange.deadline
+      }
       if deadline <= now {
         fail(exchange, exchange.timeoutError)
       } else {

@@ -85,6 +85,12 @@ final class ClientExchange {
     }
   }
 
+  /// The socket the loop watches for this exchange, if any.
+  var watchedFD: Int32? {
+    if connectingFD >= 0 { return connectingFD }
+    return connection?.fd
+  }
+
   /// The error when the deadline passes in the current phase.
   var timeoutError: TransportError {
     switch phase {

@@ -123,6 +123,17 @@ final class ClientLoop: @unchecked Sendable {
     epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
   }
 
+  /// Runs the handler of `fd` at once when the socket is ready for what it is watched for:
+  /// a last look before a deadline ends an exchange, so a thread that was kept from running
+  /// does not time out what already arrived. False when it is not ready.
+  func handleIfReady(_ fd: Int32) -> Bool {
+    guard let events = interests[fd], events != 0, let handler = handlers[fd] else { return false }
+    var entry = pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0)
+    guard poll(&entry, 1, 0) > 0 else { return false }
+    handler(UInt32(UInt16(bitPattern: entry.revents)))
+    return true
+  }
+
   /// Stops watching `fd` (call before closing it).
   func unwatch(_ fd: Int32) {
     guard handlers.removeValue(forKey: fd) != nil else { return }
