@@ -137,8 +137,7 @@ let package = Package(
     frontend(
       "SusiText", folder: "Text",
       dependencies: [
-        "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiServer",
-        "SusiTerminal",
+        "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiTerminal",
       ]),
     frontend(
       "SusiJSONLines", folder: "JSONLines",
@@ -157,7 +156,7 @@ let package = Package(
       dependencies: [
         "SusiServe", "SusiHTTPServer", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto",
         "SusiFiles", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes",
-        "SusiAccess", "SusiTerminal", "SusiServer",
+        "SusiAccess", "SusiTerminal",
       ],
       exclude: ["Screenshots"], resources: [.copy("Resources")]),
     frontend(

@@ -77,11 +77,10 @@ enum ServerCommandSpec {
     }
     if !invocation.arguments.isEmpty { return use(invocation) }
     let configuration: ServerConfiguration
-    do {
+    do throws(UsageError) {
       configuration = try configure(invocation)
     } catch {
-      _ = StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+      return error.report(spec)
     }
     if let data = configuration.dataDirectory, let problem = skillFolderProblem(data.path) {
       StandardStream.error.line("susi server: \(problem.message)")
@@ -124,11 +123,10 @@ enum ServerCommandSpec {
   static func use(_ invocation: Invocation) -> Int32 {
     let arguments = invocation.arguments
     guard arguments[0] == "use" else {
-      let error = UsageError(
+      return UsageError(
         "'susi server' takes options, or 'use URL', not '\(arguments[0])'",
-        suggestion: Spelling.closest(to: arguments[0], in: ["use"]))
-      StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+        suggestion: Spelling.closest(to: arguments[0], in: ["use"])
+      ).report(spec)
     }
     let stateDirectory = invocation.common.stateDirectory
     let remembered: RememberedServer?
@@ -143,10 +141,9 @@ enum ServerCommandSpec {
       return ExitCode.success
     }
     guard let url = Validation.serverURL(arguments[1]) else {
-      StandardStream.error.write(
-        "susi: '\(arguments[1])' is not a server URL; use http(s)://host[:port][/path] or "
-          + "'embedded'\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+      return UsageError(
+        "'\(arguments[1])' is not a server URL; use http(s)://host[:port][/path] or 'embedded'"
+      ).report(spec)
     }
     var choice = remembered ?? RememberedServer()
     // A CA file belongs to the server it was given for.

@@ -20,6 +20,8 @@ public final class SusiApp: Sendable {
   public let options: CommonOptions
   /// The built-in server, when it is the one in use.
   public let embedded: EmbeddedServer?
+  /// The built-in server's address (`http://127.0.0.1:PORT`), when it runs.
+  public var embeddedServerURL: String? { embedded?.baseURLString }
   /// What start-up noticed and the user should hear about (a torn log tail that was cut, …).
   public let warnings: [String]
   /// How many events the log held before this run.
