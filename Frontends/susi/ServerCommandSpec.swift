@@ -205,6 +205,13 @@ enum ServerCommandSpec {
       dataDirectory: data, stateDirectory: stateDirectory,
       seed: seed, trustedProxies: proxies)
     configuration.allowsPrivateConsoleHosts = invocation.common.allowsPrivateTargets
+    // Console rules' https fetches trust --ca-file (or the config file's ca-file) too.
+    if let caFile = invocation.common.caFile {
+      if let problem = ConsoleService.problem(withCAFile: caFile) {
+        throw UsageError("--ca-file: \(problem)")
+      }
+      configuration.console.caFile = caFile
+    }
     if let files = try ServingTLSFiles.resolve(parsed) {
       do throws(TLSSetupError) {
         configuration.tls = try HTTPServerTLS(
