@@ -13,8 +13,10 @@ import Testing
 
 /// The event log in a real PostgreSQL (a throw-away cluster of the test process's own): stores
 /// on it log exactly what a file log holds, several stores (nodes) share it with gap-free seqs,
-/// and a follower is woken by NOTIFY.
+/// and a follower is woken by NOTIFY. One test at a time: a node waiting for another's append
+/// lock blocks a thread, and the other node needs one to commit its group.
 @Suite(
+  .serialized,
   .enabled(
     if: PostgresCluster.program.testsShouldRun,
     Comment(rawValue: PostgresCluster.program.skipNote)))
@@ -130,6 +132,70 @@ struct PostgresLogTests {
     let causesOfB = Set(b.runner.effects.map(\.cause))
     #expect(causesOfA.isDisjoint(with: causesOfB))
     await a.store.close()
+    await b.store.close()
+  }
+
+  /// The record of an intent with this seq.
+  func intentRecord(_ seq: Int) -> [UInt8] {
+    Event(
+      seq: seq, at: ReducerTester.epoch, origin: .cli, cause: nil, id: nil, idempotencyKey: nil,
+      action: .sendMessage(.init(query: "question \(seq)"))
+    ).encoded()
+  }
+
+  /// How many transactions wrote the log's rows (rows a transaction inserts share its `xmin`).
+  func transactions(_ location: PostgresLogLocation) throws -> Int? {
+    let connection = try PostgresConnection(location.database)
+    defer { connection.close() }
+    return try connection.execute(
+      "SELECT count(DISTINCT xmin::text) FROM \(location.table)"
+    ).int(0, 0)
+  }
+
+  @Test func aGroupOfAppendsIsOneTransactionInvisibleToOthersUntilItCommits() throws {
+    let location = try freshLog()
+    let sink = try PostgresLogRecovery.open(location).sink
+    #expect(sink.commitsInGroups)
+    for seq in 1...3 { _ = try sink.append(intentRecord(seq)) }
+    #expect(try rows(location).isEmpty, "nothing is visible before the commit")
+    try sink.commit()
+    #expect(try rows(location).map(\.seq) == [1, 2, 3])
+    #expect(try transactions(location) == 1)
+    // The next group goes on after it, in a transaction of its own.
+    _ = try sink.append(intentRecord(4))
+    try sink.commit()
+    #expect(try rows(location).map(\.seq) == [1, 2, 3, 4])
+    #expect(try transactions(location) == 2)
+    sink.close()
+
+    // Without group commit every append is a transaction of its own, committed on return.
+    let single = try freshLog()
+    let one = try PostgresLogRecovery.open(single, groupCommit: false).sink
+    #expect(!one.commitsInGroups)
+    for seq in 1...3 {
+      _ = try one.append(intentRecord(seq))
+      #expect(try rows(single).count == seq)
+    }
+    #expect(try transactions(single) == 3)
+    one.close()
+  }
+
+  @Test func anotherNodeAppendsAfterAGroupCommitsAndFollowsIt() async throws {
+    let location = try freshLog()
+    let clock = ManualTimeSource(ReducerTester.epoch)
+    let a = try Node(location, clock: clock)
+    let b = try Node(location, clock: clock)
+    // A group of a's holds the append lock: b's append waits for its commit, then follows it.
+    _ = try a.opened.sink.append(intentRecord(1))
+    let appendedByB = Task {
+      try await b.store.send(.sendMessage(.init(query: "from b")), origin: .cli).seq
+    }
+    _ = try a.opened.sink.append(intentRecord(2))
+    try a.opened.sink.commit()
+    #expect(try await appendedByB.value == 3)
+    #expect(try rows(location).map(\.seq) == [1, 2, 3])
+    #expect(await b.store.lastSeq == 3)
+    a.opened.sink.close()
     await b.store.close()
   }
 

@@ -13,11 +13,14 @@ public import SusiPostgres
 /// `origin` and `type` repeat the line's fields for queries. `susi_log_schema` records each
 /// log's table format version.
 ///
-/// An append takes a transaction-scoped advisory lock on the log, reads the records other nodes
-/// appended since this node last looked, lets the caller make its record after them, inserts it
-/// with the next seq and commits: seqs stay gap-free and ordered however many nodes append, and
-/// an append that returned is committed. The commit notifies the log's channel (the table's
-/// name) with the new seq, so followers wake at once (`PostgresFollower`).
+/// A group of appends (group commit, see `PostgresEventSink`) takes a transaction-scoped
+/// advisory lock on the log, reads the records other nodes appended since this node last looked,
+/// lets the caller make its records after them, inserts them with the next seqs and commits:
+/// seqs stay gap-free and ordered however many nodes append, and the store answers a sender only
+/// once its record is committed. The lock is held from the group's first append to its commit,
+/// so a writer waiting for it blocks its thread meanwhile (nodes are separate processes). The
+/// commit notifies the log's channel (the table's name) with the newest seq, so followers wake
+/// at once (`PostgresFollower`).
 public enum PostgresEventLog {
   /// The version of the table's format this program writes.
   public static let formatVersion = 1

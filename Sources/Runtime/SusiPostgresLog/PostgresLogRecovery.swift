@@ -16,11 +16,13 @@ public enum PostgresLogRecovery {
 
   /// Connects to the log at `location` and replays it.
   ///
-  /// - Parameter durable: false lets commits return before they reach the server's disk
-  ///   (`--fsync never`).
-  public static func open(_ location: PostgresLogLocation, durable: Bool = true)
-    throws(PostgresLogError) -> Opened
-  {
+  /// - Parameters:
+  ///   - durable: false lets commits return before they reach the server's disk
+  ///     (`--fsync never`).
+  ///   - groupCommit: false commits every append on its own (see `PostgresEventSink`).
+  public static func open(
+    _ location: PostgresLogLocation, durable: Bool = true, groupCommit: Bool = true
+  ) throws(PostgresLogError) -> Opened {
     let connection: PostgresConnection
     let alone: Bool
     do {
@@ -40,7 +42,8 @@ public enum PostgresLogRecovery {
     try replay(location, on: connection, into: &recovered)
     return Opened(
       sink: PostgresEventSink(
-        location: location, connection: connection, lastSeq: recovered.lastSeq),
+        location: location, connection: connection, lastSeq: recovered.lastSeq,
+        groupCommit: groupCommit),
       recovered: recovered, alone: alone)
   }
 
