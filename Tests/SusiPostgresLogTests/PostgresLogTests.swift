@@ -199,6 +199,49 @@ struct PostgresLogTests {
     await b.store.close()
   }
 
+  @Test func theRequestsOfANodeThatDiedAreClosedByAnotherAndTheLogShowsIt() async throws {
+    let location = try freshLog()
+    let clock = ManualTimeSource(ReducerTester.epoch)
+    let a = try Node(location, clock: clock)
+    let b = try Node(location, clock: clock)
+    let asked = try await a.store.send(.sendMessage(.init(query: "left open")), origin: .cli)
+    let own = try await b.store.send(.sendMessage(.init(query: "b's own")), origin: .cli)
+    await b.store.catchUp()
+    #expect(await b.store.state.inFlight[asked.seq] != nil)
+    let nodeB = try #require(b.opened.sink.node)
+    let takeover = PostgresTakeover(location: location, node: nodeB)
+    defer { takeover.close() }
+
+    // While a lives, its request is its own to finish.
+    #expect(try await takeover.sweep(b.store).isEmpty)
+    // a dies before logging the result: its connection, and its node lock, go (once the
+    // server has noticed the closed connection).
+    a.opened.sink.close()
+    let closed = Mutex<[Int]>([])
+    await waitUntil("a sweep that finds a's request") {
+      let found = (try? await takeover.sweep(b.store)) ?? []
+      closed.withLock { $0 += found }
+      return !found.isEmpty
+    }
+    #expect(closed.withLock { $0 } == [asked.seq])
+    let stored = try rows(location)
+    #expect(stored.count == 3)
+    let closing = try Event.decode(try #require(stored.last).line)
+    #expect(closing.cause == asked.seq)
+    #expect(closing.origin == .store)
+    guard case .requestFailed(let failed) = closing.action else {
+      Issue.record("not a requestFailed: \(closing.action)")
+      return
+    }
+    #expect(failed.error.kind == .interrupted)
+    // b's own request stays b's; a second sweep finds nothing more.
+    #expect(await b.store.state.inFlight[own.seq] != nil)
+    #expect(try await takeover.sweep(b.store).isEmpty)
+    #expect(try rows(location).count == 3)
+    await a.store.close()
+    await b.store.close()
+  }
+
   @Test func aFollowerIsWokenByNotifyWhenAnotherNodeAppends() async throws {
     let location = try freshLog()
     let clock = ManualTimeSource(ReducerTester.epoch)

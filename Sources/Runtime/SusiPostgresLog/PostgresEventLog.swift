@@ -23,7 +23,10 @@ public import SusiPostgres
 /// at once (`PostgresFollower`).
 public enum PostgresEventLog {
   /// The version of the table's format this program writes.
-  public static let formatVersion = 1
+  ///
+  /// 2: `susi_log_owners (log, seq, node)` names the node that appended each intent (see
+  /// `PostgresTakeover`); a version 1 log gains it in place on first use.
+  public static let formatVersion = 2
   /// How many rows one read fetches at most.
   public static let batch = 5000
 
@@ -32,6 +35,8 @@ public enum PostgresEventLog {
     case schema = 0x5355_5301
     case append = 0x5355_5302
     case presence = 0x5355_5303
+    /// Held by a live node, keyed by its node number.
+    case node = 0x5355_5304
   }
 
   /// The statement that takes the log's append lock until the transaction ends: every writer of
@@ -70,8 +75,12 @@ public enum PostgresEventLog {
         CREATE TABLE IF NOT EXISTS \(table) (
           seq bigint PRIMARY KEY, at timestamptz NOT NULL, origin text NOT NULL,
           type text NOT NULL, line bytea NOT NULL);
+        CREATE TABLE IF NOT EXISTS susi_log_owners (
+          log text NOT NULL, seq bigint NOT NULL, node bigint NOT NULL, PRIMARY KEY (log, seq));
         INSERT INTO susi_log_schema (log, version) VALUES ('\(table)', \(formatVersion))
           ON CONFLICT (log) DO NOTHING;
+        UPDATE susi_log_schema SET version = \(formatVersion)
+          WHERE log = '\(table)' AND version < \(formatVersion);
         COMMIT
         """)
     } catch {
@@ -83,7 +92,7 @@ public enum PostgresEventLog {
     guard let version = found.count == 1 ? found.int(0, 0) : nil else {
       throw PostgresError(.query, "the log \(table) has no format version in susi_log_schema")
     }
-    // Version 1 is the only one so far; a later one upgrades older tables here, in place.
+    // Older versions were upgraded in place above (version 2 added the owners table).
     guard version <= formatVersion else {
       throw PostgresError(
         .query,

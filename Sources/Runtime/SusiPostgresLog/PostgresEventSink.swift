@@ -17,6 +17,9 @@ public final class PostgresEventSink: EventSink {
   private let reader: PostgresHistory
   /// Whether appends wait for `commit()` (see `commitsInGroups`).
   public let groupCommit: Bool
+  /// This node's number, when it holds its node lock: the intents it appends are recorded as
+  /// its own in `susi_log_owners` (see `PostgresTakeover`).
+  public let node: Int?
 
   /// The append connection, and the transaction a group is appended in.
   private struct Appender {
@@ -39,9 +42,10 @@ public final class PostgresEventSink: EventSink {
   ///   append on its own before it returns.
   public init(
     location: PostgresLogLocation, connection: sending PostgresConnection, lastSeq: Int,
-    groupCommit: Bool = true
+    groupCommit: Bool = true, node: Int? = nil
   ) {
     self.location = location
+    self.node = node
     appender = Mutex(Appender(connection: connection))
     known = Atomic(lastSeq)
     reader = PostgresHistory(location: location)
@@ -174,6 +178,18 @@ public final class PostgresEventSink: EventSink {
       }
       statements.append((sql, parameters))
       start += Self.rowsPerInsert
+    }
+    let intents = pending.filter { $0.event.cause == nil }.map(\.seq)
+    if let node, !intents.isEmpty {
+      statements.append(
+        (
+          "INSERT INTO susi_log_owners (log, seq, node) SELECT $1, unnest($2::bigint[]), $3",
+          [
+            .text(location.table),
+            .text("{" + intents.map(String.init).joined(separator: ",") + "}"),
+            .int(node),
+          ]
+        ))
     }
     if let newest = pending.last?.seq {
       statements.append(

@@ -25,6 +25,7 @@ public enum PostgresLogRecovery {
   ) throws(PostgresLogError) -> Opened {
     let connection: PostgresConnection
     let alone: Bool
+    var node: Int?
     do {
       connection = try PostgresEventLog.connect(location, durable: durable)
       // Every live node holds the log's presence lock shared, for as long as its connection
@@ -35,6 +36,13 @@ public enum PostgresLogRecovery {
       alone = tried.text(0, 0) == "t"
       if alone { try connection.execute("SELECT pg_advisory_unlock(\(key))") }
       try connection.execute("SELECT pg_advisory_lock_shared(\(key))")
+      // This node's own lock, held while it lives: a number no live node holds.
+      while node == nil {
+        let candidate = Int.random(in: 1...Int(Int32.max))
+        let nodeKey = "\(PostgresEventLog.LockPurpose.node.rawValue), \(candidate)"
+        let taken = try connection.execute("SELECT pg_try_advisory_lock(\(nodeKey))")
+        if taken.text(0, 0) == "t" { node = candidate }
+      }
     } catch {
       throw .database(error)
     }
@@ -43,7 +51,7 @@ public enum PostgresLogRecovery {
     return Opened(
       sink: PostgresEventSink(
         location: location, connection: connection, lastSeq: recovered.lastSeq,
-        groupCommit: groupCommit),
+        groupCommit: groupCommit, node: node),
       recovered: recovered, alone: alone)
   }
 

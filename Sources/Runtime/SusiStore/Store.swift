@@ -76,6 +76,7 @@ public actor Store {
   public func send(
     _ action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil
   ) async throws(StoreError) -> PublishedEvent {
+    await waitForGroup()
     let published: PublishedEvent
     do {
       published = try apply(
@@ -334,8 +335,9 @@ public actor Store {
   }
 
   /// Forces the log to stable storage.
-  public func sync() throws(StoreError) {
-    commitHeld()
+  public func sync() async throws(StoreError) {
+    await waitForCommitToEnd()
+    await commitHeld()
     if let failure { throw failure }
     do { try sink.sync() } catch { throw .logFailed("\(error)") }
   }
@@ -348,7 +350,8 @@ public actor Store {
 
   /// Stops the runner, ends every follower and closes the log.
   public func close() async {
-    commitHeld()
+    await waitForCommitToEnd()
+    await commitHeld()
     follower?.cancel()
     follower = nil
     plannedJobs = []
