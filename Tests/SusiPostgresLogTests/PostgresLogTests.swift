@@ -238,6 +238,12 @@ struct PostgresLogTests {
     #expect(await b.store.state.inFlight[own.seq] != nil)
     #expect(try await takeover.sweep(b.store).isEmpty)
     #expect(try rows(location).count == 3)
+    // A sweep forgets the owners of settled intents: only b's open one is left.
+    let connection = try PostgresConnection(location.database)
+    defer { connection.close() }
+    let owners = try connection.execute(
+      "SELECT seq FROM susi_log_owners WHERE log = $1 ORDER BY seq", [.text(location.table)])
+    #expect((0..<owners.count).compactMap { owners.int($0, 0) } == [own.seq])
     await a.store.close()
     await b.store.close()
   }

@@ -26,21 +26,30 @@ public final class PostgresTakeover: Sendable {
   /// the seqs of the requests it closed.
   @discardableResult
   public func sweep(_ store: Store) async throws(PostgresLogError) -> [Int] {
+    // The seq read first: an intent after it may not be applied here yet.
+    let lastSeq = await store.lastSeq
     let inFlight = await store.state.inFlight.map(\.key)
-    guard !inFlight.isEmpty else { return [] }
-    let orphans = try orphaned(inFlight)
+    let orphans = try orphaned(
+      inFlight, forgettingOwnersBelow: min(inFlight.min() ?? Int.max, lastSeq + 1))
     guard !orphans.isEmpty else { return [] }
     return await store.closeRequestsOfAStoppedNode(orphans)
   }
 
   /// Which of `seqs` were appended by a node other than this one that no longer holds its lock.
-  func orphaned(_ seqs: [Int]) throws(PostgresLogError) -> [Int] {
+  /// First deletes the owners of the intents before `settled`: every one of them is settled.
+  func orphaned(_ seqs: [Int], forgettingOwnersBelow settled: Int) throws(PostgresLogError)
+    -> [Int]
+  {
     do {
       return try connection.withLock { connection throws(PostgresError) -> [Int] in
         if connection == nil || connection?.isHealthy == false {
           connection = try PostgresConnection(location.database)
         }
         guard let open = connection else { return [] }
+        try open.execute(
+          "DELETE FROM susi_log_owners WHERE log = $1 AND seq < $2",
+          [.text(location.table), .int(settled)])
+        guard !seqs.isEmpty else { return [] }
         let list = seqs.map(String.init).joined(separator: ",")
         let owners = try open.execute(
           "SELECT seq, node FROM susi_log_owners WHERE log = $1 AND seq = ANY($2::bigint[]) "
