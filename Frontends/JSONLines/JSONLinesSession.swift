@@ -138,7 +138,7 @@ public final class JSONLinesSession: Sendable {
         // Backpressure: while the runner has all the work it may queue, stop taking input.
         await store.waitForRoom()
         do {
-          let published = try store.send(action, origin: options.origin, id: id)
+          let published = try await store.send(action, origin: options.origin, id: id)
           progress.lastAccepted = published.seq
           progress.accepted += 1
         } catch {

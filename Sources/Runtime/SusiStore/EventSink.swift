@@ -20,6 +20,12 @@ public protocol EventSink: Sendable {
   /// The lines other processes appended since this sink last looked (complete records only;
   /// always empty for a log only this process writes).
   func appendedByOthers() throws -> [[UInt8]]
+  /// True when an append returns before its record is committed, and `commit()` commits every
+  /// record appended so far at once (group commit): the store then shows an event to nobody
+  /// (readers, effects, its sender) until it is committed.
+  var commitsInGroups: Bool { get }
+  /// Commits every record appended since the last commit; throws when they are not committed.
+  func commit() throws
 }
 
 extension EventSink {
@@ -30,6 +36,11 @@ extension EventSink {
   }
 
   public func appendedByOthers() throws -> [[UInt8]] { [] }
+
+  /// Every append is committed when it returns.
+  public var commitsInGroups: Bool { false }
+
+  public func commit() throws {}
 }
 
 /// Keeps lines in memory: for tests and for runs that must not touch the disk.

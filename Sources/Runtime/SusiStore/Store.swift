@@ -30,7 +30,7 @@ public actor Store {
   /// Events this process logged (intents, and results chained to them) that still owe a result:
   /// what a frontend of this process may wait for, never another process's work.
   var ownOwed: Set<Int> = []
-  private var failure: StoreError?
+  private(set) var failure: StoreError?
   /// The most events that may owe results at once: see `isFull`.
   public nonisolated let inFlightLimit: Int
   /// Senders waiting in `waitForRoom`.
@@ -43,6 +43,9 @@ public actor Store {
   private var follower: Task<Void, Never>?
   /// Writes snapshots as events are applied (Store+Snapshots.swift).
   var snapshots: SnapshotKeeper?
+  /// On a sink that commits in groups: what is logged but not committed yet, and who waits for
+  /// it (Store+GroupCommit.swift).
+  var held = HeldEvents()
 
   /// A store continuing from `recovered` (what replaying the log produced), writing to `sink`.
   ///
@@ -66,11 +69,25 @@ public actor Store {
   ///   - id: the caller's correlation id; results of this action carry it too.
   ///   - idempotencyKey: when set and already used, nothing is appended and the first event's
   ///     seq is reported through `StoreError.duplicate`.
+  ///
+  /// Returns once the event is committed: on a sink that commits in groups, that waits for the
+  /// group's commit, and other actions may be sent meanwhile.
   @discardableResult
   public func send(
     _ action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil
-  ) throws(StoreError) -> PublishedEvent {
-    try apply(action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
+  ) async throws(StoreError) -> PublishedEvent {
+    await waitForGroup()
+    let published: PublishedEvent
+    do {
+      published = try apply(
+        action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
+    } catch {
+      // A duplicate names an event that may still wait for its commit.
+      if case .duplicate(let seq) = error { try await committed(through: seq) }
+      throw error
+    }
+    try await committed(through: published.seq)
+    return published
   }
 
   /// True while any of the events `seqs` still owes a result.
@@ -169,15 +186,7 @@ public actor Store {
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
     snapshots?.eventApplied(book)
     let published = PublishedEvent(event: event, line: line)
-    accessApplied(published)
-    feed.publish(published)
-    for observer in observers.values { observer(published) }
-    for effect in reaction.effects {
-      if case .deliverLater = effect { plannedJobs.insert(event.seq) }
-      runner.start(effect, cause: event.seq) { [weak self] result in
-        await self?.receive(result, cause: event.seq)
-      }
-    }
+    publishWhenCommitted(published, effects: reaction.effects)
     // Results the reducer gave at once follow their cause directly, in this same turn. They are
     // logged with origin `runner`, as every result is, so a log reads the same either way.
     for result in reaction.results {
@@ -186,6 +195,20 @@ public actor Store {
         idempotencyKey: nil)
     }
     return published
+  }
+
+  /// Shows a logged event to every reader and starts its effects (once it is committed).
+  func publish(_ published: PublishedEvent, effects: [Effect]) {
+    let event = published.event
+    accessApplied(published)
+    feed.publish(published)
+    for observer in observers.values { observer(published) }
+    for effect in effects {
+      if case .deliverLater = effect { plannedJobs.insert(event.seq) }
+      runner.start(effect, cause: event.seq) { [weak self] result in
+        await self?.receive(result, cause: event.seq)
+      }
+    }
   }
 
   /// Applies an event another process logged: folded into the state and published like our own,
@@ -256,9 +279,12 @@ public actor Store {
   }
 
   /// Records a failure: the store accepts nothing more.
-  private func fail(_ error: StoreError) -> StoreError {
+  func fail(_ error: StoreError) -> StoreError {
     failure = error
     wakeRoomWaiters()
+    releaseCommitWaiters(error)
+    // A group never to be committed may hold a lock other writers wait for: let go of it.
+    if sink.commitsInGroups { sink.close() }
     return error
   }
 
@@ -309,7 +335,10 @@ public actor Store {
   }
 
   /// Forces the log to stable storage.
-  public func sync() throws(StoreError) {
+  public func sync() async throws(StoreError) {
+    await waitForCommitToEnd()
+    await commitHeld()
+    if let failure { throw failure }
     do { try sink.sync() } catch { throw .logFailed("\(error)") }
   }
 
@@ -321,6 +350,8 @@ public actor Store {
 
   /// Stops the runner, ends every follower and closes the log.
   public func close() async {
+    await waitForCommitToEnd()
+    await commitHeld()
     follower?.cancel()
     follower = nil
     plannedJobs = []

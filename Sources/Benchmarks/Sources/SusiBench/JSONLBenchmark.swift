@@ -236,8 +236,8 @@ struct JSONLBenchmark {
     await store.close()
   }
 
-  static func sendAll(_ actions: ArraySlice<(Action, JSON?)>, to store: isolated Store) {
-    for (action, id) in actions { _ = try? store.send(action, origin: .jsonl, id: id) }
+  static func sendAll(_ actions: ArraySlice<(Action, JSON?)>, to store: isolated Store) async {
+    for (action, id) in actions { _ = try? await store.send(action, origin: .jsonl, id: id) }
   }
 
   /// Runs a whole session over the file, output to /dev/null; returns the lines written.
