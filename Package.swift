@@ -220,6 +220,7 @@ let package = Package(
       name: "SusiEventLogTests",
       dependencies: [
         "SusiEventLog", "SusiStore", "SusiTesting", "SusiCrypto", "SusiSamples", "susi-log-child",
+        "SusiClock",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -100,8 +100,12 @@ struct PostgresLogTests {
     #expect(!b.opened.alone, "the first node holds the log")
     let seenByA = Mutex<[Int]>([])
     let seenByB = Mutex<[Int]>([])
-    _ = await a.store.observe { event in seenByA.withLock { $0.append(event.seq) } }
-    _ = await b.store.observe { event in seenByB.withLock { $0.append(event.seq) } }
+    let followA = EventForwarding(a.store.events(after: 0)) { batch in
+      seenByA.withLock { $0 += batch.map(\.seq) }
+    }
+    let followB = EventForwarding(b.store.events(after: 0)) { batch in
+      seenByB.withLock { $0 += batch.map(\.seq) }
+    }
 
     let perNode = 60
     await withTaskGroup(of: Void.self) { group in
@@ -116,6 +120,8 @@ struct PostgresLogTests {
     }
     await a.store.catchUp()
     await b.store.catchUp()
+    await followA.finish(through: 2 * perNode)
+    await followB.finish(through: 2 * perNode)
 
     let stored = try rows(location)
     #expect(stored.map(\.seq) == Array(1...(2 * perNode)))

@@ -130,11 +130,15 @@ public enum TextFrontend {
       await session.finishBackgroundWork()
     }
     let recorder = json ? CommandRecord() : nil
-    var observing: Int?
-    if let recorder { observing = await app.store.observe { recorder.add($0) } }
+    var recording: EventForwarding?
+    if let recorder {
+      recording = EventForwarding(app.store.events(after: await app.store.lastSeq)) {
+        for event in $0 { recorder.add(event) }
+      }
+    }
     let code = await body(session)
-    if let recorder, let observing {
-      await app.store.stopObserving(observing)
+    if let recorder, let recording {
+      await recording.finish(through: await app.store.lastSeq)
       if invocation.parsed.value("--json") == "events" {
         // Only the answers this command's own questions planned: never another process's.
         let mine = recorder.seqs

@@ -114,8 +114,13 @@ public final class EventFeed: Sendable {
     return try history.events(after: seq, limit: limit)
   }
 
+  /// Every event after `seq`, in log order, catch-up then live: the one way to follow the log
+  /// (see `EventStream`).
+  public func follow(after seq: Int) -> EventStream { EventStream(feed: self, cursor: seq) }
+
   /// Returns once an event after `seq` exists, the feed closes, or the task is cancelled.
-  public func waitForEvents(after seq: Int) async {
+  /// Readers follow with `follow(after:)`; this is its wake-up.
+  package func waitForEvents(after seq: Int) async {
     let id = state.withLock { s in
       s.nextWaiter += 1
       return s.nextWaiter
