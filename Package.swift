@@ -72,6 +72,8 @@ let package = Package(
     module(
       "SusiHTTPServer", in: "Kit",
       dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes", "SusiTLS"]),
+    module(
+      "SusiOperatorLog", in: "Kit", dependencies: ["SusiHTTPServer", "SusiHTTPTypes", "SusiJSON"]),
     .systemLibrary(
       name: "CPostgreSQL", path: "Sources/Kit/CPostgreSQL", pkgConfig: "libpq",
       providers: [.apt(["libpq-dev"])]),
@@ -150,7 +152,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiHTTPServer", "SusiApplication",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery",
-        "SusiAccess", "SusiTLS",
+        "SusiAccess", "SusiTLS", "SusiOperatorLog",
       ]),
     frontend(
       "SusiWeb", folder: "Web",
@@ -170,7 +172,7 @@ let package = Package(
       name: "susi",
       dependencies: [
         "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
-        "SusiCommandLine", "SusiHTTPServer", "SusiTLS", "SusiCore",
+        "SusiCommandLine", "SusiHTTPServer", "SusiTLS", "SusiCore", "SusiOperatorLog",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 
@@ -253,6 +255,10 @@ let package = Package(
       dependencies: [
         "SusiHTTPServer", "SusiCrypto", "SusiClock", "SusiHTTPTesting", "SusiHTTPTypes",
       ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SusiOperatorLogTests",
+      dependencies: ["SusiOperatorLog", "SusiHTTPServer", "SusiHTTPTypes", "SusiJSON"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests",

@@ -80,8 +80,8 @@ public final class LogFileWatcher: Sendable {
       }
       if ready > 0, descriptors[1].revents != 0 {
         // Drain every queued report: one look covers them all.
-        while buffer.withUnsafeMutableBytes({ Glibc.read(inotify, $0.baseAddress, $0.count) }) > 0
-        {}
+        while buffer.withUnsafeMutableBytes({ Glibc.read(inotify, $0.baseAddress, $0.count) }) > 0 {
+        }
         counts.withLock { $0.notified += 1 }
       } else {
         counts.withLock { $0.polled += 1 }
