@@ -92,7 +92,8 @@ import Testing
       HTTPRequest(method: "POST", target: "/actions", headers: ["X-Request-Id": "proxy-42.a_b"]))
     #expect(kept.headers["X-Request-Id"] == "proxy-42.a_b")
     let replaced = await handler.handle(
-      HTTPRequest(method: "POST", target: "/actions", headers: ["X-Request-Id": "bad id\u{1b}[31m"]))
+      HTTPRequest(method: "POST", target: "/actions", headers: ["X-Request-Id": "bad id\u{1b}[31m"])
+    )
     #expect(replaced.headers["X-Request-Id"] != "bad id\u{1b}[31m")
     #expect(replaced.headers["X-Request-Id"]?.isEmpty == false)
     // A server error is logged at error level.

@@ -113,9 +113,9 @@ public struct OperatorLog: Sendable {
   }
 
   /// The line (with its newline) for one entry at `time` (`2026-11-26T10:03:10.123Z`).
-  func line(_ level: Level, _ message: String, _ fields: [(key: String, value: Value)], at time: String)
-    -> [UInt8]
-  {
+  func line(
+    _ level: Level, _ message: String, _ fields: [(key: String, value: Value)], at time: String
+  ) -> [UInt8] {
     switch format {
     case .json:
       var w = JSONWriter(capacity: 256)
@@ -189,7 +189,9 @@ public struct OperatorLog: Sendable {
 extension String {
   fileprivate func replacingOccurrences(_ target: Character, _ replacement: String) -> String {
     var out = ""
-    for character in self { if character == target { out += replacement } else { out.append(character) } }
+    for character in self {
+      if character == target { out += replacement } else { out.append(character) }
+    }
     return out
   }
 }
