@@ -47,6 +47,9 @@ struct LogFileWatcherTests {
     while seen.count < 3, let event = try await following.next() { seen.append(event.seq) }
     #expect(seen == [1, 2, 3])
     #expect(await store.lastSeq == 3)
+    // Each was applied here after another process appended it: its lag was measured.
+    #expect(store.timings.followLag.count == 3)
+    #expect(store.timings.appendLatency.count == 0)
     await store.close()
   }
 }

@@ -95,10 +95,11 @@ extension WebhookHandler {
     let subscribers = (deliveries?.statuses(lastSeq: lastSeq) ?? []).map {
       WebhookMetrics.SubscriberGauge(id: $0.id, backlog: $0.backlog, disabled: $0.disabled != nil)
     }
-    let text = metrics.render(
-      WebhookMetrics.Gauges(
-        eventsAppended: lastSeq - startSeq, lastSeq: lastSeq, effectsInFlight: inFlight,
-        subscribers: subscribers))
+    let text =
+      metrics.render(
+        WebhookMetrics.Gauges(
+          eventsAppended: lastSeq - startSeq, lastSeq: lastSeq, effectsInFlight: inFlight,
+          subscribers: subscribers)) + WebhookMetrics.render(store.timings)
     return HTTPResponse(
       status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
   }

@@ -21,6 +21,8 @@ public actor Store {
   let clock: any TimeSource
   /// What readers follow: every event is published here as it is logged.
   public nonisolated let feed: EventFeed
+  /// How long appends take and how far behind other processes' appends are followed.
+  public nonisolated let timings = LogTimings()
   /// Who follows the access state (Store+Access.swift).
   var accessFollowers: [Int: AccessFollower] = [:]
   /// The planned answers this process's runner is waiting to deliver (its own and those other
@@ -138,6 +140,7 @@ public actor Store {
     if let failure { throw failure }
     var logged: Event?
     let line: [UInt8]
+    let started = ContinuousClock.now
     do {
       line = try sink.append { appendedByOthers in
         // What other processes logged comes first: our event follows it in seq and time.
@@ -165,6 +168,7 @@ public actor Store {
       throw fail(.logFailed("\(error)"))
     }
     guard let event = logged else { throw fail(.logFailed("the log appended no event")) }
+    timings.appended(in: ContinuousClock.now - started)
     let reaction = book.apply(event)
     noteOwed(event, loggedHere: true)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
@@ -201,6 +205,7 @@ public actor Store {
       throw .logFailed("another process logged a record that is not an event: \(error)")
     }
     let event = published.event
+    timings.followed(lagMilliseconds: clock.now().milliseconds - event.at.milliseconds)
     let reaction = book.apply(event)
     noteOwed(event, loggedHere: false)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
