@@ -23,7 +23,9 @@ public enum ServeCommand {
       to the registered subscribers, signed per Standard Webhooks. Prints its base URL on stdout
       once listening; Ctrl-C or SIGTERM stops it after answering the requests in progress.
       It binds 127.0.0.1 unless --host says otherwise. With --web it also serves the browser
-      pages of 'susi web' under /web/, where a person signs in with a key.
+      pages of 'susi web' under /web/, where a person signs in with a key. Every request and
+      notable event is one line on stderr (--log-format json|text, --log-level); each answer
+      carries its request's id in X-Request-Id.
 
       Callers send a key (Authorization: Bearer KEY). Keys belong to groups, groups hold
       privileges; the first admin key comes from 'susi serve keys init'. The same tasks as the
