@@ -100,7 +100,8 @@ public final class JSONLinesSession: Sendable {
         )
       }
     }
-    await forwarding.finish(through: await store.lastSeq)
+    await writer.waitUntilQueued(await store.lastSeq)
+    forwarding.stop()
     await writer.close()
     summary.outputFailure = writer.outputFailure
     summary.accepted = progress.accepted

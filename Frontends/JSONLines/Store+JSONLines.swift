@@ -9,9 +9,7 @@ extension Store {
     forward: @escaping @Sendable (Writer, PublishedEvent) -> Void
   ) -> (state: State, seq: Int, writer: Writer, forwarding: EventForwarding) {
     let writer = makeWriter(lastSeq)
-    let forwarding = EventForwarding(events(after: lastSeq)) { batch in
-      for event in batch { forward(writer, event) }
-    }
+    let forwarding = EventForwarding(events(after: lastSeq)) { forward(writer, $0) }
     return (state, lastSeq, writer, forwarding)
   }
 }

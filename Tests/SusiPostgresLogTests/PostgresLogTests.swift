@@ -100,11 +100,11 @@ struct PostgresLogTests {
     #expect(!b.opened.alone, "the first node holds the log")
     let seenByA = Mutex<[Int]>([])
     let seenByB = Mutex<[Int]>([])
-    let followA = EventForwarding(a.store.events(after: 0)) { batch in
-      seenByA.withLock { $0 += batch.map(\.seq) }
+    let followA = EventForwarding(a.store.events(after: 0)) { event in
+      seenByA.withLock { $0.append(event.seq) }
     }
-    let followB = EventForwarding(b.store.events(after: 0)) { batch in
-      seenByB.withLock { $0 += batch.map(\.seq) }
+    let followB = EventForwarding(b.store.events(after: 0)) { event in
+      seenByB.withLock { $0.append(event.seq) }
     }
 
     let perNode = 60
@@ -120,8 +120,8 @@ struct PostgresLogTests {
     }
     await a.store.catchUp()
     await b.store.catchUp()
-    await followA.finish(through: 2 * perNode)
-    await followB.finish(through: 2 * perNode)
+    followA.stop()
+    followB.stop()
 
     let stored = try rows(location)
     #expect(stored.map(\.seq) == Array(1...(2 * perNode)))

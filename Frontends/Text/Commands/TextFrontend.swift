@@ -133,12 +133,12 @@ public enum TextFrontend {
     var recording: EventForwarding?
     if let recorder {
       recording = EventForwarding(app.store.events(after: await app.store.lastSeq)) {
-        for event in $0 { recorder.add(event) }
+        recorder.add($0)
       }
     }
     let code = await body(session)
     if let recorder, let recording {
-      await recording.finish(through: await app.store.lastSeq)
+      recording.stop()
       if invocation.parsed.value("--json") == "events" {
         // Only the answers this command's own questions planned: never another process's.
         let mine = recorder.seqs

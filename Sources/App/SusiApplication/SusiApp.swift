@@ -236,16 +236,13 @@ public final class SusiApp: Sendable {
   /// SUSI_SERVER (whose seqs are `startup`) is for this run only.
   private func rememberServerSwitches(except startup: Set<Int>) async {
     let stateDirectory = options.stateDirectory
-    let forwarding = EventForwarding(store.events(after: await store.lastSeq)) { batch in
-      for published in batch {
-        guard !published.byAnotherProcess,
-          case .serverChanged(let changed) = published.event.action,
-          let cause = published.event.cause, !startup.contains(cause)
-        else { continue }
-        var choice = (try? RememberedServer.load(stateDirectory: stateDirectory)) ?? nil
-        if choice?.server != changed.url { choice = RememberedServer(server: changed.url) }
-        try? choice?.save(stateDirectory: stateDirectory)
-      }
+    let forwarding = EventForwarding(store.events(after: await store.lastSeq)) { published in
+      guard !published.byAnotherProcess, case .serverChanged(let changed) = published.event.action,
+        let cause = published.event.cause, !startup.contains(cause)
+      else { return }
+      var choice = (try? RememberedServer.load(stateDirectory: stateDirectory)) ?? nil
+      if choice?.server != changed.url { choice = RememberedServer(server: changed.url) }
+      try? choice?.save(stateDirectory: stateDirectory)
     }
     serverSwitches.withLock { $0 = forwarding }
   }
@@ -284,7 +281,7 @@ public final class SusiApp: Sendable {
   /// Stops the runner, closes the log and stops the built-in server.
   public func stop() async {
     follower.withLock { $0 }?.stop()
-    await serverSwitches.withLock { $0 }?.finish(through: await store.lastSeq)
+    serverSwitches.withLock { $0 }?.stop()
     await store.close()
     await store.finishSnapshots()
     await embedded?.stop()
