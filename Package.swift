@@ -127,7 +127,7 @@ let package = Package(
     // runner and the built-in server.
     module(
       "SusiCommandLine", in: "App",
-      dependencies: ["SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON"]),
+      dependencies: ["SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON", "SusiOperatorLog"]),
     module(
       "SusiApplication", in: "App",
       dependencies: [

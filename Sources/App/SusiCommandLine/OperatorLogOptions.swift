@@ -1,4 +1,3 @@
-public import SusiCommandLine
 public import SusiOperatorLog
 
 /// `--log-level` and `--log-format`: the operators' log of `susi serve`, `susi server` and
