@@ -23,7 +23,8 @@ public final class EventFeed: Sendable {
     var waiters: [Int: Waiter] = [:]
     var nextWaiter = 0
     /// Followers called inside `publish` (see `EventForwarding`), with the seq they follow after.
-    var forwarders: [Int: (after: Int, forward: @Sendable (PublishedEvent) -> Void)] = [:]
+    /// An array, so that handing them out of the lock costs no copy.
+    var forwarders: [(token: Int, after: Int, forward: @Sendable (PublishedEvent) -> Void)] = []
 
     /// The seq of the oldest event in the ring (lastSeq + 1 when it is empty).
     var oldestSeq: Int { lastSeq - count + 1 }
@@ -80,7 +81,7 @@ public final class EventFeed: Sendable {
         woken.append(waiter.continuation)
         s.waiters[id] = nil
       }
-      return (woken, s.forwarders.isEmpty ? [] : Array(s.forwarders.values))
+      return (woken, s.forwarders)
     }
     for forwarder in forwarders where forwarder.after < event.seq { forwarder.forward(event) }
     for continuation in woken { continuation.resume() }
@@ -97,7 +98,7 @@ public final class EventFeed: Sendable {
       let token: Int? = state.withLock { s in
         guard s.lastSeq <= cursor || s.closed else { return nil }
         s.nextWaiter += 1
-        s.forwarders[s.nextWaiter] = (cursor, forward)
+        s.forwarders.append((s.nextWaiter, cursor, forward))
         return s.nextWaiter
       }
       if let token { return token }
@@ -110,7 +111,7 @@ public final class EventFeed: Sendable {
 
   /// Stops calling the forwarder of `token`.
   func stopForwarding(_ token: Int) {
-    _ = state.withLock { $0.forwarders.removeValue(forKey: token) }
+    state.withLock { $0.forwarders.removeAll { $0.token == token } }
   }
 
   /// Wakes every reader for good: they see no more events.
@@ -119,7 +120,7 @@ public final class EventFeed: Sendable {
       s.closed = true
       let all = s.waiters.values.map(\.continuation)
       s.waiters = [:]
-      s.forwarders = [:]
+      s.forwarders = []
       return all
     }
     for continuation in woken { continuation.resume() }
