@@ -62,7 +62,7 @@ let package = Package(
     module("SusiTerminal", in: "Kit"),
     module("SusiHTTPTypes", in: "Kit"),
     module("SusiTLS", in: "Kit", dependencies: ["COpenSSL"]),
-    module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes", "SusiTLS"]),
+    module("SusiHTTPClient", in: "Kit", dependencies: ["CEpoll", "SusiHTTPTypes", "SusiTLS"]),
     // ECMAScript 5.1 for skills' `!javascript:` rules: the system's duktape, run sandboxed.
     .systemLibrary(
       name: "CDuktape", path: "Sources/Kit/CDuktape", pkgConfig: "duktape",
@@ -139,8 +139,7 @@ let package = Package(
     frontend(
       "SusiText", folder: "Text",
       dependencies: [
-        "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiServer",
-        "SusiTerminal",
+        "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiTerminal",
       ]),
     frontend(
       "SusiJSONLines", folder: "JSONLines",
@@ -159,7 +158,7 @@ let package = Package(
       dependencies: [
         "SusiServe", "SusiHTTPServer", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto",
         "SusiFiles", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes",
-        "SusiAccess", "SusiTerminal", "SusiServer",
+        "SusiAccess", "SusiTerminal",
       ],
       exclude: ["Screenshots"], resources: [.copy("Resources")]),
     frontend(
@@ -181,7 +180,7 @@ let package = Package(
     // own); the reducer tester; and the runtime's helpers: a scripted runner, a fake transport,
     // a test clock, and the driver of the built binary.
     module("SusiSamples", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
-    module("SusiHTTPTesting", in: "Testing"),
+    module("SusiHTTPTesting", in: "Testing", dependencies: ["SusiHTTPTypes"]),
     // A certificate authority made at run time, for the TLS tests and benchmarks.
     module("SusiTLSTesting", in: "Testing", dependencies: ["COpenSSL"]),
     module("SusiCoreTesting", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),

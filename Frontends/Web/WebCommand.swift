@@ -5,7 +5,6 @@ public import SusiCommandLine
 import SusiCore
 import SusiFiles
 public import SusiServe
-import SusiServer
 import SusiTerminal
 
 #if canImport(Glibc)
@@ -58,7 +57,7 @@ public enum WebCommand {
       mode: .mounted, service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory,
       pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")),
-      builtInServer: app.embedded?.baseURLString, imagesFolder: app.options.imageDirectory)
+      builtInServer: app.embeddedServerURL, imagesFolder: app.options.imageDirectory)
   }
 
   static var notInstalled: String {
@@ -103,7 +102,7 @@ public enum WebCommand {
     let handler = WebHandler(
       mode: .local(links), service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory, pages: pages,
-      builtInServer: app.embedded?.baseURLString, imagesFolder: app.options.imageDirectory)
+      builtInServer: app.embeddedServerURL, imagesFolder: app.options.imageDirectory)
     let openFile = app.options.stateDirectory + "/web-open.html"
     var reader: Task<Void, Never>?
     let code = await service.serveUntilSignalled(

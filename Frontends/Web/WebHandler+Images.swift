@@ -25,8 +25,7 @@ extension WebHandler {
     // Only a file the cache wrote, by name, inside the cache folder: the path in the log is
     // not trusted to point anywhere else.
     guard let cached = await store.state.images[url],
-      let name = cached.path.split(separator: "/").last.map(String.init),
-      Self.isCacheFileName(name),
+      let name = ImageCacheFile.name(of: cached.path),
       let file = ContainedFile.resolve([name], under: URL(fileURLWithPath: imagesFolder))
     else { return notCached.response }
     let tag = "\"\(name.split(separator: ".").first ?? "")\""
@@ -42,12 +41,6 @@ extension WebHandler {
     return HTTPResponse(status: 200, headers: headers, body: bytes)
   }
 
-  /// Names the image cache writes: the SHA-256 of the bytes in hex, and an extension.
-  static func isCacheFileName(_ name: String) -> Bool {
-    let stem = name.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)[0]
-    return stem.count == 64 && stem.allSatisfy(\.isHexDigit) && ContainedFile.isPlainName(name)
-  }
-
   /// Whether an `If-None-Match` list names `tag` (or is `*`).
   static func matches(_ wanted: String, _ tag: String) -> Bool {
     wanted.split(separator: ",").contains { item in
@@ -59,15 +52,6 @@ extension WebHandler {
 
   /// The media type the image's first bytes show, whatever its name says.
   static func imageType(_ bytes: [UInt8]) -> String {
-    switch ImageSniffer.kind(Array(bytes.prefix(512))) {
-    case "png": "image/png"
-    case "jpeg": "image/jpeg"
-    case "gif": "image/gif"
-    case "webp": "image/webp"
-    case "svg": "image/svg+xml"
-    case "bmp": "image/bmp"
-    case "ico": "image/x-icon"
-    default: "application/octet-stream"
-    }
+    MediaType.forFile("image." + (ImageSniffer.kind(Array(bytes.prefix(512))) ?? ""))
   }
 }

@@ -81,11 +81,10 @@ enum ServerCommandSpec {
       return ExitCode.usage
     }
     var configuration: ServerConfiguration
-    do {
+    do throws(UsageError) {
       configuration = try configure(invocation)
     } catch {
-      _ = StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+      return error.report(spec)
     }
     if let data = configuration.dataDirectory, let problem = skillFolderProblem(data.path) {
       StandardStream.error.line("susi server: \(problem.message)")
@@ -129,12 +128,18 @@ enum ServerCommandSpec {
     var out = ""
     for warning in check.warnings { out += "warning: \(warning)\n" }
     for outcome in check.outcomes where listExamples || !outcome.isOwn {
-      let mark = outcome.isOwn ? "ok  " : outcome.obstacle == nil ? "MISS" : "SKIP"
+      let mark =
+        outcome.isOwn ? "ok  " : outcome.obstacle != nil ? "SKIP" : outcome.tied ? "TIE " : "MISS"
       out +=
         "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)"
+      switch outcome.realServer {
+      case .tie: out += " (as the real server ranks: a tie)"
+      case .other: out += " (as the real server ranks: another skill first)"
+      default: break
+      }
       out += outcome.obstacle.map { " (\($0.rawValue))\n" } ?? "\n"
     }
-    out += check.summary + "\n" + check.timing + "\n"
+    out += check.summary + "\n" + check.realServerSummary + "\n" + check.timing + "\n"
     _ = StandardStream.output.write(out)
     return 0
   }
@@ -143,11 +148,10 @@ enum ServerCommandSpec {
   static func use(_ invocation: Invocation) -> Int32 {
     let arguments = invocation.arguments
     guard arguments[0] == "use" else {
-      let error = UsageError(
+      return UsageError(
         "'susi server' takes options, or 'use URL', not '\(arguments[0])'",
-        suggestion: Spelling.closest(to: arguments[0], in: ["use"]))
-      StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+        suggestion: Spelling.closest(to: arguments[0], in: ["use"])
+      ).report(spec)
     }
     let stateDirectory = invocation.common.stateDirectory
     let remembered: RememberedServer?
@@ -162,10 +166,9 @@ enum ServerCommandSpec {
       return ExitCode.success
     }
     guard let url = Validation.serverURL(arguments[1]) else {
-      StandardStream.error.write(
-        "susi: '\(arguments[1])' is not a server URL; use http(s)://host[:port][/path] or "
-          + "'embedded'\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+      return UsageError(
+        "'\(arguments[1])' is not a server URL; use http(s)://host[:port][/path] or 'embedded'"
+      ).report(spec)
     }
     var choice = remembered ?? RememberedServer()
     // A CA file belongs to the server it was given for.
@@ -221,6 +224,13 @@ enum ServerCommandSpec {
       dataDirectory: data, stateDirectory: stateDirectory,
       seed: seed, trustedProxies: proxies)
     configuration.allowsPrivateConsoleHosts = invocation.common.allowsPrivateTargets
+    // Console rules' https fetches trust --ca-file (or the config file's ca-file) too.
+    if let caFile = invocation.common.caFile {
+      if let problem = ConsoleService.problem(withCAFile: caFile) {
+        throw UsageError("--ca-file: \(problem)")
+      }
+      configuration.console.caFile = caFile
+    }
     if let files = try ServingTLSFiles.resolve(parsed) {
       do throws(TLSSetupError) {
         configuration.tls = try HTTPServerTLS(

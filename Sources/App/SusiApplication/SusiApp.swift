@@ -20,6 +20,8 @@ public final class SusiApp: Sendable {
   public let options: CommonOptions
   /// The built-in server, when it is the one in use.
   public let embedded: EmbeddedServer?
+  /// The built-in server's address (`http://127.0.0.1:PORT`), when it runs.
+  public var embeddedServerURL: String? { embedded?.baseURLString }
   /// What start-up noticed and the user should hear about (a torn log tail that was cut, …).
   public let warnings: [String]
   /// How many events the log held before this run.
@@ -101,6 +103,17 @@ public final class SusiApp: Sendable {
       options = serverForRun(options, logServer: recovered.state.server, alone: opened.alone)
     }
 
+    // The CA file trusted for https: the runner's requests and the built-in server's console
+    // fetches alike.
+    let caFile: String?
+    do throws(StartupError) {
+      caFile = try RememberedCAFile.resolve(
+        given: options.caFile, server: options.server ?? State.embeddedServer,
+        stateDirectory: options.stateDirectory)
+    } catch {
+      sink.close()
+      throw error
+    }
     var embedded: EmbeddedServer?
     if startEmbedded && (options.server == nil || embeddedWithServer) {
       do {
@@ -108,6 +121,7 @@ public final class SusiApp: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = try embeddedPort(environment)
         configuration.allowsPrivateConsoleHosts = options.allowsPrivateTargets
+        configuration.console.caFile = caFile
         let serverState = URL(fileURLWithPath: options.stateDirectory)
           .appendingPathComponent("server")
         configuration.stateDirectory = serverState
@@ -146,15 +160,7 @@ public final class SusiApp: Sendable {
     if options.verbose {
       configuration.trace = { StandardStream.error.line("susi: \($0)") }
     }
-    do throws(StartupError) {
-      configuration.caFile = try RememberedCAFile.resolve(
-        given: options.caFile, server: options.server ?? State.embeddedServer,
-        stateDirectory: options.stateDirectory)
-    } catch {
-      sink.close()
-      await embedded?.stop()
-      throw error
-    }
+    configuration.caFile = caFile
     configuration.targetPolicy = TargetPolicy(
       allowsPrivateTargets: options.allowsPrivateTargets,
       allowedOrigins: options.server.map { [$0] } ?? [])
