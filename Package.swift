@@ -72,6 +72,8 @@ let package = Package(
     module(
       "SusiHTTPServer", in: "Kit",
       dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes", "SusiTLS"]),
+    module(
+      "SusiOperatorLog", in: "Kit", dependencies: ["SusiHTTPServer", "SusiHTTPTypes", "SusiJSON"]),
     .systemLibrary(
       name: "CPostgreSQL", path: "Sources/Kit/CPostgreSQL", pkgConfig: "libpq",
       providers: [.apt(["libpq-dev"])]),
@@ -125,7 +127,7 @@ let package = Package(
     // runner and the built-in server.
     module(
       "SusiCommandLine", in: "App",
-      dependencies: ["SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON"]),
+      dependencies: ["SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON", "SusiOperatorLog"]),
     module(
       "SusiApplication", in: "App",
       dependencies: [
@@ -149,7 +151,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiHTTPServer", "SusiApplication",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery",
-        "SusiAccess", "SusiTLS",
+        "SusiAccess", "SusiTLS", "SusiOperatorLog",
       ]),
     frontend(
       "SusiWeb", folder: "Web",
@@ -169,7 +171,7 @@ let package = Package(
       name: "susi",
       dependencies: [
         "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
-        "SusiCommandLine", "SusiHTTPServer", "SusiTLS", "SusiCore",
+        "SusiCommandLine", "SusiHTTPServer", "SusiTLS", "SusiCore", "SusiOperatorLog",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 
@@ -219,6 +221,7 @@ let package = Package(
       name: "SusiEventLogTests",
       dependencies: [
         "SusiEventLog", "SusiStore", "SusiTesting", "SusiCrypto", "SusiSamples", "susi-log-child",
+        "SusiClock",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -251,6 +254,10 @@ let package = Package(
       dependencies: [
         "SusiHTTPServer", "SusiCrypto", "SusiClock", "SusiHTTPTesting", "SusiHTTPTypes",
       ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SusiOperatorLogTests",
+      dependencies: ["SusiOperatorLog", "SusiHTTPServer", "SusiHTTPTypes", "SusiJSON"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests",

@@ -41,7 +41,7 @@ public enum WebCommand {
       OptionSpec(
         "--host", value: "ADDR", help: "loopback address to bind: 127.0.0.1 (default) or ::1"),
       OptionSpec("--open", help: "open the URL in the system browser (xdg-open)"),
-    ] + ServingTLSFiles.specs)
+    ] + ServingTLSFiles.specs + OperatorLogOptions.specs)
 
   /// Event streams open at once (one per browser tab) across every session of one start.
   static let maximumStreams = 16
@@ -81,6 +81,9 @@ public enum WebCommand {
     do { tls = try ServingTLSFiles.resolve(invocation.parsed) } catch {
       return fail(error.message, ExitCode.usage)
     }
+    guard let log = OperatorLogOptions.log(invocation, component: "web") else {
+      return ExitCode.usage
+    }
     guard let pages = WebPages.installed() else {
       return fail(notInstalled, ExitCode.noInput)
     }
@@ -103,7 +106,7 @@ public enum WebCommand {
     let openFile = app.options.stateDirectory + "/web-open.html"
     var reader: Task<Void, Never>?
     let code = await service.serveUntilSignalled(
-      handler, host: host, port: port, tls: tls, app: app, command: "web"
+      handler, host: host, port: port, tls: tls, app: app, log: log
     ) { baseURL, bound in
       handler.listening(on: bound, secure: tls != nil)
       let url = baseURL + "/?token=" + links.make()

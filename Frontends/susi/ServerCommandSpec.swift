@@ -2,6 +2,7 @@ import Foundation
 import SusiCommandLine
 import SusiCore
 import SusiHTTPServer
+import SusiOperatorLog
 import SusiServe
 import SusiServer
 import SusiTLS
@@ -59,7 +60,7 @@ enum ServerCommandSpec {
           help: "check the skills of DIR for authors: load warnings and example answers, then exit"
         ),
         OptionSpec("--examples", help: "with --check-skills: list every example and who answered"),
-      ] + ServingTLSFiles.specs,
+      ] + ServingTLSFiles.specs + OperatorLogOptions.specs,
       arguments: 0...2)
     // It serves from STATE-DIR/server alone: no log, no other server; its only outbound
     // requests are skills' console rules, which --allow-private-targets lets reach loopback and
@@ -76,7 +77,10 @@ enum ServerCommandSpec {
       return checkSkills(folder, listExamples: invocation.parsed.has("--examples"))
     }
     if !invocation.arguments.isEmpty { return use(invocation) }
-    let configuration: ServerConfiguration
+    guard let log = OperatorLogOptions.log(invocation, component: "server") else {
+      return ExitCode.usage
+    }
+    var configuration: ServerConfiguration
     do throws(UsageError) {
       configuration = try configure(invocation)
     } catch {
@@ -89,14 +93,29 @@ enum ServerCommandSpec {
     if let warning = ServingTLSFiles.exposureWarning(
       host: configuration.host, tls: configuration.tls != nil)
     {
-      StandardStream.error.line("susi server: warning: \(warning)")
+      log.warning(warning)
     }
-    let reloads = configuration.tls.map { WebhookService.reloadOnHangup($0, command: "server") }
+    configuration.frontHandler = { RequestLogging($0, log: log) }
+    let reloads = configuration.tls.map { WebhookService.reloadOnHangup($0, log: log) }
     defer { reloads?.cancel() }
     let signals = ShutdownSignal()
     return await ServerForeground.run(
       configuration, output: { _ = StandardStream.output.write($0) },
-      errors: { _ = StandardStream.error.write($0) }, until: { _ = await signals.wait() })
+      errors: { note(log, $0) }, until: { _ = await signals.wait() })
+  }
+
+  /// A line the server says while it runs (`susi server: warning: …`), as a log line.
+  static func note(_ log: OperatorLog, _ line: String) {
+    var text = Substring(line)
+    if text.hasPrefix("susi server: ") { text = text.dropFirst("susi server: ".count) }
+    while text.last == "\n" { text = text.dropLast() }
+    if text.hasPrefix("warning: ") {
+      log.warning(String(text.dropFirst("warning: ".count)))
+    } else if text.hasPrefix("cannot ") {
+      log.error(String(text))
+    } else {
+      log.info(String(text))
+    }
   }
 
   /// `--check-skills DIR`: every load warning, then the example outcomes, then the summary.

@@ -102,8 +102,12 @@ struct PostgresLogTests {
     #expect(!b.opened.alone, "the first node holds the log")
     let seenByA = Mutex<[Int]>([])
     let seenByB = Mutex<[Int]>([])
-    _ = await a.store.observe { event in seenByA.withLock { $0.append(event.seq) } }
-    _ = await b.store.observe { event in seenByB.withLock { $0.append(event.seq) } }
+    let followA = EventForwarding(a.store.events(after: 0)) { event in
+      seenByA.withLock { $0.append(event.seq) }
+    }
+    let followB = EventForwarding(b.store.events(after: 0)) { event in
+      seenByB.withLock { $0.append(event.seq) }
+    }
 
     let perNode = 60
     await withTaskGroup(of: Void.self) { group in
@@ -118,6 +122,8 @@ struct PostgresLogTests {
     }
     await a.store.catchUp()
     await b.store.catchUp()
+    followA.stop()
+    followB.stop()
 
     let stored = try rows(location)
     #expect(stored.map(\.seq) == Array(1...(2 * perNode)))

@@ -57,7 +57,10 @@ import Testing
     let sink = GroupSink(shown: { seen.withLock { $0.count } })
     let runner = ManualRunner()
     let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
-    _ = await store.observe { event in seen.withLock { $0.append(event.seq) } }
+    let following = EventForwarding(store.events(after: 0)) { event in
+      seen.withLock { $0.append(event.seq) }
+    }
+    defer { following.stop() }
 
     let sent = try await store.send(.loadGroups(.init()), origin: .test)
     #expect(sent.seq == 1)
@@ -75,7 +78,10 @@ import Testing
     let sink = GroupSink(failing: true, shown: { seen.withLock { $0.count } })
     let runner = ManualRunner()
     let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
-    _ = await store.observe { event in seen.withLock { $0.append(event.seq) } }
+    let following = EventForwarding(store.events(after: 0)) { event in
+      seen.withLock { $0.append(event.seq) }
+    }
+    defer { following.stop() }
 
     await #expect(throws: StoreError.self) {
       try await store.send(.loadGroups(.init()), origin: .test)
@@ -96,7 +102,10 @@ import Testing
     let sink = GroupSink(shown: { seen.withLock { $0.count } })
     let store = Store(
       sink: sink, runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
-    _ = await store.observe { event in seen.withLock { $0.append(event.seq) } }
+    let following = EventForwarding(store.events(after: 0)) { event in
+      seen.withLock { $0.append(event.seq) }
+    }
+    defer { following.stop() }
     let count = 50
     let answered = await withTaskGroup(of: Int?.self) { group in
       for n in 0..<count {

@@ -118,11 +118,15 @@ public enum TextFrontend {
     // Shown before the command's own output, not somewhere in the middle of it.
     if deliveredLate { await session.finishBackgroundWork() }
     let recorder = json ? CommandRecord() : nil
-    var observing: Int?
-    if let recorder { observing = await app.store.observe { recorder.add($0) } }
+    var recording: EventForwarding?
+    if let recorder {
+      recording = EventForwarding(app.store.events(after: await app.store.lastSeq)) {
+        recorder.add($0)
+      }
+    }
     let code = await body(session)
-    if let recorder, let observing {
-      await app.store.stopObserving(observing)
+    if let recorder, let recording {
+      recording.stop()
       if invocation.parsed.value("--json") == "events" {
         // Only the answers this command's own questions planned: never another process's.
         let mine = recorder.seqs

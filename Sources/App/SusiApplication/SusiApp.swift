@@ -38,6 +38,9 @@ public final class SusiApp: Sendable {
   private let plans = Mutex<[ResumedPlan]>([])
   /// With a log in PostgreSQL: what wakes the store when other nodes append.
   private let follower = Mutex<PostgresFollower?>(nil)
+  /// Follows this process's server switches into the remembered choice (see
+  /// `rememberServerSwitches`); finished before the store closes.
+  private let serverSwitches = Mutex<EventForwarding?>(nil)
   /// With a log in PostgreSQL: the sink, whose connection `/healthz` checks.
   public let databaseLog: PostgresEventSink?
 
@@ -64,7 +67,8 @@ public final class SusiApp: Sendable {
   ///   - embeddedWithServer: start the built-in server even with `--server`, for frontends
   ///     that can switch to it later (`/server embedded`): the runner learns its address only
   ///     here, at start.
-  ///   - followInterval: how often the log is checked for what other susi processes appended.
+  ///   - followInterval: how often the log is looked at for what other susi processes appended
+  ///     when nothing reported it (inotify reports appends at once where the filesystem can).
   public static func start(
     _ options: CommonOptions, origin: EventOrigin,
     environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -184,7 +188,7 @@ public final class SusiApp: Sendable {
           location: database.location, sink: database, store: store)
         app.follower.withLock { $0 = follower }
       } else {
-        await store.followOtherWriters(every: followInterval)
+        await store.followOtherWriters(fallback: followInterval)
       }
       // The log's state holds the server in use; this run's (`serverForRun`) replaces it. Tools
       // that never talk to a server (administration) leave it be.
@@ -238,7 +242,7 @@ public final class SusiApp: Sendable {
   /// SUSI_SERVER (whose seqs are `startup`) is for this run only.
   private func rememberServerSwitches(except startup: Set<Int>) async {
     let stateDirectory = options.stateDirectory
-    _ = await store.observe { published in
+    let forwarding = EventForwarding(store.events(after: await store.lastSeq)) { published in
       guard !published.byAnotherProcess, case .serverChanged(let changed) = published.event.action,
         let cause = published.event.cause, !startup.contains(cause)
       else { return }
@@ -246,6 +250,7 @@ public final class SusiApp: Sendable {
       if choice?.server != changed.url { choice = RememberedServer(server: changed.url) }
       try? choice?.save(stateDirectory: stateDirectory)
     }
+    serverSwitches.withLock { $0 = forwarding }
   }
 
   /// The environment variable that sets the built-in server's port (0: any free port).
@@ -264,7 +269,7 @@ public final class SusiApp: Sendable {
   }
 
   /// How often a running susi looks for events other susi processes appended to its log.
-  public static let defaultFollowInterval: Duration = .milliseconds(100)
+  public static let defaultFollowInterval: Duration = .seconds(2)
 
   /// Sends an intent and waits until every result it caused has arrived (or `timeout` seconds
   /// pass). Returns the intent's event followed by its results, in log order, following chains
@@ -282,6 +287,7 @@ public final class SusiApp: Sendable {
   /// Stops the runner, closes the log and stops the built-in server.
   public func stop() async {
     follower.withLock { $0 }?.stop()
+    serverSwitches.withLock { $0 }?.stop()
     await store.close()
     await store.finishSnapshots()
     await embedded?.stop()

@@ -184,7 +184,8 @@ private struct PostgresBenchmark {
     defer { follower.stop() }
     let clock = ContinuousClock()
     let applied = Mutex<[Int: ContinuousClock.Instant]>([:])
-    _ = await reader.observe { event in
+    // Taken as the reader applies them, inside its turn.
+    let following = EventForwarding(reader.events(after: await reader.lastSeq)) { event in
       let now = ContinuousClock.now
       applied.withLock { $0[event.seq] = now }
     }
@@ -200,6 +201,7 @@ private struct PostgresBenchmark {
       lags.append(Swift.max(0, (seen! - returned).seconds * 1000))
     }
     await writer.close()
+    following.stop()
     await reader.close()
     lags.sort()
     return (
