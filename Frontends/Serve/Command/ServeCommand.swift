@@ -150,12 +150,15 @@ public enum ServeCommand {
       let keys = try KeyFile(path: paths.keys)
       let subscribers = try SubscriberFile(path: paths.subscribers)
       let cursors = try DeliveryCursors(path: paths.cursors)
-      let proxies = ProxySettings(environment: ProcessInfo.processInfo.environment)
+      // One transport (one event loop, one pool per origin) for every subscriber.
+      let transport = SocketTransport(
+        caFile: app.caFile, proxies: ProxySettings(environment: ProcessInfo.processInfo.environment)
+      )
       var options = WebhookHandler.Options()
       if app.databaseLog != nil { options.logProblem = { app.logProblem() } }
       service = await WebhookService.start(
         store: app.store, keys: keys, subscribers: subscribers, cursors: cursors,
-        transport: { _ in SocketTransport(proxies: proxies) },
+        transport: { _ in transport },
         policy: DeliveryPolicy(
           targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)),
         options: options)

@@ -43,11 +43,15 @@ public final class SusiApp: Sendable {
   private let serverSwitches = Mutex<EventForwarding?>(nil)
   /// With a log in PostgreSQL: the sink, whose connection `/healthz` checks.
   public let databaseLog: PostgresEventSink?
+  /// The CA file trusted for https besides the system's (`--ca-file`, the remembered one, or the
+  /// config's), for every request this process makes.
+  public let caFile: String?
 
   private init(
     store: Store, options: CommonOptions, embedded: EmbeddedServer?, warnings: [String],
-    resumedEvents: Int, startedAlone: Bool, databaseLog: PostgresEventSink?
+    resumedEvents: Int, startedAlone: Bool, databaseLog: PostgresEventSink?, caFile: String?
   ) {
+    self.caFile = caFile
     self.startedAlone = startedAlone
     self.databaseLog = databaseLog
     self.store = store
@@ -170,7 +174,8 @@ public final class SusiApp: Sendable {
     if let snapshots = opened.snapshots { await store.keepSnapshots(snapshots) }
     let app = SusiApp(
       store: store, options: options, embedded: embedded, warnings: warnings,
-      resumedEvents: recovered.lastSeq, startedAlone: opened.alone, databaseLog: opened.database)
+      resumedEvents: recovered.lastSeq, startedAlone: opened.alone, databaseLog: opened.database,
+      caFile: caFile)
     do {
       // Planned answers belong to no one process: every process on the log waits for each, and
       // the first to log its delivery wins. Other requests in flight belong to a live process
