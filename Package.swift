@@ -62,7 +62,7 @@ let package = Package(
     module("SusiTerminal", in: "Kit"),
     module("SusiHTTPTypes", in: "Kit"),
     module("SusiTLS", in: "Kit", dependencies: ["COpenSSL"]),
-    module("SusiHTTPClient", in: "Kit", dependencies: ["SusiHTTPTypes", "SusiTLS"]),
+    module("SusiHTTPClient", in: "Kit", dependencies: ["CEpoll", "SusiHTTPTypes", "SusiTLS"]),
     // ECMAScript 5.1 for skills' `!javascript:` rules: the system's duktape, run sandboxed.
     .systemLibrary(
       name: "CDuktape", path: "Sources/Kit/CDuktape", pkgConfig: "duktape",
@@ -72,6 +72,8 @@ let package = Package(
     module(
       "SusiHTTPServer", in: "Kit",
       dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes", "SusiTLS"]),
+    module(
+      "SusiOperatorLog", in: "Kit", dependencies: ["SusiHTTPServer", "SusiHTTPTypes", "SusiJSON"]),
     .systemLibrary(
       name: "CPostgreSQL", path: "Sources/Kit/CPostgreSQL", pkgConfig: "libpq",
       providers: [.apt(["libpq-dev"])]),
@@ -125,7 +127,7 @@ let package = Package(
     // runner and the built-in server.
     module(
       "SusiCommandLine", in: "App",
-      dependencies: ["SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON"]),
+      dependencies: ["SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON", "SusiOperatorLog"]),
     module(
       "SusiApplication", in: "App",
       dependencies: [
@@ -137,8 +139,7 @@ let package = Package(
     frontend(
       "SusiText", folder: "Text",
       dependencies: [
-        "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiServer",
-        "SusiTerminal",
+        "SusiCore", "SusiStore", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiTerminal",
       ]),
     frontend(
       "SusiJSONLines", folder: "JSONLines",
@@ -150,14 +151,14 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiHTTPServer", "SusiApplication",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery",
-        "SusiAccess", "SusiTLS",
+        "SusiAccess", "SusiTLS", "SusiOperatorLog",
       ]),
     frontend(
       "SusiWeb", folder: "Web",
       dependencies: [
         "SusiServe", "SusiHTTPServer", "SusiCore", "SusiStore", "SusiRunner", "SusiCrypto",
         "SusiFiles", "SusiJSON", "SusiApplication", "SusiCommandLine", "SusiHTTPTypes",
-        "SusiAccess", "SusiTerminal", "SusiServer",
+        "SusiAccess", "SusiTerminal",
       ],
       exclude: ["Screenshots"], resources: [.copy("Resources")]),
     frontend(
@@ -170,7 +171,7 @@ let package = Package(
       name: "susi",
       dependencies: [
         "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
-        "SusiCommandLine", "SusiHTTPServer", "SusiTLS", "SusiCore",
+        "SusiCommandLine", "SusiHTTPServer", "SusiTLS", "SusiCore", "SusiOperatorLog",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 
@@ -179,7 +180,7 @@ let package = Package(
     // own); the reducer tester; and the runtime's helpers: a scripted runner, a fake transport,
     // a test clock, and the driver of the built binary.
     module("SusiSamples", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
-    module("SusiHTTPTesting", in: "Testing"),
+    module("SusiHTTPTesting", in: "Testing", dependencies: ["SusiHTTPTypes"]),
     // A certificate authority made at run time, for the TLS tests and benchmarks.
     module("SusiTLSTesting", in: "Testing", dependencies: ["COpenSSL"]),
     module("SusiCoreTesting", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
@@ -220,6 +221,7 @@ let package = Package(
       name: "SusiEventLogTests",
       dependencies: [
         "SusiEventLog", "SusiStore", "SusiTesting", "SusiCrypto", "SusiSamples", "susi-log-child",
+        "SusiClock",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -252,6 +254,10 @@ let package = Package(
       dependencies: [
         "SusiHTTPServer", "SusiCrypto", "SusiClock", "SusiHTTPTesting", "SusiHTTPTypes",
       ],
+      swiftSettings: strict),
+    .testTarget(
+      name: "SusiOperatorLogTests",
+      dependencies: ["SusiOperatorLog", "SusiHTTPServer", "SusiHTTPTypes", "SusiJSON"],
       swiftSettings: strict),
     .testTarget(
       name: "SusiServerTests",

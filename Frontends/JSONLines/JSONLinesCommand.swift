@@ -58,8 +58,7 @@ public enum JSONLinesCommand {
     do throws(UsageError) {
       options = try Self.options(invocation.parsed)
     } catch {
-      StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+      return error.report(spec)
     }
     let app: SusiApp
     do throws(StartupError) {

@@ -56,9 +56,9 @@ public final class JSONLinesSession: Sendable {
   /// Runs until the input ends (or `stop`, or stdout closes), drains, and reports what happened.
   /// The caller closes the store afterwards.
   public func run() async -> JSONLinesSummary {
-    // Every event goes straight to the ordered writer, from inside the store's turn.
+    // Every event goes to the ordered writer as it is logged.
     let output = output
-    let (state, firstSeq, writer, observation) = await store.startForwarding(
+    let (state, firstSeq, writer, forwarding) = await store.startForwarding(
       // When nobody reads the output any more, stop waiting for input that cannot be answered.
       makeWriter: { [pump] seq in OrderedOutput(output: output, seq: seq) { _ in pump.cancel() } },
       forward: { writer, event in writer.event(seq: event.seq, line: event.line) })
@@ -101,7 +101,7 @@ public final class JSONLinesSession: Sendable {
       }
     }
     await writer.waitUntilQueued(await store.lastSeq)
-    await store.stopObserving(observation)
+    forwarding.stop()
     await writer.close()
     summary.outputFailure = writer.outputFailure
     summary.accepted = progress.accepted
@@ -138,7 +138,7 @@ public final class JSONLinesSession: Sendable {
         // Backpressure: while the runner has all the work it may queue, stop taking input.
         await store.waitForRoom()
         do {
-          let published = try store.send(action, origin: options.origin, id: id)
+          let published = try await store.send(action, origin: options.origin, id: id)
           progress.lastAccepted = published.seq
           progress.accepted += 1
         } catch {

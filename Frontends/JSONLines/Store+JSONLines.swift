@@ -2,14 +2,14 @@ import SusiCore
 import SusiStore
 
 extension Store {
-  /// Starts forwarding events: makes the writer for the current seq, registers `forward` for
-  /// every later event, and returns the state now — all in one turn, so no event falls between.
+  /// Starts forwarding events: makes the writer for the current seq, follows every later event
+  /// into it, and returns the state now — all in one turn, so no event falls between.
   func startForwarding<Writer: Sendable>(
     makeWriter: @Sendable (_ seq: Int) -> Writer,
     forward: @escaping @Sendable (Writer, PublishedEvent) -> Void
-  ) -> (state: State, seq: Int, writer: Writer, token: Int) {
+  ) -> (state: State, seq: Int, writer: Writer, forwarding: EventForwarding) {
     let writer = makeWriter(lastSeq)
-    let token = observe { forward(writer, $0) }
-    return (state, lastSeq, writer, token)
+    let forwarding = EventForwarding(events(after: lastSeq)) { forward(writer, $0) }
+    return (state, lastSeq, writer, forwarding)
   }
 }

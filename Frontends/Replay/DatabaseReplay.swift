@@ -1,4 +1,3 @@
-import Foundation
 import SusiCommandLine
 import SusiCore
 import SusiJSON
@@ -28,13 +27,13 @@ enum DatabaseReplay {
     if options.has("--stats") {
       return ReplayCommand.usage("--stats reads log files only")
     }
-    let json = options.has("--json")
-    do {
+    return ReplayCommand.reporting {
       if options.has("--verify") {
         return try verify(log, location: location, on: connection, until: until)
       }
       if options.has("--step") {
-        return try ReplayCommand.step(from: from ?? 0, json: json) { recovered, visit in
+        return try ReplayCommand.step(from: from ?? 0, json: options.has("--json")) {
+          recovered, visit in
           try PostgresLogRecovery.replay(
             location, on: connection, into: &recovered, until: until, visit: visit)
           return nil
@@ -42,25 +41,7 @@ enum DatabaseReplay {
       }
       var recovered = Recovered()
       try PostgresLogRecovery.replay(location, on: connection, into: &recovered, until: until)
-      if options.has("--digest") {
-        StandardStream.output.line(ReplayCommand.digest(recovered.state))
-      } else if json {
-        StandardStream.output.write(recovered.state.canonicalJSON() + [0x0a])
-      } else {
-        StandardStream.output.write(StateReport.render(recovered, path: location.description))
-      }
-      return ExitCode.success
-    } catch let error as PostgresLogError {
-      StandardStream.error.line("susi replay: \(error)")
-      if error.isCorruption {
-        StandardStream.error.line(
-          "susi replay: the log is damaged at that seq; nothing after it was applied")
-        return ExitCode.dataError
-      }
-      return ExitCode.ioError
-    } catch {
-      StandardStream.error.line("susi replay: \(error)")
-      return ExitCode.software
+      return ReplayCommand.show(recovered, log: location.description, options)
     }
   }
 
@@ -74,7 +55,7 @@ enum DatabaseReplay {
     try PostgresLogRecovery.replay(
       location, on: connection, into: &second, until: until ?? first.lastSeq)
     let here = ReplayCommand.digest(first.state)
-    guard let there = childDigest(log, until: until ?? first.lastSeq) else {
+    guard let there = ReplayCommand.childDigest(path: log, until: until ?? first.lastSeq) else {
       StandardStream.error.line("susi replay: could not run a second replay in a fresh process")
       return ExitCode.software
     }
@@ -88,20 +69,5 @@ enum DatabaseReplay {
       "verified: \(first.lastSeq) events replay to the same state in two processes (sha256 \(here))"
     )
     return ExitCode.success
-  }
-
-  /// The digest a fresh `susi replay LOG --digest --until SEQ` prints.
-  private static func childDigest(_ log: String, until: Int) -> String? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments = ["replay", log, "--digest", "--until", String(until)]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch { return nil }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { return nil }
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   }
 }

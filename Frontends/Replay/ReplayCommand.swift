@@ -5,6 +5,7 @@ import SusiCrypto
 import SusiEventLog
 import SusiFiles
 import SusiJSON
+import SusiPostgresLog
 import SusiStore
 
 /// `susi replay LOG`: rebuilds the state from an event log, for debugging.
@@ -83,16 +84,8 @@ public enum ReplayCommand {
     }
     let json = options.has("--json")
     let fromSnapshot = options.has("--from-snapshot") && !options.has("--no-snapshot")
-    do {
+    return reporting {
       if options.has("--verify") { return try verify(path: path, until: until) }
-      if options.has("--digest") {
-        var recovered = Recovered()
-        let torn = try replay(
-          path: path, into: &recovered, until: until, fromSnapshot: fromSnapshot)
-        warn(torn)
-        StandardStream.output.line(digest(recovered.state))
-        return ExitCode.success
-      }
       if options.has("--stats") { return try stats(path: path, until: until, json: json) }
       if options.has("--step") {
         return try step(path: path, from: from ?? 0, until: until, json: json)
@@ -100,23 +93,39 @@ public enum ReplayCommand {
       var recovered = Recovered()
       let torn = try replay(path: path, into: &recovered, until: until, fromSnapshot: fromSnapshot)
       warn(torn)
-      if json {
-        StandardStream.output.write(recovered.state.canonicalJSON() + [0x0a])
-      } else {
-        StandardStream.output.write(StateReport.render(recovered, path: path))
-      }
-      return ExitCode.success
-    } catch let failure as LogReplay.Failure {
-      StandardStream.error.line("susi replay: \(failure)")
-      if failure.isCorruption {
-        StandardStream.error.line(
-          "susi replay: the log is damaged at that line; nothing after it was applied")
-        return ExitCode.dataError
-      }
-      return ExitCode.ioError
+      return show(recovered, log: path, options)
+    }
+  }
+
+  /// Prints the replayed state: its digest (`--digest`), its JSON (`--json`) or a report.
+  static func show(_ recovered: Recovered, log: String, _ options: ParsedCommandLine) -> Int32 {
+    if options.has("--digest") {
+      StandardStream.output.line(digest(recovered.state))
+    } else if options.has("--json") {
+      StandardStream.output.write(recovered.state.canonicalJSON() + [0x0a])
+    } else {
+      StandardStream.output.write(StateReport.render(recovered, path: log))
+    }
+    return ExitCode.success
+  }
+
+  /// Runs `replay`, saying on stderr why it failed: a damaged log (exit 65) or one that could
+  /// not be read (74).
+  static func reporting(_ replay: () throws -> Int32) -> Int32 {
+    do {
+      return try replay()
     } catch {
       StandardStream.error.line("susi replay: \(error)")
-      return ExitCode.software
+      let corrupt: Bool
+      switch error {
+      case let failure as LogReplay.Failure: corrupt = failure.isCorruption
+      case let failure as PostgresLogError: corrupt = failure.isCorruption
+      default: return ExitCode.software
+      }
+      guard corrupt else { return ExitCode.ioError }
+      StandardStream.error.line(
+        "susi replay: the log is damaged at that record; nothing after it was applied")
+      return ExitCode.dataError
     }
   }
 
@@ -257,14 +266,10 @@ public enum ReplayCommand {
       o.set("last", last?.rfc3339)
       o.set("bytes", bytes)
       o.set("tornTail", torn.map { "\($0)" })
-      o.set(
-        "types",
-        JSON.object(
-          JSONObject(counts.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })))
-      o.set(
-        "origins",
-        JSON.object(
-          JSONObject(origins.sorted { $0.key < $1.key }.map { ($0.key, JSON.int($0.value)) })))
+      for (name, counted) in [("types", counts), ("origins", origins)] {
+        o.set(
+          name, JSON.object(JSONObject(counted.sorted { $0.key < $1.key }.map { ($0, .int($1)) })))
+      }
       StandardStream.output.line(o.json.compactText)
       warn(torn)
       return ExitCode.success
@@ -325,6 +330,7 @@ public enum ReplayCommand {
       // A recorded state beside the log (NAME.state.json, as Events/ keeps them) must match too.
       let recordedPath =
         path.hasSuffix(".jsonl") ? String(path.dropLast(6)) + ".state.json" : path + ".state.json"
+      var alsoTo = ""
       if until == nil, let recorded = FileManager.default.contents(atPath: recordedPath) {
         guard let expected = try? JSONParser.parse(Array(recorded)) else {
           StandardStream.error.line("susi replay: \(recordedPath) is not JSON")
@@ -337,13 +343,11 @@ public enum ReplayCommand {
           for change in changes.prefix(20) { StandardStream.error.line("  \(change)") }
           return ExitCode.dataError
         }
-        StandardStream.output.line(
-          "verified: \(last) events replay to the same state in two processes and to \(recordedPath) (sha256 \(here))"
-        )
-        return ExitCode.success
+        alsoTo = " and to \(recordedPath)"
       }
       StandardStream.output.line(
-        "verified: \(last) events replay to the same state in two processes (sha256 \(here))")
+        "verified: \(last) events replay to the same state in two processes\(alsoTo) (sha256 \(here))"
+      )
       return ExitCode.success
     }
     // Bisect for the first seq after which the replays disagree.
@@ -409,7 +413,7 @@ public enum ReplayCommand {
   }
 
   /// The final-state digest computed by a fresh `susi replay --digest` process.
-  private static func childDigest(path: String, until: Int?) -> String? {
+  static func childDigest(path: String, until: Int?) -> String? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     var arguments = ["replay", path, "--digest"]

@@ -12,27 +12,26 @@ enum StateReport {
     var out = "Log \(path): \(recovered.lastSeq) events"
     if let last = recovered.lastAt { out += ", the last at \(last.rfc3339)" }
     out += "\n\n"
-    out +=
-      "Server       \(state.server == State.embeddedServer ? "the built-in server" : state.server)\n"
+    /// A section's line: its label in a column of its own.
+    func row(_ label: String, _ text: String) {
+      out += label + String(repeating: " ", count: 13 - label.count) + text + "\n"
+    }
+    row("Server", state.server == State.embeddedServer ? "the built-in server" : state.server)
     if let session = state.session {
-      var line = "Logged in    \(session.email) since \(session.since.rfc3339)"
+      var line = "\(session.email) since \(session.since.rfc3339)"
       if let expiry = session.expiresAt { line += ", token valid until \(expiry.rfc3339)" }
-      out += line + "\n"
+      row("Logged in", line)
     } else {
-      out += "Logged in    nobody\n"
+      row("Logged in", "nobody")
     }
-    if state.settings.isEmpty {
-      out += "Settings     none synced\n"
-    } else {
-      out +=
-        "Settings     "
-        + state.settings.keys.sorted().map { "\($0)=\(state.settings[$0]!)" }.joined(
-          separator: ", ") + "\n"
-    }
+    let settings = state.settings.keys.sorted().map { "\($0)=\(state.settings[$0]!)" }
+    row("Settings", settings.isEmpty ? "none synced" : settings.joined(separator: ", "))
     let skillCount = state.skills.values.reduce(0) { $0 + $1.count }
-    out += "Groups       \(state.groups.count)"
-    if !state.groups.isEmpty { out += ": " + state.groups.joined(separator: ", ") }
-    out += "\nSkills       \(skillCount) loaded in \(state.skills.count) groups\n"
+    row(
+      "Groups",
+      "\(state.groups.count)" + (state.groups.isEmpty ? "" : ": ")
+        + state.groups.joined(separator: ", "))
+    row("Skills", "\(skillCount) loaded in \(state.skills.count) groups")
     for group in state.skills.keys.sorted() {
       let skills = state.skills[group]!.values.sorted { $0.displayName < $1.displayName }
       out +=
@@ -43,15 +42,17 @@ enum StateReport {
         }.joined(separator: ", ") + "\n"
     }
     if !state.userRatings.isEmpty {
-      out +=
-        "Your ratings "
-        + state.userRatings.keys.sorted().map { id in
+      row(
+        "Your ratings",
+        state.userRatings.keys.sorted().map { id in
           "\(id.skill) " + (state.userRatings[id]!.stars.map { "\($0)★" } ?? "not rated")
-        }.joined(separator: ", ") + "\n"
+        }.joined(separator: ", "))
     }
-    out += "\nChat         \(state.transcript.count) lines"
-    if state.transcript.count > transcriptTail { out += " (the last \(transcriptTail) below)" }
     out += "\n"
+    row(
+      "Chat",
+      "\(state.transcript.count) lines"
+        + (state.transcript.count > transcriptTail ? " (the last \(transcriptTail) below)" : ""))
     for entry in state.transcript.suffix(transcriptTail) {
       let time = String(entry.at.rfc3339.dropFirst(11).prefix(8))
       if entry.speaker == .user {
@@ -61,30 +62,25 @@ enum StateReport {
       }
     }
     if !state.history.isEmpty || state.historyRemaining != nil {
-      out += "History      \(state.history.count) remembered exchanges"
+      var line = "\(state.history.count) remembered exchanges"
       if let remaining = state.historyRemaining, remaining > 0 {
-        out += ", \(remaining) older on the server"
+        line += ", \(remaining) older on the server"
       }
-      out += "\n"
+      row("History", line)
     }
-    if !state.searches.isEmpty {
-      out +=
-        "Searches     "
-        + state.searches.keys.sorted().map { "\"\($0)\" (\(state.searches[$0]!.count))" }.joined(
-          separator: ", ") + "\n"
+    func list<Value>(_ label: String, _ items: [String: Value], _ item: (String, Value) -> String) {
+      guard !items.isEmpty else { return }
+      row(label, items.keys.sorted().map { item($0, items[$0]!) }.joined(separator: ", "))
     }
-    if !state.linkPreviews.isEmpty {
-      out += "Previews     " + state.linkPreviews.keys.sorted().joined(separator: ", ") + "\n"
-    }
+    list("Searches", state.searches) { "\"\($0)\" (\($1.count))" }
+    list("Previews", state.linkPreviews) { key, _ in key }
     if !state.images.isEmpty {
       let bytes = state.images.values.reduce(0) { $0 + $1.bytes }
-      out += "Images       \(state.images.count) cached, \(bytes) bytes\n"
+      row("Images", "\(state.images.count) cached, \(bytes) bytes")
     }
     if !state.inFlight.isEmpty {
-      out +=
-        "In flight    "
-        + state.inFlight.keys.sorted().map { "#\($0) \(state.inFlight[$0]!.type)" }.joined(
-          separator: ", ") + "\n"
+      let requests = state.inFlight.keys.sorted().map { "#\($0) \(state.inFlight[$0]!.type)" }
+      row("In flight", requests.joined(separator: ", "))
     }
     if !state.lastErrors.isEmpty {
       out += "Last errors\n"

@@ -64,7 +64,7 @@ public final class WebhookService: Sendable {
       counters: counters, policy: policy)
     deliveries.start()
     let handler = WebhookHandler(
-      store: store, feed: feed, gate: gate, deliveries: deliveries, metrics: metrics, clock: clock,
+      store: store, gate: gate, deliveries: deliveries, metrics: metrics, clock: clock,
       options: options, startSeq: startSeq)
     return WebhookService(
       handler: handler, feed: feed, gate: gate, deliveries: deliveries, metrics: metrics)

@@ -5,7 +5,6 @@ public import SusiCommandLine
 import SusiCore
 import SusiFiles
 public import SusiServe
-import SusiServer
 import SusiTerminal
 
 #if canImport(Glibc)
@@ -42,7 +41,7 @@ public enum WebCommand {
       OptionSpec(
         "--host", value: "ADDR", help: "loopback address to bind: 127.0.0.1 (default) or ::1"),
       OptionSpec("--open", help: "open the URL in the system browser (xdg-open)"),
-    ] + ServingTLSFiles.specs)
+    ] + ServingTLSFiles.specs + OperatorLogOptions.specs)
 
   /// Event streams open at once (one per browser tab) across every session of one start.
   static let maximumStreams = 16
@@ -58,7 +57,7 @@ public enum WebCommand {
       mode: .mounted, service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory,
       pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")),
-      builtInServer: app.embedded?.baseURLString, imagesFolder: app.options.imageDirectory)
+      builtInServer: app.embeddedServerURL, imagesFolder: app.options.imageDirectory)
   }
 
   static var notInstalled: String {
@@ -82,6 +81,9 @@ public enum WebCommand {
     do { tls = try ServingTLSFiles.resolve(invocation.parsed) } catch {
       return fail(error.message, ExitCode.usage)
     }
+    guard let log = OperatorLogOptions.log(invocation, component: "web") else {
+      return ExitCode.usage
+    }
     guard let pages = WebPages.installed() else {
       return fail(notInstalled, ExitCode.noInput)
     }
@@ -100,11 +102,11 @@ public enum WebCommand {
     let handler = WebHandler(
       mode: .local(links), service: service, store: app.store, logPath: app.options.log,
       stateDirectory: app.options.stateDirectory, pages: pages,
-      builtInServer: app.embedded?.baseURLString, imagesFolder: app.options.imageDirectory)
+      builtInServer: app.embeddedServerURL, imagesFolder: app.options.imageDirectory)
     let openFile = app.options.stateDirectory + "/web-open.html"
     var reader: Task<Void, Never>?
     let code = await service.serveUntilSignalled(
-      handler, host: host, port: port, tls: tls, app: app, command: "web"
+      handler, host: host, port: port, tls: tls, app: app, log: log
     ) { baseURL, bound in
       handler.listening(on: bound, secure: tls != nil)
       let url = baseURL + "/?token=" + links.make()

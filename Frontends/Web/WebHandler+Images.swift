@@ -25,8 +25,7 @@ extension WebHandler {
     // Only a file the cache wrote, by name, inside the cache folder: the path in the log is
     // not trusted to point anywhere else.
     guard let cached = await store.state.images[url],
-      let name = cached.path.split(separator: "/").last.map(String.init),
-      Self.isCacheFileName(name),
+      let name = ImageCacheFile.name(of: cached.path),
       let file = ContainedFile.resolve([name], under: URL(fileURLWithPath: imagesFolder))
     else { return notCached.response }
     let tag = "\"\(name.split(separator: ".").first ?? "")\""
@@ -40,12 +39,6 @@ extension WebHandler {
     let bytes = Array(data)
     headers.set("Content-Type", Self.imageType(bytes))
     return HTTPResponse(status: 200, headers: headers, body: bytes)
-  }
-
-  /// Names the image cache writes: the SHA-256 of the bytes in hex, and an extension.
-  static func isCacheFileName(_ name: String) -> Bool {
-    let stem = name.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)[0]
-    return stem.count == 64 && stem.allSatisfy(\.isHexDigit) && ContainedFile.isPlainName(name)
   }
 
   /// Whether an `If-None-Match` list names `tag` (or is `*`).

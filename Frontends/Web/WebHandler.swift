@@ -47,8 +47,9 @@ public final class WebHandler: HTTPHandler {
     Privilege.keysManage, Privilege.groupsManage,
   ])
 
-  /// The key id a `susi web` session acts as (it scopes idempotency keys and stream slots).
-  static let localKeyID = "web"
+  /// Whoever opened `susi web`'s link; its key id `web` scopes idempotency keys and stream
+  /// slots.
+  static let localCaller = Caller(keyID: "web", privileges: localPrivileges)
 
   /// A handler for `service`'s store, whose log is at `logPath` and image cache in
   /// `stateDirectory/images`; `builtInServer` is the built-in server's address in this run.
@@ -191,8 +192,7 @@ public final class WebHandler: HTTPHandler {
     else { return nil }
     switch holder {
     case .local:
-      return Session(
-        id: id, caller: Caller(keyID: Self.localKeyID, privileges: Self.localPrivileges))
+      return Session(id: id, caller: Self.localCaller)
     case .key(let keyID):
       guard let caller = gate.caller(keyID: keyID) else {
         sessions.end(id)
@@ -261,8 +261,7 @@ public final class WebHandler: HTTPHandler {
       ).response
     }
     guard let id = sessions.open(.local) else { return Self.sessionsFull }
-    let caller = Caller(keyID: Self.localKeyID, privileges: Self.localPrivileges)
-    return sessionInfo(Session(id: id, caller: caller), opened: true)
+    return sessionInfo(Session(id: id, caller: Self.localCaller), opened: true)
   }
 
   /// `DELETE /session`: ends the session the request names.

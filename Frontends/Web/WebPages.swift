@@ -44,19 +44,9 @@ public struct WebPages: Sendable {
       status: 200, headers: ["Content-Type": Self.contentType(name)], body: Array(data))
   }
 
-  /// Content types by extension; anything else is sent as bytes the browser will not run.
+  /// The file's media type; text is UTF-8.
   static func contentType(_ name: String) -> String {
-    switch (name as NSString).pathExtension.lowercased() {
-    case "html": "text/html; charset=utf-8"
-    case "js", "mjs": "text/javascript; charset=utf-8"
-    case "css": "text/css; charset=utf-8"
-    case "svg": "image/svg+xml"
-    case "png": "image/png"
-    case "jpg", "jpeg": "image/jpeg"
-    case "ico": "image/x-icon"
-    case "json": "application/json"
-    case "txt": "text/plain; charset=utf-8"
-    default: "application/octet-stream"
-    }
+    let type = MediaType.forFile(name)
+    return type.hasPrefix("text/") ? type + "; charset=utf-8" : type
   }
 }

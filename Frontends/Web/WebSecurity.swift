@@ -53,12 +53,6 @@ enum WebSecurity {
     return text
   }
 
-  /// Compares a presented secret with the real one in time that does not depend on where they
-  /// differ.
-  static func secretsMatch(_ presented: String, _ real: String) -> Bool {
-    Digest.constantTimeEqual(Digest.sha256(presented.utf8), Digest.sha256(real.utf8))
-  }
-
   static func unauthorized(_ message: String) -> HTTPResponse {
     WebhookError(401, "unauthorized", message).response
   }

@@ -2,6 +2,7 @@ import Foundation
 import SusiCommandLine
 import SusiCore
 import SusiHTTPServer
+import SusiOperatorLog
 import SusiServe
 import SusiServer
 import SusiTLS
@@ -59,7 +60,7 @@ enum ServerCommandSpec {
           help: "check the skills of DIR for authors: load warnings and example answers, then exit"
         ),
         OptionSpec("--examples", help: "with --check-skills: list every example and who answered"),
-      ] + ServingTLSFiles.specs,
+      ] + ServingTLSFiles.specs + OperatorLogOptions.specs,
       arguments: 0...2)
     // It serves from STATE-DIR/server alone: no log, no other server; its only outbound
     // requests are skills' console rules, which --allow-private-targets lets reach loopback and
@@ -76,12 +77,14 @@ enum ServerCommandSpec {
       return checkSkills(folder, listExamples: invocation.parsed.has("--examples"))
     }
     if !invocation.arguments.isEmpty { return use(invocation) }
-    let configuration: ServerConfiguration
-    do {
+    guard let log = OperatorLogOptions.log(invocation, component: "server") else {
+      return ExitCode.usage
+    }
+    var configuration: ServerConfiguration
+    do throws(UsageError) {
       configuration = try configure(invocation)
     } catch {
-      _ = StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+      return error.report(spec)
     }
     if let data = configuration.dataDirectory, let problem = skillFolderProblem(data.path) {
       StandardStream.error.line("susi server: \(problem.message)")
@@ -90,14 +93,29 @@ enum ServerCommandSpec {
     if let warning = ServingTLSFiles.exposureWarning(
       host: configuration.host, tls: configuration.tls != nil)
     {
-      StandardStream.error.line("susi server: warning: \(warning)")
+      log.warning(warning)
     }
-    let reloads = configuration.tls.map { WebhookService.reloadOnHangup($0, command: "server") }
+    configuration.frontHandler = { RequestLogging($0, log: log) }
+    let reloads = configuration.tls.map { WebhookService.reloadOnHangup($0, log: log) }
     defer { reloads?.cancel() }
     let signals = ShutdownSignal()
     return await ServerForeground.run(
       configuration, output: { _ = StandardStream.output.write($0) },
-      errors: { _ = StandardStream.error.write($0) }, until: { _ = await signals.wait() })
+      errors: { note(log, $0) }, until: { _ = await signals.wait() })
+  }
+
+  /// A line the server says while it runs (`susi server: warning: …`), as a log line.
+  static func note(_ log: OperatorLog, _ line: String) {
+    var text = Substring(line)
+    if text.hasPrefix("susi server: ") { text = text.dropFirst("susi server: ".count) }
+    while text.last == "\n" { text = text.dropLast() }
+    if text.hasPrefix("warning: ") {
+      log.warning(String(text.dropFirst("warning: ".count)))
+    } else if text.hasPrefix("cannot ") {
+      log.error(String(text))
+    } else {
+      log.info(String(text))
+    }
   }
 
   /// `--check-skills DIR`: every load warning, then the example outcomes, then the summary.
@@ -110,12 +128,18 @@ enum ServerCommandSpec {
     var out = ""
     for warning in check.warnings { out += "warning: \(warning)\n" }
     for outcome in check.outcomes where listExamples || !outcome.isOwn {
-      let mark = outcome.isOwn ? "ok  " : outcome.obstacle == nil ? "MISS" : "SKIP"
+      let mark =
+        outcome.isOwn ? "ok  " : outcome.obstacle != nil ? "SKIP" : outcome.tied ? "TIE " : "MISS"
       out +=
         "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)"
+      switch outcome.realServer {
+      case .tie: out += " (as the real server ranks: a tie)"
+      case .other: out += " (as the real server ranks: another skill first)"
+      default: break
+      }
       out += outcome.obstacle.map { " (\($0.rawValue))\n" } ?? "\n"
     }
-    out += check.summary + "\n" + check.timing + "\n"
+    out += check.summary + "\n" + check.realServerSummary + "\n" + check.timing + "\n"
     _ = StandardStream.output.write(out)
     return 0
   }
@@ -124,11 +148,10 @@ enum ServerCommandSpec {
   static func use(_ invocation: Invocation) -> Int32 {
     let arguments = invocation.arguments
     guard arguments[0] == "use" else {
-      let error = UsageError(
+      return UsageError(
         "'susi server' takes options, or 'use URL', not '\(arguments[0])'",
-        suggestion: Spelling.closest(to: arguments[0], in: ["use"]))
-      StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+        suggestion: Spelling.closest(to: arguments[0], in: ["use"])
+      ).report(spec)
     }
     let stateDirectory = invocation.common.stateDirectory
     let remembered: RememberedServer?
@@ -143,10 +166,9 @@ enum ServerCommandSpec {
       return ExitCode.success
     }
     guard let url = Validation.serverURL(arguments[1]) else {
-      StandardStream.error.write(
-        "susi: '\(arguments[1])' is not a server URL; use http(s)://host[:port][/path] or "
-          + "'embedded'\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+      return UsageError(
+        "'\(arguments[1])' is not a server URL; use http(s)://host[:port][/path] or 'embedded'"
+      ).report(spec)
     }
     var choice = remembered ?? RememberedServer()
     // A CA file belongs to the server it was given for.
@@ -202,6 +224,13 @@ enum ServerCommandSpec {
       dataDirectory: data, stateDirectory: stateDirectory,
       seed: seed, trustedProxies: proxies)
     configuration.allowsPrivateConsoleHosts = invocation.common.allowsPrivateTargets
+    // Console rules' https fetches trust --ca-file (or the config file's ca-file) too.
+    if let caFile = invocation.common.caFile {
+      if let problem = ConsoleService.problem(withCAFile: caFile) {
+        throw UsageError("--ca-file: \(problem)")
+      }
+      configuration.console.caFile = caFile
+    }
     if let files = try ServingTLSFiles.resolve(parsed) {
       do throws(TLSSetupError) {
         configuration.tls = try HTTPServerTLS(

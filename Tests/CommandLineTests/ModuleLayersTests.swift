@@ -13,7 +13,7 @@ import Testing
   /// Steps inside a layer folder, for modules that build on others in the same folder; a module
   /// not listed is on the folder's first step. Modules on the same step never import each other.
   static let steps: [String: Int] = [
-    "SusiHTTPClient": 1, "SusiHTTPServer": 2,
+    "SusiHTTPClient": 1, "SusiHTTPServer": 2, "SusiOperatorLog": 3,
     "SusiStore": 1, "SusiRunner": 2, "SusiDelivery": 2, "SusiAccess": 2, "SusiPostgresLog": 2,
     "SusiApplication": 1,
   ]

@@ -359,6 +359,22 @@ import Testing
     #expect(text.contains("susi_effects_in_flight 0\n"))
     #expect(text.hasSuffix("\n"))
   }
+
+  @Test func metricsShowAppendLatencyAndFollowLag() async throws {
+    let f = try await WebhookFixture.make()
+    _ = await f.request("POST", "/actions", key: f.adminKey, body: rating)
+    await f.waitForEvents(3)
+    let text = await f.request("GET", "/metrics", key: f.adminKey).text
+    #expect(text.contains("# TYPE susi_log_append_seconds histogram\n"))
+    let appends = text.split(separator: "\n").first {
+      $0.hasPrefix("susi_log_append_seconds_count ")
+    }
+    #expect(appends.flatMap { Int($0.split(separator: " ")[1]) }.map { $0 >= 2 } == true)
+    #expect(text.contains("susi_log_append_seconds_bucket{le=\"+Inf\"}"))
+    #expect(text.contains("# TYPE susi_log_follow_lag_seconds histogram\n"))
+    #expect(text.contains("susi_log_follow_lag_seconds_count 0\n"), "no other process appended")
+    #expect(text.contains("# TYPE susi_log_follow_lag_last_seconds gauge\n"))
+  }
 }
 
 /// A runner that never reports anything.

@@ -1,4 +1,5 @@
 import SusiCrypto
+import SusiHTTPTypes
 import Testing
 
 @testable import SusiHTTPServer
@@ -42,7 +43,7 @@ import Testing
         switch parser.next() {
         case .needMoreBytes: break draining
         case .head(let head):
-          method = head.method
+          method = head.method.text
           target = head.target
           body = []
         case .body(let piece):

@@ -76,31 +76,12 @@ import Testing
     #expect(HTTPDate.format(secondsSince1970: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
   }
 
-  @Test func encodesServerSentEventsLineByLine() throws {
-    let event = ServerSentEvent(data: "a\r\nb\rc\nd", id: "7", event: "note", retry: 1500)
-    #expect(
-      String(decoding: try event.encoded(), as: UTF8.self)
-        == "event: note\nid: 7\nretry: 1500\ndata: a\ndata: b\ndata: c\ndata: d\n\n")
-    #expect(
-      String(decoding: try ServerSentEvent(data: "").encoded(), as: UTF8.self) == "data: \n\n")
-  }
-
-  @Test func refusesEventFieldsThatWouldInjectLines() {
-    #expect(throws: HTTPStreamError.self) {
-      try ServerSentEvent(data: "x", id: "1\ndata: evil").encoded()
-    }
-    #expect(throws: HTTPStreamError.self) {
-      try ServerSentEvent(data: "x", event: "a\rb").encoded()
-    }
-    #expect(throws: HTTPStreamError.self) { try ServerSentEvent(data: "x", id: "a\0b").encoded() }
-  }
-
   @Test func collectsStreamedWritesInATestWriter() async throws {
     let collected = Outcome()
     let writer = HTTPBodyWriter { bytes in
       await collected.record(String(decoding: bytes, as: UTF8.self))
     }
-    try await ServerSentEventWriter(writer).send(ServerSentEvent(data: "hi", id: "1"))
+    try await writer.write("id: 1\ndata: hi\n\n")
     try await writer.write("")
     #expect(await collected.next() == "id: 1\ndata: hi\n\n")
     #expect(await collected.count() == 0)

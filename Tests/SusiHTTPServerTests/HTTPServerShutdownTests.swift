@@ -38,8 +38,8 @@ import Testing
   @Test func endsAStreamCleanly() async throws {
     let outcome = Outcome()
     let handler = ClosureHandler { _ in
-      .serverSentEvents { events in
-        try await events.send(ServerSentEvent(data: "first", id: "1"))
+      HTTPResponse(status: 200) { body in
+        try await body.write("id: 1\ndata: first\n\n")
         await outcome.record("sent")
         do {
           try await Task.sleep(for: .seconds(3600))

@@ -1,6 +1,7 @@
 import Foundation
 import SusiHTTPTesting
 import SusiTesting
+import Synchronization
 import Testing
 
 /// The built `susi` on a log in a real PostgreSQL: it appends there, `susi replay` reads it to
@@ -189,5 +190,121 @@ struct PostgresServeNodesTests {
       streamed.contains(
         #""origin":"webhook","type":"sendMessage","payload":{"query":"from node one"}"#),
       "\(streamed)")
+  }
+}
+
+/// A `susi serve` node on the database log killed with SIGKILL while clients post to it: what it
+/// acknowledged is in the log, the log reads back and replays, its seqs have no gap, and another
+/// node goes on appending after it.
+@Suite(
+  .enabled(
+    if: PostgresCluster.program.testsShouldRun,
+    Comment(rawValue: PostgresCluster.program.skipNote)))
+struct PostgresKilledNodeTests {
+  let susi: SusiBinary
+  let folder = FileManagerTestFolder()
+
+  init() throws { susi = try SusiBinary.built() }
+
+  private var environment: [String: String] {
+    SusiBinary.isolatedEnvironment(folder.path, ["SUSI_EMBEDDED_PORT": "0"])
+  }
+
+  private func startNode(_ arguments: [String]) async throws -> (SusiProcess, Int) {
+    let server = try susi.start(["serve", "--port", "0"] + arguments, environment: environment)
+    let url = try await onThread { try server.nextLine() } ?? ""
+    let port = try #require(url.split(separator: ":").last.flatMap { Int($0) }, "printed: \(url)")
+    return (server, port)
+  }
+
+  /// Posts `sendMessage` intents from `clients` connections until `stop` says so or a post
+  /// fails; returns the acknowledged (seq, query) pairs.
+  private func post(
+    port: Int, key: String, clients: Int, stop: @escaping @Sendable (Int) -> Bool
+  ) async -> [(seq: Int, query: String)] {
+    let acknowledged = Acknowledged()
+    await withTaskGroup(of: Void.self) { group in
+      for client in 0..<clients {
+        group.addTask {
+          await onThread {
+            guard let connection = try? LoopbackHTTPClient(port: port, timeoutSeconds: 20) else {
+              return
+            }
+            defer { connection.close() }
+            for n in 0..<10_000 {
+              if stop(acknowledged.list.withLock { $0.count }) { return }
+              let query = "client \(client) intent \(n)"
+              guard
+                let response = try? connection.request(
+                  "POST", "/actions",
+                  headers: [
+                    ("Authorization", "Bearer \(key)"), ("Content-Type", "application/json"),
+                  ],
+                  body: #"{"type":"sendMessage","payload":{"query":"\#(query)"}}"#),
+                response.status == 202,
+                let seq = Self.seq(in: response.text)
+              else { return }
+              acknowledged.list.withLock { $0.append((seq, query)) }
+            }
+          }
+        }
+      }
+    }
+    return acknowledged.list.withLock { $0 }
+  }
+
+  /// The (seq, query) pairs acknowledged so far, shared by the posting threads.
+  final class Acknowledged: Sendable {
+    let list = Mutex<[(seq: Int, query: String)]>([])
+  }
+
+  /// The `seq` of a `{"seq":N}` answer.
+  static func seq(in text: String) -> Int? {
+    guard let range = text.range(of: #""seq":"#) else { return nil }
+    return Int(text[range.upperBound...].prefix { $0.isNumber })
+  }
+
+  @Test func aNodeKilledDuringAppendsLosesNothingItAcknowledgedAndLeavesNoGap() async throws {
+    let cluster = try PostgresCluster.shared()
+    let log = cluster.uri(try cluster.database(), extra: "&log=killed")
+    let state = folder.path + "/node"
+    let keys = try await susi.run(
+      ["serve", "keys", "init", "--log", log, "--state-dir", state], environment: environment)
+    #expect(keys.status == 0, "\(keys.stderr)")
+    let key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let (node, port) = try await startNode(["--log", log, "--state-dir", state])
+    let killed = Atomic<Bool>(false)
+    // Once 40 intents are acknowledged the node is killed while its four clients keep posting.
+    let acknowledged = await post(port: port, key: key, clients: 4) { count in
+      if count >= 40, !killed.exchange(true, ordering: .acquiringAndReleasing) {
+        node.signal(SIGKILL)
+      }
+      return false
+    }
+    let exit = await onThread { node.waitForExit(timeout: 60) }
+    #expect(exit.signalled, "the node was killed")
+    #expect(acknowledged.count >= 40)
+
+    // The log reads back and replays; seqs are gap-free (checked by the reader) and every
+    // acknowledged intent is there, once, with what was posted.
+    let copy = folder.path + "/copy.jsonl"
+    let copied = try await susi.run(["log", "copy", log, copy], environment: environment)
+    #expect(copied.status == 0, "\(copied.stderr)")
+    let lines = try String(contentsOfFile: copy, encoding: .utf8).split(separator: "\n")
+    for (index, line) in lines.enumerated() {
+      #expect(line.hasPrefix(#"{"v":2,"seq":\#(index + 1),"#), "line \(index + 1): \(line)")
+    }
+    for ack in acknowledged {
+      let line = ack.seq <= lines.count ? String(lines[ack.seq - 1]) : ""
+      #expect(line.contains(#""query":"\#(ack.query)""#), "seq \(ack.seq): \(line)")
+    }
+    let verify = try await susi.run(["replay", log, "--verify"], environment: environment)
+    #expect(verify.status == 0, "\(verify.stderr)")
+
+    // The killed node's lock went with its connection: a new node appends right after.
+    let (next, nextPort) = try await startNode(["--log", log, "--state-dir", state])
+    defer { _ = next.stop() }
+    let after = await post(port: nextPort, key: key, clients: 1) { $0 >= 1 }
+    #expect(after.first.map(\.seq).map { $0 > lines.count } == true, "\(after)")
   }
 }

@@ -13,8 +13,10 @@ import Testing
 
 /// The event log in a real PostgreSQL (a throw-away cluster of the test process's own): stores
 /// on it log exactly what a file log holds, several stores (nodes) share it with gap-free seqs,
-/// and a follower is woken by NOTIFY.
+/// and a follower is woken by NOTIFY. One test at a time: a node waiting for another's append
+/// lock blocks a thread, and the other node needs one to commit its group.
 @Suite(
+  .serialized,
   .enabled(
     if: PostgresCluster.program.testsShouldRun,
     Comment(rawValue: PostgresCluster.program.skipNote)))
@@ -100,8 +102,12 @@ struct PostgresLogTests {
     #expect(!b.opened.alone, "the first node holds the log")
     let seenByA = Mutex<[Int]>([])
     let seenByB = Mutex<[Int]>([])
-    _ = await a.store.observe { event in seenByA.withLock { $0.append(event.seq) } }
-    _ = await b.store.observe { event in seenByB.withLock { $0.append(event.seq) } }
+    let followA = EventForwarding(a.store.events(after: 0)) { event in
+      seenByA.withLock { $0.append(event.seq) }
+    }
+    let followB = EventForwarding(b.store.events(after: 0)) { event in
+      seenByB.withLock { $0.append(event.seq) }
+    }
 
     let perNode = 60
     await withTaskGroup(of: Void.self) { group in
@@ -116,6 +122,8 @@ struct PostgresLogTests {
     }
     await a.store.catchUp()
     await b.store.catchUp()
+    followA.stop()
+    followB.stop()
 
     let stored = try rows(location)
     #expect(stored.map(\.seq) == Array(1...(2 * perNode)))
@@ -129,6 +137,119 @@ struct PostgresLogTests {
     let causesOfA = Set(a.runner.effects.map(\.cause))
     let causesOfB = Set(b.runner.effects.map(\.cause))
     #expect(causesOfA.isDisjoint(with: causesOfB))
+    await a.store.close()
+    await b.store.close()
+  }
+
+  /// The record of an intent with this seq.
+  func intentRecord(_ seq: Int) -> [UInt8] {
+    Event(
+      seq: seq, at: ReducerTester.epoch, origin: .cli, cause: nil, id: nil, idempotencyKey: nil,
+      action: .sendMessage(.init(query: "question \(seq)"))
+    ).encoded()
+  }
+
+  /// How many transactions wrote the log's rows (rows a transaction inserts share its `xmin`).
+  func transactions(_ location: PostgresLogLocation) throws -> Int? {
+    let connection = try PostgresConnection(location.database)
+    defer { connection.close() }
+    return try connection.execute(
+      "SELECT count(DISTINCT xmin::text) FROM \(location.table)"
+    ).int(0, 0)
+  }
+
+  @Test func aGroupOfAppendsIsOneTransactionInvisibleToOthersUntilItCommits() throws {
+    let location = try freshLog()
+    let sink = try PostgresLogRecovery.open(location).sink
+    #expect(sink.commitsInGroups)
+    for seq in 1...3 { _ = try sink.append(intentRecord(seq)) }
+    #expect(try rows(location).isEmpty, "nothing is visible before the commit")
+    try sink.commit()
+    #expect(try rows(location).map(\.seq) == [1, 2, 3])
+    #expect(try transactions(location) == 1)
+    // The next group goes on after it, in a transaction of its own.
+    _ = try sink.append(intentRecord(4))
+    try sink.commit()
+    #expect(try rows(location).map(\.seq) == [1, 2, 3, 4])
+    #expect(try transactions(location) == 2)
+    sink.close()
+
+    // Without group commit every append is a transaction of its own, committed on return.
+    let single = try freshLog()
+    let one = try PostgresLogRecovery.open(single, groupCommit: false).sink
+    #expect(!one.commitsInGroups)
+    for seq in 1...3 {
+      _ = try one.append(intentRecord(seq))
+      #expect(try rows(single).count == seq)
+    }
+    #expect(try transactions(single) == 3)
+    one.close()
+  }
+
+  @Test func anotherNodeAppendsAfterAGroupCommitsAndFollowsIt() async throws {
+    let location = try freshLog()
+    let clock = ManualTimeSource(ReducerTester.epoch)
+    let a = try Node(location, clock: clock)
+    let b = try Node(location, clock: clock)
+    // A group of a's holds the append lock: b's append waits for its commit, then follows it.
+    _ = try a.opened.sink.append(intentRecord(1))
+    let appendedByB = Task {
+      try await b.store.send(.sendMessage(.init(query: "from b")), origin: .cli).seq
+    }
+    _ = try a.opened.sink.append(intentRecord(2))
+    try a.opened.sink.commit()
+    #expect(try await appendedByB.value == 3)
+    #expect(try rows(location).map(\.seq) == [1, 2, 3])
+    #expect(await b.store.lastSeq == 3)
+    a.opened.sink.close()
+    await b.store.close()
+  }
+
+  @Test func theRequestsOfANodeThatDiedAreClosedByAnotherAndTheLogShowsIt() async throws {
+    let location = try freshLog()
+    let clock = ManualTimeSource(ReducerTester.epoch)
+    let a = try Node(location, clock: clock)
+    let b = try Node(location, clock: clock)
+    let asked = try await a.store.send(.sendMessage(.init(query: "left open")), origin: .cli)
+    let own = try await b.store.send(.sendMessage(.init(query: "b's own")), origin: .cli)
+    await b.store.catchUp()
+    #expect(await b.store.state.inFlight[asked.seq] != nil)
+    let nodeB = try #require(b.opened.sink.node)
+    let takeover = PostgresTakeover(location: location, node: nodeB)
+    defer { takeover.close() }
+
+    // While a lives, its request is its own to finish.
+    #expect(try await takeover.sweep(b.store).isEmpty)
+    // a dies before logging the result: its connection, and its node lock, go (once the
+    // server has noticed the closed connection).
+    a.opened.sink.close()
+    let closed = Mutex<[Int]>([])
+    await waitUntil("a sweep that finds a's request") {
+      let found = (try? await takeover.sweep(b.store)) ?? []
+      closed.withLock { $0 += found }
+      return !found.isEmpty
+    }
+    #expect(closed.withLock { $0 } == [asked.seq])
+    let stored = try rows(location)
+    #expect(stored.count == 3)
+    let closing = try Event.decode(try #require(stored.last).line)
+    #expect(closing.cause == asked.seq)
+    #expect(closing.origin == .store)
+    guard case .requestFailed(let failed) = closing.action else {
+      Issue.record("not a requestFailed: \(closing.action)")
+      return
+    }
+    #expect(failed.error.kind == .interrupted)
+    // b's own request stays b's; a second sweep finds nothing more.
+    #expect(await b.store.state.inFlight[own.seq] != nil)
+    #expect(try await takeover.sweep(b.store).isEmpty)
+    #expect(try rows(location).count == 3)
+    // A sweep forgets the owners of settled intents: only b's open one is left.
+    let connection = try PostgresConnection(location.database)
+    defer { connection.close() }
+    let owners = try connection.execute(
+      "SELECT seq FROM susi_log_owners WHERE log = $1 ORDER BY seq", [.text(location.table)])
+    #expect((0..<owners.count).compactMap { owners.int($0, 0) } == [own.seq])
     await a.store.close()
     await b.store.close()
   }

@@ -201,7 +201,7 @@ struct SocketTransportTests {
     }
     #expect(server.requests.withLock { $0 } == 5)
     #expect(server.connections == 1)
-    #expect(transport.connectionCounts(server.url) == (open: 1, idle: 1))
+    #expect(await transport.connectionCounts(server.url) == (open: 1, idle: 1))
   }
 
   @Test func concurrentRequestsStayWithinThePoolBound() async throws {
@@ -214,12 +214,12 @@ struct SocketTransportTests {
     }
     // Two requests reach the server; the other four wait for a connection.
     await waitUntil("two requests at the gate") { server.gate.waitingCount >= 2 }
-    #expect(transport.connectionCounts(server.url) == (open: 2, idle: 0))
+    #expect(await transport.connectionCounts(server.url) == (open: 2, idle: 0))
     server.gate.open()
     for request in requests { #expect(try await request.value.status == 200) }
     #expect(server.requests.withLock { $0 } == 6)
     #expect(server.connections == 2)
-    #expect(transport.connectionCounts(server.url) == (open: 2, idle: 2))
+    #expect(await transport.connectionCounts(server.url) == (open: 2, idle: 2))
   }
 
   @Test func aKeptConnectionTheServerClosedIsReplacedOnce() async throws {
@@ -260,47 +260,53 @@ struct SocketTransportTests {
     #expect(try await transport.send(Self.request(server, "/ok")).status == 200)
   }
 
-  /// CPU time of the calling thread, in seconds.
-  static func threadCPUSeconds() -> Double {
-    var usage = rusage()
-    getrusage(__rusage_who_t(1), &usage)  // RUSAGE_THREAD, which Glibc does not export
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-      + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-  }
-
-  /// The one timed wait: a server that accepts and never answers, waited on for 2 s by the
-  /// thread that does the exchange, must cost that thread next to no CPU.
+  /// The one timed wait: a server that accepts and never answers, waited on for 2 s, must cost
+  /// the client's event loop thread (where all waiting and I/O happen) next to no CPU.
   @Test func waitingTwoSecondsOnASilentServerCostsNextToNoCPU() async throws {
     let server = try Self.server()
     defer { server.stop() }
-    let url = try #require(HTTPURL(server.baseURL + "/silent"))
-    let bytes = try SocketTransport.requestBytes(
-      TransportRequest(url: server.baseURL + "/silent"), url: url)
-    let measured = await withCheckedContinuation {
-      (done: CheckedContinuation<(Double, Double, TransportError?), Never>) in
-      Thread {
-        let start = ContinuousClock.now
-        let cpu = Self.threadCPUSeconds()
-        var failure: TransportError?
-        do throws(TransportError) {
-          let cancellation = Cancellation()
-          let deadline = Deadline(total: 2, idle: 2)
-          let connection = try ClientConnection.open(
-            to: [SocketAddress(bytes: [127, 0, 0, 1], port: server.port)], poolKey: "",
-            deadline: deadline, cancellation: cancellation)
-          try connection.write(bytes, deadline: deadline, cancellation: cancellation)
-          _ = try connection.readResponse(
-            method: "GET", limits: ResponseLimits(maximumBodyBytes: 100, truncates: false),
-            deadline: deadline, cancellation: cancellation)
-        } catch {
-          failure = error
-        }
-        let elapsed = (ContinuousClock.now - start) / .seconds(1)
-        done.resume(returning: (elapsed, Self.threadCPUSeconds() - cpu, failure))
-      }.start()
+    let transport = SocketTransport()
+    // The loop thread starts with the first request: this one opens it.
+    _ = try await transport.send(Self.request(server, "/ok"))
+    let cpu = transport.loopCPUSeconds
+    let start = ContinuousClock.now
+    await #expect(throws: TransportError.timedOut) {
+      try await transport.send(
+        Self.request(server, "/silent") {
+          $0.idleTimeout = 2
+          $0.totalTimeout = 2
+        })
     }
-    #expect(measured.2 == .timedOut)
-    #expect(measured.0 >= 1.9)
-    #expect(measured.1 < 0.05, "waiting cost \(measured.1) s of CPU")
+    let elapsed = (ContinuousClock.now - start) / .seconds(1)
+    let used = transport.loopCPUSeconds - cpu
+    #expect(elapsed >= 1.9)
+    #expect(used < 0.05, "waiting cost \(used) s of CPU")
+  }
+
+  /// Many requests at once share the one event loop thread: a hundred exchanges held by the
+  /// server add no thread each to the client, and all complete when the server answers.
+  @Test func aHundredWaitingRequestsShareOneLoopThread() async throws {
+    let server = try KeepAliveServer()
+    defer { Task { await server.server.shutdown() } }
+    let transport = SocketTransport(maximumConnectionsPerOrigin: 100)
+    _ = try await transport.send(TransportRequest(url: server.url))
+    let threadsBefore = Self.threadCount()
+    server.gate.close()
+    let requests = (0..<100).map { _ in
+      Task { try await transport.send(TransportRequest(url: server.url)) }
+    }
+    await waitUntil("a hundred requests at the gate") { server.gate.waitingCount >= 100 }
+    // Other tests run meanwhile, but a thread per exchange would add a hundred.
+    let threadsDuring = Self.threadCount()
+    #expect(threadsDuring - threadsBefore < 50, "\(threadsBefore) -> \(threadsDuring) threads")
+    #expect(await transport.connectionCounts(server.url) == (open: 100, idle: 0))
+    server.gate.open()
+    for request in requests { #expect(try await request.value.status == 200) }
+    #expect(await transport.connectionCounts(server.url) == (open: 100, idle: 100))
+  }
+
+  /// The threads of this process.
+  static func threadCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SusiCrypto
 import SusiJSON
 import Testing
 
@@ -45,7 +46,7 @@ import Testing
   static let queries = [
     "hello", "Hi there", "hi Ada", "hallo", "what is a dog", "what's tea", "what is an cow",
     "remember milk", "what do you remember", "list animals", "tab\\back slash", "start maths",
-    "nonsense words", "",
+    "nonsense words", "", "Hi there, what is a cow?",
   ]
 
   func answers(_ server: TestServer) throws -> [String] {
@@ -78,6 +79,9 @@ import Testing
     let expected = try answers(fromFiles)
     #expect(expected.contains { $0.contains("You remember milk") })
     #expect(try answers(fromIndex) == expected)
+    // The first start reads the index it has just written, as every later start does.
+    #expect(try answers(building) == expected)
+    #expect(building.handler.library.warnings == fromFiles.handler.library.warnings)
     #expect(fromIndex.handler.library.warnings == fromFiles.handler.library.warnings)
     #expect(
       fromIndex.handler.library.skills.map(\.serverPath)
@@ -170,6 +174,42 @@ import Testing
     #expect(library.loadedFromIndex)
     let greet = data.appendingPathComponent("models/general/Social/en/greet.txt")
     try Data("bye\nBye!\n".utf8).write(to: greet)
+    // Read alone (as an answer reads it), neither intent is where the index put it.
+    #expect(library.skills.first?.intent(0) == nil)
+    #expect(library.skills.first?.intent(1) == nil)
     #expect(library.skills.first?.file.intents.isEmpty == true)
+  }
+
+  @Test func anIndexKeyTableFindsEveryKeyAndNothingElse() throws {
+    let bytes = Array("k\tapple\t0 2\nk\tbanana\t1\nk\tcherry\t7 3\n".utf8)
+    let lines = SkillIndex.Lines(bytes: bytes, intentStarts: [])
+    let table = SkillIndex.KeyLines(lines: lines, starts: [0, 12, 23], entryCount: 5)
+    func find(_ token: String) -> Set<Int32> {
+      var found = Set<Int32>()
+      table.entries(for: token, into: &found)
+      return found
+    }
+    #expect(find("apple") == [0, 2])
+    #expect(find("banana") == [1])
+    // Entries beyond the mind's are ignored, not trusted.
+    #expect(find("cherry") == [3])
+    #expect(find("appl").isEmpty && find("apples").isEmpty && find("").isEmpty)
+  }
+
+  @Test func aFileThatDoesNotParseLeavesNoIntentsBehindInTheIndex() throws {
+    let data = try dataDirectory([
+      "Social/en/a": "hello\nHello!\n", "Social/en/b": "bye\nBye!\n",
+    ])
+    try Data([0x68, 0x69, 0x0A, 0xFF, 0x0A]).write(
+      to: data.appendingPathComponent("models/general/Social/en/a2.txt"))
+    let index = indexFile(try temporaryDirectory())
+    let first = SkillLibrary.load(from: data, indexFile: index)
+    #expect(first.skills.map(\.tag) == ["a", "b"])
+    #expect(first.warnings.contains { $0.contains("a2.txt: skipped") })
+    let engine = AnswerEngine(library: SkillLibrary.load(from: data, indexFile: index))
+    var random = SeededRandom(seed: 1)
+    let context = AnswerEngine.Context(language: "en", serverURL: "http://x", now: Date())
+    #expect(engine.think(query: "bye", context: context, random: &random).skill?.tag == "b")
+    #expect(engine.think(query: "hello", context: context, random: &random).skill?.tag == "a")
   }
 }

@@ -288,6 +288,56 @@ import Testing
     #expect(check.outcomes.first { $0.skill.hasSuffix("online.txt") }?.obstacle == .network)
     #expect(check.answerable.count == 2)
     #expect(check.summary.contains("1 of 3 examples"))
+    // The same utterance in two skills: one of the two must answer, and the check says so.
+    let shadowed = try #require(check.outcomes.first { $0.skill.hasSuffix("shadowed.txt") })
+    #expect(shadowed.tied && !shadowed.isOwn)
+    #expect(check.summary.contains("1 of the other 1 tie with the skill that answered"))
+    // Ranked by each intent's shortest utterance, as the real server ranks, `peru capital`
+    // puts the shadowed skill's intent behind the other's.
+    #expect(shadowed.realServer == .other)
+    #expect(check.outcomes.first { $0.skill.hasSuffix("good.txt") }?.realServer == .own)
+    #expect(check.realServerSummary.contains("of the 2, 1 answered by their own skill, 0 tie"))
+  }
+
+  @Test func theCheckRunsJavaScriptAndSaysWhereTheRealServersOrderDiffers() throws {
+    let data = try dataDirectory([
+      "Knowledge/en/greet": "hello *\n!example:hello world\nHello to $1$!\n",
+      "Knowledge/en/hal": "hello hal\n!example:hello hal\nI am HAL.\n",
+      "Knowledge/en/sum": "add * and *\n!example:add 2 and 3\n!javascript:$!$\n$1$ + $2$\neol\n",
+    ])
+    let check = SkillCheck.run(dataDirectory: data)
+    #expect(check.outcomes.allSatisfy { $0.isOwn })
+    #expect(check.outcomes.first { $0.skill.hasSuffix("sum.txt") }?.answer == "5")
+    // The real server ranks `hello (.*)` (ten characters) before `hello hal` (nine).
+    #expect(check.outcomes.first { $0.skill.hasSuffix("hal.txt") }?.realServer == .other)
+    #expect(check.outcomes.first { $0.skill.hasSuffix("greet.txt") }?.realServer == .own)
+  }
+
+  @Test func firstKeepsTheMatchAndRestDropsItAsOnTheRealServer() throws {
+    let data = try dataDirectory([
+      "Knowledge/en/flow": """
+      echo *
+      !first:
+      You said $1$.
+
+      forget *
+      !rest:
+      I forgot it.
+
+      lose *
+      !rest:
+      You said $1$.
+      """
+    ])
+    let server = try TestServer(dataDirectory: data)
+    #expect(try ask(server, "echo hi").answers == ["You said hi."])
+    let forgot = try ask(server, "forget this")
+    #expect(forgot.answers == ["I forgot it."])
+    #expect(!forgot.data.contains { $0.object?["1"] != nil })
+    // A new user: remembered rows of earlier answers are searched too (as on the real server),
+    // so the first user's `$1$` from `echo hi` would fill it.
+    #expect(try ask(server, "lose this", from: "203.0.113.9").answers == [Self.fallback])
+    #expect(try ask(server, "lose this").answers == ["You said hi."])
   }
 
   @Test func theSkillFolderIsRememberedUntilBundledIsChosen() throws {

@@ -128,6 +128,39 @@ func answers(_ intent: SkillIntent?) -> [[String]] {
     #expect(file.warnings.contains { $0.message.contains("does not parse") })
   }
 
+  @Test func consoleJSONIsReadAsLenientlyAsTheRealServerReadsIt() throws {
+    let file = try SkillParser.parse(
+      """
+      lenient
+      !console:$a$ $b$ $c$
+      {'data': [{a: 'one', b : two; c:3,},], n: [1,,2], 'q': 'it\\'s', none: null,
+      "actions":[{"type":"answer","expression":$a$}];
+      }]
+      }
+      eol
+      """)
+    guard case .console(let rule) = file.intents.first?.rule else {
+      Issue.record("expected a console rule, got warnings \(file.warnings)")
+      return
+    }
+    #expect(file.warnings.isEmpty)
+    #expect(rule.definition["data"] == [["a": "one", "b": "two", "c": 3]])
+    #expect(rule.definition["actions"]?.array?.first?.object?["expression"] == "$a$")
+    #expect(rule.definition["n"] == [1, nil, 2])
+    #expect(rule.definition["q"] == "it's")
+    #expect(rule.definition["none"] == nil)
+  }
+
+  @Test func consoleJSONTheRealServerRefusesIsStillRefused() throws {
+    for body in [
+      #"{"data": [1,}"#, #"{"a": 1, "a": 2}"#, #"{"a": "x\qy"}"#, "[1]", #"{"a": }"#, "{'a': 'b",
+    ] {
+      let file = try SkillParser.parse("bad\n!console:x\n\(body)\neol\n\nok\nyes\n")
+      #expect(file.intents.count == 1, "\(body)")
+      #expect(file.warnings.contains { $0.message.contains("does not parse") }, "\(body)")
+    }
+  }
+
   @Test func javascriptRulesAreReadWithTheirAnswer() throws {
     let file = try SkillParser.parse("random\n!javascript:$!$\nMath.random();\neol\n\nok\nyes\n")
     #expect(file.intents.count == 2)

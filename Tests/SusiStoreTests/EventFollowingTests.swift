@@ -5,6 +5,7 @@ import SusiCoreTesting
 import SusiEventLog
 import SusiStore
 import SusiTesting
+import Synchronization
 import Testing
 
 /// Following what the store logged: the feed's ring and the log read back, `events(after:)`
@@ -107,6 +108,39 @@ import Testing
     let live = Task { try await events.next()?.seq }
     try await store.send(.loadGroups(.init()), origin: .test)
     #expect(try await live.value == 4)
+    await store.close()
+  }
+
+  @Test func aBatchHandsOutWhatIsReadyAndWaitsOnlyAsAsked() async throws {
+    let store = Store(
+      sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
+    for _ in 0..<5 { try await store.send(.loadGroups(.init()), origin: .test) }
+    var events = store.events(after: 1).makeAsyncIterator()
+    #expect(try await events.nextBatch(limit: 3)?.map(\.seq) == [2, 3, 4])
+    #expect(try await events.nextBatch(limit: 3, waiting: .no)?.map(\.seq) == [5])
+    #expect(try await events.nextBatch(limit: 3, waiting: .no)?.isEmpty == true)
+    // A deadline that has passed ends the wait with an empty batch.
+    #expect(try await events.nextBatch(limit: 3, waiting: .until {})?.isEmpty == true)
+    #expect(events.cursor == 5)
+    await store.close()
+    #expect(try await events.nextBatch(limit: 3) == nil)
+  }
+
+  @Test func forwardingCatchesUpThenForwardsEachEventAsItIsLoggedUntilStopped() async throws {
+    let store = Store(
+      sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
+    for _ in 0..<3 { try await store.send(.loadGroups(.init()), origin: .test) }
+    let seen = Mutex<[Int]>([])
+    let forwarding = EventForwarding(store.events(after: 1)) { event in
+      seen.withLock { $0.append(event.seq) }
+    }
+    #expect(seen.withLock { $0 } == [2, 3])
+    try await store.send(.loadGroups(.init()), origin: .test)
+    // Forwarded inside the store's turn: there by the time `send` returns.
+    #expect(seen.withLock { $0 } == [2, 3, 4])
+    forwarding.stop()
+    try await store.send(.loadGroups(.init()), origin: .test)
+    #expect(seen.withLock { $0 } == [2, 3, 4])
     await store.close()
   }
 

@@ -98,7 +98,7 @@ import Testing
     let clock = ManualTimeSource(ReducerTester.epoch)
     let a = try Peer(log: log, clock: clock)
     let b = try Peer(log: log, clock: clock)
-    await b.store.followOtherWriters(every: .milliseconds(5))
+    await b.store.followOtherWriters(fallback: .milliseconds(5))
     var following = b.store.events(after: 0).makeAsyncIterator()
     let sent = try await a.store.send(.sendMessage(.init(query: "from a")), origin: .cli)
     let seen = try await following.next()

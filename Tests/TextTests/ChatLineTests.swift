@@ -9,33 +9,38 @@ import Testing
   }
 
   @Test func slashCommandsWithArguments() {
-    #expect(ChatLine.parse("/groups") == .command(.groups))
-    #expect(ChatLine.parse("/skills") == .command(.skills(group: nil)))
+    #expect(ChatLine.parse("/groups") == .command(.init("groups")))
+    #expect(ChatLine.parse("/skills") == .command(.init("skills", nil)))
     #expect(
       ChatLine.parse("/skills Games, Trivia and Accessories")
-        == .command(.skills(group: "Games, Trivia and Accessories")))
-    #expect(ChatLine.parse("/skill Flip a coin") == .command(.skill(name: "Flip a coin")))
-    #expect(ChatLine.parse("/rate Flip a coin 5") == .command(.rate(name: "Flip a coin", stars: 5)))
+        == .command(.init("skills", "Games, Trivia and Accessories")))
+    #expect(ChatLine.parse("/skill Flip a coin") == .command(.init("skill", "Flip a coin")))
     #expect(
-      ChatLine.parse("/rate \"Flip a coin\" 4") == .command(.rate(name: "Flip a coin", stars: 4)))
-    #expect(ChatLine.parse("/myrating joke") == .command(.myRating(name: "joke")))
+      ChatLine.parse("/rate Flip a coin 5") == .command(.init("rate", "Flip a coin", stars: 5)))
     #expect(
-      ChatLine.parse("/set userName Jane Doe") == .command(.set(key: "userName", value: "Jane Doe"))
+      ChatLine.parse("/rate \"Flip a coin\" 4") == .command(.init("rate", "Flip a coin", stars: 4)))
+    #expect(ChatLine.parse("/myrating joke") == .command(.init("myrating", "joke")))
+    #expect(
+      ChatLine.parse("/set userName Jane Doe")
+        == .command(.init("set", "Jane Doe", key: "userName"))
     )
-    #expect(ChatLine.parse("/login me@example.org") == .command(.login(email: "me@example.org")))
-    #expect(ChatLine.parse("/login") == .command(.login(email: nil)))
-    #expect(ChatLine.parse("/signup") == .command(.signup(email: nil)))
-    #expect(ChatLine.parse("/server") == .command(.server(url: nil)))
+    #expect(ChatLine.parse("/login me@example.org") == .command(.init("login", "me@example.org")))
+    #expect(ChatLine.parse("/login") == .command(.init("login", nil)))
+    #expect(ChatLine.parse("/signup") == .command(.init("signup", nil)))
+    #expect(ChatLine.parse("/server") == .command(.init("server", nil)))
     #expect(
       ChatLine.parse("/server http://127.0.0.1:4000")
-        == .command(.server(url: "http://127.0.0.1:4000")))
-    #expect(ChatLine.parse("/search swift language") == .command(.search("swift language")))
+        == .command(.init("server", "http://127.0.0.1:4000")))
+    #expect(ChatLine.parse("/search swift language") == .command(.init("search", "swift language")))
     #expect(
-      ChatLine.parse("/preview https://swift.org") == .command(.preview(url: "https://swift.org")))
+      ChatLine.parse("/preview https://swift.org")
+        == .command(.init("preview", "https://swift.org")))
     for (line, command) in [
-      ("/settings", TextCommand.settings), ("/sync", .sync), ("/logout", .logout),
-      ("/history", .history),
-      ("/replay", .replay), ("/help", .help), ("/quit", .quit), ("/QUIT", .quit), ("/exit", .quit),
+      ("/settings", TextCommand("settings")), ("/sync", .init("sync")),
+      ("/logout", .init("logout")),
+      ("/history", .init("history")),
+      ("/replay", .init("replay")), ("/help", .init("help")), ("/quit", .init("quit")),
+      ("/QUIT", .init("quit")), ("/exit", .init("quit")),
     ] {
       #expect(ChatLine.parse(line) == .command(command))
     }

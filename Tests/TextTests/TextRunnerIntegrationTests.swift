@@ -44,7 +44,7 @@ import Testing
       "where is Berlin", "show me the news", "play a video", "set volume to 40", "stop",
       "show me a painting",
     ] {
-      #expect(await h.session.run(.ask(query)) == .ok, "\(query): \(h.capture.error)")
+      #expect(await h.session.run(.init("ask", query)) == .ok, "\(query): \(h.capture.error)")
     }
     let output = h.capture.output
     #expect(output.contains("The capital of France is Paris."))
@@ -63,38 +63,39 @@ import Testing
 
   @Test func webSearchAnswersRunTheSearch() async throws {
     let h = try await Harness()
-    #expect(await h.session.run(.ask("search for susi")) == .ok, "\(h.capture.error)")
+    #expect(await h.session.run(.init("ask", "search for susi")) == .ok, "\(h.capture.error)")
     #expect(h.capture.output.contains("Web search: susi\n1. "), "\(h.capture.output)")
   }
 
   @Test func skillsRatingsAndSettingsAgainstTheServer() async throws {
     let password = "Secret-Passw0rd!"
     let h = try await Harness(lines: [password, password])
-    #expect(await h.session.run(.groups) == .ok)
+    #expect(await h.session.run(.init("groups")) == .ok)
     #expect(h.capture.output.contains("Knowledge\n"))
-    #expect(await h.session.run(.skills(group: "knowledge")) == .ok)
+    #expect(await h.session.run(.init("skills", "knowledge")) == .ok)
     #expect(h.capture.output.contains("Knowledge ("))
-    #expect(await h.session.run(.skill(name: "capitals")) == .ok, "\(h.capture.error)")
+    #expect(await h.session.run(.init("skill", "capitals")) == .ok, "\(h.capture.error)")
     #expect(h.capture.output.contains("Capitals\nKnowledge · en · by Chen Wu"))
-    #expect(await h.session.run(.signup(email: "me@example.org")) == .ok, "\(h.capture.error)")
-    #expect(await h.session.run(.login(email: "me@example.org")) == .ok, "\(h.capture.error)")
-    #expect(await h.session.run(.rate(name: "Capitals", stars: 4)) == .ok, "\(h.capture.error)")
+    #expect(await h.session.run(.init("signup", "me@example.org")) == .ok, "\(h.capture.error)")
+    #expect(await h.session.run(.init("login", "me@example.org")) == .ok, "\(h.capture.error)")
+    #expect(await h.session.run(.init("rate", "Capitals", stars: 4)) == .ok, "\(h.capture.error)")
     #expect(h.capture.output.contains("You rated Capitals ★★★★☆ 4.\nNow: ★★★★☆ 4.0 (1 rating)\n"))
-    #expect(await h.session.run(.myRating(name: "capitals")) == .ok, "\(h.capture.error)")
+    #expect(await h.session.run(.init("myrating", "capitals")) == .ok, "\(h.capture.error)")
     #expect(h.capture.output.hasSuffix("Your rating of Capitals: ★★★★☆ 4\n"))
-    #expect(await h.session.run(.set(key: "theme", value: "dark")) == .ok, "\(h.capture.error)")
-    #expect(await h.session.run(.sync) == .ok, "\(h.capture.error)")
+    #expect(await h.session.run(.init("set", "dark", key: "theme")) == .ok, "\(h.capture.error)")
+    #expect(await h.session.run(.init("sync")) == .ok, "\(h.capture.error)")
     #expect(h.capture.output.hasSuffix("theme  dark\n"))
-    #expect(await h.session.run(.ask("how are you")) == .ok)
-    #expect(await h.session.run(.history) == .ok, "\(h.capture.error)")
+    #expect(await h.session.run(.init("ask", "how are you")) == .ok)
+    #expect(await h.session.run(.init("history")) == .ok, "\(h.capture.error)")
     #expect(h.capture.output.contains("> how are you\nI'm fine, thanks for asking."))
-    #expect(await h.session.run(.logout) == .ok)
+    #expect(await h.session.run(.init("logout")) == .ok)
   }
 
   @Test func previewsAPageOfTheServer() async throws {
     let h = try await Harness()
     #expect(
-      await h.session.run(.preview(url: TextInProcessServer.baseURL + "/pages/susi.html")) == .ok,
+      await h.session.run(.init("preview", TextInProcessServer.baseURL + "/pages/susi.html"))
+        == .ok,
       "\(h.capture.error)")
     #expect(h.capture.output.hasSuffix("http://susi.test/pages/susi.html\n"), "\(h.capture.output)")
   }

@@ -148,14 +148,14 @@ import Testing
 
   @Test func askPrintsTheAnswer() async {
     let h = await Harness()
-    #expect(await h.session.run(.ask("hello")) == .ok)
+    #expect(await h.session.run(.init("ask", "hello")) == .ok)
     #expect(h.capture.output == "Hi! I'm SUSI\n")
     #expect(h.capture.error == "")
   }
 
   @Test func websearchInAnAnswerSearchesAndPrintsCards() async {
     let h = await Harness()
-    #expect(await h.session.run(.ask("search swift")) == .ok)
+    #expect(await h.session.run(.init("ask", "search swift")) == .ok)
     #expect(
       h.capture.output
         == "Here is what I found:\nWeb search: swift\n1. Swift\n   A language\n   https://swift.org\n"
@@ -165,13 +165,13 @@ import Testing
 
   @Test func unknownSkillNameLoadsAllSkillsOnceThenShowsThePage() async {
     let h = await Harness()
-    #expect(await h.session.run(.skill(name: "flip a coin")) == .ok)
+    #expect(await h.session.run(.init("skill", "flip a coin")) == .ok)
     #expect(
       h.capture.output.hasPrefix(
         "Flip a coin\nGames, Trivia and Accessories · en · by Madhav Rathi\n"))
     #expect(h.capture.output.contains("Try it: susi ask \"flip a coin\""))
-    #expect(await h.session.run(.skill(name: "no such skill")) == .failed)
-    #expect(await h.session.run(.skill(name: "flip a con")) == .failed)
+    #expect(await h.session.run(.init("skill", "no such skill")) == .failed)
+    #expect(await h.session.run(.init("skill", "flip a con")) == .failed)
     let loadsOfAll = h.runner.effects.filter {
       if case .fetchSkills(_, nil, _) = $0 { true } else { false }
     }
@@ -184,30 +184,30 @@ import Testing
 
   @Test func ambiguousSkillNameListsTheCandidates() async {
     let h = await Harness()
-    #expect(await h.session.run(.skill(name: "joke")) == .failed)
+    #expect(await h.session.run(.init("skill", "joke")) == .failed)
     #expect(
       h.capture.error.contains(
         "'joke' names 2 skills: Knowledge/joke, Novelty and Humour/joke; say which one"))
-    #expect(await h.session.run(.skill(name: "Knowledge/joke")) == .ok)
+    #expect(await h.session.run(.init("skill", "Knowledge/joke")) == .ok)
     #expect(h.capture.output.hasPrefix("Science joke\n"))
   }
 
   @Test func ratingNeedsALogin() async {
     let h = await Harness()
-    #expect(await h.session.run(.rate(name: "Flip a coin", stars: 5)) == .failed)
+    #expect(await h.session.run(.init("rate", "Flip a coin", stars: 5)) == .failed)
     #expect(h.capture.error.hasSuffix("susi: log in first to rate skills (susi login EMAIL)\n"))
   }
 
   @Test func loginReadsThePasswordFromTheNextLineAndKeepsItOutOfTheLog() async {
     let h = await Harness(lines: ["secret"])
-    #expect(await h.session.run(.login(email: "me@example.org")) == .ok)
+    #expect(await h.session.run(.init("login", "me@example.org")) == .ok)
     #expect(h.capture.output == "Logged in as me@example.org.\n")
     #expect(!h.logText.contains("secret"))
     #expect(h.logText.contains("[redacted]"))
-    #expect(await h.session.run(.rate(name: "Flip a coin", stars: 5)) == .ok)
+    #expect(await h.session.run(.init("rate", "Flip a coin", stars: 5)) == .ok)
     #expect(
       h.capture.output.hasSuffix("You rated Flip a coin ★★★★★ 5.\nNow: ★★★★★ 5.0 (3 ratings)\n"))
-    #expect(await h.session.run(.myRating(name: "flip a coin")) == .ok)
+    #expect(await h.session.run(.init("myrating", "flip a coin")) == .ok)
     #expect(h.capture.output.hasSuffix("Your rating of Flip a coin: ★★★★☆ 4\n"))
   }
 
@@ -215,22 +215,22 @@ import Testing
     let folder = FileManagerTestFolder()
     let path = try folder.write("password", "secret\n")
     let h = await Harness(passwordFile: path)
-    #expect(await h.session.run(.login(email: "me@example.org")) == .ok)
+    #expect(await h.session.run(.init("login", "me@example.org")) == .ok)
     let wrong = await Harness(passwordFile: try folder.write("wrong", "nope"))
-    #expect(await wrong.session.run(.login(email: "me@example.org")) == .failed)
+    #expect(await wrong.session.run(.init("login", "me@example.org")) == .failed)
     #expect(wrong.capture.error == "susi: login failed: Invalid credentials (HTTP 422)\n")
   }
 
   @Test func loginWithoutAPasswordSendsNothing() async {
     let h = await Harness(lines: [])
-    #expect(await h.session.run(.login(email: "me@example.org")) == .usage)
+    #expect(await h.session.run(.init("login", "me@example.org")) == .usage)
     #expect(h.capture.error.contains("no password given"))
     #expect(!h.runner.effects.contains { if case .login = $0 { true } else { false } })
   }
 
   @Test func aTimeoutIsReportedOnce() async {
     let h = await Harness()
-    #expect(await h.session.run(.ask("slow")) == .failed)
+    #expect(await h.session.run(.init("ask", "slow")) == .failed)
     #expect(
       h.capture.error
         == "susi: asking SUSI failed: http://127.0.0.1:4000/susi/chat.json did not answer in time; "
@@ -239,24 +239,24 @@ import Testing
 
   @Test func failedRequestsSayWhatFailedAndWhy() async {
     let h = await Harness()
-    #expect(await h.session.run(.ask("fail")) == .failed)
+    #expect(await h.session.run(.init("ask", "fail")) == .failed)
     #expect(h.capture.error == "susi: asking SUSI failed: Service Unavailable (HTTP 503)\n")
   }
 
   @Test func settingsChangeSyncAndShow() async {
     let h = await Harness(lines: ["secret"])
-    _ = await h.session.run(.login(email: "me@example.org"))
-    #expect(await h.session.run(.set(key: "THEME", value: "light")) == .ok)
-    #expect(await h.session.run(.set(key: "micInput", value: "maybe")) == .usage)
+    _ = await h.session.run(.init("login", "me@example.org"))
+    #expect(await h.session.run(.init("set", "light", key: "THEME")) == .ok)
+    #expect(await h.session.run(.init("set", "maybe", key: "micInput")) == .usage)
     #expect(h.capture.error == "susi: setting 'micInput' takes true or false\n")
-    #expect(await h.session.run(.sync) == .ok)
-    #expect(await h.session.run(.settings) == .ok)
+    #expect(await h.session.run(.init("sync")) == .ok)
+    #expect(await h.session.run(.init("settings")) == .ok)
     #expect(h.capture.output.hasSuffix("theme  light\ntheme  dark\ntheme  dark\n"))
   }
 
   @Test func interruptCancelsTheRequestBeingWaitedFor() async {
     let h = await Harness()
-    let asking = Task { await h.session.run(.ask("hang")) }
+    let asking = Task { await h.session.run(.init("ask", "hang")) }
     await waitUntil("a request in flight") { await !h.store.state.inFlight.isEmpty }
     await h.session.interrupt()
     #expect(await asking.value == .interrupted)
@@ -267,7 +267,7 @@ import Testing
 
   @Test func secondInterruptLeavesWith130() async {
     let h = await Harness()
-    let asking = Task { await h.session.run(.ask("hang")) }
+    let asking = Task { await h.session.run(.init("ask", "hang")) }
     await waitUntil("a request in flight") { await !h.store.state.inFlight.isEmpty }
     await h.session.interrupt()
     await h.session.interrupt()
@@ -277,7 +277,7 @@ import Testing
 
   @Test func interruptAtAPasswordPromptCancelsTheLogin() async {
     let h = await Harness(hold: true)
-    let login = Task { await h.session.run(.login(email: "me@example.org")) }
+    let login = Task { await h.session.run(.init("login", "me@example.org")) }
     await waitUntil("the password prompt") { await h.session.waitingForSecret }
     await h.session.interrupt()
     #expect(await login.value == .interrupted)
@@ -311,7 +311,7 @@ import Testing
       renderer.dueText(
         Timestamp(milliseconds: 1_795_255_200_000 + 1_800_000), now: ManualTimeSource().now())
         == "at 16:00 (in 30 min 00 s)")
-    #expect(await h.session.run(.ask("later")) == .ok)
+    #expect(await h.session.run(.init("ask", "later")) == .ok)
     #expect(h.capture.error.hasPrefix("SUSI planned another answer, due at 10:00 UTC"))
   }
 
@@ -384,8 +384,8 @@ import Testing
 
   @Test func groupNamesMatchIgnoringCase() async {
     let h = await Harness()
-    #expect(await h.session.run(.skills(group: "knowledge")) == .ok)
-    #expect(await h.session.run(.skills(group: "nothing")) == .failed)
+    #expect(await h.session.run(.init("skills", "knowledge")) == .ok)
+    #expect(await h.session.run(.init("skills", "nothing")) == .failed)
     #expect(h.capture.error == "susi: no skill group named 'nothing'; susi groups lists them\n")
   }
 }

@@ -6,6 +6,7 @@ import SusiCore
 import SusiDelivery
 import SusiHTTPClient
 public import SusiHTTPServer
+import SusiOperatorLog
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.
@@ -22,7 +23,9 @@ public enum ServeCommand {
       to the registered subscribers, signed per Standard Webhooks. Prints its base URL on stdout
       once listening; Ctrl-C or SIGTERM stops it after answering the requests in progress.
       It binds 127.0.0.1 unless --host says otherwise. With --web it also serves the browser
-      pages of 'susi web' under /web/, where a person signs in with a key.
+      pages of 'susi web' under /web/, where a person signs in with a key. Every request and
+      notable event is one line on stderr (--log-format json|text, --log-level); each answer
+      carries its request's id in X-Request-Id.
 
       Callers send a key (Authorization: Bearer KEY). Keys belong to groups, groups hold
       privileges; the first admin key comes from 'susi serve keys init'. The same tasks as the
@@ -64,7 +67,7 @@ public enum ServeCommand {
       OptionSpec("--id", value: "ID", help: "subscribers add: the subscriber's id"),
       OptionSpec(
         "--after", value: "SEQ", help: "subscribers add: first deliver the events after SEQ"),
-    ] + ServingTLSFiles.specs,
+    ] + ServingTLSFiles.specs + OperatorLogOptions.specs,
     arguments: 0...4)
 
   /// Puts another handler in front of the webhook's, for `--web`: given the running service
@@ -91,7 +94,7 @@ public enum ServeCommand {
   /// and listen on nothing. Refused rather than silently ignored.
   static let unusedByAdministration = [
     "--server", "--websearch-url", "--allow-private-targets", "--port", "--host", "--web",
-    "--ca-file", "--tls-cert", "--tls-key",
+    "--ca-file", "--tls-cert", "--tls-key", "--log-level", "--log-format",
   ]
   /// Options only the key commands read.
   static let unusedByServing = ["--groups", "--label", "--json"]
@@ -121,6 +124,9 @@ public enum ServeCommand {
     do { tls = try ServingTLSFiles.resolve(invocation.parsed) } catch {
       return fail(error.message, ExitCode.usage)
     }
+    guard let log = OperatorLogOptions.log(invocation, component: "serve") else {
+      return ExitCode.usage
+    }
     if invocation.parsed.has("--web") && web == nil {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }
@@ -138,18 +144,21 @@ public enum ServeCommand {
     } catch {
       return fail(error.message, error.exitCode)
     }
-    for warning in app.warnings { StandardStream.error.line("susi serve: warning: \(warning)") }
+    for warning in app.warnings { log.warning(warning) }
     let service: WebhookService
     do {
       let keys = try KeyFile(path: paths.keys)
       let subscribers = try SubscriberFile(path: paths.subscribers)
       let cursors = try DeliveryCursors(path: paths.cursors)
-      let proxies = ProxySettings(environment: ProcessInfo.processInfo.environment)
+      // One transport (one event loop, one pool per origin) for every subscriber.
+      let transport = SocketTransport(
+        caFile: app.caFile, proxies: ProxySettings(environment: ProcessInfo.processInfo.environment)
+      )
       var options = WebhookHandler.Options()
       if app.databaseLog != nil { options.logProblem = { app.logProblem() } }
       service = await WebhookService.start(
         store: app.store, keys: keys, subscribers: subscribers, cursors: cursors,
-        transport: { _ in SocketTransport(proxies: proxies) },
+        transport: { _ in transport },
         policy: DeliveryPolicy(
           targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)),
         options: options)
@@ -158,14 +167,12 @@ public enum ServeCommand {
       return fail("\(error)", ExitCode.cannotCreate)
     }
     if !service.gate.access.hasActiveAdminKey {
-      StandardStream.error.line(
-        "susi serve: no admin key yet; run 'susi serve keys init' to create one"
-      )
+      log.warning("no admin key yet; run 'susi serve keys init' to create one")
     }
     let handler: any HTTPHandler =
       if let web, invocation.parsed.has("--web") { web(service, app) } else { service.handler }
     return await service.serveUntilSignalled(
-      handler, host: host, port: port, tls: tls, app: app, command: "serve")
+      handler, host: host, port: port, tls: tls, app: app, log: log)
   }
 
   /// The command-line tasks that rewrite a file a running `susi serve` owns (the subscribers

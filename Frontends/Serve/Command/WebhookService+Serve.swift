@@ -1,6 +1,8 @@
 public import SusiApplication
 public import SusiCommandLine
 public import SusiHTTPServer
+public import SusiOperatorLog
+import SusiStore
 import SusiTLS
 
 #if canImport(Glibc)
@@ -11,12 +13,13 @@ extension WebhookService {
   /// Runs `handler` on `host:port` until SIGINT or SIGTERM, for `susi serve` and `susi web`:
   /// prints the base URL (`announce` may turn it into more, or act once the port is known),
   /// then stops the HTTP server, this service and `app`, in that order. Returns the exit status.
+  /// Every request and what happens on the way goes to `log` (its component names the command).
   ///
   /// With `tls` it speaks only HTTPS and re-reads the certificate and key on SIGHUP (open
   /// connections keep theirs); without, a non-loopback `host` gets a warning.
   public func serveUntilSignalled(
     _ handler: any HTTPHandler, host: String, port: Int, tls files: ServingTLSFiles? = nil,
-    app: SusiApp, command: String,
+    app: SusiApp, log: OperatorLog,
     announce: (_ baseURL: String, _ port: Int) -> String = { url, _ in url }
   ) async -> Int32 {
     var tls: HTTPServerTLS?
@@ -26,33 +29,36 @@ extension WebhookService {
       } catch {
         await shutdown()
         await app.stop()
-        StandardStream.error.line("susi \(command): \(error.message)")
+        log.error(error.message)
         return ExitCode.noInput
       }
     }
     if let warning = ServingTLSFiles.exposureWarning(host: host, tls: tls != nil) {
-      StandardStream.error.line("susi \(command): warning: \(warning)")
+      log.warning(warning)
     }
-    let reloads = tls.map { Self.reloadOnHangup($0, command: command) }
+    let reloads = tls.map { Self.reloadOnHangup($0, log: log) }
     defer { reloads?.cancel() }
     let server = HTTPServer(
-      configuration: .init(host: host, port: port, tls: tls), handler: handler)
+      configuration: .init(host: host, port: port, tls: tls),
+      handler: RequestLogging(handler, log: log))
     let bound: Int
     do {
       bound = try server.start()
     } catch {
       await shutdown()
       await app.stop()
-      StandardStream.error.line("susi \(command): cannot listen on \(host):\(port): \(error)")
+      log.error("cannot listen on \(host):\(port): \(error)")
       return ExitCode.unavailable
     }
     // Caught before the address is printed: whoever reads it may stop us at once.
     let signals = ShutdownSignal()
     let shownHost = host.contains(":") ? "[\(host)]" : host
     let scheme = tls == nil ? "http" : "https"
-    StandardStream.output.line(announce("\(scheme)://\(shownHost):\(bound)", bound))
-    _ = await signals.wait()
-    StandardStream.error.line("susi \(command): stopping")
+    let url = "\(scheme)://\(shownHost):\(bound)"
+    StandardStream.output.line(announce(url, bound))
+    log.info("listening", ["url": .string(url), "lastSeq": .int(await app.store.lastSeq)])
+    let signal = await signals.wait()
+    log.info("stopping", ["signal": .int(Int(signal ?? 0))])
     await server.shutdown()
     await shutdown()
     await app.stop()
@@ -61,15 +67,13 @@ extension WebhookService {
 
   /// Re-reads the certificate and key on every SIGHUP; a failure is reported and the ones in
   /// use stay.
-  public static func reloadOnHangup(_ tls: HTTPServerTLS, command: String) -> SignalCatcher {
+  public static func reloadOnHangup(_ tls: HTTPServerTLS, log: OperatorLog) -> SignalCatcher {
     SignalCatcher([SIGHUP]) { _ in
       do throws(TLSSetupError) {
         try tls.reload()
-        StandardStream.error.line(
-          "susi \(command): certificate re-read from \(tls.certificateFile)")
+        log.info("certificate re-read from \(tls.certificateFile)")
       } catch {
-        StandardStream.error.line(
-          "susi \(command): warning: kept the certificate in use: \(error.message)")
+        log.warning("kept the certificate in use: \(error.message)")
       }
     }
   }

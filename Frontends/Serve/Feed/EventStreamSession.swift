@@ -44,56 +44,27 @@ public struct EventStreamSession: Sendable {
   /// Sends events through `write` until the feed closes, the task is cancelled, or `write`
   /// throws (the client went away).
   public func run(_ write: @Sendable ([UInt8]) async throws -> Void) async throws {
-    var cursor = after ?? feed.lastSeq
+    var events = feed.follow(after: after ?? feed.lastSeq).makeAsyncIterator()
+    let (clock, interval) = (clock, heartbeatInterval)
+    let heartbeat = EventStream.Waiting.until { try? await clock.sleep(milliseconds: interval) }
     var idle: Int64 = 0
     try await write(Array("retry: 2000\n\n".utf8))
-    while !Task.isCancelled && authorized() {
-      let batch = try feed.events(after: cursor, limit: 256)
-      if batch.isEmpty {
-        if feed.isClosed { return }
-        if await !waitForEvents(after: cursor), authorized() {
-          idle += heartbeatInterval
-          if idle >= idleLimit { return }
-          try await write(Array(": keep-alive\n\n".utf8))
-        }
-        continue
-      }
+    while authorized(), let batch = try await events.nextBatch(limit: 256, waiting: heartbeat) {
       var chunk: [UInt8] = []
-      for event in batch {
-        cursor = event.seq
-        guard types.isEmpty || types.contains(event.event.action.type) else { continue }
+      for event in batch where types.isEmpty || types.contains(event.event.action.type) {
         chunk.append(contentsOf: "id: \(event.seq)\ndata: ".utf8)
         chunk.append(contentsOf: event.line)
         chunk.append(contentsOf: [0x0A, 0x0A])
       }
-      if !chunk.isEmpty, authorized() {
+      guard authorized() else { return }
+      if !chunk.isEmpty {
         idle = 0
         try await write(chunk)
+      } else if batch.isEmpty {
+        idle += heartbeatInterval
+        if idle >= idleLimit { return }
+        try await write(Array(": keep-alive\n\n".utf8))
       }
-    }
-  }
-
-  /// True when events arrived, false when the heartbeat interval passed first.
-  private func waitForEvents(after cursor: Int) async -> Bool {
-    let feed = self.feed
-    let clock = self.clock
-    let interval = heartbeatInterval
-    return await withTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        await feed.waitForEvents(after: cursor)
-        return true
-      }
-      group.addTask {
-        do {
-          try await clock.sleep(milliseconds: interval)
-          return false
-        } catch {
-          return true
-        }
-      }
-      let first = await group.next() ?? true
-      group.cancelAll()
-      return first
     }
   }
 }

@@ -6,7 +6,7 @@ import SusiHTTPTypes
 import SusiJSON
 import SusiStore
 
-// GET /state, /events, /events/stream, /healthz, /metrics.
+// GET /state, /events, /events/stream (server-sent events), /healthz, /metrics.
 
 extension WebhookHandler {
   /// The state as canonical JSON, streamed in pieces (see `StateBody`), so a large state costs
@@ -44,6 +44,28 @@ extension WebhookHandler {
       status: 200,
       headers: ["Content-Type": "application/x-ndjson", "X-Last-Seq": String(await store.lastSeq)],
       body: body)
+  }
+
+  /// A streamed `text/event-stream` response that runs an `EventStreamSession` until the client
+  /// goes away, its key loses the privilege, or the server stops.
+  func eventStream(
+    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (Privilege) -> Bool
+  ) throws(WebhookError) -> HTTPResponse {
+    let session = try eventStreamSession(request, caller, holds: holds)
+    guard let slot = streams.open(caller.keyID, limit: options.maximumStreamsPerKey) else {
+      throw WebhookError(
+        429, "too_many_streams",
+        "this key has \(options.maximumStreamsPerKey) event streams open already; close one first",
+        headers: ["Retry-After": "5"])
+    }
+    let headers: HTTPHeaders = [
+      "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+    ]
+    return HTTPResponse(status: 200, headers: headers) { body in
+      try await session.run { try await body.write($0) }
+      // The slot is held for as long as the stream runs.
+      withExtendedLifetime(slot) {}
+    }
   }
 
   /// The session that `GET /events/stream` runs: where it starts and what it sends.
@@ -95,10 +117,11 @@ extension WebhookHandler {
     let subscribers = (deliveries?.statuses(lastSeq: lastSeq) ?? []).map {
       WebhookMetrics.SubscriberGauge(id: $0.id, backlog: $0.backlog, disabled: $0.disabled != nil)
     }
-    let text = metrics.render(
-      WebhookMetrics.Gauges(
-        eventsAppended: lastSeq - startSeq, lastSeq: lastSeq, effectsInFlight: inFlight,
-        subscribers: subscribers))
+    let text =
+      metrics.render(
+        WebhookMetrics.Gauges(
+          eventsAppended: lastSeq - startSeq, lastSeq: lastSeq, effectsInFlight: inFlight,
+          subscribers: subscribers)) + WebhookMetrics.render(store.timings)
     return HTTPResponse(
       status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
   }

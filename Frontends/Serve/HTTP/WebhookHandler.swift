@@ -15,7 +15,6 @@ public import SusiStore
 /// identified itself (`susi web`'s sessions); a refused request appends nothing to the log.
 public final class WebhookHandler: HTTPHandler {
   let store: Store
-  let feed: EventFeed
   let gate: AccessGate
   let deliveries: DeliveryService?
   let metrics: WebhookMetrics
@@ -60,12 +59,11 @@ public final class WebhookHandler: HTTPHandler {
 
   /// A handler in front of `store`; usually made by `WebhookService.start`.
   public init(
-    store: Store, feed: EventFeed, gate: AccessGate, deliveries: DeliveryService?,
+    store: Store, gate: AccessGate, deliveries: DeliveryService?,
     metrics: WebhookMetrics,
     clock: any TimeSource = SystemTimeSource(), options: Options = Options(), startSeq: Int = 0
   ) {
     self.store = store
-    self.feed = feed
     self.gate = gate
     self.deliveries = deliveries
     self.metrics = metrics
@@ -172,6 +170,9 @@ public final class WebhookHandler: HTTPHandler {
   }
 
   // MARK: Shared pieces
+
+  /// What the event routes read.
+  var feed: EventFeed { store.feed }
 
   /// A JSON response.
   static func json(

@@ -1,4 +1,5 @@
 public import SusiDelivery
+public import SusiStore
 import Synchronization
 
 /// Counters of the webhook frontend, rendered in the Prometheus text format (version 0.0.4).
@@ -112,6 +113,31 @@ public final class WebhookMetrics: Sendable {
       out +=
         "susi_webhook_deliveries_total{subscriber=\"\(Self.escape(key.subscriber))\",outcome=\"\(key.outcome.rawValue)\"} \(count)\n"
     }
+    return out
+  }
+
+  /// The log's timings: append latency and follow lag as histograms, the last lag as a gauge.
+  public static func render(_ timings: LogTimings) -> String {
+    var out = ""
+    func histogram(_ name: String, _ help: String, _ h: LogTimings.Histogram) {
+      out += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+      for (bound, count) in zip(h.bounds, h.cumulative) {
+        out += "\(name)_bucket{le=\"\(bound)\"} \(count)\n"
+      }
+      out +=
+        "\(name)_bucket{le=\"+Inf\"} \(h.count)\n\(name)_sum \(h.sum)\n\(name)_count \(h.count)\n"
+    }
+    histogram(
+      "susi_log_append_seconds", "Time to append one event to the log (lock, write, sync).",
+      timings.appendLatency)
+    histogram(
+      "susi_log_follow_lag_seconds",
+      "From an event's time to its application here, for events other processes or nodes appended.",
+      timings.followLag)
+    out +=
+      "# HELP susi_log_follow_lag_last_seconds The follow lag of the last event another process or node appended.\n"
+      + "# TYPE susi_log_follow_lag_last_seconds gauge\n"
+      + "susi_log_follow_lag_last_seconds \(timings.lastFollowLag ?? 0)\n"
     return out
   }
 

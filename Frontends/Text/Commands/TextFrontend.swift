@@ -2,7 +2,6 @@ import Dispatch
 import SusiApplication
 public import SusiCommandLine
 import SusiCore
-import SusiServer
 import SusiStore
 import SusiTerminal
 import Synchronization
@@ -15,35 +14,27 @@ import Synchronization
 public enum TextFrontend {
   /// Every text command, in the order `susi --help` lists them.
   public static var commands: [Command] {
-    var commands = [
-      Command(TextCommandSpecs.complete(TextCommandSpecs.chat)) { invocation in
-        await withSession(invocation, mode: .chat) { session in await session.chat() }
-      }
-    ]
-    let oneShots = [
-      TextCommandSpecs.ask, TextCommandSpecs.groups, TextCommandSpecs.skills,
-      TextCommandSpecs.skill,
-      TextCommandSpecs.rate, TextCommandSpecs.myRating, TextCommandSpecs.settings,
-      TextCommandSpecs.login,
-      TextCommandSpecs.logout, TextCommandSpecs.signup, TextCommandSpecs.search,
-      TextCommandSpecs.preview,
-      TextCommandSpecs.history,
-    ]
-    for spec in oneShots.map(TextCommandSpecs.complete) {
-      commands.append(Command(spec) { invocation in await oneShot(spec, invocation) })
+    let chat = Command(TextCommands.chatSpec) { invocation in
+      await withSession(invocation, mode: .chat) { session in await session.chat() }
     }
-    return commands
+    return [chat]
+      + TextCommands.all.compactMap { row in
+        row.spec.map { spec in
+          Command(TextCommands.complete(row, spec)) { await oneShot(row, spec, $0) }
+        }
+      }
   }
 
-  static func oneShot(_ spec: CommandSpec, _ invocation: Invocation) async -> Int32 {
+  static func oneShot(_ row: TextCommandRow, _ spec: CommandSpec, _ invocation: Invocation) async
+    -> Int32
+  {
     let command: TextCommand
     do {
-      command = try TextCommandSpecs.command(spec, invocation.arguments)
+      command = try TextCommands.read(row, invocation.arguments)
     } catch {
-      StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
-      return ExitCode.usage
+      return error.report(spec)
     }
-    return await withSession(invocation, mode: .shell, command: spec.name) { session in
+    return await withSession(invocation, mode: .shell, command: row.name) { session in
       let outcome = await session.run(command)
       if outcome == .ok { await session.finishBackgroundWork() }
       return outcome.exitCode
@@ -82,7 +73,7 @@ public enum TextFrontend {
     }
     let leaving = Atomic<Bool>(false)
     var context = TextContext(
-      logPath: app.options.log, embeddedServerURL: app.embedded?.baseURLString,
+      logPath: app.options.log, embeddedServerURL: app.embeddedServerURL,
       resumedEvents: app.resumedEvents,
       passwordFile: invocation.parsed.value("--password-file"),
       terminate: { code in
@@ -100,10 +91,9 @@ public enum TextFrontend {
     context.stateDirectory = app.options.stateDirectory
     context.resumedPlans = app.resumedPlans
     context.startedAlone = app.startedAlone
-    if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
-      // Planned answers delivered late may be logged before the session follows the log.
-      context.followFrom = app.resumedEvents
-    }
+    let deliveredLate = app.resumedPlans.contains { $0.fate == .deliveredLate }
+    // Planned answers delivered late may be logged before the session follows the log.
+    if deliveredLate { context.followFrom = app.resumedEvents }
     let input = StandardInput()
     var lineReader: TerminalLineReader?
     if mode == .chat && TerminalLineReader.isUsable(environment: invocation.environment) {
@@ -125,16 +115,18 @@ public enum TextFrontend {
       await session.interrupt()
     }
     if console.notes { await session.announceResumedPlans() }
-    if app.resumedPlans.contains(where: { $0.fate == .deliveredLate }) {
-      // Shown before the command's own output, not somewhere in the middle of it.
-      await session.finishBackgroundWork()
-    }
+    // Shown before the command's own output, not somewhere in the middle of it.
+    if deliveredLate { await session.finishBackgroundWork() }
     let recorder = json ? CommandRecord() : nil
-    var observing: Int?
-    if let recorder { observing = await app.store.observe { recorder.add($0) } }
+    var recording: EventForwarding?
+    if let recorder {
+      recording = EventForwarding(app.store.events(after: await app.store.lastSeq)) {
+        recorder.add($0)
+      }
+    }
     let code = await body(session)
-    if let recorder, let observing {
-      await app.store.stopObserving(observing)
+    if let recorder, let recording {
+      recording.stop()
       if invocation.parsed.value("--json") == "events" {
         // Only the answers this command's own questions planned: never another process's.
         let mine = recorder.seqs

@@ -24,6 +24,11 @@ enum NumberText {
     return text == "-0" ? "0" : text
   }
 
+  /// `count` and `noun`, plural unless one: `1 skill`, `3 skills`.
+  static func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+  }
+
   /// Whether `text` reads as a number, for right-aligning table columns.
   static func isNumeric(_ text: String) -> Bool {
     var body = Substring(text)

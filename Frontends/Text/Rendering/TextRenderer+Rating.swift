@@ -7,26 +7,24 @@ extension TextRenderer {
   /// `★★★★☆ 4.2`, or `****- 4.2` without Unicode. Stars alone would hide 4.2 vs 4.4.
   public func stars(_ value: Double) -> String {
     let clamped = value.isFinite ? min(max(value, 0), 5) : 0
-    let full = Int(clamped.rounded(.toNearestOrAwayFromZero))
-    let drawn =
-      String(repeating: glyphs.fullStar, count: full)
-      + String(repeating: glyphs.emptyStar, count: 5 - full)
-    return style.yellow(drawn) + " " + NumberText.fixed(clamped, decimals: 1)
+    return drawn(Int(clamped.rounded(.toNearestOrAwayFromZero)))
+      + " " + NumberText.fixed(clamped, decimals: 1)
   }
 
   /// A user's own rating: whole stars and the number (`★★★★☆ 4`).
-  public func userStars(_ stars: Int) -> String {
-    let full = min(max(stars, 0), 5)
-    let drawn =
+  public func userStars(_ stars: Int) -> String { drawn(min(max(stars, 0), 5)) + " \(stars)" }
+
+  /// `full` stars of five, in colour.
+  private func drawn(_ full: Int) -> String {
+    style.yellow(
       String(repeating: glyphs.fullStar, count: full)
-      + String(repeating: glyphs.emptyStar, count: 5 - full)
-    return style.yellow(drawn) + " \(stars)"
+        + String(repeating: glyphs.emptyStar, count: 5 - full))
   }
 
   /// `★★★★☆ 4.3 (3 ratings)`, or `not rated yet`.
   public func ratingSummary(_ rating: RatingAggregate?) -> String {
     guard let rating, let total = Self.ratingCount(rating) else { return "not rated yet" }
-    return stars(Self.average(rating)) + " (\(total) rating\(total == 1 ? "" : "s"))"
+    return stars(Self.average(rating)) + " (\(NumberText.counted(total, "rating")))"
   }
 
   /// The distribution from five stars down to one as bars (the largest bucket fills the bar)
@@ -45,7 +43,7 @@ extension TextRenderer {
         "\(label) \(bar)  \(String(count).padded(toWidth: countWidth, alignRight: true))")
     }
     lines.append(
-      "average \(NumberText.trimmed(Self.average(rating), maximumDecimals: 2)) from \(total) rating\(total == 1 ? "" : "s")"
+      "average \(NumberText.trimmed(Self.average(rating), maximumDecimals: 2)) from \(NumberText.counted(total, "rating"))"
     )
     return Self.join(lines)
   }

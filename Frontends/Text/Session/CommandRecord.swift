@@ -15,15 +15,6 @@ import Synchronization
 final class CommandRecord: Sendable {
   private let record = Mutex<(lines: [[UInt8]], events: [Event], seqs: Set<Int>)>(([], [], []))
 
-  /// The result types that carry each command's data, by command name.
-  static let dataTypes: [String: Set<ActionType>] = [
-    "ask": [.messageReceived], "groups": [.groupsLoaded], "skills": [.skillsLoaded],
-    "skill": [.skillLoaded], "rate": [.ratingSubmitted], "myrating": [.userRatingLoaded],
-    "settings": [.settingsChanged, .settingsSynced], "login": [.loggedIn],
-    "logout": [.loggedOut], "signup": [.signedUp], "search": [.websearchLoaded],
-    "preview": [.linkPreviewLoaded], "history": [.historyLoaded],
-  ]
-
   /// Keeps `published` when it is this process's own intent or a result of one kept before;
   /// called inside the store's turn, so it only appends.
   func add(_ published: PublishedEvent) {
@@ -45,7 +36,7 @@ final class CommandRecord: Sendable {
   /// command shows from the state, such as the settings) when it logged none; nil when there
   /// is no data (the command failed).
   func data(command: String, fallback: Action?) -> String? {
-    let types = Self.dataTypes[command] ?? []
+    let types = TextCommands.named(command)?.data ?? []
     let events = record.withLock { $0.events }
     guard let action = events.last(where: { types.contains($0.action.type) })?.action ?? fallback
     else { return nil }
@@ -57,27 +48,19 @@ final class CommandRecord: Sendable {
   /// `--json=events`.
   func json(command: String, exitCode: Int32, pending: [PendingAnswer]) -> String {
     var w = JSONWriter()
-    w.raw(#"{"command":"#)
-    w.string(command)
-    w.raw(#","exitCode":"#)
-    w.int(Int(exitCode))
-    w.raw(#","events":["#)
-    for (index, line) in record.withLock({ $0.lines }).enumerated() {
-      if index > 0 { w.byte(UInt8(ascii: ",")) }
-      w.bytes += line
-    }
-    w.raw(#"],"pending":["#)
-    for (index, answer) in pending.enumerated() {
-      if index > 0 { w.byte(UInt8(ascii: ",")) }
-      w.raw(#"{"seq":"#)
-      w.int(answer.seq)
-      if let due = answer.due {
-        w.raw(#","due":"#)
-        w.string(due.rfc3339)
+    w.object { o in
+      o.field("command", command)
+      o.field("exitCode", Int(exitCode))
+      o.field("events") { $0.array(record.withLock { $0.lines }) { w, line in w.bytes += line } }
+      o.field("pending") {
+        $0.array(pending) { w, answer in
+          w.object { o in
+            o.field("seq", answer.seq)
+            o.field("due", answer.due?.rfc3339)
+          }
+        }
       }
-      w.byte(UInt8(ascii: "}"))
     }
-    w.raw("]}")
     return String(decoding: w.bytes, as: UTF8.self)
   }
 }

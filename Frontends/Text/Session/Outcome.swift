@@ -1,7 +1,8 @@
 import SusiCommandLine
 
-/// How a command ended, for the exit code of a one-shot command and the chat's bookkeeping.
-public enum Outcome: Sendable, Equatable {
+/// How a command ended, for the exit code of a one-shot command and the chat's bookkeeping. A
+/// command that does not end `ok` throws how it ended.
+public enum Outcome: Error, Sendable, Equatable {
   case ok
   /// A request failed or was refused; the message has been printed.
   case failed

@@ -7,28 +7,17 @@ import SusiTerminal
 // Login, signup, logout, settings and the server in use.
 
 extension TextSession {
-  func login(email given: String?) async -> Outcome {
-    let email: String
-    let password: Secret
-    do throws(Unanswered) {
-      email = try await value(given, prompt: "Email: ")
-      password = try await secret(prompt: "Password: ", confirm: false)
-    } catch {
-      return error.outcome
-    }
-    return await logIn(email: email, password: password)
+  func login(email given: String?) async throws(Outcome) {
+    let email = try await value(given, prompt: "Email: ")
+    try await logIn(email: email, password: try await secret(prompt: "Password: ", confirm: false))
   }
 
   /// Logs in, then fetches the user's settings (a failure there is only noted: the login
   /// stands).
-  func logIn(email: String, password: Secret) async -> Outcome {
-    guard let result = await request(.login(Action.Login(email: email, password: password))) else {
-      return .failed
-    }
-    if let failed = failure(result, doing: "login") { return failed }
-    guard case .loggedIn(let loggedIn) = result.action else {
-      return unexpected(result, doing: "login")
-    }
+  func logIn(email: String, password: Secret) async throws(Outcome) {
+    let loggedIn = try await result(
+      of: .login(Action.Login(email: email, password: password)), doing: "login"
+    ) { if case .loggedIn(let loggedIn) = $0.action { loggedIn } else { nil } }
     var text = "Logged in as \(loggedIn.email.singleLine)"
     if let expiry = loggedIn.expiresAt { text += " until \(renderer.dateText(expiry))" }
     console.print(text + ".")
@@ -38,7 +27,6 @@ extension TextSession {
     {
       console.note("Your settings were not fetched: \(Self.describe(failed.error)).")
     }
-    return .ok
   }
 
   /// The usual SUSI password rule, shown before a new password is asked for (the server may
@@ -46,102 +34,79 @@ extension TextSession {
   static let passwordRule =
     "A password needs 8 to 64 characters with a capital letter, a number and a special character."
 
-  func signup(email given: String?) async -> Outcome {
-    let email: String
-    let password: Secret
-    do throws(Unanswered) {
-      email = try await value(given, prompt: "Email: ")
-      if context.passwordFile == nil { console.note(Self.passwordRule) }
-      password = try await secret(prompt: "Choose a password: ", confirm: true)
-    } catch {
-      return error.outcome
-    }
-    guard let result = await request(.signup(Action.Signup(email: email, password: password)))
-    else { return .failed }
-    if let failed = failure(result, doing: "signup") { return failed }
-    guard case .signedUp(let signedUp) = result.action else {
-      return unexpected(result, doing: "signup")
-    }
+  func signup(email given: String?) async throws(Outcome) {
+    let email = try await value(given, prompt: "Email: ")
+    if context.passwordFile == nil { console.note(Self.passwordRule) }
+    let password = try await secret(prompt: "Choose a password: ", confirm: true)
+    let signedUp = try await result(
+      of: .signup(Action.Signup(email: email, password: password)), doing: "signup"
+    ) { if case .signedUp(let signedUp) = $0.action { signedUp } else { nil } }
     let message = signedUp.message.singleLine
     console.print(message.isEmpty ? "Signed up as \(signedUp.email.singleLine)." : message)
     // The password just typed logs in too; a server that wants the address confirmed first
     // refuses, and the person logs in later.
-    if await logIn(email: email, password: password) != .ok {
+    do { try await logIn(email: email, password: password) } catch {
       console.print(
         "Log in with " + command("/login \(signedUp.email)", "susi login \(signedUp.email)")
           + " once the account is ready.")
     }
-    return .ok
   }
 
-  func logout() async -> Outcome {
-    guard let result = await request(.logout) else { return .failed }
-    if let failed = failure(result, doing: "logout") { return failed }
-    guard case .loggedOut = result.action else { return unexpected(result, doing: "logout") }
+  func logout() async throws(Outcome) {
+    _ = try await result(of: .logout, doing: "logout") {
+      if case .loggedOut = $0.action { () } else { nil }
+    }
     console.print("Logged out.")
-    return .ok
   }
 
   /// Prints the settings as last confirmed by the server.
-  func showSettings() async -> Outcome {
+  func showSettings() async {
     let state = await store.state
-    if state.settings.isEmpty {
-      if state.session == nil {
-        console.print(
-          "No settings yet. Settings are kept on the server for each user: log in with "
-            + command("/login EMAIL", "susi login EMAIL") + ".")
-      } else {
-        console.print(
-          "No settings yet. Fetch yours with \(command("/sync", "susi settings sync")) or change one with "
-            + command("/set KEY VALUE", "susi settings set KEY VALUE") + ".")
-      }
-    } else {
+    if !state.settings.isEmpty {
       console.print(renderer.settings(state.settings))
+    } else if state.session == nil {
+      console.print(
+        "No settings yet. Settings are kept on the server for each user: log in with "
+          + command("/login EMAIL", "susi login EMAIL") + ".")
+    } else {
+      console.print(
+        "No settings yet. Fetch yours with \(command("/sync", "susi settings sync")) or change one with "
+          + command("/set KEY VALUE", "susi settings set KEY VALUE") + ".")
     }
-    return .ok
   }
 
-  func set(_ name: String, _ text: String) async -> Outcome {
+  func set(_ name: String, _ text: String) async throws(Outcome) {
     // Keys are matched ignoring case; unknown keys go to the reducer, which lists the valid ones.
     let key = SettingKey.allowed.first { $0.key.lowercased() == name.lowercased() }?.key ?? name
     guard let value = SettingKey.parse(text, for: key) else {
       console.error(
         SettingKey.problem(key: key, value: .string(text))
           ?? "'\(text)' does not fit setting '\(key)'")
-      return .usage
+      throw .usage
     }
-    let action = Action.changeSettings(Action.ChangeSettings(settings: [key: value]))
-    guard let result = await request(action) else { return .failed }
-    if let failed = failure(result, doing: "changing \(key)") { return failed }
-    guard case .settingsChanged(let changed) = result.action else {
-      return unexpected(result, doing: "changing \(key)")
-    }
+    let changed = try await result(
+      of: .changeSettings(Action.ChangeSettings(settings: [key: value])), doing: "changing \(key)"
+    ) { if case .settingsChanged(let changed) = $0.action { changed } else { nil } }
     console.print(renderer.settings(changed.settings))
-    return .ok
   }
 
-  func sync() async -> Outcome {
-    guard let result = await request(.syncSettings) else { return .failed }
-    if let failed = failure(result, doing: "syncing the settings") { return failed }
-    guard case .settingsSynced(let synced) = result.action else {
-      return unexpected(result, doing: "syncing the settings")
+  func sync() async throws(Outcome) {
+    let synced = try await result(of: .syncSettings, doing: "syncing the settings") {
+      if case .settingsSynced(let synced) = $0.action { synced } else { nil }
     }
     console.print(
       synced.settings.isEmpty
         ? "The server holds no settings for you yet." : renderer.settings(synced.settings))
-    return .ok
   }
 
   /// Shows the server in use, or switches to `url` (`embedded` = the built-in server).
-  func server(_ url: String?) async -> Outcome {
+  func server(_ url: String?) async throws(Outcome) {
     guard let url else {
       console.print("Using \(await serverDescription()).")
-      return .ok
+      return
     }
-    guard let result = await request(.setServer(Action.SetServer(url: url))) else { return .failed }
-    if let failed = failure(result, doing: "changing the server") { return failed }
-    guard case .serverChanged = result.action else {
-      return unexpected(result, doing: "changing the server")
+    _ = try await result(of: .setServer(Action.SetServer(url: url)), doing: "changing the server") {
+      if case .serverChanged = $0.action { () } else { nil }
     }
     console.print("Now using \(await serverDescription()).")
     serverSource = .remembered
@@ -153,7 +118,6 @@ extension TextSession {
         console.error("susi will not remember this server: \(error)")
       }
     }
-    return .ok
   }
 
   func serverDescription() async -> String {
@@ -165,34 +129,28 @@ extension TextSession {
 
   // MARK: Asking for values
 
-  /// Why a value a command needs was not had (the reason is printed): the command ends with
-  /// `outcome`, so a missing password is a usage error, not an interruption.
-  struct Unanswered: Error {
-    var outcome: Outcome
-  }
-
   /// `given`, else a line asked for with `prompt` (shown only on a terminal).
-  func value(_ given: String?, prompt: String) async throws(Unanswered) -> String {
+  func value(_ given: String?, prompt: String) async throws(Outcome) -> String {
     if let given, !given.isEmpty { return given }
     switch await readLine(secret: false, prompt: prompt) {
     case .line(let line) where !line.trimmed.isEmpty:
       return line.trimmed
     case .cancelled:
       console.error("cancelled")
-      throw Unanswered(outcome: .interrupted)
+      throw .interrupted
     default:
       console.error("no \(prompt.trimmed.dropLast().lowercased()) given")
-      throw Unanswered(outcome: .usage)
+      throw .usage
     }
   }
 
   /// A password: from `--password-file`, else typed without echo on a terminal (twice when
   /// `confirm`), else the next input line.
-  func secret(prompt: String, confirm: Bool) async throws(Unanswered) -> Secret {
+  func secret(prompt: String, confirm: Bool) async throws(Outcome) -> Secret {
     if let path = context.passwordFile {
       guard let data = FileManager.default.contents(atPath: path) else {
         console.error("cannot read the password file \(path)")
-        throw Unanswered(outcome: .noInput)
+        throw .noInput
       }
       let text = String(decoding: data, as: UTF8.self)
       let firstLine =
@@ -200,7 +158,7 @@ extension TextSession {
       let password = String(firstLine.hasSuffix("\r") ? firstLine.dropLast() : firstLine)
       guard !password.isEmpty else {
         console.error("the password file \(path) is empty")
-        throw Unanswered(outcome: .usage)
+        throw .usage
       }
       return Secret(password)
     }
@@ -209,25 +167,25 @@ extension TextSession {
       let again = try await readSecret(prompt: "Repeat the password: ")
       guard again == first else {
         console.error("the passwords differ; nothing was sent")
-        throw Unanswered(outcome: .usage)
+        throw .usage
       }
     }
     return Secret(first)
   }
 
-  private func readSecret(prompt: String) async throws(Unanswered) -> String {
+  private func readSecret(prompt: String) async throws(Outcome) -> String {
     switch await readLine(secret: true, prompt: prompt) {
     case .line(let line) where !line.isEmpty:
       return line
     case .cancelled:
       console.error("cancelled")
-      throw Unanswered(outcome: .interrupted)
+      throw .interrupted
     default:
       console.error(
         console.interactive
           ? "no password given"
           : "no password given: put it on the next input line or use --password-file FILE")
-      throw Unanswered(outcome: .usage)
+      throw .usage
     }
   }
 

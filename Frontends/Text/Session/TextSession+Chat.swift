@@ -6,17 +6,13 @@ import SusiTerminal
 // Chat, web search, link previews and the server's memory.
 
 extension TextSession {
-  func ask(_ query: String) async -> Outcome {
-    guard let result = await request(.sendMessage(Action.SendMessage(query: query))) else {
-      return .failed
-    }
-    if let failed = failure(result, doing: "asking SUSI") { return failed }
-    guard case .messageReceived(let message) = result.action else {
-      return unexpected(result, doing: "asking SUSI")
-    }
+  func ask(_ query: String) async throws(Outcome) {
+    let (message, at) = try await result(
+      of: .sendMessage(Action.SendMessage(query: query)), doing: "asking SUSI"
+    ) { if case .messageReceived(let message) = $0.action { (message, $0.at) } else { nil } }
     let outcome = await show(message)
-    notePlanned(message, answeredAt: result.at)
-    return outcome
+    notePlanned(message, answeredAt: at)
+    if outcome != .ok { throw outcome }
   }
 
   /// Prints an answer; each web-search action in it is then searched and its results printed
@@ -36,8 +32,7 @@ extension TextSession {
       console.print(renderer.answer(pending))
       pending = []
       console.print(renderer.action(action))
-      let searched = await search(query, count: count)
-      if searched != .ok { outcome = searched }
+      do { try await search(query, count: count) } catch { outcome = error }
     }
     console.print(renderer.answer(pending))
     for case .imageShow(let url) in message.answers { await showImage(url) }
@@ -49,14 +44,11 @@ extension TextSession {
   /// and does not fail the command: the answer was shown.
   func showImage(_ url: String) async {
     guard
-      let result = await request(
-        .cacheImage(Action.CacheImage(url: url)),
-        progress: "Fetching the image\(renderer.glyphs.ellipsis)")
+      let cached = try? await result(
+        of: .cacheImage(Action.CacheImage(url: url)), doing: "caching the image",
+        progress: "Fetching the image\(renderer.glyphs.ellipsis)", fromServer: false,
+        { if case .imageCached(let cached) = $0.action { cached } else { nil } })
     else { return }
-    guard case .imageCached(let cached) = result.action else {
-      _ = failure(result, doing: "caching the image", fromServer: false)
-      return
-    }
     console.print("Image file: " + renderer.style.cyan(cached.path.singleLine))
     if let images = console.images,
       let bytes = FileManager.default.contents(atPath: cached.path),
@@ -68,12 +60,10 @@ extension TextSession {
   }
 
   /// Searches the web and prints the results as numbered cards (at most `count`).
-  func search(_ text: String, count: Int?) async -> Outcome {
-    guard let result = await request(.search(Action.Search(query: text))) else { return .failed }
-    if let failed = failure(result, doing: "the web search", fromServer: false) { return failed }
-    guard case .websearchLoaded(let loaded) = result.action else {
-      return unexpected(result, doing: "the web search")
-    }
+  func search(_ text: String, count: Int?) async throws(Outcome) {
+    let loaded = try await result(
+      of: .search(Action.Search(query: text)), doing: "the web search", fromServer: false
+    ) { if case .websearchLoaded(let loaded) = $0.action { loaded } else { nil } }
     var results = loaded.results
     if let count, count >= 0 { results = Array(results.prefix(count)) }
     if results.isEmpty {
@@ -81,32 +71,25 @@ extension TextSession {
     } else {
       console.print(renderer.cards(results.map(Card.init)))
     }
-    return .ok
   }
 
-  func preview(_ url: String) async -> Outcome {
-    guard let result = await request(.loadLinkPreview(Action.LoadLinkPreview(url: url))) else {
-      return .failed
-    }
-    if let failed = failure(result, doing: "the link preview", fromServer: false) { return failed }
-    guard case .linkPreviewLoaded(let loaded) = result.action else {
-      return unexpected(result, doing: "the link preview")
-    }
+  func preview(_ url: String) async throws(Outcome) {
+    let loaded = try await result(
+      of: .loadLinkPreview(Action.LoadLinkPreview(url: url)), doing: "the link preview",
+      fromServer: false
+    ) { if case .linkPreviewLoaded(let loaded) = $0.action { loaded } else { nil } }
     console.print(
       renderer.linkPreview(
         LinkPreview(
           url: loaded.url, title: loaded.title, description: loaded.description, image: loaded.image
         )))
-    return .ok
   }
 
   /// Loads the next page of the server's memory of this user's chats and prints it.
-  func history() async -> Outcome {
-    guard let result = await request(.loadHistory(Action.LoadHistory())) else { return .failed }
-    if let failed = failure(result, doing: "loading the chat history") { return failed }
-    guard case .historyLoaded(let loaded) = result.action else {
-      return unexpected(result, doing: "loading the chat history")
-    }
+  func history() async throws(Outcome) {
+    let loaded = try await result(
+      of: .loadHistory(Action.LoadHistory()), doing: "loading the chat history"
+    ) { if case .historyLoaded(let loaded) = $0.action { loaded } else { nil } }
     if loaded.entries.isEmpty {
       console.print("The server remembers no chats yet.")
     } else {
@@ -115,9 +98,8 @@ extension TextSession {
     if loaded.remaining > 0 {
       console.print(
         renderer.style.dim(
-          "\(loaded.remaining) older exchange\(loaded.remaining == 1 ? "" : "s") on the server: "
+          "\(NumberText.counted(loaded.remaining, "older exchange")) on the server: "
             + "\(command("/history", "susi history")) again shows them"))
     }
-    return .ok
   }
 }

@@ -4,35 +4,16 @@ import SusiStore
 
 extension TextSession {
   /// The chat's commands, one per line.
-  static let helpLines: [(String, String)] = [
-    ("TEXT", "ask SUSI (start with // to ask something that begins with /)"),
-    ("/groups", "list the skill groups"),
-    ("/skills [GROUP]", "list the skills of a group, or all skills"),
-    ("/skill NAME", "show a skill: description, examples, ratings"),
-    ("/rate NAME STARS", "rate a skill from 1 to 5 stars (logged in)"),
-    ("/myrating NAME", "show your own rating of a skill (logged in)"),
-    ("/settings", "show your settings"),
-    ("/set KEY VALUE", "change a setting on the server (logged in)"),
-    ("/sync", "fetch your settings from the server (logged in)"),
-    ("/login [EMAIL]", "log in; the password is asked for without echo"),
-    ("/logout", "log out"),
-    ("/signup [EMAIL]", "create an account"),
-    ("/server [URL]", "show the server in use, or switch ('embedded' = built in)"),
-    ("/search TEXT", "search the web"),
-    ("/preview URL", "show what a web page says about itself"),
-    ("/history", "show what the server remembers of your chats"),
-    ("/replay", "where this session's event log is and how to replay it"),
-    ("/help", "this list"),
-    ("/quit", "leave (Ctrl-D works too; Ctrl-C cancels a request)"),
-  ]
+  static let helpLines =
+    [("TEXT", "ask SUSI (start with // to ask something that begins with /)")]
+    + TextCommands.chat.map { ($0.chatUsage, $0.help ?? "") }
 
-  func help() -> Outcome {
+  func help() {
     let rows = Self.helpLines.map { [$0.0, $0.1] }
     console.print(renderer.table(TextTable(rows: rows, alignments: [.left, .left])))
     console.print("\nKeys at a terminal:")
     let keys = Self.keyLines.map { [$0.0, $0.1] }
     console.print(renderer.table(TextTable(rows: keys, alignments: [.left, .left])))
-    return .ok
   }
 
   /// The line editor's keys (at a terminal whose TERM is not `dumb`).
@@ -47,18 +28,17 @@ extension TextSession {
     ("Ctrl-Z", "stop susi for the shell; fg brings the line back"),
   ]
 
-  func replayHelp() async -> Outcome {
+  func replayHelp() async {
     let log = ShellQuote.quoteIfNeeded(context.logPath)
     let events = await store.lastSeq
     console.print(
       TextRenderer.join([
-        "This session's event log is \(context.logPath) (\(events) event\(events == 1 ? "" : "s")).",
+        "This session's event log is \(context.logPath) (\(NumberText.counted(events, "event"))).",
         "Replay it to see the state it rebuilds:",
         "  susi replay \(log)            the final state",
         "  susi replay --step \(log)     each event and what it changed",
         "  susi replay --verify \(log)   check that replaying gives the same state",
         "Start susi with --log \(log) to continue this session later.",
       ]))
-    return .ok
   }
 }

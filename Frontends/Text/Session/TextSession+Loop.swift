@@ -43,8 +43,7 @@ extension TextSession {
       let outcome: Outcome
       switch ChatLine.parse(line) {
       case .empty: continue
-      case .query(let query): outcome = await ask(query)
-      case .command(.quit): outcome = .quit
+      case .query(let query): outcome = await run(TextCommand("ask", query))
       case .command(let command): outcome = await run(command)
       case .invalid(let message):
         console.error("\(message) (/help lists the commands)")
@@ -63,14 +62,12 @@ extension TextSession {
   func completionWords() async -> CompletionWords {
     let state = await store.state
     let skills = state.skills.values.flatMap(\.keys)
-    return CompletionWords(
-      commands: Self.helpLines.compactMap { line in
-        let word = line.0.prefix { $0 != " " }
-        return word.hasPrefix("/") ? String(word) : nil
-      },
-      arguments: [
-        "/skill": skills, "/rate": skills, "/myrating": skills, "/skills": state.groups,
-      ])
+    var arguments: [String: [String]] = [:]
+    for row in TextCommands.chat {
+      guard let completes = row.completes else { continue }
+      arguments["/" + row.name] = completes == .skills ? skills : state.groups
+    }
+    return CompletionWords(commands: TextCommands.chat.map { "/" + $0.name }, arguments: arguments)
   }
 
   /// The first line of an interactive chat: what this is, or a summary of the resumed session.
@@ -82,15 +79,15 @@ extension TextSession {
     }
     var parts: [String] = []
     let exchanges = state.transcript.filter { $0.speaker == .user }.count
-    parts.append("\(exchanges) question\(exchanges == 1 ? "" : "s") so far")
+    parts.append("\(NumberText.counted(exchanges, "question")) so far")
     let skillCount = state.skills.values.map(\.count).reduce(0, +)
     if skillCount > 0 {
       parts.append(
-        "\(skillCount) skill\(skillCount == 1 ? "" : "s") in \(state.skills.count) group\(state.skills.count == 1 ? "" : "s")"
+        "\(NumberText.counted(skillCount, "skill")) in \(NumberText.counted(state.skills.count, "group"))"
       )
     }
     if !state.settings.isEmpty {
-      parts.append("\(state.settings.count) setting\(state.settings.count == 1 ? "" : "s")")
+      parts.append(NumberText.counted(state.settings.count, "setting"))
     }
     parts.append(state.session.map { "logged in as \($0.email)" } ?? "not logged in")
     return

@@ -5,62 +5,45 @@ import SusiTerminal
 // Skill groups, skills, a skill's page and ratings.
 
 extension TextSession {
-  func groups() async -> Outcome {
-    guard let result = await request(.loadGroups(Action.LoadGroups())) else { return .failed }
-    if let failed = failure(result, doing: "loading the skill groups") { return failed }
-    guard case .groupsLoaded = result.action else {
-      return unexpected(result, doing: "loading the skill groups")
-    }
+  func groups() async throws(Outcome) {
+    try await loadGroups()
     let groups = await store.state.groups
     console.print(groups.isEmpty ? "The server has no skill groups." : renderer.groupList(groups))
-    return .ok
+  }
+
+  func loadGroups() async throws(Outcome) {
+    _ = try await result(of: .loadGroups(Action.LoadGroups()), doing: "loading the skill groups") {
+      if case .groupsLoaded = $0.action { () } else { nil }
+    }
   }
 
   /// Lists one group's skills, or every skill (one request, with a progress line) without a group.
-  func skills(group name: String?) async -> Outcome {
+  func skills(group name: String?) async throws(Outcome) {
     guard let name else {
-      guard let loaded = await loadAllSkills() else { return .failed }
+      let loaded = try await loadAllSkills()
       console.print(loaded.isEmpty ? "The server has no skills." : renderer.skillList(loaded))
-      return .ok
+      return
     }
-    guard let group = await resolveGroup(name) else { return .failed }
-    guard let result = await request(.loadSkills(Action.LoadSkills(group: group))) else {
-      return .failed
-    }
-    if let failed = failure(result, doing: "loading the skills of \(group)") { return failed }
-    guard case .skillsLoaded(let loaded) = result.action else {
-      return unexpected(result, doing: "loading the skills of \(group)")
-    }
-    console.print(
-      loaded.skills.isEmpty ? "No skills in \(group)." : renderer.skillList(loaded.skills))
-    return .ok
+    let group = try await resolveGroup(name)
+    let loaded = try await result(
+      of: .loadSkills(Action.LoadSkills(group: group)), doing: "loading the skills of \(group)"
+    ) { if case .skillsLoaded(let loaded) = $0.action { loaded.skills } else { nil } }
+    console.print(loaded.isEmpty ? "No skills in \(group)." : renderer.skillList(loaded))
   }
 
-  /// Every skill, in one request; nil when that failed (printed).
-  func loadAllSkills() async -> [Skill]? {
-    let label = "Loading all skills\(renderer.glyphs.ellipsis)"
-    guard
-      let result = await request(
-        .loadSkills(Action.LoadSkills()), progress: label, immediately: true)
-    else {
-      return nil
-    }
-    if failure(result, doing: "loading all skills") != nil { return nil }
-    guard case .skillsLoaded(let loaded) = result.action else {
-      _ = unexpected(result, doing: "loading all skills")
-      return nil
-    }
+  /// Every skill, in one request.
+  func loadAllSkills() async throws(Outcome) -> [Skill] {
+    let skills = try await result(
+      of: .loadSkills(Action.LoadSkills()), doing: "loading all skills",
+      progress: "Loading all skills\(renderer.glyphs.ellipsis)", immediately: true
+    ) { if case .skillsLoaded(let loaded) = $0.action { loaded.skills } else { nil } }
     loadedAllSkills = true
-    return loaded.skills
+    return skills
   }
 
-  /// The group a person means (ignoring case); the groups are loaded first when unknown. Nil
-  /// when there is no such group (printed).
-  func resolveGroup(_ name: String) async -> String? {
-    if await store.state.groups.isEmpty {
-      guard let result = await request(.loadGroups(Action.LoadGroups())) else { return nil }
-      if failure(result, doing: "loading the skill groups") != nil { return nil }
-    }
+  /// The group a person means (ignoring case); the groups are loaded first when unknown.
+  func resolveGroup(_ name: String) async throws(Outcome) -> String {
+    if await store.state.groups.isEmpty { try await loadGroups() }
     let groups = await store.state.groups
     if groups.contains(name) { return name }
     if let match = groups.first(where: { $0.lowercased() == name.lowercased() }) { return match }
@@ -73,15 +56,15 @@ extension TextSession {
       message += "; \(command("/groups", "susi groups")) lists them"
     }
     console.error(message)
-    return nil
+    throw .failed
   }
 
   /// The skill a person means by `name`: looked up in what is known, then once more after
-  /// loading every skill. Nil when there is none or several (printed, with the candidates).
-  func resolveSkill(_ name: String) async -> Skill? {
+  /// loading every skill. Throws when there is none or several (printed, with the candidates).
+  func resolveSkill(_ name: String) async throws(Outcome) -> Skill {
     var resolution = SkillResolver.resolve(name, in: await store.state.skills)
     if case .notFound = resolution, !loadedAllSkills {
-      guard await loadAllSkills() != nil else { return nil }
+      _ = try await loadAllSkills()
       resolution = SkillResolver.resolve(name, in: await store.state.skills)
     }
     switch resolution {
@@ -92,64 +75,48 @@ extension TextSession {
       console.error(
         "'\(name.singleLine)' names \(skills.count) skills: \(names.joined(separator: ", ")); "
           + "say which one, e.g. \"\(names[0])\"")
-      return nil
     case .notFound(let closest):
       var message = "no skill named '\(name.singleLine)'"
       if !closest.isEmpty {
         message += "; did you mean \(closest.map { "'\($0)'" }.joined(separator: ", "))?"
       }
       console.error(message)
-      return nil
     }
+    throw .failed
   }
 
-  func skill(named name: String) async -> Outcome {
-    guard let found = await resolveSkill(name) else { return .failed }
-    let what = "loading the skill \(found.displayName)"
-    guard
-      let result = await request(.loadSkill(Action.LoadSkill(group: found.group, skill: found.tag)))
-    else {
-      return .failed
-    }
-    if let failed = failure(result, doing: what) { return failed }
-    guard case .skillLoaded(let loaded) = result.action else {
-      return unexpected(result, doing: what)
-    }
+  func skill(named name: String) async throws(Outcome) {
+    let found = try await resolveSkill(name)
+    let loaded = try await result(
+      of: .loadSkill(Action.LoadSkill(group: found.group, skill: found.tag)),
+      doing: "loading the skill \(found.displayName)"
+    ) { if case .skillLoaded(let loaded) = $0.action { loaded.skill } else { nil } }
     let state = await store.state
-    let skill = state.skills[loaded.skill.group]?[loaded.skill.tag] ?? loaded.skill
+    let skill = state.skills[loaded.group]?[loaded.tag] ?? loaded
     console.print(
       renderer.skill(skill, userStars: state.userRatings[skill.id]?.stars, inChat: mode == .chat))
     if let image = skill.imageURL ?? skill.image, Validation.webURL(image) {
       await showImage(image)
     }
-    return .ok
   }
 
-  func rate(_ name: String, stars: Int) async -> Outcome {
-    guard let found = await resolveSkill(name) else { return .failed }
-    let what = "rating \(found.displayName)"
-    let action = Action.submitRating(
-      Action.SubmitRating(group: found.group, skill: found.tag, stars: stars))
-    guard let result = await request(action) else { return .failed }
-    if let failed = failure(result, doing: what) { return failed }
-    guard case .ratingSubmitted(let submitted) = result.action else {
-      return unexpected(result, doing: what)
-    }
+  func rate(_ name: String, stars: Int) async throws(Outcome) {
+    let found = try await resolveSkill(name)
+    let submitted = try await result(
+      of: .submitRating(Action.SubmitRating(group: found.group, skill: found.tag, stars: stars)),
+      doing: "rating \(found.displayName)"
+    ) { if case .ratingSubmitted(let submitted) = $0.action { submitted } else { nil } }
     console.print(
       "You rated \(found.displayName.singleLine) \(renderer.userStars(submitted.stars)).")
     console.print("Now: " + renderer.ratingSummary(submitted.ratings))
-    return .ok
   }
 
-  func myRating(_ name: String) async -> Outcome {
-    guard let found = await resolveSkill(name) else { return .failed }
-    let what = "loading your rating of \(found.displayName)"
-    let action = Action.loadUserRating(Action.LoadUserRating(group: found.group, skill: found.tag))
-    guard let result = await request(action) else { return .failed }
-    if let failed = failure(result, doing: what) { return failed }
-    guard case .userRatingLoaded(let loaded) = result.action else {
-      return unexpected(result, doing: what)
-    }
+  func myRating(_ name: String) async throws(Outcome) {
+    let found = try await resolveSkill(name)
+    let loaded = try await result(
+      of: .loadUserRating(Action.LoadUserRating(group: found.group, skill: found.tag)),
+      doing: "loading your rating of \(found.displayName)"
+    ) { if case .userRatingLoaded(let loaded) = $0.action { loaded } else { nil } }
     if let stars = loaded.stars {
       console.print("Your rating of \(found.displayName.singleLine): \(renderer.userStars(stars))")
     } else {
@@ -160,6 +127,5 @@ extension TextSession {
             "susi rate \(ShellQuote.quote(found.displayName)) STARS")
           + " does.")
     }
-    return .ok
   }
 }

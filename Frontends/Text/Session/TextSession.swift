@@ -57,26 +57,17 @@ public actor TextSession {
 
   /// Runs one command; prints its results or what went wrong.
   public func run(_ command: TextCommand) async -> Outcome {
-    switch command {
-    case .ask(let query): return await ask(query)
-    case .groups: return await groups()
-    case .skills(let group): return await skills(group: group)
-    case .skill(let name): return await skill(named: name)
-    case .rate(let name, let stars): return await rate(name, stars: stars)
-    case .myRating(let name): return await myRating(name)
-    case .settings: return await showSettings()
-    case .set(let key, let value): return await set(key, value)
-    case .sync: return await sync()
-    case .login(let email): return await login(email: email)
-    case .logout: return await logout()
-    case .signup(let email): return await signup(email: email)
-    case .server(let url): return await server(url)
-    case .search(let text): return await search(text, count: nil)
-    case .preview(let url): return await preview(url)
-    case .history: return await history()
-    case .replay: return await replayHelp()
-    case .help: return help()
-    case .quit: return .quit
+    guard let row = TextCommands.named(command.name) else {
+      console.error("unknown command '\(command.name)'")
+      return .usage
+    }
+    do {
+      try await row.run(self, command)
+      return .ok
+    } catch let outcome as Outcome {
+      return outcome
+    } catch {
+      return .failed
     }
   }
 
@@ -141,9 +132,28 @@ public actor TextSession {
     }
   }
 
+  /// Sends `action` and returns what `expected` reads from its result event. When the request
+  /// failed, was refused or got another result, it prints why and throws how the command ends.
+  /// `fromServer` is false for requests that go elsewhere (a web search, a page preview): their
+  /// errors name the address that failed, and no hint points at the server.
+  func result<T>(
+    of action: Action, doing what: String, progress: String? = nil, immediately: Bool = false,
+    fromServer: Bool = true, _ expected: (Event) -> T?
+  ) async throws(Outcome) -> T {
+    guard let event = await request(action, progress: progress, immediately: immediately) else {
+      throw .failed
+    }
+    if let value = expected(event) { return value }
+    guard let failed = failure(event, doing: what, fromServer: fromServer) else {
+      // A result of an unexpected type: reported, never silently ignored.
+      console.error("\(what) gave an unexpected \(event.action.type)")
+      throw .failed
+    }
+    throw failed
+  }
+
   /// Prints why `event` is not the success it should be, and says how it ended; nil when it is
-  /// a success. `fromServer` is false for requests that go elsewhere (a web search, a page
-  /// preview): their errors name the address that failed, and no hint points at the server.
+  /// a success.
   func failure(_ event: Event, doing what: String, fromServer: Bool = true) -> Outcome? {
     switch event.action {
     case .requestFailed(let failed):
@@ -174,12 +184,6 @@ public actor TextSession {
     default:
       return nil
     }
-  }
-
-  /// A result of an unexpected type: reported, never silently ignored.
-  func unexpected(_ event: Event, doing what: String) -> Outcome {
-    console.error("\(what) gave an unexpected \(event.action.type)")
-    return .failed
   }
 
   static func describe(_ error: RequestError) -> String {

@@ -20,6 +20,8 @@ public final class SusiApp: Sendable {
   public let options: CommonOptions
   /// The built-in server, when it is the one in use.
   public let embedded: EmbeddedServer?
+  /// The built-in server's address (`http://127.0.0.1:PORT`), when it runs.
+  public var embeddedServerURL: String? { embedded?.baseURLString }
   /// What start-up noticed and the user should hear about (a torn log tail that was cut, …).
   public let warnings: [String]
   /// How many events the log held before this run.
@@ -36,13 +38,20 @@ public final class SusiApp: Sendable {
   private let plans = Mutex<[ResumedPlan]>([])
   /// With a log in PostgreSQL: what wakes the store when other nodes append.
   private let follower = Mutex<PostgresFollower?>(nil)
+  /// Follows this process's server switches into the remembered choice (see
+  /// `rememberServerSwitches`); finished before the store closes.
+  private let serverSwitches = Mutex<EventForwarding?>(nil)
   /// With a log in PostgreSQL: the sink, whose connection `/healthz` checks.
   public let databaseLog: PostgresEventSink?
+  /// The CA file trusted for https besides the system's (`--ca-file`, the remembered one, or the
+  /// config's), for every request this process makes.
+  public let caFile: String?
 
   private init(
     store: Store, options: CommonOptions, embedded: EmbeddedServer?, warnings: [String],
-    resumedEvents: Int, startedAlone: Bool, databaseLog: PostgresEventSink?
+    resumedEvents: Int, startedAlone: Bool, databaseLog: PostgresEventSink?, caFile: String?
   ) {
+    self.caFile = caFile
     self.startedAlone = startedAlone
     self.databaseLog = databaseLog
     self.store = store
@@ -62,7 +71,8 @@ public final class SusiApp: Sendable {
   ///   - embeddedWithServer: start the built-in server even with `--server`, for frontends
   ///     that can switch to it later (`/server embedded`): the runner learns its address only
   ///     here, at start.
-  ///   - followInterval: how often the log is checked for what other susi processes appended.
+  ///   - followInterval: how often the log is looked at for what other susi processes appended
+  ///     when nothing reported it (inotify reports appends at once where the filesystem can).
   public static func start(
     _ options: CommonOptions, origin: EventOrigin,
     environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -97,6 +107,17 @@ public final class SusiApp: Sendable {
       options = serverForRun(options, logServer: recovered.state.server, alone: opened.alone)
     }
 
+    // The CA file trusted for https: the runner's requests and the built-in server's console
+    // fetches alike.
+    let caFile: String?
+    do throws(StartupError) {
+      caFile = try RememberedCAFile.resolve(
+        given: options.caFile, server: options.server ?? State.embeddedServer,
+        stateDirectory: options.stateDirectory)
+    } catch {
+      sink.close()
+      throw error
+    }
     var embedded: EmbeddedServer?
     if startEmbedded && (options.server == nil || embeddedWithServer) {
       do {
@@ -104,6 +125,7 @@ public final class SusiApp: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = try embeddedPort(environment)
         configuration.allowsPrivateConsoleHosts = options.allowsPrivateTargets
+        configuration.console.caFile = caFile
         let serverState = URL(fileURLWithPath: options.stateDirectory)
           .appendingPathComponent("server")
         configuration.stateDirectory = serverState
@@ -142,15 +164,7 @@ public final class SusiApp: Sendable {
     if options.verbose {
       configuration.trace = { StandardStream.error.line("susi: \($0)") }
     }
-    do throws(StartupError) {
-      configuration.caFile = try RememberedCAFile.resolve(
-        given: options.caFile, server: options.server ?? State.embeddedServer,
-        stateDirectory: options.stateDirectory)
-    } catch {
-      sink.close()
-      await embedded?.stop()
-      throw error
-    }
+    configuration.caFile = caFile
     configuration.targetPolicy = TargetPolicy(
       allowsPrivateTargets: options.allowsPrivateTargets,
       allowedOrigins: options.server.map { [$0] } ?? [])
@@ -160,7 +174,8 @@ public final class SusiApp: Sendable {
     if let snapshots = opened.snapshots { await store.keepSnapshots(snapshots) }
     let app = SusiApp(
       store: store, options: options, embedded: embedded, warnings: warnings,
-      resumedEvents: recovered.lastSeq, startedAlone: opened.alone, databaseLog: opened.database)
+      resumedEvents: recovered.lastSeq, startedAlone: opened.alone, databaseLog: opened.database,
+      caFile: caFile)
     do {
       // Planned answers belong to no one process: every process on the log waits for each, and
       // the first to log its delivery wins. Other requests in flight belong to a live process
@@ -178,7 +193,7 @@ public final class SusiApp: Sendable {
           location: database.location, sink: database, store: store)
         app.follower.withLock { $0 = follower }
       } else {
-        await store.followOtherWriters(every: followInterval)
+        await store.followOtherWriters(fallback: followInterval)
       }
       // The log's state holds the server in use; this run's (`serverForRun`) replaces it. Tools
       // that never talk to a server (administration) leave it be.
@@ -232,7 +247,7 @@ public final class SusiApp: Sendable {
   /// SUSI_SERVER (whose seqs are `startup`) is for this run only.
   private func rememberServerSwitches(except startup: Set<Int>) async {
     let stateDirectory = options.stateDirectory
-    _ = await store.observe { published in
+    let forwarding = EventForwarding(store.events(after: await store.lastSeq)) { published in
       guard !published.byAnotherProcess, case .serverChanged(let changed) = published.event.action,
         let cause = published.event.cause, !startup.contains(cause)
       else { return }
@@ -240,6 +255,7 @@ public final class SusiApp: Sendable {
       if choice?.server != changed.url { choice = RememberedServer(server: changed.url) }
       try? choice?.save(stateDirectory: stateDirectory)
     }
+    serverSwitches.withLock { $0 = forwarding }
   }
 
   /// The environment variable that sets the built-in server's port (0: any free port).
@@ -258,7 +274,7 @@ public final class SusiApp: Sendable {
   }
 
   /// How often a running susi looks for events other susi processes appended to its log.
-  public static let defaultFollowInterval: Duration = .milliseconds(100)
+  public static let defaultFollowInterval: Duration = .seconds(2)
 
   /// Sends an intent and waits until every result it caused has arrived (or `timeout` seconds
   /// pass). Returns the intent's event followed by its results, in log order, following chains
@@ -276,6 +292,7 @@ public final class SusiApp: Sendable {
   /// Stops the runner, closes the log and stops the built-in server.
   public func stop() async {
     follower.withLock { $0 }?.stop()
+    serverSwitches.withLock { $0 }?.stop()
     await store.close()
     await store.finishSnapshots()
     await embedded?.stop()

@@ -166,7 +166,6 @@ public struct CommandLineApp: Sendable {
 
   /// Prints a usage error the same way for every command; exit 64.
   public func usageError(_ error: UsageError, _ command: CommandSpec?) -> Int32 {
-    StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(command))\n")
-    return ExitCode.usage
+    error.report(command)
   }
 }

@@ -36,6 +36,13 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
   public var description: String {
     if let suggestion { "\(message); did you mean '\(suggestion)'?" } else { message }
   }
+
+  /// Prints the error and how `command` is used, the same way for every command; returns the
+  /// usage exit code (64).
+  public func report(_ command: CommandSpec?) -> Int32 {
+    StandardStream.error.write("susi: \(self)\n\(HelpText.usageLine(command))\n")
+    return ExitCode.usage
+  }
 }
 
 extension ParsedCommandLine {

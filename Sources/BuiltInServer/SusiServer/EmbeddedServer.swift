@@ -48,7 +48,8 @@ public final class EmbeddedServer: Sendable {
       host: configuration.host, port: configuration.port, tls: configuration.tls)
     // Anonymous memory and login lockouts are per caller: tell local users apart.
     settings.identifiesLoopbackUsers = true
-    var http = HTTPServer(configuration: settings, handler: handler)
+    let served = configuration.frontHandler?(handler) ?? handler
+    var http = HTTPServer(configuration: settings, handler: served)
     let port: Int
     do {
       port = try http.start()
@@ -56,7 +57,7 @@ public final class EmbeddedServer: Sendable {
       where fallBackToAnyPort && configuration.port != 0 && error.code == .socketFailed
     {
       settings.port = 0
-      http = HTTPServer(configuration: settings, handler: handler)
+      http = HTTPServer(configuration: settings, handler: served)
       port = try http.start()
     }
     return EmbeddedServer(

@@ -49,6 +49,8 @@ public struct ServerConfiguration: Sendable {
   /// Told, one line each, when a skill's rule fails while answering (a script error, an API
   /// without reply); nil = not reported.
   public var ruleWarnings: (@Sendable (String) -> Void)?
+  /// Puts a handler in front of the server's (`susi server`'s request log); nil = none.
+  public var frontHandler: (@Sendable (any HTTPHandler) -> any HTTPHandler)?
   /// What runs the skill rules that need more than the skill file: `!console:` rules with a
   /// `url` and `!javascript:` rules. Offline by default: such intents are passed over.
   /// nil: console rules fetch through the project's own HTTP client (see `console`,

@@ -97,6 +97,12 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     self.milliseconds = parsed
   }
 
+  /// Parses the UTF-8 bytes of an RFC 3339 date-time, as `init?(rfc3339:)` does.
+  public init?(rfc3339Bytes bytes: UnsafeRawBufferPointer) {
+    guard let parsed = Self.parse(bytes.bindMemory(to: UInt8.self)) else { return nil }
+    self.milliseconds = parsed
+  }
+
   private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
     var i = 0
     func number(_ count: Int) -> Int? {

@@ -213,6 +213,11 @@ static void susi_script_serve(
   if (fd > 3) close_range(3, (unsigned int)fd - 1, 0);
   close_range((unsigned int)fd + 1, ~0U, 0);
   signal(SIGALRM, SIG_DFL);
+  // A fork keeps the forking thread's signal mask, and Swift's worker threads block most
+  // signals: without this the alarm would never reach the worker.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
   char *output = (char *)malloc(outputLimit + 1);
   char *source = (char *)malloc(sourceLimit + 1);
   if (output == NULL || source == NULL) _exit(0);

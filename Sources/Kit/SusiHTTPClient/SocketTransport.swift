@@ -34,11 +34,15 @@ public final class SocketTransport: HTTPTransport {
     public var tlsResumptions = 0
   }
 
-  private let pool: ConnectionPool
+  private let maximumConnectionsPerOrigin: Int
+  private let idleLifetime: Double
+  /// The event loop and the connections on it, made on first use.
+  private let running = Mutex<ClientEngine?>(nil)
+  private let nextExchange = Atomic(0)
   private let caFile: String?
   private let proxies: ProxySettings
   private let tlsContext = Mutex<TLSContext?>(nil)
-  private let counters = Mutex(Statistics())
+  private let counters = StatisticsCounter()
 
   /// - Parameters:
   ///   - maximumConnectionsPerOrigin: connections open at once to one origin.
@@ -49,7 +53,8 @@ public final class SocketTransport: HTTPTransport {
     maximumConnectionsPerOrigin: Int = 8, idleLifetime: Double = 30, caFile: String? = nil,
     proxies: ProxySettings = ProxySettings()
   ) {
-    pool = ConnectionPool(maximumPerOrigin: maximumConnectionsPerOrigin, idleLifetime: idleLifetime)
+    self.maximumConnectionsPerOrigin = maximumConnectionsPerOrigin
+    self.idleLifetime = idleLifetime
     self.caFile = caFile
     self.proxies = proxies
   }
@@ -66,7 +71,7 @@ public final class SocketTransport: HTTPTransport {
   }
 
   /// What the transport did so far.
-  public var statistics: Statistics { counters.withLock { $0 } }
+  public var statistics: Statistics { counters.value.withLock { $0 } }
 
   /// The client TLS context, made on first use (reading the trust store once).
   private func clientContext() throws(TransportError) -> TLSContext {
@@ -86,10 +91,34 @@ public final class SocketTransport: HTTPTransport {
     }
   }
 
-  /// Open and idle connections to the origin of `url` (`http://host:port`), for tests.
-  func connectionCounts(_ url: String) -> (open: Int, idle: Int) {
-    pool.counts(HTTPURL(url)?.origin ?? url)
+  deinit { running.withLock { $0?.loop.stop() } }
+
+  /// The engine and its loop thread, started by the first request.
+  private func engine() throws(TransportError) -> ClientEngine {
+    let made = running.withLock { running -> Result<ClientEngine, TransportError> in
+      if let running { return .success(running) }
+      do throws(TransportError) {
+        let engine = ClientEngine(
+          loop: try ClientLoop(), maximumPerOrigin: maximumConnectionsPerOrigin,
+          idleLifetime: idleLifetime, statistics: counters)
+        running = engine
+        return .success(engine)
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try made.get()
   }
+
+  /// Open and idle connections to the origin of `url` (`http://host:port`), for tests.
+  func connectionCounts(_ url: String) async -> (open: Int, idle: Int) {
+    guard let engine = running.withLock({ $0 }) else { return (0, 0) }
+    return await engine.counts(HTTPURL(url)?.origin ?? url)
+  }
+
+  /// CPU time the client's event loop thread used so far, in seconds: all the waiting and
+  /// the I/O of every request happen there.
+  public var loopCPUSeconds: Double { running.withLock { $0?.loop.cpuSeconds ?? 0 } }
 
   /// Sends `request`, following redirects when it asks for that.
   public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
@@ -138,134 +167,36 @@ public final class SocketTransport: HTTPTransport {
     let key =
       (checked.map { "\(url.origin)@\($0[0].text)" } ?? url.origin)
       + (proxy.map { " via \($0.display)" } ?? "")
-    let bytes = try Self.requestBytes(request, url: url, proxy: url.isSecure ? nil : proxy)
-    let cancellation = Cancellation()
-    let pool = pool
+    let order = ClientExchange.Order(
+      request: try Self.requestBytes(request, url: url, proxy: url.isSecure ? nil : proxy),
+      method: HTTPMethod(request.method), url: url, key: key, addresses: checked, proxy: proxy,
+      context: context,
+      limits: HTTPResponseLimits(
+        maximumBodyBytes: request.maximumBodyBytes,
+        truncatesLongBodies: request.truncatesLongBodies),
+      idleTimeout: request.idleTimeout, totalTimeout: request.totalTimeout)
+    let engine = try engine()
+    let id = nextExchange.add(1, ordering: .relaxed).newValue
+    let cancellation = CancellationFlag()
     let result = await withTaskCancellationHandler {
-      () async -> Result<TransportResponse, TransportError> in
-      do throws(TransportError) {
-        let lease = try await pool.acquire(key)
-        return .success(
-          try await Self.blocking { () throws(TransportError) in
-            try self.exchange(
-              bytes, request: request, url: url, addresses: checked, proxy: proxy, key: key,
-              lease: lease, context: context, cancellation: cancellation)
-          })
-      } catch {
-        return .failure(error)
+      await withCheckedContinuation {
+        (continuation: CheckedContinuation<Result<TransportResponse, TransportError>, Never>) in
+        engine.submit(id: id, order, cancellation: cancellation) {
+          continuation.resume(returning: $0)
+        }
       }
     } onCancel: {
-      cancellation.cancel()
+      engine.cancel(id: id, cancellation)
     }
     return try result.get()
-  }
-
-  /// The blocking part: connect when needed, write, read; a reused connection that turns out
-  /// closed by the server is replaced once.
-  private func exchange(
-    _ bytes: [UInt8], request: TransportRequest, url: HTTPURL, addresses: [SocketAddress]?,
-    proxy: ProxySettings.Proxy?, key: String, lease: ConnectionPool.Lease, context: TLSContext?,
-    cancellation: Cancellation
-  ) throws(TransportError) -> TransportResponse {
-    let deadline = Deadline(total: request.totalTimeout, idle: request.idleTimeout)
-    let limits = ResponseLimits(
-      maximumBodyBytes: request.maximumBodyBytes, truncates: request.truncatesLongBodies)
-    var lease = lease
-    while true {
-      let connection: ClientConnection
-      switch lease {
-      case .reuse(let kept):
-        connection = kept
-      case .open:
-        do throws(TransportError) {
-          var targets = addresses ?? []
-          if let proxy {
-            do throws(TransportError) {
-              targets = try SocketAddress.resolve(host: proxy.host, port: proxy.port)
-              connection = try ClientConnection.open(
-                to: targets, poolKey: key, deadline: deadline, cancellation: cancellation)
-            } catch {
-              guard case .cannotConnect(let reason) = error else { throw error }
-              throw .cannotConnect("the proxy \(proxy.display): \(reason)")
-            }
-          } else {
-            if targets.isEmpty {
-              targets = try SocketAddress.resolve(host: url.host, port: url.port)
-            }
-            connection = try ClientConnection.open(
-              to: targets, poolKey: key, deadline: deadline, cancellation: cancellation)
-          }
-          counters.withLock { $0.connectionsOpened += 1 }
-        } catch {
-          pool.releaseUnopened(key)
-          throw error
-        }
-      }
-      let reused = connection.exchanges > 0
-      guard cancellation.attach(connection.fd) else {
-        pool.release(connection, reusable: true)
-        throw .cancelled
-      }
-      do throws(TransportError) {
-        if let context, connection.tls == nil {
-          if let proxy {
-            try connection.tunnel(
-              to: "\(url.hostForURL):\(url.port)", proxy: proxy, deadline: deadline,
-              cancellation: cancellation)
-          }
-          try handshake(
-            connection, context: context, host: url.host, key: key,
-            deadline: deadline, cancellation: cancellation)
-        }
-        try connection.write(bytes, deadline: deadline, cancellation: cancellation)
-        let (response, keepAlive) = try connection.readResponse(
-          method: request.method, limits: limits, deadline: deadline, cancellation: cancellation)
-        // With TLS 1.3 the session ticket comes after the handshake: now it has.
-        connection.tls?.saveSessionForResumption()
-        cancellation.detach()
-        pool.release(connection, reusable: keepAlive)
-        return response
-      } catch {
-        // Detached before the connection can be closed: see `ClientConnection.open`.
-        withExtendedLifetime(connection) { cancellation.detach() }
-        if reused, case .connectionLost(let reason) = error,
-          reason == ClientConnection.staleConnection || reason == ClientConnection.resetWhileSending
-        {
-          // The server had closed the kept connection before our request reached it: its
-          // slot goes to a fresh connection.
-          lease = .open
-          continue
-        }
-        pool.release(connection, reusable: false)
-        throw error
-      }
-    }
-  }
-
-  /// Starts TLS on a new connection, resuming the session saved for `key` when there is one.
-  private func handshake(
-    _ connection: ClientConnection, context: TLSContext, host: String, key: String,
-    deadline: Deadline, cancellation: Cancellation
-  ) throws(TransportError) {
-    let session: TLSSession
-    do throws(TLSSetupError) {
-      session = try TLSSession(client: context, host: host, sessionKey: key)
-    } catch {
-      throw .failed(error.message)
-    }
-    try connection.startTLS(session, deadline: deadline, cancellation: cancellation)
-    let resumed = session.resumedSession
-    counters.withLock {
-      $0.tlsHandshakes += 1
-      if resumed { $0.tlsResumptions += 1 }
-    }
   }
 
   /// The request line, headers and body as sent.
   static func requestBytes(
     _ request: TransportRequest, url: HTTPURL, proxy: ProxySettings.Proxy? = nil
   ) throws(TransportError) -> [UInt8] {
-    guard !request.method.isEmpty, request.method.allSatisfy({ $0.isLetter && $0.isASCII }) else {
+    let method = HTTPMethod(request.method)
+    guard method.isValidToken else {
       throw .invalidURL("the method \(request.method) cannot be sent")
     }
     // Through a proxy, a plain request names the whole URL (absolute form).
@@ -283,7 +214,7 @@ public final class SocketTransport: HTTPTransport {
       }
       head += "\(field.name): \(field.value)\r\n"
     }
-    if !request.body.isEmpty || request.method == "POST" || request.method == "PUT" {
+    if !request.body.isEmpty || method.expectsBody {
       head += "Content-Length: \(request.body.count)\r\n"
     }
     head += "\r\n"
@@ -308,4 +239,9 @@ public final class SocketTransport: HTTPTransport {
     }
     return try result.get()
   }
+}
+
+/// The transport's statistics, shared with its engine.
+final class StatisticsCounter: Sendable {
+  let value = Mutex(SocketTransport.Statistics())
 }

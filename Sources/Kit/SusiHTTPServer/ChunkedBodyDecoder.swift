@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 /// A strict decoder for `Transfer-Encoding: chunked` request bodies (RFC 9112 §7.1).
 ///
 /// Strict means: chunk sizes are 1 to 15 hex digits with nothing but an optional `;extension`
@@ -113,8 +115,8 @@ struct ChunkedBodyDecoder {
           phase = .done
           return (offset, .end)
         }
-        if case .failure(let rejection) = HTTPFieldLine.parse(line) {
-          return (offset, .rejected(rejection))
+        if case .failure(let error) = HTTPFieldLine.parse(line) {
+          return (offset, .rejected(.badRequest(error.reason)))
         }
         trailerCount += 1
         if trailerCount > limits.maxHeaderCount {

@@ -358,7 +358,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
         let admitted = openConnections.admit(
           address: remote, limits: configuration.limits, loop: peer)
       else {
-        Socket.refuse(fd)
+        Socket.refuse(fd, speaksTLS: configuration.tls != nil)
         continue
       }
       let (admission, evicted) = admitted

@@ -294,10 +294,10 @@ final class HTTPConnection: @unchecked Sendable {
         outputStart = 0
       }
       tls.takeOutput(appendingTo: &wire)
-      guard let sent = send(&wire, from: &wireStart) else { return }
+      guard let sent = send(&wire, from: &wireStart) else { return forceClose() }
       progressed = sent
     } else {
-      guard let sent = send(&output, from: &outputStart) else { return }
+      guard let sent = send(&output, from: &outputStart) else { return forceClose() }
       progressed = sent
     }
     stream?.outputDrained(
@@ -307,17 +307,15 @@ final class HTTPConnection: @unchecked Sendable {
   }
 
   /// Sends what the socket takes of `buffer[start...]`: whether anything went out, or nil when
-  /// the socket failed (and was closed).
+  /// the socket failed. The caller closes it then: closing here would clear the buffer while
+  /// it is still being accessed (`inout`), which Swift's exclusivity check stops with a trap.
   private func send(_ buffer: inout [UInt8], from start: inout Int) -> Bool? {
     var progressed = false
     while start < buffer.count {
       let sent = buffer.withUnsafeBytes { raw in
         Socket.send(fd, UnsafeRawBufferPointer(rebasing: raw[start...]))
       }
-      guard let sent else {
-        forceClose()
-        return nil
-      }
+      guard let sent else { return nil }
       if sent == 0 { break }
       start += sent
       progressed = true

@@ -99,7 +99,7 @@ struct HTTPHeadScanner {
       }
       switch HTTPFieldLine.parse(line) {
       case .success(let field): record(field)
-      case .failure(let rejection): return .rejected(rejection)
+      case .failure(let error): return .rejected(.badRequest(error.reason))
       }
     }
   }
@@ -315,7 +315,7 @@ struct HTTPHeadScanner {
     let keepAlive =
       version == .http11 ? !connectionClose : (connectionKeepAlive && !connectionClose)
     let head = HTTPRequestHead(
-      method: requestLine.method, target: target, version: version, headers: headers,
+      method: HTTPMethod(requestLine.method), target: target, version: version, headers: headers,
       bodyFraming: framing, keepAlive: keepAlive,
       expectsContinue: version == .http11 && !expectations.isEmpty)
     return .complete(head, length: length)

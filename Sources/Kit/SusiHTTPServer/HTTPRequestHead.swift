@@ -21,7 +21,7 @@ enum HTTPBodyFraming: Equatable, Sendable {
 
 /// A request line and header section that passed every framing check.
 struct HTTPRequestHead: Equatable, Sendable {
-  var method: String
+  var method: HTTPMethod
   var target: String
   var version: HTTPVersion
   var headers: HTTPHeaders
@@ -32,5 +32,5 @@ struct HTTPRequestHead: Equatable, Sendable {
   var expectsContinue: Bool
 
   /// HEAD responses carry the headers of a GET but never a body.
-  var isHead: Bool { method == "HEAD" }
+  var isHead: Bool { method == .head }
 }

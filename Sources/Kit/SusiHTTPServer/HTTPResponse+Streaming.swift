@@ -49,8 +49,6 @@ public struct HTTPStreamError: Error, Equatable, Sendable, CustomStringConvertib
   public enum Code: String, Sendable {
     /// The client went away or the server is shutting down; stop producing.
     case closed
-    /// A server-sent event field would have broken the stream's framing.
-    case invalidEvent
   }
 
   /// What failed, for code that reacts to it.
@@ -87,24 +85,4 @@ extension HTTPResponse {
     self.bodyStream = HTTPBodyStream(produce)
   }
 
-  /// A `text/event-stream` response (server-sent events) whose events `produce` sends.
-  ///
-  /// ```swift
-  /// HTTPResponse.serverSentEvents { events in
-  ///   for await event in log.updates() {
-  ///     try await events.send(ServerSentEvent(data: event.json, id: String(event.seq)))
-  ///   }
-  /// }
-  /// ```
-  public static func serverSentEvents(
-    headers: HTTPHeaders = [:],
-    _ produce: @escaping @Sendable (ServerSentEventWriter) async throws -> Void
-  ) -> HTTPResponse {
-    var allHeaders = headers
-    if !allHeaders.contains("Content-Type") { allHeaders.set("Content-Type", "text/event-stream") }
-    if !allHeaders.contains("Cache-Control") { allHeaders.set("Cache-Control", "no-cache") }
-    return HTTPResponse(status: 200, headers: allHeaders) { body in
-      try await produce(ServerSentEventWriter(body))
-    }
-  }
 }

@@ -117,8 +117,14 @@ enum Socket {
   }
 
   /// Answers a connection over the limit with a canned 503 and closes it, without blocking.
-  static func refuse(_ fd: Int32) {
-    HTTPResponseEncoder.serviceUnavailable.withUnsafeBytes { _ = send(fd, $0) }
+  /// Over TLS (`speaksTLS`) nothing is sent: a plain-text reply on a TLS port would read as
+  /// "the server does not speak TLS", and a handshake would spend CPU on exactly the
+  /// connections the limit keeps out; the connection is closed cleanly (a FIN, no reset), which
+  /// a client sees as the server closing during the handshake.
+  static func refuse(_ fd: Int32, speaksTLS: Bool = false) {
+    if !speaksTLS {
+      HTTPResponseEncoder.serviceUnavailable.withUnsafeBytes { _ = send(fd, $0) }
+    }
     // Read what already arrived so that closing does not reset the connection before the client
     // has read the 503.
     var discard = [UInt8](repeating: 0, count: 4096)

@@ -4,6 +4,11 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
   public var offset: Int
   public var reason: String
   public var description: String { "\(reason) at byte \(offset)" }
+
+  @usableFromInline init(offset: Int, reason: String) {
+    self.offset = offset
+    self.reason = reason
+  }
 }
 
 /// A strict RFC 8259 parser working directly on bytes.
@@ -68,14 +73,14 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  private let base: UnsafePointer<UInt8>?
-  private let end: Int
-  private let repeatedKeys: RepeatedKeys
-  private let depthLimit: Int
-  private var index = 0
+  @usableFromInline let base: UnsafePointer<UInt8>?
+  @usableFromInline let end: Int
+  let repeatedKeys: RepeatedKeys
+  @usableFromInline let depthLimit: Int
+  @usableFromInline var index = 0
   private var scratch: [UInt8] = []
 
-  private init(
+  init(
     _ buffer: UnsafeBufferPointer<UInt8>, repeatedKeys: RepeatedKeys, depthLimit: Int
   ) {
     base = buffer.baseAddress
@@ -84,13 +89,16 @@ public struct JSONParser: ~Copyable {
     self.depthLimit = depthLimit
   }
 
-  @inline(__always) private func byte(_ i: Int) -> UInt8 { base.unsafelyUnwrapped[i] }
+  @inlinable @inline(__always) func byte(_ i: Int) -> UInt8 { base.unsafelyUnwrapped[i] }
 
-  private func error(_ reason: String) -> JSONParseError {
+  @usableFromInline func error(_ reason: String) -> JSONParseError {
     JSONParseError(offset: index, reason: reason)
   }
 
-  private mutating func skipWhitespace() {
+  @inlinable @inline(__always)
+  mutating func skipWhitespace() {
+    // Compact text (what programs write) has none: one comparison and out.
+    guard index < end, byte(index) <= 0x20 else { return }
     while index < end {
       switch byte(index) {
       case 0x20, 0x0a, 0x0d, 0x09: index += 1
@@ -99,7 +107,7 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSON {
+  @usableFromInline mutating func parseValue(depth: Int) throws(JSONParseError) -> JSON {
     guard index < end else { throw error("unexpected end of input") }
     switch byte(index) {
     case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -119,7 +127,7 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+  @usableFromInline mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
     let count = literal.utf8CodeUnitCount
     guard end - index >= count else { throw error("unexpected end of input") }
     let start = literal.utf8Start
@@ -203,17 +211,21 @@ public struct JSONParser: ~Copyable {
     }
   }
 
-  private mutating func parseString() throws(JSONParseError) -> String {
+  @usableFromInline mutating func parseString() throws(JSONParseError) -> String {
     index += 1  // opening quote
     let start = index
-    // Fast path: no escapes.
+    // Fast path: no escapes. The scan notes whether every byte is ASCII, which needs no further
+    // UTF-8 check.
+    var high: UInt8 = 0
     while index < end {
       let c = byte(index)
       if c == UInt8(ascii: "\"") {
         let slice = UnsafeBufferPointer(start: base! + start, count: index - start)
         index += 1
+        if high < 0x80 { return String(decoding: slice, as: UTF8.self) }
         return try validated(slice, at: start)
       }
+      high |= c
       if c == UInt8(ascii: "\\") { break }
       if c < 0x20 { throw error("control character in a string") }
       index += 1
@@ -312,7 +324,7 @@ public struct JSONParser: ~Copyable {
     scratch.append(contentsOf: UTF8.encode(unicode)!)
   }
 
-  private mutating func parseNumber() throws(JSONParseError) -> JSON {
+  @usableFromInline mutating func parseNumber() throws(JSONParseError) -> JSON {
     let start = index
     var negative = false
     if byte(index) == UInt8(ascii: "-") {

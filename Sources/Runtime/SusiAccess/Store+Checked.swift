@@ -24,10 +24,10 @@ extension Store {
   /// what is appended the reducer accepts.
   public func sendChecked(
     _ action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil
-  ) throws(SendRefusal) -> SentAction {
+  ) async throws(SendRefusal) -> SentAction {
     if let problem = state.access.problem(action) { throw .access(problem) }
     do {
-      let published = try send(action, origin: origin, id: id, idempotencyKey: idempotencyKey)
+      let published = try await send(action, origin: origin, id: id, idempotencyKey: idempotencyKey)
       return SentAction(published: published, access: state.access)
     } catch {
       throw .store(error)

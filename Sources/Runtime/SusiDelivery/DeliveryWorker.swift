@@ -90,24 +90,29 @@ final class DeliveryWorker: Sendable {
       if saved != cursor { saveCursor(cursor) }
       status.withLock { if $0.phase != .disabled { $0.phase = .stopped } }
     }
+    var events = feed.follow(after: cursor).makeAsyncIterator()
     while !Task.isCancelled {
       let batch: [PublishedEvent]
       do {
-        batch = try feed.events(after: cursor, limit: policy.batchSize)
+        guard let ready = try await events.nextBatch(limit: policy.batchSize, waiting: .no)
+        else { return }
+        if ready.isEmpty {
+          if saved != cursor {
+            saveCursor(cursor)
+            saved = cursor
+            savedAt = clock.unixSeconds
+          }
+          guard enter(.idle),
+            let next = try await events.nextBatch(limit: policy.batchSize)
+          else { return }
+          batch = next
+        } else {
+          batch = ready
+        }
       } catch {
         status.withLock { $0.lastError = "cannot read the log: \(error)" }
         guard enter(.backingOff) else { return }
         do { try await clock.sleep(milliseconds: 1000) } catch { return }
-        continue
-      }
-      if batch.isEmpty {
-        if saved != cursor {
-          saveCursor(cursor)
-          saved = cursor
-          savedAt = clock.unixSeconds
-        }
-        guard !feed.isClosed, enter(.idle) else { return }
-        await feed.waitForEvents(after: cursor)
         continue
       }
       for event in batch {

@@ -38,6 +38,17 @@ extension EventLogWriter {
     return try readAppendedByOthers(repairing: false)
   }
 
+  /// True when the file's length differs from what this writer has written and read: another
+  /// process may have appended. Cheap (one `fstat`), takes no lock, callable from any thread:
+  /// what a watcher asks before having the owner catch up.
+  public var mayHaveAppendsByOthers: Bool {
+    state.withLock { s in
+      var info = stat()
+      guard options.shared, s.fd >= 0, fstat(s.fd, &info) == 0 else { return false }
+      return Int(info.st_size) != s.writtenLength
+    }
+  }
+
   /// Reads from the end of what this writer knows to the end of the file. With `repairing` (the
   /// append lock held), a torn tail is cut off, so the next append starts on a fresh line.
   private func readAppendedByOthers(repairing: Bool) throws(EventLogError) -> [[UInt8]] {

@@ -13,14 +13,20 @@ public import SusiPostgres
 /// `origin` and `type` repeat the line's fields for queries. `susi_log_schema` records each
 /// log's table format version.
 ///
-/// An append takes a transaction-scoped advisory lock on the log, reads the records other nodes
-/// appended since this node last looked, lets the caller make its record after them, inserts it
-/// with the next seq and commits: seqs stay gap-free and ordered however many nodes append, and
-/// an append that returned is committed. The commit notifies the log's channel (the table's
-/// name) with the new seq, so followers wake at once (`PostgresFollower`).
+/// A group of appends (group commit, see `PostgresEventSink`) takes a transaction-scoped
+/// advisory lock on the log, reads the records other nodes appended since this node last looked,
+/// lets the caller make its records after them, inserts them with the next seqs and commits:
+/// seqs stay gap-free and ordered however many nodes append, and the store answers a sender only
+/// once its record is committed. The lock is held from the group's first append to its commit,
+/// so a writer waiting for it blocks its thread meanwhile (nodes are separate processes). The
+/// commit notifies the log's channel (the table's name) with the newest seq, so followers wake
+/// at once (`PostgresFollower`).
 public enum PostgresEventLog {
   /// The version of the table's format this program writes.
-  public static let formatVersion = 1
+  ///
+  /// 2: `susi_log_owners (log, seq, node)` names the node that appended each intent (see
+  /// `PostgresTakeover`); a version 1 log gains it in place on first use.
+  public static let formatVersion = 2
   /// How many rows one read fetches at most.
   public static let batch = 5000
 
@@ -29,6 +35,8 @@ public enum PostgresEventLog {
     case schema = 0x5355_5301
     case append = 0x5355_5302
     case presence = 0x5355_5303
+    /// Held by a live node, keyed by its node number.
+    case node = 0x5355_5304
   }
 
   /// The statement that takes the log's append lock until the transaction ends: every writer of
@@ -67,8 +75,12 @@ public enum PostgresEventLog {
         CREATE TABLE IF NOT EXISTS \(table) (
           seq bigint PRIMARY KEY, at timestamptz NOT NULL, origin text NOT NULL,
           type text NOT NULL, line bytea NOT NULL);
+        CREATE TABLE IF NOT EXISTS susi_log_owners (
+          log text NOT NULL, seq bigint NOT NULL, node bigint NOT NULL, PRIMARY KEY (log, seq));
         INSERT INTO susi_log_schema (log, version) VALUES ('\(table)', \(formatVersion))
           ON CONFLICT (log) DO NOTHING;
+        UPDATE susi_log_schema SET version = \(formatVersion)
+          WHERE log = '\(table)' AND version < \(formatVersion);
         COMMIT
         """)
     } catch {
@@ -80,7 +92,7 @@ public enum PostgresEventLog {
     guard let version = found.count == 1 ? found.int(0, 0) : nil else {
       throw PostgresError(.query, "the log \(table) has no format version in susi_log_schema")
     }
-    // Version 1 is the only one so far; a later one upgrades older tables here, in place.
+    // Older versions were upgraded in place above (version 2 added the owners table).
     guard version <= formatVersion else {
       throw PostgresError(
         .query,

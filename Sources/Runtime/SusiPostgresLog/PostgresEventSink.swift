@@ -9,24 +9,53 @@ import Synchronization
 /// `PostgresEventLog` for the table and how appends keep seqs gap-free.
 public final class PostgresEventSink: EventSink {
   public let location: PostgresLogLocation
-  /// The connection appends (and catching up) go through.
-  private let connection: Mutex<PostgresConnection?>
+  /// The connection appends (and catching up) go through, and the group being appended.
+  private let appender: Mutex<Appender>
   /// The seq of the last record this sink has handed to the store (its own or another node's).
   private let known: Atomic<Int>
   /// Reads past events on a connection of its own.
   private let reader: PostgresHistory
+  /// Whether appends wait for `commit()` (see `commitsInGroups`).
+  public let groupCommit: Bool
+  /// This node's number, when it holds its node lock: the intents it appends are recorded as
+  /// its own in `susi_log_owners` (see `PostgresTakeover`).
+  public let node: Int?
+
+  /// The append connection, and the transaction a group is appended in.
+  private struct Appender {
+    var connection: PostgresConnection?
+    /// True from a group's first append to its commit: the transaction holds the append lock.
+    var inTransaction = false
+    /// The group's records, inserted when it commits.
+    var pending: [(seq: Int, event: Event, line: [UInt8])] = []
+  }
+
+  /// How many rows one INSERT statement of a commit carries at most.
+  static let rowsPerInsert = 500
 
   /// Appends to the log at `location` through `connection` (from `PostgresEventLog.connect`),
   /// continuing after `lastSeq`, the last record the store has applied.
-  public init(location: PostgresLogLocation, connection: sending PostgresConnection, lastSeq: Int) {
+  ///
+  /// - Parameter groupCommit: true lets appends share one transaction: the first append of a
+  ///   group takes the log's append lock and reads what other nodes appended, the ones after it
+  ///   add their records, and `commit()` inserts them all and commits once. False commits every
+  ///   append on its own before it returns.
+  public init(
+    location: PostgresLogLocation, connection: sending PostgresConnection, lastSeq: Int,
+    groupCommit: Bool = true, node: Int? = nil
+  ) {
     self.location = location
-    self.connection = Mutex(connection)
+    self.node = node
+    appender = Mutex(Appender(connection: connection))
     known = Atomic(lastSeq)
     reader = PostgresHistory(location: location)
+    self.groupCommit = groupCommit
   }
 
   /// The seq of the last record handed to the store.
   public var lastSeq: Int { known.load(ordering: .acquiring) }
+
+  public var commitsInGroups: Bool { groupCommit }
 
   public func append(_ record: [UInt8]) throws -> [UInt8] {
     try append { others in
@@ -41,31 +70,50 @@ public final class PostgresEventSink: EventSink {
   public func append(after makeRecord: (_ appendedByOthers: [[UInt8]]) throws -> [UInt8]) throws
     -> [UInt8]
   {
-    try connection.withLock { connection throws -> [UInt8] in
-      guard let connection else {
+    try appender.withLock { appender throws -> [UInt8] in
+      guard let connection = appender.connection else {
         throw PostgresLogError.database(.init(.closed, "the log is closed"))
       }
-      let lastSeen = known.load(ordering: .acquiring)
-      var committed = false
-      defer { if !committed { _ = try? connection.execute("ROLLBACK") } }
-      let others: [(seq: Int, line: [UInt8])]
-      do {
-        let result = try connection.execute(
-          """
-          BEGIN;
-          \(PostgresEventLog.appendLockStatement(location));
-          SELECT seq, line FROM \(location.table) WHERE seq > \(lastSeen) ORDER BY seq
-          """)
-        others = try PostgresEventLog.checkedRows(
-          try Self.binaryRows(fromText: result), after: lastSeen, location: location)
-      } catch let error as PostgresError {
-        throw PostgresLogError.database(error)
+      // On any failure the transaction ends: a group's records are lost with it (the store
+      // fails), and a group that has none yet must not keep the lock.
+      var keepTransaction = false
+      defer {
+        if !keepTransaction && appender.inTransaction {
+          _ = try? connection.execute("ROLLBACK")
+          appender.inTransaction = false
+          appender.pending = []
+        }
       }
+      let lastSeen = known.load(ordering: .acquiring)
+      var others: [(seq: Int, line: [UInt8])] = []
+      if !appender.inTransaction {
+        appender.inTransaction = true
+        do {
+          let result = try connection.execute(
+            """
+            BEGIN;
+            \(PostgresEventLog.appendLockStatement(location));
+            SELECT seq, line FROM \(location.table) WHERE seq > \(lastSeen) ORDER BY seq
+            """)
+          others = try PostgresEventLog.checkedRows(
+            try Self.binaryRows(fromText: result), after: lastSeen, location: location)
+        } catch let error as PostgresError {
+          throw PostgresLogError.database(error)
+        }
+      }
+      // Holding the lock since the group began, nobody else has appended since.
       let seq = (others.last?.seq ?? lastSeen) + 1
       // `makeRecord` applies the others first, whatever it then decides (a duplicate key
       // appends nothing): they count as seen from here on.
       if let last = others.last { known.store(last.seq, ordering: .releasing) }
-      let record = try makeRecord(others.map(\.line))
+      let record: [UInt8]
+      do {
+        record = try makeRecord(others.map(\.line))
+      } catch {
+        // Nothing appended: the group goes on if it has records (the store commits them).
+        keepTransaction = !appender.pending.isEmpty
+        throw error
+      }
       let line = EventLogWriter.line(for: record)
       try PostgresEventLog.check(line, seq: seq, location: location)
       let event: Event
@@ -78,31 +126,89 @@ public final class PostgresEventSink: EventSink {
         throw PostgresLogError.corrupt(
           location, seq: seq, "the record has seq \(event.seq) but the log's next seq is \(seq)")
       }
-      do throws(PostgresError) {
-        try connection.executePipeline([
-          (
-            "INSERT INTO \(location.table) (seq, at, origin, type, line) "
-              + "VALUES ($1, $2::timestamptz, $3, $4, $5)",
-            [
-              .int(seq), .text(event.at.rfc3339), .text(event.origin.rawValue),
-              .text(event.action.type.rawValue), .bytes(line),
-            ]
-          ),
-          ("SELECT pg_notify($1, $2)", [.text(location.channel), .text(String(seq))]),
-          ("COMMIT", []),
-        ])
-      } catch {
-        throw PostgresLogError.database(error)
+      appender.pending.append((seq, event, line))
+      if groupCommit {
+        keepTransaction = true
+      } else {
+        try commit(&appender, on: connection)
       }
-      committed = true
       known.store(seq, ordering: .releasing)
       return line
     }
   }
 
+  /// Inserts the group's records and commits: one round trip, one commit.
+  public func commit() throws {
+    try appender.withLock { appender throws in
+      guard appender.inTransaction else { return }
+      guard let connection = appender.connection else {
+        throw PostgresLogError.database(.init(.closed, "the log is closed"))
+      }
+      defer {
+        if appender.inTransaction {
+          _ = try? connection.execute("ROLLBACK")
+          appender.inTransaction = false
+          appender.pending = []
+        }
+      }
+      try commit(&appender, on: connection)
+    }
+  }
+
+  /// Inserts `appender.pending` and commits, notifying followers of the newest seq.
+  private func commit(_ appender: inout Appender, on connection: PostgresConnection)
+    throws(PostgresLogError)
+  {
+    var statements: [(sql: String, parameters: [PostgresValue])] = []
+    var start = 0
+    let pending = appender.pending
+    while start < pending.count {
+      let rows = pending[start..<min(start + Self.rowsPerInsert, pending.count)]
+      var sql = "INSERT INTO \(location.table) (seq, at, origin, type, line) VALUES "
+      var parameters: [PostgresValue] = []
+      parameters.reserveCapacity(rows.count * 5)
+      for (index, row) in rows.enumerated() {
+        let n = index * 5
+        sql += index == 0 ? "" : ", "
+        sql += "($\(n + 1), $\(n + 2)::timestamptz, $\(n + 3), $\(n + 4), $\(n + 5))"
+        parameters += [
+          .int(row.seq), .text(row.event.at.rfc3339), .text(row.event.origin.rawValue),
+          .text(row.event.action.type.rawValue), .bytes(row.line),
+        ]
+      }
+      statements.append((sql, parameters))
+      start += Self.rowsPerInsert
+    }
+    let intents = pending.filter { $0.event.cause == nil }.map(\.seq)
+    if let node, !intents.isEmpty {
+      statements.append(
+        (
+          "INSERT INTO susi_log_owners (log, seq, node) SELECT $1, unnest($2::bigint[]), $3",
+          [
+            .text(location.table),
+            .text("{" + intents.map(String.init).joined(separator: ",") + "}"),
+            .int(node),
+          ]
+        ))
+    }
+    if let newest = pending.last?.seq {
+      statements.append(
+        ("SELECT pg_notify($1, $2)", [.text(location.channel), .text(String(newest))]))
+    }
+    statements.append(("COMMIT", []))
+    do {
+      try connection.executePipeline(statements)
+    } catch {
+      throw .database(error)
+    }
+    appender.inTransaction = false
+    appender.pending = []
+  }
+
   public func appendedByOthers() throws -> [[UInt8]] {
-    try connection.withLock { connection throws -> [[UInt8]] in
-      guard let connection else { return [] }
+    try appender.withLock { appender throws -> [[UInt8]] in
+      // A group holds the append lock: nobody has appended since it read the others.
+      guard let connection = appender.connection, !appender.inTransaction else { return [] }
       var lines: [[UInt8]] = []
       while true {
         let after = known.load(ordering: .acquiring)
@@ -114,13 +220,17 @@ public final class PostgresEventSink: EventSink {
     }
   }
 
-  /// Every append is committed before it returns: nothing is left to force.
+  /// A commit is on the server's disk when it returns: nothing is left to force (the store
+  /// commits a group before it syncs).
   public func sync() throws {}
 
+  /// Closes the connection; a group not committed yet is rolled back with it.
   public func close() {
-    connection.withLock { connection in
-      connection?.close()
-      connection = nil
+    appender.withLock { appender in
+      appender.connection?.close()
+      appender.connection = nil
+      appender.inTransaction = false
+      appender.pending = []
     }
     reader.close()
   }
@@ -129,8 +239,10 @@ public final class PostgresEventSink: EventSink {
 
   /// Whether the database answers: a round trip on the append connection.
   public func ping() -> Result<Void, PostgresError> {
-    connection.withLock { connection in
-      guard let connection else { return .failure(PostgresError(.closed, "the log is closed")) }
+    appender.withLock { appender in
+      guard let connection = appender.connection else {
+        return .failure(PostgresError(.closed, "the log is closed"))
+      }
       do throws(PostgresError) {
         try connection.execute("SELECT 1")
         return .success(())

@@ -11,6 +11,9 @@ import Synchronization
 /// A notification that arrives while a catch-up is already scheduled is folded into it. After a
 /// broken connection the thread reconnects and catches up once, since notifications sent
 /// meanwhile are lost.
+///
+/// The same thread takes over the requests of nodes that died (`PostgresTakeover`): every
+/// `takeOverAfter` it closes, as interrupted, the requests in flight whose node is gone.
 public final class PostgresFollower: Sendable {
   private let location: PostgresLogLocation
   private let sink: PostgresEventSink
@@ -22,15 +25,27 @@ public final class PostgresFollower: Sendable {
   private let scheduled = Atomic<Bool>(false)
   private let done = Mutex<Bool>(false)
   private let finished = DispatchSemaphore(value: 0)
+  /// Closes the requests of dead nodes (nil: the sink has no node number).
+  private let takeover: PostgresTakeover?
+  private let sweepMilliseconds: Int32
+  private let sweeping = Atomic<Bool>(false)
 
   /// Starts following: listens first, then catches the store up once, so nothing appended
   /// between the store's replay and the LISTEN is missed.
-  public init(location: PostgresLogLocation, sink: PostgresEventSink, store: Store)
-    throws(PostgresError)
-  {
+  ///
+  /// - Parameter takeOverAfter: how often the requests of dead nodes are looked for; a request
+  ///   whose node died is closed within this long.
+  public init(
+    location: PostgresLogLocation, sink: PostgresEventSink, store: Store,
+    takeOverAfter: Duration = .seconds(5)
+  ) throws(PostgresError) {
     self.location = location
     self.sink = sink
     self.store = store
+    takeover = sink.node.map { PostgresTakeover(location: location, node: $0) }
+    let (seconds, attoseconds) = takeOverAfter.components
+    sweepMilliseconds = Int32(
+      clamping: max(1, min(seconds, 86_400) * 1000 + attoseconds / 1_000_000_000_000_000))
     let connection = try PostgresConnection(location.database)
     try connection.listen(location.channel)
     var ends: [Int32] = [-1, -1]
@@ -54,6 +69,7 @@ public final class PostgresFollower: Sendable {
     finished.wait()
     Glibc.close(wake)
     Glibc.close(wakeWriter)
+    takeover?.close()
   }
 
   private func run(_ box: UncheckedBox<PostgresConnection>) {
@@ -62,7 +78,14 @@ public final class PostgresFollower: Sendable {
       connection?.close()
       finished.signal()
     }
+    let clock = ContinuousClock()
+    let interval = Duration.milliseconds(sweepMilliseconds)
+    var nextSweep = clock.now.advanced(by: interval)
     while !stopped.load(ordering: .acquiring) {
+      if clock.now >= nextSweep {
+        nextSweep = clock.now.advanced(by: interval)
+        scheduleSweep()
+      }
       do throws(PostgresError) {
         if connection == nil {
           let fresh = try PostgresConnection(location.database)
@@ -71,7 +94,8 @@ public final class PostgresFollower: Sendable {
           scheduleCatchUp()
         }
         guard let open = connection else { continue }
-        let received = try open.waitForNotifications(wake: wake)
+        let received = try open.waitForNotifications(
+          wake: wake, timeoutMilliseconds: takeover == nil ? -1 : sweepMilliseconds)
         let newest = received.compactMap { Int($0.payload) }.max() ?? 0
         if newest > sink.lastSeq { scheduleCatchUp() }
       } catch {
@@ -81,6 +105,15 @@ public final class PostgresFollower: Sendable {
         var descriptor = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
         _ = poll(&descriptor, 1, 200)
       }
+    }
+  }
+
+  /// Closes the requests of dead nodes, unless a sweep is still running.
+  private func scheduleSweep() {
+    guard let takeover, !sweeping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    Task { [self] in
+      _ = try? await takeover.sweep(store)
+      sweeping.store(false, ordering: .releasing)
     }
   }
 

@@ -16,13 +16,16 @@ public enum PostgresLogRecovery {
 
   /// Connects to the log at `location` and replays it.
   ///
-  /// - Parameter durable: false lets commits return before they reach the server's disk
-  ///   (`--fsync never`).
-  public static func open(_ location: PostgresLogLocation, durable: Bool = true)
-    throws(PostgresLogError) -> Opened
-  {
+  /// - Parameters:
+  ///   - durable: false lets commits return before they reach the server's disk
+  ///     (`--fsync never`).
+  ///   - groupCommit: false commits every append on its own (see `PostgresEventSink`).
+  public static func open(
+    _ location: PostgresLogLocation, durable: Bool = true, groupCommit: Bool = true
+  ) throws(PostgresLogError) -> Opened {
     let connection: PostgresConnection
     let alone: Bool
+    var node: Int?
     do {
       connection = try PostgresEventLog.connect(location, durable: durable)
       // Every live node holds the log's presence lock shared, for as long as its connection
@@ -33,6 +36,13 @@ public enum PostgresLogRecovery {
       alone = tried.text(0, 0) == "t"
       if alone { try connection.execute("SELECT pg_advisory_unlock(\(key))") }
       try connection.execute("SELECT pg_advisory_lock_shared(\(key))")
+      // This node's own lock, held while it lives: a number no live node holds.
+      while node == nil {
+        let candidate = Int.random(in: 1...Int(Int32.max))
+        let nodeKey = "\(PostgresEventLog.LockPurpose.node.rawValue), \(candidate)"
+        let taken = try connection.execute("SELECT pg_try_advisory_lock(\(nodeKey))")
+        if taken.text(0, 0) == "t" { node = candidate }
+      }
     } catch {
       throw .database(error)
     }
@@ -40,7 +50,8 @@ public enum PostgresLogRecovery {
     try replay(location, on: connection, into: &recovered)
     return Opened(
       sink: PostgresEventSink(
-        location: location, connection: connection, lastSeq: recovered.lastSeq),
+        location: location, connection: connection, lastSeq: recovered.lastSeq,
+        groupCommit: groupCommit, node: node),
       recovered: recovered, alone: alone)
   }
 

@@ -22,6 +22,9 @@ public final class EventFeed: Sendable {
     var closed = false
     var waiters: [Int: Waiter] = [:]
     var nextWaiter = 0
+    /// Followers called inside `publish` (see `EventForwarding`), with the seq they follow after.
+    /// An array, so that handing them out of the lock costs no copy.
+    var forwarders: [(token: Int, after: Int, forward: @Sendable (PublishedEvent) -> Void)] = []
 
     /// The seq of the oldest event in the ring (lastSeq + 1 when it is empty).
     var oldestSeq: Int { lastSeq - count + 1 }
@@ -70,7 +73,7 @@ public final class EventFeed: Sendable {
 
   /// Adds the next logged event and wakes the readers waiting for it.
   public func publish(_ event: PublishedEvent) {
-    let woken: [CheckedContinuation<Void, Never>] = state.withLock { s in
+    let (woken, forwarders) = state.withLock { s in
       s.lastSeq = event.seq
       s.append(event)
       var woken: [CheckedContinuation<Void, Never>] = []
@@ -78,9 +81,37 @@ public final class EventFeed: Sendable {
         woken.append(waiter.continuation)
         s.waiters[id] = nil
       }
-      return woken
+      return (woken, s.forwarders)
     }
+    for forwarder in forwarders where forwarder.after < event.seq { forwarder.forward(event) }
     for continuation in woken { continuation.resume() }
+  }
+
+  /// Calls `forward` with every event after `seq`: those already published at once (read back
+  /// from the log when the ring no longer holds them), then each new one inside `publish`, in
+  /// the publisher's turn. Returns the token for `stopForwarding`.
+  func startForwarding(after seq: Int, to forward: @escaping @Sendable (PublishedEvent) -> Void)
+    throws(HistoryError) -> Int
+  {
+    var cursor = seq
+    while true {
+      let token: Int? = state.withLock { s in
+        guard s.lastSeq <= cursor || s.closed else { return nil }
+        s.nextWaiter += 1
+        s.forwarders.append((s.nextWaiter, cursor, forward))
+        return s.nextWaiter
+      }
+      if let token { return token }
+      for event in try events(after: cursor, limit: 256) {
+        forward(event)
+        cursor = event.seq
+      }
+    }
+  }
+
+  /// Stops calling the forwarder of `token`.
+  func stopForwarding(_ token: Int) {
+    state.withLock { $0.forwarders.removeAll { $0.token == token } }
   }
 
   /// Wakes every reader for good: they see no more events.
@@ -89,6 +120,7 @@ public final class EventFeed: Sendable {
       s.closed = true
       let all = s.waiters.values.map(\.continuation)
       s.waiters = [:]
+      s.forwarders = []
       return all
     }
     for continuation in woken { continuation.resume() }
@@ -114,8 +146,13 @@ public final class EventFeed: Sendable {
     return try history.events(after: seq, limit: limit)
   }
 
+  /// Every event after `seq`, in log order, catch-up then live: the one way to follow the log
+  /// (see `EventStream`).
+  public func follow(after seq: Int) -> EventStream { EventStream(feed: self, cursor: seq) }
+
   /// Returns once an event after `seq` exists, the feed closes, or the task is cancelled.
-  public func waitForEvents(after seq: Int) async {
+  /// Readers follow with `follow(after:)`; this is its wake-up.
+  package func waitForEvents(after seq: Int) async {
     let id = state.withLock { s in
       s.nextWaiter += 1
       return s.nextWaiter

@@ -20,6 +20,24 @@ public protocol EventSink: Sendable {
   /// The lines other processes appended since this sink last looked (complete records only;
   /// always empty for a log only this process writes).
   func appendedByOthers() throws -> [[UInt8]]
+  /// True when an append returns before its record is committed, and `commit()` commits every
+  /// record appended so far at once (group commit): the store then shows an event to nobody
+  /// (readers, effects, its sender) until it is committed.
+  var commitsInGroups: Bool { get }
+  /// Commits every record appended since the last commit; throws when they are not committed.
+  func commit() throws
+  /// Starts calling `changed` (from any thread) whenever other processes may have appended, so
+  /// the store catches up at once instead of looking every so often; a sink that cannot tell
+  /// returns nil (the store then looks every `fallback`). A watch may also look every
+  /// `fallback` itself, for appends it is not told of.
+  func watchAppendsByOthers(fallback: Duration, changed: @escaping @Sendable () -> Void)
+    -> (any AppendWatch)?
+}
+
+/// A running watch for other processes' appends (see `EventSink.watchAppendsByOthers`).
+public protocol AppendWatch: Sendable {
+  /// Stops watching; `changed` is not called after this returns.
+  func stop()
 }
 
 extension EventSink {
@@ -30,6 +48,15 @@ extension EventSink {
   }
 
   public func appendedByOthers() throws -> [[UInt8]] { [] }
+
+  /// Every append is committed when it returns.
+  public var commitsInGroups: Bool { false }
+
+  public func commit() throws {}
+
+  public func watchAppendsByOthers(
+    fallback: Duration, changed: @escaping @Sendable () -> Void
+  ) -> (any AppendWatch)? { nil }
 }
 
 /// Keeps lines in memory: for tests and for runs that must not touch the disk.

@@ -18,9 +18,25 @@ public final class FileEventSink: EventSink {
 
   public func appendedByOthers() throws -> [[UInt8]] { try writer.appendedByOthers() }
 
+  /// inotify on the log file, with `fallback` as the slow poll for filesystems where it stays
+  /// silent; `changed` only when the file's length says another process appended.
+  public func watchAppendsByOthers(
+    fallback: Duration, changed: @escaping @Sendable () -> Void
+  ) -> (any AppendWatch)? {
+    guard writer.options.shared else { return nil }
+    let writer = writer
+    let (seconds, attoseconds) = fallback.components
+    let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    return LogFileWatcher(path: writer.path, fallback: Int32(clamping: max(1, milliseconds))) {
+      if writer.mayHaveAppendsByOthers { changed() }
+    }
+  }
+
   public func sync() throws { try writer.sync() }
 
   public func close() { try? writer.close() }
 
   public var history: any EventHistory { LogHistory(path: writer.path) }
 }
+
+extension LogFileWatcher: AppendWatch {}

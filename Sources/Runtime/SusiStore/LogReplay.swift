@@ -47,7 +47,7 @@ public enum LogReplay {
         if let until, record.seq > until { throw StopReplay() }
         let event: Event
         do {
-          event = try Event.decode(record.object)
+          event = try Event.read(record.object)
         } catch {
           throw Failure(path: path, line: record.line, message: "\(error)", isCorruption: true)
         }

@@ -1,6 +1,7 @@
 public import SusiClock
 public import SusiCore
 public import SusiJSON
+import Synchronization
 
 /// The heart of susi: stamps each action into an event, appends it to the log, reduces it, hands
 /// the effects to the runner and publishes the event to its followers — in that order, one action
@@ -20,8 +21,8 @@ public actor Store {
   let clock: any TimeSource
   /// What readers follow: every event is published here as it is logged.
   public nonisolated let feed: EventFeed
-  private var observers: [Int: @Sendable (PublishedEvent) -> Void] = [:]
-  private var nextObserver = 0
+  /// How long appends take and how far behind other processes' appends are followed.
+  public nonisolated let timings = LogTimings()
   /// Who follows the access state (Store+Access.swift).
   var accessFollowers: [Int: AccessFollower] = [:]
   /// The planned answers this process's runner is waiting to deliver (its own and those other
@@ -30,7 +31,7 @@ public actor Store {
   /// Events this process logged (intents, and results chained to them) that still owe a result:
   /// what a frontend of this process may wait for, never another process's work.
   var ownOwed: Set<Int> = []
-  private var failure: StoreError?
+  private(set) var failure: StoreError?
   /// The most events that may owe results at once: see `isFull`.
   public nonisolated let inFlightLimit: Int
   /// Senders waiting in `waitForRoom`.
@@ -39,10 +40,15 @@ public actor Store {
   /// The default `inFlightLimit`: enough to keep every connection of the runner busy, small
   /// enough that the work waiting for it costs a few megabytes.
   public static let defaultInFlightLimit = 256
-  /// The task running `followOtherWriters`.
+  /// The task looking for other processes' appends, for a log that cannot report them.
   private var follower: Task<Void, Never>?
+  /// What reports other processes' appends (see `followOtherWriters`).
+  private var watch: (any AppendWatch)?
   /// Writes snapshots as events are applied (Store+Snapshots.swift).
   var snapshots: SnapshotKeeper?
+  /// On a sink that commits in groups: what is logged but not committed yet, and who waits for
+  /// it (Store+GroupCommit.swift).
+  var held = HeldEvents()
 
   /// A store continuing from `recovered` (what replaying the log produced), writing to `sink`.
   ///
@@ -66,11 +72,25 @@ public actor Store {
   ///   - id: the caller's correlation id; results of this action carry it too.
   ///   - idempotencyKey: when set and already used, nothing is appended and the first event's
   ///     seq is reported through `StoreError.duplicate`.
+  ///
+  /// Returns once the event is committed: on a sink that commits in groups, that waits for the
+  /// group's commit, and other actions may be sent meanwhile.
   @discardableResult
   public func send(
     _ action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil
-  ) throws(StoreError) -> PublishedEvent {
-    try apply(action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
+  ) async throws(StoreError) -> PublishedEvent {
+    await waitForGroup()
+    let published: PublishedEvent
+    do {
+      published = try apply(
+        action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
+    } catch {
+      // A duplicate names an event that may still wait for its commit.
+      if case .duplicate(let seq) = error { try await committed(through: seq) }
+      throw error
+    }
+    try await committed(through: published.seq)
+    return published
   }
 
   /// True while any of the events `seqs` still owes a result.
@@ -137,6 +157,7 @@ public actor Store {
     if let failure { throw failure }
     var logged: Event?
     let line: [UInt8]
+    let started = ContinuousClock.now
     do {
       line = try sink.append { appendedByOthers in
         // What other processes logged comes first: our event follows it in seq and time.
@@ -164,20 +185,13 @@ public actor Store {
       throw fail(.logFailed("\(error)"))
     }
     guard let event = logged else { throw fail(.logFailed("the log appended no event")) }
+    timings.appended(in: ContinuousClock.now - started)
     let reaction = book.apply(event)
     noteOwed(event, loggedHere: true)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
     snapshots?.eventApplied(book)
     let published = PublishedEvent(event: event, line: line)
-    accessApplied(published)
-    feed.publish(published)
-    for observer in observers.values { observer(published) }
-    for effect in reaction.effects {
-      if case .deliverLater = effect { plannedJobs.insert(event.seq) }
-      runner.start(effect, cause: event.seq) { [weak self] result in
-        await self?.receive(result, cause: event.seq)
-      }
-    }
+    publishWhenCommitted(published, effects: reaction.effects)
     // Results the reducer gave at once follow their cause directly, in this same turn. They are
     // logged with origin `runner`, as every result is, so a log reads the same either way.
     for result in reaction.results {
@@ -186,6 +200,19 @@ public actor Store {
         idempotencyKey: nil)
     }
     return published
+  }
+
+  /// Shows a logged event to every reader and starts its effects (once it is committed).
+  func publish(_ published: PublishedEvent, effects: [Effect]) {
+    let event = published.event
+    accessApplied(published)
+    feed.publish(published)
+    for effect in effects {
+      if case .deliverLater = effect { plannedJobs.insert(event.seq) }
+      runner.start(effect, cause: event.seq) { [weak self] result in
+        await self?.receive(result, cause: event.seq)
+      }
+    }
   }
 
   /// Applies an event another process logged: folded into the state and published like our own,
@@ -201,12 +228,12 @@ public actor Store {
       throw .logFailed("another process logged a record that is not an event: \(error)")
     }
     let event = published.event
+    timings.followed(lagMilliseconds: clock.now().milliseconds - event.at.milliseconds)
     let reaction = book.apply(event)
     noteOwed(event, loggedHere: false)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
     accessApplied(published)
     feed.publish(published)
-    for observer in observers.values { observer(published) }
     for effect in reaction.effects {
       guard case .deliverLater(_, let message) = effect else { continue }
       waitForPlannedAnswer(event.seq, message: message)
@@ -242,13 +269,20 @@ public actor Store {
     }
   }
 
-  /// Calls `catchUp()` every `interval` until the store closes, so followers (a chat on screen)
-  /// see what other processes log even while this one sends nothing. Waiting costs no CPU.
-  public func followOtherWriters(every interval: Duration) {
+  /// Catches up whenever the log says another process appended (inotify on a log file), so
+  /// followers (a chat on screen, an SSE stream) see it at once even while this process sends
+  /// nothing; `fallback` is how often it looks anyway, for appends nobody reports (a network
+  /// filesystem). A log that cannot report appends is looked at every `fallback`. Waiting costs
+  /// no CPU. A log in PostgreSQL is followed by its own `NOTIFY` listener instead.
+  public func followOtherWriters(fallback: Duration) {
     follower?.cancel()
+    watch?.stop()
+    let catchUp = CatchUpScheduler(store: self)
+    watch = sink.watchAppendsByOthers(fallback: fallback) { catchUp.schedule() }
+    guard watch == nil else { return }
     follower = Task { [weak self] in
       while !Task.isCancelled {
-        try? await Task.sleep(for: interval)
+        try? await Task.sleep(for: fallback)
         guard let self else { return }
         await self.catchUp()
       }
@@ -256,9 +290,12 @@ public actor Store {
   }
 
   /// Records a failure: the store accepts nothing more.
-  private func fail(_ error: StoreError) -> StoreError {
+  func fail(_ error: StoreError) -> StoreError {
     failure = error
     wakeRoomWaiters()
+    releaseCommitWaiters(error)
+    // A group never to be committed may hold a lock other writers wait for: let go of it.
+    if sink.commitsInGroups { sink.close() }
     return error
   }
 
@@ -287,20 +324,6 @@ public actor Store {
     return closed
   }
 
-  /// Calls `observer` with every event from now on, inside the store's turn, right after the
-  /// event is logged — before the next event can be. Cheaper than `events(after:)` (no task hop
-  /// per event), for frontends that forward every event; `observer` must return quickly (queue the
-  /// work, do not wait for it). Returns a token for `stopObserving`.
-  public func observe(_ observer: @escaping @Sendable (PublishedEvent) -> Void) -> Int {
-    let key = nextObserver
-    nextObserver += 1
-    observers[key] = observer
-    return key
-  }
-
-  /// Stops calling the observer registered with `token`.
-  public func stopObserving(_ token: Int) { observers[token] = nil }
-
   /// Waits for in-flight effects to deliver their results (at most `timeout` seconds). On a log
   /// other processes share, that includes the waits for their planned answers (every process
   /// waits for those): a frontend waits with `drainAnswersNow` instead.
@@ -309,7 +332,10 @@ public actor Store {
   }
 
   /// Forces the log to stable storage.
-  public func sync() throws(StoreError) {
+  public func sync() async throws(StoreError) {
+    await waitForCommitToEnd()
+    await commitHeld()
+    if let failure { throw failure }
     do { try sink.sync() } catch { throw .logFailed("\(error)") }
   }
 
@@ -321,11 +347,14 @@ public actor Store {
 
   /// Stops the runner, ends every follower and closes the log.
   public func close() async {
+    await waitForCommitToEnd()
+    await commitHeld()
     follower?.cancel()
     follower = nil
+    watch?.stop()
+    watch = nil
     plannedJobs = []
     await runner.shutdown()
-    observers = [:]
     accessFollowers = [:]
     feed.close()
     sink.close()
@@ -384,5 +413,23 @@ public struct Recovered: Sendable {
     if let cause = event.cause { ledger.settle(cause) }
     ledger.expect(event.seq, id: event.id, reaction: reaction)
     return reaction
+  }
+}
+
+/// Has a store catch up, unless a catch-up is already scheduled and has not started: reports
+/// that come in a burst cost one catch-up.
+public final class CatchUpScheduler: Sendable {
+  private weak let store: Store?
+  private let scheduled = Atomic<Bool>(false)
+
+  public init(store: Store) { self.store = store }
+
+  /// Schedules a catch-up (from any thread).
+  public func schedule() {
+    guard !scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    Task { [self] in
+      scheduled.store(false, ordering: .releasing)
+      await store?.catchUp()
+    }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTypes
 
 #if canImport(Glibc)
   import Glibc
@@ -41,6 +42,9 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
   /// Whether the connection has carried a request: a failure on it may only mean the server
   /// closed it while it was idle.
   private var used = false
+  /// The method of the last request sent with `request` or `sendRequest` (how its reply is
+  /// framed); raw bytes sent with `send` leave it as it was.
+  private var lastMethod = HTTPMethod.get
   public private(set) var sawEndOfStream = false
 
   /// Connects to 127.0.0.1:`port`; `from` picks another loopback source address
@@ -59,6 +63,7 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
     fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw LoopbackHTTPError(description: "socket failed: errno \(errno)") }
     buffer = []
+    parser = nil
     used = false
     sawEndOfStream = false
     if let source {
@@ -108,6 +113,7 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
     _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
   ) throws -> LoopbackResponse {
     let bytes = Self.requestBytes(method, target, port: port, headers: headers, body: body)
+    lastMethod = HTTPMethod(method)
     let reusing = fd >= 0 && used
     do {
       return try exchange(bytes, toHead: method == "HEAD")
@@ -131,6 +137,7 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
   ) throws {
     if fd < 0 { try connect() }
     used = true
+    lastMethod = HTTPMethod(method)
     try send(Self.requestBytes(method, target, port: port, headers: headers, body: body))
   }
 
@@ -201,84 +208,78 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
     throw LoopbackHTTPError(description: "recv failed or timed out: errno \(errno)")
   }
 
-  private func readLine() throws -> String {
+  /// The parser of the reply being read, with the shared `HTTPResponseParser`; nil between
+  /// replies.
+  private var parser: HTTPResponseParser?
+
+  /// The next event of the current reply, reading as needed.
+  private func nextEvent(method: HTTPMethod) throws -> HTTPResponseEvent {
+    if parser == nil {
+      parser = HTTPResponseParser(
+        requestMethod: method, limits: HTTPResponseLimits(maximumBodyBytes: 1 << 30),
+        reportsInterimReplies: true)
+      parser?.receive(buffer)
+      buffer = []
+    }
     while true {
-      if let index = buffer.firstIndex(of: 10), index > 0, buffer[index - 1] == 13 {
-        let line = String(decoding: buffer[0..<(index - 1)], as: UTF8.self)
-        buffer.removeFirst(index + 1)
-        return line
+      do {
+        if let event = try parser?.next() {
+          if case .end = event, let rest = parser?.remainder {
+            buffer = Array(rest)
+            parser = nil
+          }
+          return event
+        }
+      } catch {
+        parser = nil
+        throw LoopbackHTTPError(description: "bad response: \(error)")
       }
-      guard try fill() else {
-        throw LoopbackHTTPError(description: "connection closed mid-line")
+      let before = buffer.count
+      if try fill() {
+        parser?.receive(buffer[before...])
+        buffer.removeSubrange(before...)
+      } else {
+        parser?.receiveEnd()
       }
     }
   }
 
-  private func readExactly(_ count: Int) throws -> [UInt8] {
-    while buffer.count < count {
-      guard try fill() else {
-        throw LoopbackHTTPError(description: "connection closed mid-body")
-      }
-    }
-    let bytes = Array(buffer[0..<count])
-    buffer.removeFirst(count)
-    return bytes
-  }
-
-  /// Reads a status line and headers.
+  /// Reads a status line and headers (an interim `100 Continue` too, as its own head).
   public func readHeadBlocking() throws -> LoopbackResponse {
-    let statusLine = try readLine()
-    let parts = statusLine.split(separator: " ", maxSplits: 2)
-    guard parts.count >= 2, parts[0] == "HTTP/1.1", let status = Int(parts[1]) else {
-      throw LoopbackHTTPError(description: "bad status line: \(statusLine)")
-    }
-    var headers: [(String, String)] = []
-    while true {
-      let line = try readLine()
-      if line.isEmpty { break }
-      guard let colon = line.firstIndex(of: ":") else {
-        throw LoopbackHTTPError(description: "bad header line: \(line)")
-      }
-      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-      headers.append((String(line[..<colon]), value))
-    }
-    return LoopbackResponse(status: status, headers: headers, body: [])
+    try readHead(method: lastMethod)
   }
 
-  /// Reads the next chunk of a chunked body; nil at the last chunk.
+  private func readHead(method: HTTPMethod) throws -> LoopbackResponse {
+    guard case .head(let head) = try nextEvent(method: method) else {
+      throw LoopbackHTTPError(description: "a body where a head was expected")
+    }
+    return LoopbackResponse(
+      status: head.status, headers: head.headers.fields.map { ($0.name, $0.value) }, body: [])
+  }
+
+  /// Reads the next chunk of a chunked body (or the next piece of another body); nil at the end.
   public func readChunkBlocking() throws -> [UInt8]? {
-    let sizeLine = try readLine()
-    guard let size = Int(sizeLine, radix: 16) else {
-      throw LoopbackHTTPError(description: "bad chunk size line: \(sizeLine)")
+    switch try nextEvent(method: lastMethod) {
+    case .body(let bytes): return bytes
+    case .end: return nil
+    case .head: throw LoopbackHTTPError(description: "a head where a body was expected")
     }
-    if size == 0 {
-      _ = try readLine()
-      return nil
-    }
-    let data = try readExactly(size)
-    guard try readExactly(2) == [13, 10] else {
-      throw LoopbackHTTPError(description: "chunk without CRLF")
-    }
-    return data
   }
 
   /// Reads one whole response. `toHead` says the request was HEAD, so no body follows.
   public func readResponseBlocking(toHead: Bool = false) throws -> LoopbackResponse {
-    var response = try readHeadBlocking()
-    if toHead || response.status == 204 || response.status == 304 || response.status < 200 {
-      return response
-    }
-    if response.header("Transfer-Encoding")?.lowercased() == "chunked" {
-      while let chunk = try readChunkBlocking() {
-        response.chunkSizes.append(chunk.count)
-        response.body.append(contentsOf: chunk)
+    var response = try readHead(method: toHead ? .head : lastMethod)
+    if response.status < 200 && response.status != 101 { return response }
+    let chunked = parser?.isChunked == true
+    while true {
+      switch try nextEvent(method: lastMethod) {
+      case .body(let bytes):
+        if chunked { response.chunkSizes.append(bytes.count) }
+        response.body.append(contentsOf: bytes)
+      case .end: return response
+      case .head: throw LoopbackHTTPError(description: "a head where a body was expected")
       }
-    } else if let length = response.header("Content-Length").flatMap({ Int($0) }) {
-      response.body = try readExactly(length)
-    } else {
-      response.body = try readToEndBlocking()
     }
-    return response
   }
 
   /// Everything the server sends until it closes the connection.
@@ -312,6 +313,12 @@ extension LoopbackHTTPClient {
   /// Reads one whole response. `toHead` says the request was HEAD, so no body follows.
   public func readResponse(toHead: Bool = false) async throws -> LoopbackResponse {
     try await onThread { try self.readResponseBlocking(toHead: toHead) }
+  }
+
+  /// Everything the server sends until it closes the connection, as raw bytes: for checking
+  /// the server's bytes without the shared reply parser.
+  public func readToEnd() async throws -> [UInt8] {
+    try await onThread { try self.readToEndBlocking() }
   }
 
   /// Whether the server closes the connection without sending anything more.

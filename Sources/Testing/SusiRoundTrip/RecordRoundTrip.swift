@@ -111,6 +111,11 @@ public enum RecordRoundTrip {
           "seq \(event.seq) decodes to another value: \(text(bytes)) gave \(text(decoded.encoded()))"
         )
       }
+      // Replay reads records with the pull reader: it must read what the tree decoder reads.
+      let read = try? bytes.withUnsafeBytes { raw in try Event.read(raw) }
+      guard read == decoded else {
+        throw Problem("seq \(event.seq) reads differently with the pull reader: \(text(bytes))")
+      }
       guard decoded.encoded() == bytes else {
         throw Problem("seq \(event.seq) encodes differently once read back: \(text(bytes))")
       }

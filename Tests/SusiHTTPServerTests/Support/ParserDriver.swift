@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 @testable import SusiHTTPServer
 
 /// What a parser made of some bytes, in a form tests can compare.
@@ -34,7 +36,8 @@ func parseMessages(
         guard let head = heads.last else { break }
         messages.append(
           .request(
-            method: head.method, target: head.target, body: String(decoding: body, as: UTF8.self)))
+            method: head.method.text, target: head.target,
+            body: String(decoding: body, as: UTF8.self)))
       case .rejected(let rejection):
         messages.append(.rejected(rejection.status))
         rejected = true

@@ -81,8 +81,5 @@ public enum ConfigCommand {
     return ExitCode.success
   }
 
-  private static func usage(_ error: UsageError) -> Int32 {
-    StandardStream.error.write("susi: \(error)\n\(HelpText.usageLine(spec))\n")
-    return ExitCode.usage
-  }
+  private static func usage(_ error: UsageError) -> Int32 { error.report(spec) }
 }

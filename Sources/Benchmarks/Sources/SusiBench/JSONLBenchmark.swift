@@ -220,12 +220,12 @@ struct JSONLBenchmark {
   }
 
   /// What the store and runner cost without any frontend: the same intents, already decoded,
-  /// sent in batches with an observer taking every event (a lower bound for the frontend).
+  /// sent in batches with a follower taking every event (a lower bound for the frontend).
   static func runStoreAlone(_ actions: [(Action, JSON?)], directory: String) async {
     let store = Store(sink: DiscardingSink(), runner: runner(directory), clock: benchClock)
     // The log keeps nothing here, so events are taken as they are logged, not read back.
     let count = Mutex(0)
-    _ = await store.observe { _ in count.withLock { $0 += 1 } }
+    let following = EventForwarding(store.events(after: 0)) { _ in count.withLock { $0 += 1 } }
     var index = 0
     while index < actions.count {
       let end = min(index + 512, actions.count)
@@ -233,11 +233,12 @@ struct JSONLBenchmark {
       index = end
     }
     _ = await store.drain(timeout: 60)
+    following.stop()
     await store.close()
   }
 
-  static func sendAll(_ actions: ArraySlice<(Action, JSON?)>, to store: isolated Store) {
-    for (action, id) in actions { _ = try? store.send(action, origin: .jsonl, id: id) }
+  static func sendAll(_ actions: ArraySlice<(Action, JSON?)>, to store: isolated Store) async {
+    for (action, id) in actions { _ = try? await store.send(action, origin: .jsonl, id: id) }
   }
 
   /// Runs a whole session over the file, output to /dev/null; returns the lines written.

@@ -32,6 +32,8 @@ private struct PostgresBenchmark {
   let events: Int
   let lagEvents: Int
   let seconds: Int
+  /// Concurrent writers per node (and pgbench clients) in the concurrent measurements.
+  let writersPerNode: Int
   let folder: String
   let binaries: String
 
@@ -39,6 +41,7 @@ private struct PostgresBenchmark {
     events = option("--events", in: arguments).flatMap { Int($0) } ?? 5000
     lagEvents = option("--lag-events", in: arguments).flatMap { Int($0) } ?? 1000
     seconds = option("--seconds", in: arguments).flatMap { Int($0) } ?? 5
+    writersPerNode = option("--writers", in: arguments).flatMap { Int($0) } ?? 8
     folder = "/tmp/susi-bench-pg-\(getpid())"
     let versions =
       (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
@@ -64,27 +67,49 @@ private struct PostgresBenchmark {
         format: "file log, store appends, fsync always:  %9.0f events/s  (%d events)", fileAlways,
         events))
 
-    let one = try await databaseAppends(base + "&log=one_node", nodes: 1)
-    say(
-      String(
-        format:
-          "database log, one node:                 %9.0f events/s  (%d events, each committed)",
-        one, events))
-    let two = try await databaseAppends(base + "&log=two_nodes", nodes: 2)
-    say(
-      String(
-        format: "database log, two nodes at once:        %9.0f events/s  (%d events in all)", two,
-        events))
-
-    for clients in [1, 2] {
-      if let tps = try pgbench(clients: clients) {
+    // Before and after group commit, in the same run: every append its own transaction, then
+    // concurrent appends sharing one; one writer, several on one node, several on two nodes.
+    var groupRates: [String: Double] = [:]
+    for groupCommit in [false, true] {
+      for (nodes, writers) in [(1, 1), (1, writersPerNode), (2, writersPerNode)] {
+        let rate = try await databaseAppends(
+          base + "&log=\(groupCommit ? "g" : "s")_\(nodes)_\(writers)", nodes: nodes,
+          writersPerNode: writers, groupCommit: groupCommit)
+        if groupCommit { groupRates["\(nodes)x\(writers)"] = rate }
         say(
           String(
-            format: "pgbench single-row INSERT, %d client%@:   %9.0f rows/s    (%d s)", clients,
-            clients == 1 ? " " : "s", tps, seconds))
-      } else {
-        say("pgbench: not run (pgbench missing or failed)")
+            format: "database log, %@, %d node%@ x %2d writer%@: %9.0f events/s  (%d events)",
+            groupCommit ? "group commit  " : "commit per append", nodes, nodes == 1 ? " " : "s",
+            writers, writers == 1 ? " " : "s", rate, events))
       }
+    }
+
+    var pgbenchRates: [Int: Double] = [:]
+    for clients in [1, writersPerNode, 2 * writersPerNode] {
+      if let tps = try pgbench(clients: clients) {
+        pgbenchRates[clients] = tps
+        say(
+          String(
+            format: "pgbench single-row INSERT, %2d client%@:         %9.0f rows/s    (%d s)",
+            clients, clients == 1 ? " " : "s", tps, seconds))
+      } else {
+        say("pgbench with \(clients) clients: not run (pgbench missing or failed)")
+      }
+    }
+    for (key, clients) in [
+      ("1x1", 1), ("1x\(writersPerNode)", writersPerNode),
+      ("2x\(writersPerNode)", 2 * writersPerNode),
+    ] {
+      if let ours = groupRates[key], let theirs = pgbenchRates[clients] {
+        say(
+          String(
+            format: "group commit %@ writers vs pgbench %2d clients:     %.2fx", key, clients,
+            ours / theirs))
+      }
+    }
+    let file = fileBatch
+    if let two = groupRates["2x\(writersPerNode)"] {
+      say(String(format: "group commit 2 nodes vs file log (fsync batch):     %.2fx", two / file))
     }
 
     let lags = try await followLag(base + "&log=lag")
@@ -112,23 +137,28 @@ private struct PostgresBenchmark {
     return Double(count) / elapsed.seconds
   }
 
-  private func databaseAppends(_ uri: String, nodes: Int) async throws -> Double {
+  private func databaseAppends(
+    _ uri: String, nodes: Int, writersPerNode: Int, groupCommit: Bool
+  ) async throws -> Double {
     let location = try PostgresLogLocation(uri)
     var stores: [Store] = []
     for _ in 0..<nodes {
-      let opened = try PostgresLogRecovery.open(location)
+      let opened = try PostgresLogRecovery.open(location, groupCommit: groupCommit)
       stores.append(
         Store(
           sink: opened.sink, runner: NullRunner(), clock: SystemTimeSource(),
           recovered: opened.recovered))
     }
-    let perNode = events / nodes
+    let perWriter = events / (nodes * writersPerNode)
     let elapsed = try await ContinuousClock().measure {
       try await withThrowingTaskGroup(of: Void.self) { group in
         for store in stores {
-          group.addTask {
-            for n in 0..<perNode {
-              _ = try await store.send(.sendMessage(.init(query: "question \(n)")), origin: .cli)
+          for _ in 0..<writersPerNode {
+            group.addTask {
+              for n in 0..<perWriter {
+                _ = try await store.send(
+                  .sendMessage(.init(query: "question \(n)")), origin: .cli)
+              }
             }
           }
         }
@@ -136,7 +166,7 @@ private struct PostgresBenchmark {
       }
     }
     for store in stores { await store.close() }
-    return Double(perNode * nodes) / elapsed.seconds
+    return Double(perWriter * nodes * writersPerNode) / elapsed.seconds
   }
 
   private func followLag(_ uri: String) async throws -> (p50: Double, p99: Double, max: Double) {
@@ -154,7 +184,8 @@ private struct PostgresBenchmark {
     defer { follower.stop() }
     let clock = ContinuousClock()
     let applied = Mutex<[Int: ContinuousClock.Instant]>([:])
-    _ = await reader.observe { event in
+    // Taken as the reader applies them, inside its turn.
+    let following = EventForwarding(reader.events(after: await reader.lastSeq)) { event in
       let now = ContinuousClock.now
       applied.withLock { $0[event.seq] = now }
     }
@@ -170,6 +201,7 @@ private struct PostgresBenchmark {
       lags.append(Swift.max(0, (seen! - returned).seconds * 1000))
     }
     await writer.close()
+    following.stop()
     await reader.close()
     lags.sort()
     return (
@@ -247,8 +279,18 @@ private struct PostgresBenchmark {
     let variables: [String] = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8"]
     let environment = variables.map { strdup($0) } + [nil]
     defer { for pointer in environment { free(pointer) } }
+    // With no signal blocked: this runs on a worker thread of the concurrency pool, whose mask
+    // blocks most signals, and a child inherits the mask. pgbench ends a `-T` run on SIGALRM;
+    // blocked, it never arrives and pgbench runs forever.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
     var pid: pid_t = 0
-    guard posix_spawn(&pid, all[0], &actions, nil, argv, environment) == 0 else {
+    guard posix_spawn(&pid, all[0], &actions, &attributes, argv, environment) == 0 else {
       throw BenchmarkFailure("cannot start \(name)")
     }
     var status: Int32 = 0

@@ -86,12 +86,19 @@ struct TransportBenchmark {
     print(
       "  4 s wait on an https server that answers after 4 s: \(String(format: "%.3f", wait.cpu)) s CPU"
         + " (answered after \(String(format: "%.2f", wait.elapsed)) s)")
+    print(
+      "  100 such https requests at once: \(String(format: "%.3f", wait.manyCPU)) s CPU,"
+        + " \(wait.threadsBefore) threads before, \(wait.threadsDuring) while they wait"
+        + " (all answered: \(wait.allAnswered))")
   }
 
   /// Sends one request to an in-process HTTPS server whose handler answers after 4 s; the
   /// process's CPU during the exchange (the server sleeps meanwhile).
   func slowHTTPSWait(certificate files: (certificate: String, key: String), caFile: String)
-    async throws -> (cpu: Double, elapsed: Double)
+    async throws -> (
+      cpu: Double, elapsed: Double, manyCPU: Double, threadsBefore: Int, threadsDuring: Int,
+      allAnswered: Bool
+    )
   {
     struct Slow: HTTPHandler {
       func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -112,9 +119,22 @@ struct TransportBenchmark {
       TransportRequest(url: url, idleTimeout: 10, totalTimeout: 10))
     let elapsed = (ContinuousClock.now - start) / .seconds(1)
     let used = Self.processCPUSeconds() - cpu
-    await server.shutdown()
     guard response.status == 200 else { throw BenchError("the slow https server failed") }
-    return (used, elapsed)
+    // Many at once: they share the client's one event loop thread (the server's handlers sleep
+    // in tasks, without a thread each either). The handshakes are counted in the CPU.
+    let many = SocketTransport(maximumConnectionsPerOrigin: 100, caFile: caFile)
+    let threadsBefore = Self.threadCount()
+    let manyCPU = Self.processCPUSeconds()
+    let requests = (0..<100).map { _ in
+      Task { try? await many.send(TransportRequest(url: url, idleTimeout: 10, totalTimeout: 10)) }
+    }
+    try await Task.sleep(for: .seconds(2))
+    let threadsDuring = Self.threadCount()
+    var answered = 0
+    for request in requests where await request.value?.status == 200 { answered += 1 }
+    let manyUsed = Self.processCPUSeconds() - manyCPU
+    await server.shutdown()
+    return (used, elapsed, manyUsed, threadsBefore, threadsDuring, answered == 100)
   }
 
   /// Runs `chats` chats through a runner and returns chats/s and client CPU per chat.
@@ -214,6 +234,11 @@ struct TransportBenchmark {
   }
 
   /// User and system CPU of this process, in seconds.
+  /// The threads of this process.
+  static func threadCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+  }
+
   static func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)

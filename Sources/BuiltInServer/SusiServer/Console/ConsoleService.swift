@@ -26,6 +26,9 @@ public final class ConsoleService: Sendable {
     public var cacheSeconds: Double
     /// Bytes of reply bodies the cache holds at most.
     public var cacheBytes: Int
+    /// A PEM file of CA certificates trusted for `https://` besides the system store (which
+    /// `SSL_CERT_FILE` and `SSL_CERT_DIR` replace): `--ca-file`, as for every other request.
+    public var caFile: String? = nil
 
     /// By default public hosts only, 5 s idle and 8 s total, 2 MiB per reply, replies kept 60 s,
     /// 8 MiB of them.
@@ -62,6 +65,11 @@ public final class ConsoleService: Sendable {
     self.configuration = configuration
     self.clock = clock
     self.warn = warn
+  }
+
+  /// Why `caFile` cannot be trusted for console fetches (unreadable, no certificates), or nil.
+  public static func problem(withCAFile caFile: String) -> String? {
+    SocketTransport.problem(withCAFile: caFile)
   }
 
   /// The rows `rule` gives with `bindings`, nil when it gives none: inline `data`, replaced by
@@ -171,6 +179,7 @@ public final class ConsoleService: Sendable {
       if let kept { return kept }
       // Through the proxies of the environment (`HTTPS_PROXY`, `NO_PROXY` …), as curl would.
       let made = SocketTransport(
+        caFile: configuration.caFile,
         proxies: ProxySettings(environment: ProcessInfo.processInfo.environment))
       kept = made
       return made

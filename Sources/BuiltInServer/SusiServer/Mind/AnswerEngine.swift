@@ -41,6 +41,8 @@ struct AnswerEngine {
     var persona: String?
     /// When set, only these intents are asked (to check a skill by itself).
     var only: SkillMind?
+    /// How candidates are ordered (changed only to measure the skills).
+    var ranking = SkillMind.Ranking()
 
     init(
       language: String, observations: [(String, JSON)] = [], memory: [JSONObject] = [],
@@ -122,12 +124,10 @@ struct AnswerEngine {
     let prepared = SkillPattern.Query(query)
     guard !prepared.isTooLong, !prepared.text.isEmpty else { return nil }
     for mind in minds(context) {
-      for match in mind.matches(prepared, language: context.language) {
+      for match in mind.matches(prepared, language: context.language, ranking: context.ranking) {
         let skill = library.skills[Int(match.entry.skill)]
-        let intents = skill.file.intents
-        // A skill read late from a file that changed since the index was made reads as empty.
-        guard Int(match.entry.intent) < intents.count else { continue }
-        let intent = intents[Int(match.entry.intent)]
+        // A skill read late from a file that changed since the index was made has no intents.
+        guard let intent = skill.intent(Int(match.entry.intent)) else { continue }
         for captures in match.captures {
           if let finding = consider(
             intent, of: skill, captures: [query] + captures, context: context,
@@ -148,7 +148,14 @@ struct AnswerEngine {
     random: inout SeededRandom
   ) -> Finding? {
     var captureRow: [String: JSON] = [:]
-    for (index, capture) in captures.enumerated() { captureRow[String(index)] = .string(capture) }
+    if intent.dropsMatch {
+      // `!rest` dropped the match's only row: nothing is left to answer with but the actions.
+      guard !intent.actions.isEmpty else { return nil }
+    } else {
+      for (index, capture) in captures.enumerated() {
+        captureRow[String(index)] = .string(capture)
+      }
+    }
     var observations: [String: JSON] = ["server_url": .string(context.serverURL)]
     for (key, value) in context.observations where observations[key] == nil {
       observations[key] = value
@@ -233,7 +240,7 @@ struct AnswerEngine {
     }
     guard !actions.isEmpty else { return nil }
     return Finding(
-      skill: skill, rows: rows, captures: captures, actions: actions,
+      skill: skill, rows: rows, captures: intent.dropsMatch ? [] : captures, actions: actions,
       assigned: Array(assigned.dropFirst(inherited.count)), bang: bang)
   }
 

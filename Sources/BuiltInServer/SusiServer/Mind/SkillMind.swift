@@ -21,44 +21,24 @@ struct SkillMind: Sendable {
     var language: UInt16
     /// How many intents the skill has: of two equal matches the smaller skill's wins.
     var skillSize: Int32
-    /// The rank below the language and the utterance length: `SusiIntent.Score` without them.
-    var rank: Int64
   }
 
+  /// The skills of this mind, indices into the library's skills, in entry order.
+  let skills: [Int]
   let entries: [Entry]
-  /// Each entry's utterances (shared with the skill files, not copied).
+  /// Each entry's utterances and rank, compiled when a query first finds the entry.
   private let patterns: Utterances
-  private let byKey: [String: [Int32]]
-  private let always: [Int32]
+  let keys: KeyTable
   private let languages: [String]
 
-  /// The intents of `skills` (indices into `all`).
+  /// The intents of `skills` (indices into `all`), found by the keys of their outlines.
   init(skills: [Int], of all: [Skill]) {
-    var entries: [Entry] = []
-    var texts: [[String]] = []
-    var compiled: [[SkillPattern]?] = []
-    var keySets: [Keys] = []
     var frequency: [String: Int] = [:]
-    var languageIDs: [String: UInt16] = [:]
-    var languages: [String] = []
+    var keySets: [Keys] = []
     for skillIndex in skills {
-      let language = all[skillIndex].language
-      let languageID =
-        languageIDs[language]
-        ?? {
-          languages.append(language)
-          languageIDs[language] = UInt16(languages.count - 1)
-          return UInt16(languages.count - 1)
-        }()
-      let intents = all[skillIndex].outline.intents
-      for (intentIndex, intent) in intents.enumerated() {
-        entries.append(
-          Entry(
-            skill: Int32(skillIndex), intent: Int32(intentIndex), language: languageID,
-            skillSize: Int32(intents.count), rank: intent.rank))
-        texts.append(intent.texts)
-        compiled.append(intent.compiled)
-        let keys = intent.keys
+      let outline = all[skillIndex].outline
+      for intentIndex in 0..<outline.count {
+        let keys = outline.intent(intentIndex).keys ?? .none
         keySets.append(keys)
         if case .shared(let shared) = keys { for key in shared { frequency[key, default: 0] += 1 } }
       }
@@ -77,29 +57,103 @@ struct SkillMind: Sendable {
         for key in keys { byKey[key, default: []].append(entry) }
       }
     }
+    self.init(skills: skills, of: all, keys: .memory(byKey, always: always))
+  }
+
+  /// The intents of `skills` (indices into `all`), found by `keys`.
+  init(skills: [Int], of all: [Skill], keys: KeyTable) {
+    var entries: [Entry] = []
+    var languageIDs: [String: UInt16] = [:]
+    var languages: [String] = []
+    for skillIndex in skills {
+      let language = all[skillIndex].language
+      let languageID =
+        languageIDs[language]
+        ?? {
+          languages.append(language)
+          languageIDs[language] = UInt16(languages.count - 1)
+          return UInt16(languages.count - 1)
+        }()
+      let count = all[skillIndex].outline.count
+      for intentIndex in 0..<count {
+        entries.append(
+          Entry(
+            skill: Int32(skillIndex), intent: Int32(intentIndex), language: languageID,
+            skillSize: Int32(count)))
+      }
+    }
+    self.skills = skills
     self.entries = entries
-    self.patterns = Utterances(texts: texts, compiled: compiled)
-    self.byKey = byKey
-    self.always = always
+    self.patterns = Utterances(
+      outlines: skills.map { all[$0].outline }, entries: entries.map(\.intent),
+      firstEntry: SkillMind.firstEntries(skills.map { all[$0].outline.count }))
+    self.keys = keys
     self.languages = languages
   }
 
-  /// The utterances of every entry, compiled when a query first finds the entry.
-  final class Utterances: Sendable {
-    private let texts: [[String]]
-    private let compiled: Mutex<[[SkillPattern]?]>
+  private static func firstEntries(_ counts: [Int]) -> [Int32] {
+    var first: [Int32] = []
+    var total: Int32 = 0
+    for count in counts {
+      first.append(total)
+      total += Int32(count)
+    }
+    return first
+  }
 
-    init(texts: [[String]], compiled: [[SkillPattern]?]) {
-      self.texts = texts
-      self.compiled = Mutex(compiled)
+  /// Where a mind's candidates come from: a table built in memory from the intents' keys, or
+  /// the one saved in the skill index, looked up there without being read at start.
+  enum KeyTable: Sendable {
+    case memory([String: [Int32]], always: [Int32])
+    case index(SkillIndex.KeyLines, always: [Int32])
+
+    /// The entries a query's tokens find, and those always tried.
+    func candidates(_ tokens: Set<String>) -> Set<Int32> {
+      switch self {
+      case .memory(let byKey, let always):
+        var found = Set<Int32>(always)
+        for token in tokens {
+          if let list = byKey[token] { found.formUnion(list) }
+        }
+        return found
+      case .index(let lines, let always):
+        var found = Set<Int32>(always)
+        for token in tokens { lines.entries(for: token, into: &found) }
+        return found
+      }
+    }
+  }
+
+  /// The utterances and rank of every entry, compiled when a query first finds the entry.
+  final class Utterances: Sendable {
+    private let outlines: [SkillOutline]
+    /// Each entry's intent number within its skill.
+    private let intents: [Int32]
+    /// The first entry of each outline.
+    private let firstEntry: [Int32]
+    private let compiled: Mutex<[Int32: (patterns: [SkillPattern], rank: Int64)]>
+
+    init(outlines: [SkillOutline], entries: [Int32], firstEntry: [Int32]) {
+      self.outlines = outlines
+      self.intents = entries
+      self.firstEntry = firstEntry
+      self.compiled = Mutex([:])
     }
 
-    subscript(index: Int) -> [SkillPattern] {
+    subscript(index: Int) -> (patterns: [SkillPattern], rank: Int64) {
       compiled.withLock { compiled in
-        if let patterns = compiled[index] { return patterns }
-        let patterns = texts[index].map(SkillPattern.init)
-        compiled[index] = patterns
-        return patterns
+        if let found = compiled[Int32(index)] { return found }
+        // The outline holding the entry: the last whose first entry is not after it.
+        var low = 0
+        var high = firstEntry.count - 1
+        while low < high {
+          let middle = (low + high + 1) / 2
+          if firstEntry[middle] <= Int32(index) { low = middle } else { high = middle - 1 }
+        }
+        let intent = outlines[low].intent(Int(intents[index]))
+        let made = (intent.compiled ?? intent.texts.map(SkillPattern.init), intent.rank)
+        compiled[Int32(index)] = made
+        return made
       }
     }
   }
@@ -184,17 +238,28 @@ struct SkillMind: Sendable {
     var captures: [[String]]
   }
 
+  /// How matching intents are ordered: this server's order, or the real server's, and which
+  /// skill goes first or last among intents that rank equal (to measure ties).
+  struct Ranking: Sendable {
+    /// Rank as the real server does: by the length of the intent's shortest utterance,
+    /// whichever matched, with a wildcard utterance no lower than a plain one.
+    var realServer = false
+    /// Among equal ranks, this skill's intents first.
+    var preferred: Int32?
+    /// Among equal ranks, this skill's intents last.
+    var avoided: Int32?
+  }
+
   /// The intents a query's tokens find that match it, best first.
-  func matches(_ query: SkillPattern.Query, language: String) -> [Match] {
-    var found = Set<Int32>(always)
-    for token in query.tokens {
-      if let list = byKey[token] { found.formUnion(list) }
-    }
+  func matches(_ query: SkillPattern.Query, language: String, ranking: Ranking = Ranking())
+    -> [Match]
+  {
+    let found = keys.candidates(query.tokens)
     let languageScores = languages.map { SkillMind.languageScore(skill: $0, user: language) }
     var scored: [(score: Int64, index: Int32, match: Match)] = []
     for index in found {
       var matched: [(size: Int, captures: [String])] = []
-      let utterances = patterns[Int(index)]
+      let (utterances, rank) = patterns[Int(index)]
       for position in utterances.indices {
         if let captures = utterances[position].match(query) {
           // An utterance equal to the query beats every wildcard one.
@@ -203,16 +268,22 @@ struct SkillMind: Sendable {
           matched.append((exact + size, captures))
         }
       }
-      guard let size = matched.map(\.size).max() else { continue }
+      guard var size = matched.map(\.size).max() else { continue }
       let entry = entries[Int(index)]
       matched.sort { $0.size > $1.size }
+      if ranking.realServer { size = min(utterances.map(\.size).min() ?? 0, 999) }
       let score =
         languageScores[Int(entry.language)] * SkillMind.languageWeight + Int64(size)
-        * SkillMind.sizeWeight + entry.rank
+        * SkillMind.sizeWeight + rank
       scored.append((score, index, Match(entry: entry, captures: matched.map(\.captures))))
+    }
+    func tieOrder(_ skill: Int32) -> Int {
+      skill == ranking.preferred ? 0 : skill == ranking.avoided ? 2 : 1
     }
     scored.sort {
       if $0.score != $1.score { return $0.score > $1.score }
+      let (left, right) = (tieOrder($0.match.entry.skill), tieOrder($1.match.entry.skill))
+      if left != right { return left < right }
       if $0.match.entry.skillSize != $1.match.entry.skillSize {
         return $0.match.entry.skillSize < $1.match.entry.skillSize
       }

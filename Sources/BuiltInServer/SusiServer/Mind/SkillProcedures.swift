@@ -1,4 +1,5 @@
 public import SusiJSON
+import SusiScript
 
 /// The rules that need more than the skill file: a `!console:` rule with a `url` (fetched
 /// from the network) and a `!javascript:` rule. The server asks these when an intent with such
@@ -19,4 +20,14 @@ public struct OfflineSkillProcedures: SkillProcedures {
   public init() {}
   public func console(_ rule: ConsoleRule, bindings: SkillBindings) -> [JSON]? { nil }
   public func javascript(_ script: String, bindings: SkillBindings) -> String? { nil }
+}
+
+/// No network, but scripts: `!javascript:` rules run (they need no network), console rules with
+/// a `url` fall through. What `susi server --check-skills` asks skills with.
+public struct OfflineScriptProcedures: SkillProcedures {
+  public init() {}
+  public func console(_ rule: ConsoleRule, bindings: SkillBindings) -> [JSON]? { nil }
+  public func javascript(_ script: String, bindings: SkillBindings) -> String? {
+    try? JavaScriptRule.run(script, bindings: bindings, limits: ScriptLimits()).get()
+  }
 }

@@ -13,8 +13,8 @@ public struct SkillCheck: Sendable {
     case noPattern = "fits none of its skill's utterances"
     /// The matching intent fetches a URL, and this server has no network procedures.
     case network = "needs the network (!console: with a url)"
-    /// The matching intent runs JavaScript, and this server has no script engine.
-    case javascript = "needs JavaScript (!javascript:)"
+    /// The matching intent runs JavaScript, and its script gives no answer here.
+    case javascript = "its !javascript: rule gives no answer"
     /// The matching intent needs remembered values or a condition a new user does not meet.
     case memory = "needs remembered values or a condition a new user does not meet"
   }
@@ -32,9 +32,25 @@ public struct SkillCheck: Sendable {
     public var answer: String
     /// Why the skill cannot answer the example even when asked alone; nil when it can.
     public var obstacle: Obstacle?
+    /// Another skill answered, and the example's own skill has an intent that matches it and
+    /// ranks equal (their utterances are the same): one of the two must answer.
+    public var tied = false
+    /// Who answers when candidates are ordered as the real server orders them (see
+    /// `SkillMind.Ranking.realServer`); nil when the skill cannot answer by itself.
+    public var realServer: Verdict?
 
     /// Whether the example's own skill answered it.
     public var isOwn: Bool { answeredBy == skill }
+  }
+
+  /// Whether the example's own skill answers it.
+  public enum Verdict: Sendable {
+    /// It does, before any other.
+    case own
+    /// It ranks equal with another skill's intent; the order among equals decides.
+    case tie
+    /// Another skill's intent ranks higher.
+    case other
   }
 
   /// Problems met while loading, one line each, naming file and line.
@@ -55,7 +71,7 @@ public struct SkillCheck: Sendable {
   /// with `persona=` its name, as those skills are meant to be used.
   public static func run(
     dataDirectory: URL, language: String = "en",
-    procedures: any SkillProcedures = OfflineSkillProcedures()
+    procedures: any SkillProcedures = OfflineScriptProcedures()
   ) -> SkillCheck {
     let start = threadSeconds()
     let library = SkillLibrary.load(from: dataDirectory)
@@ -67,7 +83,7 @@ public struct SkillCheck: Sendable {
 
   static func run(
     library: SkillLibrary, language: String,
-    procedures: any SkillProcedures = OfflineSkillProcedures()
+    procedures: any SkillProcedures = OfflineScriptProcedures()
   ) -> SkillCheck {
     let engine = AnswerEngine(library: library, procedures: procedures)
     var random = SeededRandom(seed: 1)
@@ -86,15 +102,21 @@ public struct SkillCheck: Sendable {
         return context
       }
       let aloneContext = alone
+      let skillID = Int32(index)
       for (line, example) in skill.file.exampleLines {
+        let context = AnswerEngine.Context(
+          language: language, serverURL: "http://localhost",
+          now: Date(timeIntervalSince1970: 0), focus: skill.file.focus.first,
+          persona: skill.model == "persona" ? skill.tag : nil)
+        /// Whether the example's own skill answers with candidates ranked so.
+        func ownAnswers(_ ranking: SkillMind.Ranking) -> Bool {
+          var ranked = context
+          ranked.ranking = ranking
+          return engine.think(query: example, context: ranked, random: &random).skill?.serverPath
+            == skill.serverPath
+        }
         let start = threadSeconds()
-        let thought = engine.think(
-          query: example,
-          context: AnswerEngine.Context(
-            language: language, serverURL: "http://localhost",
-            now: Date(timeIntervalSince1970: 0), focus: skill.file.focus.first,
-            persona: skill.model == "persona" ? skill.tag : nil),
-          random: &random)
+        let thought = engine.think(query: example, context: context, random: &random)
         answerSeconds.append(threadSeconds() - start)
         let answer =
           thought.actions.first { $0["type"]?.string == "answer" }?["expression"]?.string ?? ""
@@ -104,10 +126,17 @@ public struct SkillCheck: Sendable {
           let byItself = engine.think(query: example, context: aloneContext, random: &random)
           if byItself.skill == nil { obstacle = Self.obstacle(example, skill) }
         }
-        outcomes.append(
-          Outcome(
-            skill: own, line: line + 1, example: example, answeredBy: answeredBy, answer: answer,
-            obstacle: obstacle))
+        var outcome = Outcome(
+          skill: own, line: line + 1, example: example, answeredBy: answeredBy, answer: answer,
+          obstacle: obstacle)
+        if obstacle == nil {
+          outcome.tied = answeredBy != own && ownAnswers(SkillMind.Ranking(preferred: skillID))
+          outcome.realServer =
+            ownAnswers(SkillMind.Ranking(realServer: true, avoided: skillID))
+            ? .own
+            : ownAnswers(SkillMind.Ranking(realServer: true, preferred: skillID)) ? .tie : .other
+        }
+        outcomes.append(outcome)
       }
     }
     return SkillCheck(
@@ -188,6 +217,22 @@ public struct SkillCheck: Sendable {
       + "answered by their own skill (\(percent(ownCount, outcomes.count))%); of the "
       + "\(answerable.count) their skill answers by itself, \(ownAnswerable) "
       + "(\(percent(ownAnswerable, answerable.count))%)"
+      + (ownAnswerable == answerable.count
+        ? ""
+        : ", and \(answerable.count { $0.tied }) of the other \(answerable.count - ownAnswerable) "
+          + "tie with the skill that answered (an equal-ranking intent, one of two answers)")
       + (reasons.isEmpty ? "" : "; not answerable here: " + reasons.joined(separator: ", "))
+  }
+
+  /// The examples their skill answers by itself, ranked as the real server ranks: how many
+  /// their own skill answers first, how many tie with another skill's intent (the real server
+  /// picks one by the order of a hash set), how many another skill answers.
+  public var realServerSummary: String {
+    let answerable = self.answerable
+    func count(_ verdict: Verdict) -> Int { answerable.count { $0.realServer == verdict } }
+    return
+      "ranked as the real server ranks (by each intent's shortest utterance): of the "
+      + "\(answerable.count), \(count(.own)) answered by their own skill, \(count(.tie)) tie "
+      + "with another skill, \(count(.other)) answered by another skill"
   }
 }

@@ -68,8 +68,22 @@ public struct SkillIntent: Sendable {
   /// or, when `negated`, must not.
   public var conditions: [Condition]
   public var plans: [PlannedAnswer]
-  /// Whether the block has `!first`/`!rest` lines (flow inferences: they only rank here).
-  public var hasFlow: Bool
+  /// The block's `!first`/`!rest` lines, in order. They come before the intent's rule (a rule
+  /// ends its block), so, as on the real server, they apply to the thought the match made:
+  /// one row holding the query (`$0$`) and the captures (`$1$`…). `!first` keeps its first
+  /// row (a match has only one); `!rest` drops it, so the answers and plans see no captures,
+  /// and an intent without an answer or action then fails (its thought is empty).
+  public var flow: [FlowStep]
+  /// Whether the block has `!first`/`!rest` lines (they also rank the intent).
+  public var hasFlow: Bool { !flow.isEmpty }
+  /// Whether a `!rest` line dropped the match's row.
+  public var dropsMatch: Bool { flow.contains(.rest) }
+
+  /// A `!first` or `!rest` line.
+  public enum FlowStep: Sendable, Equatable {
+    case first
+    case rest
+  }
   /// 0-based line of the utterance line.
   public var line: Int
   public var examples: [String]

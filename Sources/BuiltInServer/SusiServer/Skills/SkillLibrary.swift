@@ -48,6 +48,10 @@ public struct Skill: Sendable {
     self.source = source
   }
 
+  /// The intent at `number`, as matching numbers them; nil when the skill's file changed since
+  /// its index was written and no longer has it.
+  func intent(_ number: Int) -> SkillIntent? { source.intent(number) }
+
   /// The path the real server reports in `answers[].skills`.
   public var serverPath: String {
     "/susi_skill_data/models/\(model)/\(group)/\(language)/\(tag).txt"
@@ -84,15 +88,43 @@ public struct SkillLibrary: Sendable {
   /// The model whose skills answer chat.
   public static let chatModel = "general"
 
+  /// The minds of a library, when they are known (from the skill index).
+  struct Minds {
+    var chat: SkillMind
+    var focus: [String: SkillMind]
+    var persona: [String: SkillMind]
+  }
+
   init(
     dataDirectory: URL, skills: [Skill], groupsByModel: [String: [String]], warnings: [String],
-    languagesByTag: [String: [String]]
+    languagesByTag: [String: [String]], minds: Minds? = nil
   ) {
     self.dataDirectory = dataDirectory
     self.skills = skills
     self.groupsByModel = groupsByModel
     self.warnings = warnings
     self.languagesByTag = languagesByTag
+    if let minds {
+      mind = minds.chat
+      focusMinds = minds.focus
+      personaMinds = minds.persona
+      return
+    }
+    let members = SkillLibrary.mindMembers(skills.map { ($0.model, $0.tag, $0.outline.focus) })
+    let chat = members.chat
+    let focus = members.focus
+    let persona = members.persona
+    mind = SkillMind(skills: chat, of: skills)
+    focusMinds = focus.mapValues { SkillMind(skills: $0, of: skills) }
+    personaMinds = persona.mapValues { SkillMind(skills: $0, of: skills) }
+  }
+
+  /// Which skills answer chat (those of `models/general` without focus names), which answer
+  /// only a chat with `focus=NAME` (by name), and which only one with `persona=NAME` (persona
+  /// skills, by lower-case name); each list in the skills' order.
+  static func mindMembers(_ skills: [(model: String, tag: String, focus: [String])]) -> (
+    chat: [Int], focus: [String: [Int]], persona: [String: [Int]]
+  ) {
     var chat: [Int] = []
     var focus: [String: [Int]] = [:]
     var persona: [String: [Int]] = [:]
@@ -100,16 +132,14 @@ public struct SkillLibrary: Sendable {
       if skill.model == "persona" {
         persona[skill.tag.lowercased(), default: []].append(index)
       } else if skill.model == SkillLibrary.chatModel {
-        if skill.outline.focus.isEmpty {
+        if skill.focus.isEmpty {
           chat.append(index)
         } else {
-          for name in skill.outline.focus { focus[name, default: []].append(index) }
+          for name in skill.focus { focus[name, default: []].append(index) }
         }
       }
     }
-    mind = SkillMind(skills: chat, of: skills)
-    focusMinds = focus.mapValues { SkillMind(skills: $0, of: skills) }
-    personaMinds = persona.mapValues { SkillMind(skills: $0, of: skills) }
+    return (chat, focus, persona)
   }
 
   /// Loads every skill under `dataDirectory/models`. With `indexFile`, a start whose skill
@@ -118,18 +148,53 @@ public struct SkillLibrary: Sendable {
   /// when it is first needed; otherwise every file is parsed and the index is written afresh.
   public static func load(from dataDirectory: URL, indexFile: URL? = nil) -> SkillLibrary {
     let tree = SkillTree.scan(dataDirectory)
-    if let indexFile, let library = SkillIndex.read(indexFile, tree: tree) { return library }
-    let (library, loaded) = parseAll(tree)
-    if let indexFile { SkillIndex.write(library, files: loaded, tree: tree, to: indexFile) }
+    guard let indexFile else { return parseAll(tree) }
+    if let library = SkillIndex.read(indexFile, tree: tree) { return library }
+    return index(tree, into: indexFile)
+  }
+
+  /// Parses every file of `tree` one after the other into a skill index, writes it to
+  /// `indexFile`, and returns the library read from it (the files are parsed again when first
+  /// needed), so that the whole collection is never held parsed at once.
+  static func index(_ tree: SkillTree, into indexFile: URL) -> SkillLibrary {
+    var builder = SkillIndex.Builder()
+    var warnings: [String] = []
+    for (position, entry) in tree.files.enumerated() {
+      do {
+        guard let bytes = try AtomicFile.read(entry.url, limit: SkillParser.maximumFileSize)
+        else { continue }
+        var problems: [String] = []
+        builder.begin()
+        let lineStarts = SkillParser.lineStarts(bytes)
+        let file = try SkillParser.parse(bytes, acceptCatchAll: false) { intent in
+          for problem in intent.patterns.compactMap(\.problem) {
+            problems.append("\(entry.relative): line \(intent.line + 1): \(problem)")
+          }
+          builder.add(intent, offset: lineStarts[min(intent.line, lineStarts.count - 1)])
+        }
+        builder.end(position: position, model: entry.model, tag: entry.tag, focus: file.focus)
+        warnings += file.warnings.map { "\(entry.relative): \($0)" } + problems
+      } catch {
+        warnings.append("\(entry.relative): skipped: \(error)")
+      }
+    }
+    let key = SkillIndex.key(tree)
+    let bytes = builder.finish(key: key, warnings: warnings)
+    // The index only saves time: a folder that cannot hold it leaves every start parsing.
+    try? PrivateFile.makeDirectory(indexFile.deletingLastPathComponent().path)
+    try? PrivateFile.write(bytes, to: indexFile.path)
+    guard var library = SkillIndex.parse(bytes, from: key.count, tree: tree) else {
+      return parseAll(tree)
+    }
+    library.loadedFromIndex = false
     return library
   }
 
-  /// Parses every file of `tree`; also returns, per skill, the index of its file in the tree.
-  static func parseAll(_ tree: SkillTree) -> (SkillLibrary, [Int]) {
+  /// Parses every file of `tree` and keeps them.
+  static func parseAll(_ tree: SkillTree) -> SkillLibrary {
     var skills: [Skill] = []
-    var loaded: [Int] = []
     var warnings: [String] = []
-    for (position, entry) in tree.files.enumerated() {
+    for entry in tree.files {
       do {
         guard let bytes = try AtomicFile.read(entry.url, limit: SkillParser.maximumFileSize)
         else { continue }
@@ -144,16 +209,17 @@ public struct SkillLibrary: Sendable {
           Skill(
             model: entry.model, group: entry.group, language: entry.language,
             tag: entry.tag, file: file, modified: entry.modified, accessed: entry.accessed))
-        loaded.append(position)
       } catch {
         warnings.append("\(entry.relative): skipped: \(error)")
       }
     }
-    return (assemble(tree, skills: skills, warnings: warnings), loaded)
+    return assemble(tree, skills: skills, warnings: warnings)
   }
 
   /// The library of `skills` found in `tree`.
-  static func assemble(_ tree: SkillTree, skills: [Skill], warnings: [String]) -> SkillLibrary {
+  static func assemble(
+    _ tree: SkillTree, skills: [Skill], warnings: [String], minds: Minds? = nil
+  ) -> SkillLibrary {
     var languages: [String: [String]] = [:]
     for skill in skills {
       languages[languageKey(skill.model, skill.group, skill.tag), default: []].append(
@@ -161,7 +227,7 @@ public struct SkillLibrary: Sendable {
     }
     return SkillLibrary(
       dataDirectory: tree.dataDirectory, skills: skills, groupsByModel: tree.groupsByModel,
-      warnings: warnings, languagesByTag: languages.mapValues { $0.sorted() })
+      warnings: warnings, languagesByTag: languages.mapValues { $0.sorted() }, minds: minds)
   }
 
   /// Whether `dataDirectory` holds any skill file (`models/*/*/*/*.txt`), without reading one.
@@ -225,27 +291,40 @@ public struct SkillLibrary: Sendable {
       under: dataDirectory.appendingPathComponent("models"))
   }
 
-  static func subdirectories(of url: URL) -> [String] {
-    entries(of: url).filter { name in
-      var isDirectory: ObjCBool = false
-      return FileManager.default.fileExists(
-        atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
-        && isDirectory.boolValue
-    }
+  static func subdirectories(of url: URL) -> [String] { subdirectories(atPath: url.path) }
+
+  static func files(in url: URL) -> [String] { files(atPath: url.path) }
+
+  static func subdirectories(atPath path: String) -> [String] {
+    entries(atPath: path).filter(\.isDirectory).map(\.name)
   }
 
-  static func files(in url: URL) -> [String] {
-    entries(of: url).filter { name in
-      var isDirectory: ObjCBool = false
-      return FileManager.default.fileExists(
-        atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
-        && !isDirectory.boolValue
-    }
+  static func files(atPath path: String) -> [String] {
+    entries(atPath: path).filter { !$0.isDirectory }.map(\.name)
   }
 
-  /// Visible entries of a folder, sorted so that every run sees the same order.
-  private static func entries(of url: URL) -> [String] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-    return names.filter { !$0.hasPrefix(".") }.sorted()
+  /// Visible entries of a folder (symbolic links read as what they point to), sorted so that
+  /// every run sees the same order; none when it cannot be read.
+  private static func entries(atPath path: String) -> [(name: String, isDirectory: Bool)] {
+    guard let directory = opendir(path) else { return [] }
+    defer { closedir(directory) }
+    var out: [(name: String, isDirectory: Bool)] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      guard !name.hasPrefix(".") else { continue }
+      let isDirectory: Bool
+      switch Int32(entry.pointee.d_type) {
+      case Int32(DT_DIR): isDirectory = true
+      case Int32(DT_REG): isDirectory = false
+      default:
+        var info = stat()
+        guard stat(path + "/" + name, &info) == 0 else { continue }
+        isDirectory = info.st_mode & S_IFMT == S_IFDIR
+      }
+      out.append((name, isDirectory))
+    }
+    return out.sorted { $0.name < $1.name }
   }
 }

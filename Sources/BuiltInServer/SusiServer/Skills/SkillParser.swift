@@ -17,6 +17,15 @@ public enum SkillParser {
   public static func parse(_ bytes: [UInt8], acceptCatchAll: Bool = true) throws(SkillParseError)
     -> SkillFile
   {
+    try parse(bytes, acceptCatchAll: acceptCatchAll, each: nil)
+  }
+
+  /// Parses the bytes of one skill file; with `each`, every intent is handed to it as soon as
+  /// it is read instead of being kept in the file (whose `intents` are then empty), so that a
+  /// large file is never held whole.
+  static func parse(
+    _ bytes: [UInt8], acceptCatchAll: Bool, each: ((SkillIntent) -> Void)?, firstLine: Int = 0
+  ) throws(SkillParseError) -> SkillFile {
     guard bytes.count <= maximumFileSize else {
       throw SkillParseError(message: "file is larger than \(maximumFileSize) bytes")
     }
@@ -30,7 +39,9 @@ public enum SkillParser {
       throw SkillParseError(message: "file is not valid UTF-8 text")
     }
     if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-    var parser = Parser(lines: physicalLines(text), acceptCatchAll: acceptCatchAll)
+    var parser = Parser(
+      lines: physicalLines(text, firstLine: firstLine), acceptCatchAll: acceptCatchAll)
+    parser.each = each
     parser.run()
     return SkillFile(
       headers: parser.headers, intents: parser.intents, warnings: parser.warnings,
@@ -52,7 +63,7 @@ public enum SkillParser {
 
   /// Splits at LF, CRLF or a lone CR; trims each line's end (control characters and spaces)
   /// and turns tabs into four spaces.
-  static func physicalLines(_ text: String) -> [Line] {
+  static func physicalLines(_ text: String, firstLine: Int = 0) -> [Line] {
     var lines: [Line] = []
     let utf8 = Array(text.utf8)
     var start = 0
@@ -66,7 +77,7 @@ public enum SkillParser {
         line = line.split(separator: "\t", omittingEmptySubsequences: false).joined(
           separator: "    ")
       }
-      lines.append(Line(number: lines.count, text: line))
+      lines.append(Line(number: firstLine + lines.count, text: line))
     }
     while index < utf8.count {
       let byte = utf8[index]
@@ -79,6 +90,21 @@ public enum SkillParser {
     }
     if start < utf8.count { add(utf8.count) }
     return lines
+  }
+
+  /// The byte offset where each line starts, splitting as `physicalLines` does.
+  static func lineStarts(_ bytes: [UInt8]) -> [Int] {
+    var starts = [0]
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == 0x0A || byte == 0x0D {
+        if byte == 0x0D, index + 1 < bytes.count, bytes[index + 1] == 0x0A { index += 1 }
+        starts.append(index + 1)
+      }
+      index += 1
+    }
+    return starts
   }
 
   /// The bang heads the reader knows; a line whose head is none of these starts a block of
@@ -123,6 +149,8 @@ public enum SkillParser {
     var exampleLines: [(line: Int, text: String)] = []
     var focus: [String] = []
     var isPrior = false
+    /// When set, receives each intent instead of `intents`.
+    var each: ((SkillIntent) -> Void)?
 
     init(lines: [Line], acceptCatchAll: Bool) {
       self.lines = lines
@@ -233,7 +261,7 @@ public enum SkillParser {
       }
       var drafts = [
         SkillIntent(
-          patterns: patterns, actions: [], rule: nil, conditions: [], plans: [], hasFlow: false,
+          patterns: patterns, actions: [], rule: nil, conditions: [], plans: [], flow: [],
           line: head.number, examples: [], isPrior: isPrior)
       ]
       var bangType = ""
@@ -255,7 +283,8 @@ public enum SkillParser {
               for i in drafts.indices { drafts[i].examples.append(bang.tail) }
             }
           case "expect", "label", "implication": break
-          case "first", "rest": for i in drafts.indices { drafts[i].hasFlow = true }
+          case "first": for i in drafts.indices { drafts[i].flow.append(.first) }
+          case "rest": for i in drafts.indices { drafts[i].flow.append(.rest) }
           case "plan":
             if bang.param.isEmpty || bang.tail.isEmpty {
               warn(numbered.number, "!plan needs '<delay>:<answer>'; ignored")
@@ -317,7 +346,7 @@ public enum SkillParser {
           warn(draft.line, "intent has no answer line and is ignored")
           continue
         }
-        intents.append(draft)
+        if let each { each(draft) } else { intents.append(draft) }
       }
     }
 
@@ -350,12 +379,7 @@ public enum SkillParser {
       }
       let object: JSONObject
       do {
-        guard let parsed = try JSONParser.parse(body.joined(separator: "\n")).object else {
-          warn(line, "!console: rule must be a JSON object; the intent is ignored")
-          drafts = []
-          return
-        }
-        object = parsed
+        object = try SkillJSON.object(body.joined(separator: "\n"))
       } catch {
         warn(line, "!console: rule JSON does not parse (\(error)); the intent is ignored")
         drafts = []

@@ -48,23 +48,3 @@ struct WebContent: Sendable {
     directory.flatMap { ContainedFile.resolve([name], under: $0) }
   }
 }
-
-/// Content types by file extension.
-enum MediaType {
-  static func forFile(_ name: String) -> String {
-    switch (name as NSString).pathExtension.lowercased() {
-    case "png": "image/png"
-    case "jpg", "jpeg": "image/jpeg"
-    case "gif": "image/gif"
-    case "svg": "image/svg+xml"
-    case "webp": "image/webp"
-    case "ico": "image/x-icon"
-    case "html", "htm": "text/html"
-    case "css": "text/css"
-    case "js": "application/javascript"
-    case "json": "application/json"
-    case "txt": "text/plain"
-    default: "application/octet-stream"
-    }
-  }
-}

@@ -205,7 +205,7 @@ actor ImageCache {
     {
       for item in list {
         guard let item = item.object, let url = item.text("url"), let file = item.text("file"),
-          ImageCache.isCacheFileName(file), let bytes = item.int("bytes"),
+          ImageCacheFile.isName(file), let bytes = item.int("bytes"),
           let used = item.int("used"),
           let attributes = try? FileManager.default.attributesOfItem(atPath: path(file)),
           (attributes[.size] as? NSNumber)?.intValue == bytes
@@ -219,12 +219,6 @@ actor ImageCache {
     where name != "index.json" && !referenced.contains(name) {
       try? SecureFile.remove(path(name))
     }
-  }
-
-  /// True for names this cache writes: 64 hex digits and an optional known extension.
-  static func isCacheFileName(_ name: String) -> Bool {
-    let stem = name.split(separator: ".", maxSplits: 1).first ?? ""
-    return stem.count == 64 && stem.allSatisfy { $0.isHexDigit } && !name.contains("/")
   }
 
   /// An extension from the image's magic bytes, so a viewer opening the file knows its type.
@@ -252,6 +246,26 @@ public enum ImageKind: String, Sendable, CaseIterable {
     case .ico: "image/x-icon"
     default: "image/" + rawValue
     }
+  }
+}
+
+/// The names of the image cache's files, for frontends that serve them.
+public enum ImageCacheFile {
+  /// True for names the cache writes: the SHA-256 of the bytes in 64 hex digits, and an
+  /// optional extension.
+  public static func isName(_ name: String) -> Bool {
+    let stem = name.split(separator: ".", maxSplits: 1).first ?? ""
+    return stem.count == 64 && stem.allSatisfy(\.isHexDigit) && !name.contains("/")
+  }
+
+  /// The name of the cache's file that `path` (as the state's `images` records it) ends in;
+  /// nil when it does not end in a name the cache writes, so a path read from the log is never
+  /// trusted to point anywhere else.
+  public static func name(of path: String) -> String? {
+    guard let name = path.split(separator: "/").last.map(String.init), isName(name) else {
+      return nil
+    }
+    return name
   }
 }
 

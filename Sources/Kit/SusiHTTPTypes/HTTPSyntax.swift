@@ -1,14 +1,15 @@
-/// Byte classes from RFC 9110 §5.6 and RFC 3986 that the request parser checks against.
-enum HTTPSyntax {
-  static let cr = UInt8(ascii: "\r")
-  static let lf = UInt8(ascii: "\n")
-  static let space = UInt8(ascii: " ")
-  static let tab = UInt8(ascii: "\t")
-  static let colon = UInt8(ascii: ":")
+/// Byte classes from RFC 9110 §5.6 and RFC 3986 that the server's request parser and the
+/// client's response parser check against.
+package enum HTTPSyntax {
+  package static let cr = UInt8(ascii: "\r")
+  package static let lf = UInt8(ascii: "\n")
+  package static let space = UInt8(ascii: " ")
+  package static let tab = UInt8(ascii: "\t")
+  package static let colon = UInt8(ascii: ":")
 
   /// `tchar`: the characters of a token (method, field name, transfer coding).
   @inline(__always)
-  static func isTokenByte(_ byte: UInt8) -> Bool {
+  package static func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
       UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -26,16 +27,16 @@ enum HTTPSyntax {
   /// `field-vchar` plus the spaces allowed inside a field value: anything but control
   /// characters (NUL, CR, LF, DEL, …). Bytes from 0x80 up (`obs-text`) are allowed.
   @inline(__always)
-  static func isFieldValueByte(_ byte: UInt8) -> Bool {
+  package static func isFieldValueByte(_ byte: UInt8) -> Bool {
     byte == tab || (byte >= 0x20 && byte != 0x7F)
   }
 
   /// Visible ASCII: what a request-target may consist of.
   @inline(__always)
-  static func isTargetByte(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
+  package static func isTargetByte(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 
   /// What `Host` may hold: `uri-host [ ":" port ]`, including IP literals and percent escapes.
-  static func isHostByte(_ byte: UInt8) -> Bool {
+  package static func isHostByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
       UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -53,7 +54,7 @@ enum HTTPSyntax {
 
   /// The value of a hexadecimal digit, or nil.
   @inline(__always)
-  static func hexValue(_ byte: UInt8) -> Int? {
+  package static func hexValue(_ byte: UInt8) -> Int? {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
     case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a") + 10)
@@ -63,7 +64,8 @@ enum HTTPSyntax {
   }
 
   /// Whether `bytes` equals the lowercase ASCII `name`, ignoring case.
-  static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool
+  package static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString)
+    -> Bool
   {
     guard bytes.count == name.utf8CodeUnitCount else { return false }
     let expected = name.utf8Start

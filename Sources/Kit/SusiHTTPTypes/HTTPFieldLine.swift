@@ -1,27 +1,36 @@
-/// One `name: value` line of a header or trailer section, checked against RFC 9112 §5.
-struct HTTPFieldLine {
+/// Why a header or trailer line was refused: a reason a person can act on.
+package struct HTTPFieldLineError: Error, Equatable, Sendable {
+  package var reason: String
+  package init(_ reason: String) { self.reason = reason }
+}
+
+/// One `name: value` line of a header or trailer section, checked against RFC 9112 §5: shared by
+/// the server's request parser and the client's response parser.
+package struct HTTPFieldLine {
   /// The field name, as sent.
-  var name: UnsafeBufferPointer<UInt8>
+  package var name: UnsafeBufferPointer<UInt8>
   /// The field value without leading and trailing whitespace.
-  var value: UnsafeBufferPointer<UInt8>
+  package var value: UnsafeBufferPointer<UInt8>
 
   /// Splits and checks `line` (without its CRLF), or says why it must be rejected.
-  static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<HTTPFieldLine, HTTPRejection> {
-    guard let first = line.first else { return .failure(.badRequest("empty header line")) }
+  package static func parse(_ line: UnsafeBufferPointer<UInt8>) -> Result<
+    HTTPFieldLine, HTTPFieldLineError
+  > {
+    guard let first = line.first else { return .failure(HTTPFieldLineError("empty header line")) }
     if first == HTTPSyntax.space || first == HTTPSyntax.tab {
-      return .failure(.badRequest("header line folding (obs-fold) is not allowed"))
+      return .failure(HTTPFieldLineError("header line folding (obs-fold) is not allowed"))
     }
     guard let colon = line.firstIndex(of: HTTPSyntax.colon) else {
-      return .failure(.badRequest("header line without a colon"))
+      return .failure(HTTPFieldLineError("header line without a colon"))
     }
-    if colon == 0 { return .failure(.badRequest("header field with an empty name")) }
+    if colon == 0 { return .failure(HTTPFieldLineError("header field with an empty name")) }
     for index in 0..<colon {
       let byte = line[index]
       if byte == HTTPSyntax.space || byte == HTTPSyntax.tab {
-        return .failure(.badRequest("whitespace before the colon of a header field"))
+        return .failure(HTTPFieldLineError("whitespace before the colon of a header field"))
       }
       if !HTTPSyntax.isTokenByte(byte) {
-        return .failure(.badRequest("invalid character in a header field name"))
+        return .failure(HTTPFieldLineError("invalid character in a header field name"))
       }
     }
     var valueStart = colon + 1
@@ -37,7 +46,7 @@ struct HTTPFieldLine {
       valueEnd -= 1
     }
     for index in valueStart..<valueEnd where !HTTPSyntax.isFieldValueByte(line[index]) {
-      return .failure(.badRequest("control character in a header field value"))
+      return .failure(HTTPFieldLineError("control character in a header field value"))
     }
     return .success(
       HTTPFieldLine(
@@ -47,8 +56,9 @@ struct HTTPFieldLine {
 }
 
 extension UnsafeBufferPointer<UInt8> {
+  // Shared by the request and response parsers.
   /// The index of the first line feed at or after `from`, or nil.
-  func indexOfLineFeed(from: Int) -> Int? {
+  package func indexOfLineFeed(from: Int) -> Int? {
     guard from < count, let base = baseAddress else { return nil }
     var index = from
     while index < count {
@@ -59,5 +69,5 @@ extension UnsafeBufferPointer<UInt8> {
   }
 
   /// The bytes as a String; invalid UTF-8 (allowed `obs-text`) becomes U+FFFD.
-  var decodedString: String { String(decoding: self, as: UTF8.self) }
+  package var decodedString: String { String(decoding: self, as: UTF8.self) }
 }

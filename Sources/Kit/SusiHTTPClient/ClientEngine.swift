@@ -1,0 +1,506 @@
+import CEpoll
+import Dispatch
+import SusiHTTPTypes
+import SusiTLS
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The client's connections and the requests on them, all on one `ClientLoop` thread: keeps
+/// idle keep-alive connections per origin (pool key), bounds how many connections each origin
+/// has open at once (a request beyond the bound waits for one to come back), and drives each
+/// `ClientExchange` as its sockets become ready.
+///
+/// Every method but `submit`, `cancel` and `counts` runs on the loop thread; those three hop
+/// onto it. `@unchecked Sendable` for that reason.
+final class ClientEngine: @unchecked Sendable {
+  private struct Origin {
+    var idle: [ClientConnection] = []
+    /// Connections open or being opened, idle ones included.
+    var open = 0
+    var waiters: [ClientExchange] = []
+  }
+
+  let loop: ClientLoop
+  let maximumPerOrigin: Int
+  let idleLifetime: Double
+  private let statistics: StatisticsCounter
+  private var origins: [String: Origin] = [:]
+  private var exchanges: [Int: ClientExchange] = [:]
+  private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+
+  init(
+    loop: ClientLoop, maximumPerOrigin: Int, idleLifetime: Double,
+    statistics: StatisticsCounter
+  ) {
+    self.loop = loop
+    self.maximumPerOrigin = max(1, maximumPerOrigin)
+    self.idleLifetime = idleLifetime
+    self.statistics = statistics
+    // Weak: the loop thread may make one more turn after the transport (and this engine) is gone.
+    loop.execute { [self] in loop.turn = { [weak self] in self?.checkDeadlines() } }
+  }
+
+  deinit { buffer.deallocate() }
+
+  // MARK: - From any thread
+
+  /// Starts `order` as exchange `id`; `finish` is called once, on the loop thread. A
+  /// `cancellation` set before the exchange starts ends it at once.
+  func submit(
+    id: Int, _ order: ClientExchange.Order, cancellation: CancellationFlag,
+    finish: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
+  ) {
+    let accepted = loop.execute { [self] in
+      if cancellation.isSet { return finish(.failure(.cancelled)) }
+      start(ClientExchange(id: id, order: order, finish: finish))
+    }
+    if !accepted { finish(.failure(.cancelled)) }
+  }
+
+  /// Ends exchange `id` with `.cancelled` (nothing when it already finished); `cancellation`
+  /// is set first, so an exchange not started yet ends as it starts.
+  func cancel(id: Int, _ cancellation: CancellationFlag) {
+    cancellation.set()
+    loop.execute { [self] in
+      guard let exchange = exchanges[id] else { return }
+      if case .queued = exchange.phase {
+        origins[exchange.order.key]?.waiters.removeAll { $0 === exchange }
+        exchanges[id] = nil
+        exchange.phase = .finished
+        exchange.finish(.failure(.cancelled))
+        return
+      }
+      fail(exchange, .cancelled)
+    }
+  }
+
+  /// Open and idle connections for `key`, for tests.
+  func counts(_ key: String) async -> (open: Int, idle: Int) {
+    await withCheckedContinuation { continuation in
+      let accepted = loop.execute { [self] in
+        let origin = origins[key] ?? Origin()
+        continuation.resume(returning: (origin.open, origin.idle.count))
+      }
+      if !accepted { continuation.resume(returning: (0, 0)) }
+    }
+  }
+
+  // MARK: - The pool
+
+  private func start(_ exchange: ClientExchange) {
+    exchanges[exchange.id] = exchange
+    let key = exchange.order.key
+    let now = ClientLoop.now()
+    var origin = origins[key] ?? Origin()
+    var kept: ClientConnection?
+    while let connection = origin.idle.popLast() {
+      if now - connection.idleSince < idleLifetime && connection.isUsableIdle {
+        kept = connection
+        break
+      }
+      origin.open -= 1
+    }
+    let mayOpen = kept == nil && origin.open < maximumPerOrigin
+    if mayOpen { origin.open += 1 }
+    if kept == nil && !mayOpen { origin.waiters.append(exchange) }
+    origins[key] = origin
+    if let kept {
+      proceed(exchange, on: kept, now: now)
+    } else if mayOpen {
+      open(exchange, now: now)
+    }
+  }
+
+  /// Gives a connection back: kept for reuse when `reusable`, closed otherwise. A waiting
+  /// exchange gets it (or the freed slot) first.
+  private func release(_ connection: ClientConnection, reusable: Bool) {
+    loop.unwatch(connection.fd)
+    let key = connection.poolKey
+    connection.idleSince = ClientLoop.now()
+    if !reusable { connection.tls = nil }
+    if var origin = origins[key], !origin.waiters.isEmpty {
+      let waiter = origin.waiters.removeFirst()
+      origins[key] = origin
+      if reusable {
+        proceed(waiter, on: connection, now: ClientLoop.now())
+      } else {
+        open(waiter, now: ClientLoop.now())
+      }
+      return
+    }
+    if reusable {
+      origins[key, default: Origin()].idle.append(connection)
+    } else {
+      origins[key, default: Origin()].open -= 1
+    }
+  }
+
+  /// Returns the slot of a connection that never opened.
+  private func releaseSlot(_ key: String) {
+    if var origin = origins[key], !origin.waiters.isEmpty {
+      let waiter = origin.waiters.removeFirst()
+      origins[key] = origin
+      open(waiter, now: ClientLoop.now())
+      return
+    }
+    origins[key, default: Origin()].open -= 1
+  }
+
+  // MARK: - Driving an exchange
+
+  /// Opens a new connection for `exchange` (its slot is counted).
+  private func open(_ exchange: ClientExchange, now: Double) {
+    exchange.startClock(now: now)
+    let order = exchange.order
+    if let addresses = order.addresses, order.proxy == nil {
+      connect(exchange, to: addresses, index: 0)
+      return
+    }
+    exchange.phase = .resolving
+    let host = order.proxy?.host ?? order.url.host
+    let port = order.proxy?.port ?? order.url.port
+    let id = exchange.id
+    // Name lookups block: they run elsewhere and come back to the loop.
+    DispatchQueue.global().async { [self] in
+      let result = Result { () throws(TransportError) in
+        try SocketAddress.resolve(host: host, port: port)
+      }
+      loop.execute { [self] in
+        guard let exchange = exchanges[id], case .resolving = exchange.phase else { return }
+        switch result {
+        case .success(let addresses): connect(exchange, to: addresses, index: 0)
+        case .failure(let error): fail(exchange, error)
+        }
+      }
+    }
+  }
+
+  private func connect(_ exchange: ClientExchange, to addresses: [SocketAddress], index: Int) {
+    guard index < addresses.count else {
+      return fail(exchange, .cannotConnect("the connection was refused"))
+    }
+    guard let (fd, isConnected) = ClientConnection.startConnecting(to: addresses[index]) else {
+      return fail(exchange, .cannotConnect("no socket could be opened"))
+    }
+    guard fd >= 0 else { return connect(exchange, to: addresses, index: index + 1) }
+    exchange.connectingFD = fd
+    exchange.phase = .connecting(addresses: addresses, index: index)
+    if isConnected { return connected(exchange) }
+    loop.watch(fd, events: EPOLLOUT.rawValue) { [unowned self, unowned exchange] _ in
+      guard case .connecting(let addresses, let index) = exchange.phase else { return }
+      if ClientConnection.connectError(fd) == 0 { return connected(exchange) }
+      loop.unwatch(fd)
+      close(fd)
+      exchange.connectingFD = -1
+      connect(exchange, to: addresses, index: index + 1)
+    }
+  }
+
+  private func connected(_ exchange: ClientExchange) {
+    let fd = exchange.connectingFD
+    exchange.connectingFD = -1
+    loop.unwatch(fd)
+    statistics.value.withLock { $0.connectionsOpened += 1 }
+    proceed(
+      exchange, on: ClientConnection(fd: fd, poolKey: exchange.order.key), now: ClientLoop.now())
+  }
+
+  /// Runs `exchange` on `connection` (new or reused): a tunnel and a handshake when TLS is not
+  /// set up yet, then the request.
+  private func proceed(_ exchange: ClientExchange, on connection: ClientConnection, now: Double) {
+    if case .queued = exchange.phase { exchange.startClock(now: now) }
+    exchange.touch(now: now)
+    exchange.connection = connection
+    exchange.reused = connection.exchanges > 0
+    loop.watch(connection.fd, events: 0) { [unowned self, unowned exchange] _ in advance(exchange) }
+    let order = exchange.order
+    if let context = order.context, connection.tls == nil {
+      if let proxy = order.proxy {
+        let authority = "\(order.url.hostForURL):\(order.url.port)"
+        var head = "CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n"
+        if let authorization = proxy.authorization {
+          head += "Proxy-Authorization: \(authorization)\r\n"
+        }
+        head += "\r\n"
+        exchange.queue(Array(head.utf8))
+        exchange.phase = .tunnel(
+          HTTPResponseParser(
+            requestMethod: .connect,
+            limits: HTTPResponseLimits(maximumBodyBytes: 64 * 1024, truncatesLongBodies: true)),
+          nil)
+        return advance(exchange)
+      }
+      do throws(TransportError) {
+        try startHandshake(exchange, context: context)
+      } catch {
+        return fail(exchange, error)
+      }
+      return advance(exchange)
+    }
+    do throws(TransportError) {
+      try startRequest(exchange)
+    } catch {
+      return fail(exchange, error)
+    }
+    advance(exchange)
+  }
+
+  private func startHandshake(_ exchange: ClientExchange, context: TLSContext)
+    throws(TransportError)
+  {
+    do throws(TLSSetupError) {
+      let session = try TLSSession(
+        client: context, host: exchange.order.url.host, sessionKey: exchange.order.key)
+      exchange.connection?.tls = session
+      exchange.phase = .handshake(session)
+    } catch {
+      throw .failed(error.message)
+    }
+  }
+
+  private func startRequest(_ exchange: ClientExchange) throws(TransportError) {
+    let order = exchange.order
+    if let tls = exchange.connection?.tls {
+      do throws(TLSFailure) {
+        try tls.write(order.request)
+      } catch {
+        throw .connectionLost("TLS failed while sending: \(error.detail)")
+      }
+      exchange.queue(tls.takeOutput())
+    } else {
+      exchange.queue(order.request)
+    }
+    exchange.phase = .response(
+      HTTPResponseParser(requestMethod: order.method, limits: order.limits), nil)
+  }
+
+  /// Does all the exchange can do now, then waits for the socket.
+  private func advance(_ exchange: ClientExchange) {
+    do throws(TransportError) {
+      while true {
+        let unsent = exchange.outgoing.count - exchange.outgoingStart
+        _ = try exchange.flush()
+        if exchange.outgoing.count - exchange.outgoingStart < unsent {
+          exchange.touch(now: ClientLoop.now())
+        }
+        switch exchange.phase {
+        case .tunnel(var parser, var partial):
+          if let reply = try Self.parsed(&parser, &partial, exchange) {
+            try openedTunnel(exchange, reply: reply, parser: parser)
+            continue
+          }
+          let fed = try exchange.feed(&parser, buffer: buffer)
+          exchange.phase = .tunnel(parser, partial)
+          guard fed else { return wait(exchange) }
+          exchange.touch(now: ClientLoop.now())
+
+        case .handshake(let session):
+          let progress: TLSSession.Progress
+          do throws(TLSFailure) {
+            progress = try session.handshake()
+          } catch {
+            // The alert that tells the server why, when the socket still takes it.
+            exchange.queue(session.takeOutput())
+            _ = try? exchange.flush()
+            throw .tls(error)
+          }
+          exchange.queue(session.takeOutput())
+          if progress == .complete {
+            let resumed = session.resumedSession
+            statistics.value.withLock {
+              $0.tlsHandshakes += 1
+              if resumed { $0.tlsResumptions += 1 }
+            }
+            try startRequest(exchange)
+            continue
+          }
+          // Read even when the socket takes no more for now: waiting only to write while the
+          // peer's bytes are readable would wake the loop again and again.
+          _ = try exchange.flush()
+          switch try exchange.receive(into: buffer) {
+          case .bytes(let n):
+            exchange.touch(now: ClientLoop.now())
+            do throws(TLSFailure) {
+              try session.received(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            } catch {
+              throw .tls(error)
+            }
+          case .end: session.receivedEnd()
+          case .wouldBlock: return wait(exchange)
+          }
+
+        case .response(var parser, var partial):
+          if let reply = try Self.parsed(&parser, &partial, exchange) {
+            return complete(exchange, reply: reply, clean: parser.remainder.isEmpty)
+          }
+          let fed = try exchange.feed(&parser, buffer: buffer)
+          exchange.phase = .response(parser, partial)
+          guard fed else { return wait(exchange) }
+          exchange.touch(now: ClientLoop.now())
+
+        case .queued, .resolving, .connecting, .finished:
+          return
+        }
+      }
+    } catch {
+      fail(exchange, error)
+    }
+  }
+
+  /// The complete reply once parsed, with parse errors as transport errors.
+  private static func parsed(
+    _ parser: inout HTTPResponseParser, _ partial: inout HTTPResponseParser.Response?,
+    _ exchange: ClientExchange
+  ) throws(TransportError) -> HTTPResponseParser.Response? {
+    do throws(HTTPResponseParseError) {
+      return try parser.nextResponse(into: &partial)
+    } catch {
+      switch error {
+      case .bodyTooLarge(let limit): throw .tooLarge(limit: limit)
+      case .headTooLarge(let limit):
+        throw .connectionLost("the reply's header is larger than \(limit) bytes")
+      case .tooManyHeaders(let limit):
+        throw .connectionLost("the reply has more than \(limit) header fields")
+      case .malformed(let reason):
+        throw .connectionLost("the server sent a malformed reply: \(reason)")
+      case .endedEarly:
+        if !parser.hasReceivedBytes {
+          // On a reused connection, a close before the first byte means the server had
+          // dropped the idle connection: the request never reached it.
+          throw .connectionLost(
+            exchange.reused
+              ? ClientConnection.staleConnection
+              : "the server closed the connection without a complete reply")
+        }
+        throw .connectionLost("the connection closed in the middle of the reply")
+      }
+    }
+  }
+
+  private func openedTunnel(
+    _ exchange: ClientExchange, reply: HTTPResponseParser.Response, parser: HTTPResponseParser
+  ) throws(TransportError) {
+    let order = exchange.order
+    let proxy = order.proxy!
+    let authority = "\(order.url.hostForURL):\(order.url.port)"
+    switch reply.head.status {
+    case 200...299:
+      guard parser.remainder.isEmpty else {
+        throw .cannotConnect("the proxy \(proxy.display) sent bytes before the tunnel opened")
+      }
+    case 407:
+      throw .cannotConnect(
+        "the proxy \(proxy.display) asks for credentials (HTTP 407); give them in the proxy URL,"
+          + " http://USER:PASSWORD@\(proxy.display)")
+    default:
+      throw .cannotConnect(
+        "the proxy \(proxy.display) refused a tunnel to \(authority) (HTTP \(reply.head.status));"
+          + " set NO_PROXY to reach it directly, or use another proxy")
+    }
+    guard let context = order.context else { throw .failed("no TLS context") }
+    try startHandshake(exchange, context: context)
+  }
+
+  /// Watches the exchange's socket for what its phase waits on.
+  private func wait(_ exchange: ClientExchange) {
+    guard let connection = exchange.connection else { return }
+    loop.change(connection.fd, events: exchange.interest)
+  }
+
+  private func complete(
+    _ exchange: ClientExchange, reply: HTTPResponseParser.Response, clean: Bool
+  ) {
+    guard let connection = exchange.connection else { return }
+    exchanges[exchange.id] = nil
+    exchange.phase = .finished
+    exchange.connection = nil
+    connection.exchanges += 1
+    // With TLS 1.3 the session ticket comes after the handshake: now it has.
+    connection.tls?.saveSessionForResumption()
+    // A request still being sent when the reply came (an early 413) spends the connection.
+    let reusable = reply.keepAlive && clean && exchange.outgoingStart >= exchange.outgoing.count
+    release(connection, reusable: reusable)
+    exchange.finish(
+      .success(
+        TransportResponse(status: reply.head.status, headers: reply.head.headers, body: reply.body))
+    )
+  }
+
+  private func fail(_ exchange: ClientExchange, _ error: TransportError) {
+    guard exchanges[exchange.id] != nil else { return }
+    if exchange.connectingFD >= 0 {
+      loop.unwatch(exchange.connectingFD)
+      close(exchange.connectingFD)
+      exchange.connectingFD = -1
+    }
+    let phase = exchange.phase
+    exchange.phase = .finished
+    if let connection = exchange.connection {
+      exchange.connection = nil
+      if exchange.reused, case .connectionLost(let reason) = error,
+        reason == ClientConnection.staleConnection || reason == ClientConnection.resetWhileSending
+      {
+        // The server had closed the kept connection before our request reached it: its slot
+        // goes to a fresh connection.
+        loop.unwatch(connection.fd)
+        exchange.outgoing.removeAll()
+        exchange.outgoingStart = 0
+        exchange.reused = false
+        open(exchange, now: ClientLoop.now())
+        return
+      }
+      release(connection, reusable: false)
+    } else if case .queued = phase {
+      origins[exchange.order.key]?.waiters.removeAll { $0 === exchange }
+    } else {
+      releaseSlot(exchange.order.key)
+    }
+    exchanges[exchange.id] = nil
+    var reported = error
+    if let proxy = exchange.order.proxy, case .cannotConnect(let reason) = error {
+      switch phase {
+      case .resolving, .connecting:
+        reported = .cannotConnect("the proxy \(proxy.display): \(reason)")
+      default: break
+      }
+    }
+    if case .handshake = phase, case .connectionLost(let reason) = error,
+      reason == "the connection was reset"
+    {
+      reported = .tls(
+        TLSFailure(.handshakeFailed, "the server reset the connection during the TLS handshake"))
+    }
+    exchange.finish(.failure(reported))
+  }
+
+  /// Ends the exchanges whose deadline passed; the next deadline.
+  private func checkDeadlines() -> Double? {
+    guard !exchanges.isEmpty else { return nil }
+    let now = ClientLoop.now()
+    var next = Double.infinity
+    for exchange in Array(exchanges.values) {
+      var deadline = exchange.deadline
+      if deadline <= now, let fd = exchange.watchedFD, loop.handleIfReady(fd) {
+        // What had arrived is taken first; the exchange may have finished or moved on.
+        guard exchanges[exchange.id] != nil else { continue }
+        deadline = exchange.deadline
+      }
+      if deadline <= now {
+        fail(exchange, exchange.timeoutError)
+      } else {
+        next = min(next, deadline)
+      }
+    }
+    return next.isFinite ? next : nil
+  }
+}
+
+/// Set when the task that sent a request is cancelled.
+final class CancellationFlag: Sendable {
+  private let flag = Atomic(false)
+  func set() { flag.store(true, ordering: .releasing) }
+  var isSet: Bool { flag.load(ordering: .acquiring) }
+}

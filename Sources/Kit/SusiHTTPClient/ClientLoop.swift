@@ -1,0 +1,194 @@
+import CEpoll
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One thread waiting in `epoll_wait` for every connection of a `SocketTransport`: however
+/// many requests are under way, they share this thread, and while all of them wait it sleeps
+/// until a socket is ready, work arrives or the nearest deadline passes.
+///
+/// Everything registered here (the handlers, and the `ClientEngine` that owns the connections)
+/// is touched only on the loop thread; other threads hand it work through `execute(_:)`, which
+/// queues the work and wakes the loop through an eventfd.
+final class ClientLoop: @unchecked Sendable {
+  private struct Inbox {
+    var work: [@Sendable () -> Void] = []
+    var stopped = false
+    var wakePending = false
+  }
+
+  private static let wakeKey = UInt64.max
+  private let epollFD: Int32
+  private let wakeFD: Int32
+  private let inbox = Mutex(Inbox())
+  private let thread = Mutex<pthread_t?>(nil)
+
+  // Loop-thread state.
+  private var handlers: [Int32: (UInt32) -> Void] = [:]
+  private var interests: [Int32: UInt32] = [:]
+  /// Runs after each turn's events and work; returns the next deadline (monotonic seconds), if
+  /// any, so the loop wakes for it.
+  var turn: (() -> Double?)?
+
+  /// A loop with its thread running.
+  init() throws(TransportError) {
+    epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+    wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
+    guard epollFD >= 0, wakeFD >= 0 else {
+      if epollFD >= 0 { close(epollFD) }
+      if wakeFD >= 0 { close(wakeFD) }
+      throw .failed("the HTTP client could not create its event loop")
+    }
+    var event = epoll_event()
+    event.events = EPOLLIN.rawValue
+    event.data.u64 = Self.wakeKey
+    epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
+    // The thread holds the loop until `stop()` ends it.
+    let box = Unmanaged.passRetained(self)
+    var id = pthread_t()
+    let result = pthread_create(
+      &id, nil,
+      { argument in
+        let loop = Unmanaged<ClientLoop>.fromOpaque(argument!).takeRetainedValue()
+        loop.run()
+        return nil
+      }, box.toOpaque())
+    guard result == 0 else {
+      box.release()
+      close(epollFD)
+      close(wakeFD)
+      throw .failed("the HTTP client could not start its event loop thread")
+    }
+    pthread_detach(id)
+    thread.withLock { $0 = id }
+  }
+
+  /// Runs `work` on the loop thread soon; false when the loop has stopped.
+  @discardableResult
+  func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
+    inbox.withLock { inbox in
+      if inbox.stopped { return false }
+      inbox.work.append(work)
+      if !inbox.wakePending {
+        inbox.wakePending = true
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+      }
+      return true
+    }
+  }
+
+  /// Ends the loop after the work queued so far; its thread then closes the descriptors.
+  func stop() {
+    inbox.withLock { inbox in
+      guard !inbox.stopped else { return }
+      inbox.stopped = true
+      var one: UInt64 = 1
+      _ = write(wakeFD, &one, 8)
+    }
+  }
+
+  /// CPU time the loop thread used so far, in seconds (for tests and benchmarks).
+  var cpuSeconds: Double {
+    guard let id = thread.withLock({ $0 }) else { return 0 }
+    var clock = clockid_t()
+    guard pthread_getcpuclockid(id, &clock) == 0 else { return 0 }
+    var time = timespec()
+    clock_gettime(clock, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+  }
+
+  // MARK: - Loop-thread API
+
+  /// Watches `fd` for `events` (`EPOLLIN`, `EPOLLOUT`; level-triggered), calling `handler`
+  /// with the events that occurred.
+  func watch(_ fd: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) {
+    handlers[fd] = handler
+    interests[fd] = events
+    var event = epoll_event()
+    event.events = events
+    event.data.u64 = UInt64(UInt32(bitPattern: fd))
+    epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+  }
+
+  /// Changes what `fd` is watched for.
+  func change(_ fd: Int32, events: UInt32) {
+    guard let current = interests[fd], current != events else { return }
+    interests[fd] = events
+    var event = epoll_event()
+    event.events = events
+    event.data.u64 = UInt64(UInt32(bitPattern: fd))
+    epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+  }
+
+  /// Runs the handler of `fd` at once when the socket is ready for what it is watched for:
+  /// a last look before a deadline ends an exchange, so a thread that was kept from running
+  /// does not time out what already arrived. False when it is not ready.
+  func handleIfReady(_ fd: Int32) -> Bool {
+    guard let events = interests[fd], events != 0, let handler = handlers[fd] else { return false }
+    var entry = pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0)
+    guard poll(&entry, 1, 0) > 0 else { return false }
+    handler(UInt32(UInt16(bitPattern: entry.revents)))
+    return true
+  }
+
+  /// Stops watching `fd` (call before closing it).
+  func unwatch(_ fd: Int32) {
+    guard handlers.removeValue(forKey: fd) != nil else { return }
+    interests[fd] = nil
+    epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+  }
+
+  // MARK: - The loop
+
+  private func run() {
+    susi_name_current_thread("susi-http-client")
+    let capacity: Int32 = 64
+    let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
+    defer { events.deallocate() }
+    var timeout: Int32 = -1
+    while true {
+      let count = epoll_wait(epollFD, events, capacity, timeout)
+      if count > 0 {
+        for index in 0..<Int(count) {
+          let key = events[index].data.u64
+          if key == Self.wakeKey {
+            var value: UInt64 = 0
+            _ = read(wakeFD, &value, 8)
+            continue
+          }
+          let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
+          // A handler earlier in this turn may have closed it.
+          handlers[fd]?(events[index].events)
+        }
+      }
+      let (work, stopped) = inbox.withLock { inbox in
+        inbox.wakePending = false
+        defer { inbox.work.removeAll() }
+        return (inbox.work, inbox.stopped)
+      }
+      for job in work { job() }
+      if stopped { break }
+      if let deadline = turn?() {
+        let milliseconds = (deadline - Self.now()) * 1000
+        timeout = milliseconds <= 0 ? 0 : Int32(min(milliseconds.rounded(.up), 3_600_000))
+      } else {
+        timeout = -1
+      }
+    }
+    for fd in handlers.keys { epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
+    handlers.removeAll()
+    turn = nil
+    close(epollFD)
+    close(wakeFD)
+  }
+
+  /// Monotonic seconds.
+  static func now() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+  }
+}

@@ -1,0 +1,197 @@
+import Glibc
+import SusiJSON
+import Synchronization
+
+/// The operators' log of a server (`susi serve`, `susi server`, `susi web`): one line per request
+/// or notable event on standard error, as a JSON object (`--log-format json`, for a log
+/// collector) or as readable text (on a terminal), at or above a level (`--log-level`).
+///
+/// It never holds a secret: callers log paths without their query, never headers or bodies.
+///
+/// ```swift
+/// let log = OperatorLog(component: "serve", level: .info, format: .text)
+/// log.info("listening", ["url": .string("http://127.0.0.1:8080")])
+/// ```
+public struct OperatorLog: Sendable {
+  /// How much to say, least first.
+  public enum Level: Int, Sendable, Comparable, CaseIterable {
+    case debug, info, warning, error
+
+    /// Its name on the command line and in a line.
+    public var name: String {
+      switch self {
+      case .debug: "debug"
+      case .info: "info"
+      case .warning: "warning"
+      case .error: "error"
+      }
+    }
+
+    public init?(name: String) {
+      guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
+      self = level
+    }
+
+    public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+  }
+
+  /// How a line is written.
+  public enum Format: String, Sendable, CaseIterable {
+    /// One JSON object per line.
+    case json
+    /// `TIME LEVEL component: message key=value …`, for a person.
+    case text
+
+    /// Text when `descriptor` is a terminal (a person watches), JSON otherwise (a service
+    /// manager or collector reads it).
+    public static func chosen(for descriptor: Int32 = 2) -> Format {
+      isatty(descriptor) == 1 ? .text : .json
+    }
+  }
+
+  /// A field's value.
+  public enum Value: Sendable, Equatable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+  }
+
+  /// What writes the lines: by default, standard error.
+  public typealias Writer = @Sendable ([UInt8]) -> Void
+
+  /// Who writes (`serve`, `server`, `web`).
+  public let component: String
+  /// The least level written.
+  public let level: Level
+  public let format: Format
+  private let writer: Writer
+
+  public init(
+    component: String, level: Level = .info, format: Format = .chosen(),
+    writer: @escaping Writer = OperatorLog.standardError
+  ) {
+    self.component = component
+    self.level = level
+    self.format = format
+    self.writer = writer
+  }
+
+  /// Writes nothing.
+  public static func off(_ component: String) -> OperatorLog {
+    OperatorLog(component: component, level: .error, format: .json) { _ in }
+  }
+
+  /// Writes `bytes` to standard error in one `write` (so lines of concurrent requests never
+  /// interleave).
+  public static let standardError: Writer = { bytes in
+    var done = 0
+    while done < bytes.count {
+      let n = bytes[done...].withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return }
+      done += n
+    }
+  }
+
+  public func debug(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) {
+    log(.debug, message, fields)
+  }
+  public func info(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) {
+    log(.info, message, fields)
+  }
+  public func warning(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) {
+    log(.warning, message, fields)
+  }
+  public func error(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) {
+    log(.error, message, fields)
+  }
+
+  /// Writes one line at `level`, when the log's level lets it through.
+  public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, Value>) {
+    guard level >= self.level else { return }
+    writer(line(level, message, Array(fields), at: Self.now()))
+  }
+
+  /// The line (with its newline) for one entry at `time` (`2026-11-26T10:03:10.123Z`).
+  func line(
+    _ level: Level, _ message: String, _ fields: [(key: String, value: Value)], at time: String
+  ) -> [UInt8] {
+    switch format {
+    case .json:
+      var w = JSONWriter(capacity: 256)
+      w.object { o in
+        o.field("time", time)
+        o.field("level", level.name)
+        o.field("component", component)
+        o.field("message", message)
+        for (key, value) in fields where !Self.reserved.contains(key) {
+          o.field(dynamic: key) { w in
+            switch value {
+            case .string(let text): w.string(text)
+            case .int(let number): w.int(number)
+            case .double(let number): w.double(number)
+            }
+          }
+        }
+      }
+      return w.bytes + [0x0A]
+    case .text:
+      var text = "\(time) \(level.name.uppercased()) \(component): \(Self.printable(message))"
+      for (key, value) in fields {
+        switch value {
+        case .string(let string):
+          let shown = Self.printable(string)
+          let plain = !shown.isEmpty && !shown.contains(where: { $0 == " " || $0 == "\"" })
+          text += " \(key)=" + (plain ? shown : "\"\(shown.replacingOccurrences("\"", "\\\""))\"")
+        case .int(let number): text += " \(key)=\(number)"
+        case .double(let number): text += " \(key)=\(number)"
+        }
+      }
+      return Array((text + "\n").utf8)
+    }
+  }
+
+  /// Names the JSON line sets itself.
+  private static let reserved: Set<String> = ["time", "level", "component", "message"]
+
+  /// `text` with control characters (a forged newline, an escape sequence) shown as `\u{…}`.
+  static func printable(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+      return text
+    }
+    var out = ""
+    for scalar in text.unicodeScalars {
+      if scalar.value < 0x20 || scalar.value == 0x7F {
+        out += "\\u{\(String(scalar.value, radix: 16))}"
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
+  /// The current UTC time with milliseconds.
+  static func now() -> String {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    var seconds = spec.tv_sec
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    let millis = spec.tv_nsec / 1_000_000
+    let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+    return
+      "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+      + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(ms)Z"
+  }
+}
+
+extension String {
+  fileprivate func replacingOccurrences(_ target: Character, _ replacement: String) -> String {
+    var out = ""
+    for character in self {
+      if character == target { out += replacement } else { out.append(character) }
+    }
+    return out
+  }
+}

@@ -1,0 +1,82 @@
+public import SusiHTTPServer
+import SusiHTTPTypes
+import Synchronization
+
+/// An HTTP handler in front of another that gives every request an id and writes one line for
+/// it to the operators' log: method, path (never the query, which may carry a token), status,
+/// time to the response head, body size, the client's address and the id.
+///
+/// The id is the request's own `X-Request-Id` when it is a sane token (so a proxy's id carries
+/// through), otherwise a new one; the inner handler sees it in that header, and the response
+/// gives it back in `X-Request-Id`.
+public struct RequestLogging: HTTPHandler {
+  public let inner: any HTTPHandler
+  public let log: OperatorLog
+  private let ids: RequestIDs
+
+  public init(_ inner: any HTTPHandler, log: OperatorLog) {
+    self.inner = inner
+    self.log = log
+    ids = RequestIDs()
+  }
+
+  /// The header that carries the id both ways.
+  public static var header: String { "X-Request-Id" }
+
+  public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    var request = request
+    let id = request.headers[Self.header].flatMap(Self.acceptable) ?? ids.next()
+    request.headers.set(Self.header, id)
+    let started = ContinuousClock.now
+    var response = await inner.handle(request)
+    response.headers.set(Self.header, id)
+    let elapsed = ContinuousClock.now - started
+    let milliseconds =
+      Double(elapsed.components.seconds) * 1000
+      + Double(elapsed.components.attoseconds) / 1e15
+    let level: OperatorLog.Level =
+      response.status >= 500 ? .error : response.status >= 400 ? .warning : .info
+    log.log(
+      level, "request",
+      [
+        "request": .string(id), "method": .string(request.method),
+        "path": .string(request.path), "status": .int(response.status),
+        "ms": .double((milliseconds * 10).rounded() / 10),
+        "bytes": .int(response.bodyStream == nil ? response.body.count : -1),
+        "client": .string(request.remoteAddress),
+      ])
+    return response
+  }
+
+  public func isPriority(_ request: HTTPRequest) -> Bool { inner.isPriority(request) }
+
+  /// `text` when it can serve as an id (1 to 64 of `A-Za-z0-9._-`), else nil.
+  static func acceptable(_ text: String) -> String? {
+    guard (1...64).contains(text.utf8.count),
+      text.utf8.allSatisfy({
+        ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+          || $0 == 0x2D || $0 == 0x2E || $0 == 0x5F
+      })
+    else { return nil }
+    return text
+  }
+}
+
+/// Request ids: a random prefix per process and a counter, so ids are unique across restarts
+/// and nodes and cost no randomness per request.
+final class RequestIDs: Sendable {
+  private let prefix: String
+  private let counter = Atomic<Int>(0)
+
+  init() {
+    var generator = SystemRandomNumberGenerator()
+    let random = generator.next() as UInt64
+    let hex = String(random, radix: 16)
+    prefix = String(repeating: "0", count: 16 - hex.count) + hex
+  }
+
+  func next() -> String {
+    let n = counter.add(1, ordering: .relaxed).newValue
+    return "\(prefix)-\(n)"
+  }
+}

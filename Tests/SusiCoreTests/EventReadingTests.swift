@@ -1,0 +1,132 @@
+import Foundation
+import SusiCore
+import SusiJSON
+import Testing
+
+/// `Event.read` (the pull reader replay uses) must give exactly what `Event.decode` (the tree
+/// decoder) gives: the same event, or the same error, for any bytes.
+@Suite struct EventReadingTests {
+  static let at = Timestamp(milliseconds: 1_795_255_200_123)
+
+  /// What decoding gave: the event, or the error's text.
+  enum Outcome: Equatable {
+    case event(Event)
+    case error(String)
+  }
+
+  static func outcomes(_ bytes: [UInt8]) -> (read: Outcome, decoded: Outcome) {
+    bytes.withUnsafeBytes { raw in
+      let read: Outcome
+      do { read = .event(try Event.read(raw)) } catch { read = .error("\(error)") }
+      let decoded: Outcome
+      do { decoded = .event(try Event.decode(raw)) } catch { decoded = .error("\(error)") }
+      return (read, decoded)
+    }
+  }
+
+  /// Records of every action type, with every envelope field and every kind of answer.
+  static let records: [[UInt8]] = {
+    var events: [Event] = []
+    for (i, action) in SampleActions.all.enumerated() {
+      events.append(Event(seq: i + 1, at: at, origin: .jsonl, action: action))
+    }
+    events.append(
+      Event(
+        seq: 90, at: at, origin: .runner, cause: 89, id: ["b": 1, "a": [nil, "x"]],
+        idempotencyKey: "k-1",
+        action: .messageReceived(
+          .init(
+            query: "hi", answers: SampleActions.everyAnswer, skill: "s", anonymous: true))))
+    events.append(
+      Event(
+        seq: 91, at: at, origin: .jsonl, id: 4.5,
+        action: .sendMessage(.init(query: "caf\u{e9} \"q\"\n", language: "de"))))
+    return events.map { $0.encoded() }
+  }()
+
+  /// Records as other writers (older versions, hand edits) may have written them.
+  static let foreign: [String] = [
+    #"{"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"sendMessage","payload":{"query":"hi"}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"sendMessage","payload":{"query":"hi","language":null}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"sendMessage","payload":{"language":"en","query":"hi","extra":1}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"sendMessage","payload":{"query":"hi","language":null,"language":"en"}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"sendMessage","payload":{"query":null}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"sendMessage","payload":null}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"sendMessage"}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout"}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","payload":{},"type":"logout"}"#,
+    #"{"v":2.0,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout"}"#,
+    #"{"v":3,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout"}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21 10:00:00","origin":"cli","type":"logout","future":[1]}"#,
+    #"{"v":2,"seq":1,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout"}"#,
+    #"{"v":2,"se\u0071":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout"}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00\u005a","origin":"cli","type":"logout"}"#,
+    #"{"v":2,"seq":1,"at":"yesterday","origin":"cli","type":"logout"}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"nothing"}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","cause":null,"id":null,"idempotencyKey":null,"type":"logout"}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","cause":1,"type":"messageReceived","payload":{"answers":[{"expression":"x","type":"answer"},{"type":"answer","expression":"y","mood":null,"extra":2}],"query":"q","skill":null,"anonymous":null}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"answer","expression":"x","expression":"y"}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"answer"}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[7]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[],"planned":[{"delay":5,"answers":[]}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"map","latitude":"$lat$","raw":{}}]}}"#,
+    #"[1]"#, "", "{", #"{"v":2}"#,
+  ]
+
+  @Test func readsEveryRecordAsTheTreeDecoderDoes() {
+    for record in Self.records + Self.foreign.map({ Array($0.utf8) }) {
+      let (read, decoded) = Self.outcomes(record)
+      #expect(read == decoded, "\(String(decoding: record, as: UTF8.self))")
+    }
+  }
+
+  @Test func readsTheRecordsTheWriterWritesWithoutFallingBackToAnError() {
+    for record in Self.records {
+      guard case .event = Self.outcomes(record).read else {
+        Issue.record("not read: \(String(decoding: record, as: UTF8.self))")
+        continue
+      }
+    }
+  }
+
+  /// Every record cut short, and with each byte in turn replaced by characters that break JSON
+  /// in different ways: the two decoders agree on each.
+  @Test func agreesWithTheTreeDecoderOnDamagedRecords() {
+    let samples = Self.records.filter { $0.count < 400 }.prefix(12) + [Self.records.last!]
+    for record in samples {
+      for cut in 0..<record.count {
+        let (read, decoded) = Self.outcomes(Array(record[..<cut]))
+        #expect(read == decoded)
+      }
+      for index in record.indices {
+        for replacement in [UInt8(ascii: "\""), UInt8(ascii: "1"), UInt8(ascii: "}"), 0xFF] {
+          var damaged = record
+          damaged[index] = replacement
+          let (read, decoded) = Self.outcomes(damaged)
+          #expect(read == decoded, "\(String(decoding: damaged, as: UTF8.self))")
+        }
+      }
+    }
+  }
+
+  @Test func readsEveryExampleLogAsTheTreeDecoderDoes() throws {
+    let events = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Events")
+    let logs = try FileManager.default.contentsOfDirectory(atPath: events.path)
+      .filter { $0.hasSuffix(".jsonl") }
+    #expect(!logs.isEmpty)
+    for log in logs {
+      let text = try String(contentsOf: events.appendingPathComponent(log), encoding: .utf8)
+      for line in text.split(separator: "\n") {
+        var bytes = Array(line.utf8)
+        // A version 2 line's object is the line without its crc member.
+        if let crc = line.range(of: #","crc":""#) {
+          bytes = Array(line[..<crc.lowerBound].utf8) + [UInt8(ascii: "}")]
+        }
+        let (read, decoded) = Self.outcomes(bytes)
+        #expect(read == decoded, "\(log): \(line)")
+        if case .error(let message) = read { Issue.record("\(log): \(message)") }
+      }
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import SusiClock
+import SusiCore
+import SusiCoreTesting
+import SusiStore
+import SusiTesting
+import Synchronization
+import Testing
+
+/// A store on a sink that commits in groups shows an event to nobody (readers, observers, the
+/// runner, its sender) before the sink has committed it, and a failed commit is shown to nobody.
+@Suite struct GroupCommitTests {
+  /// Keeps records in memory; `commit()` records what had been shown by then, and fails when
+  /// told to.
+  final class GroupSink: EventSink {
+    struct Log {
+      var appended: [[UInt8]] = []
+      var committed = 0
+      var commits = 0
+      var shownAtCommit: [Int] = []
+    }
+    let log = Mutex(Log())
+    let failing: Bool
+    /// How many events had been shown when a commit began.
+    let shown: @Sendable () -> Int
+
+    init(failing: Bool = false, shown: @escaping @Sendable () -> Int) {
+      self.failing = failing
+      self.shown = shown
+    }
+
+    func append(_ record: [UInt8]) throws -> [UInt8] {
+      log.withLock { $0.appended.append(record) }
+      return record
+    }
+
+    var commitsInGroups: Bool { true }
+
+    func commit() throws {
+      let seen = shown()
+      try log.withLock { log throws in
+        log.shownAtCommit.append(seen)
+        guard !failing else { throw CommitRefused() }
+        log.commits += 1
+        log.committed = log.appended.count
+      }
+    }
+
+    func sync() throws {}
+    func close() {}
+    var history: any EventHistory { MemoryEventHistory(MemoryEventSink()) }
+  }
+
+  struct CommitRefused: Error {}
+
+  @Test func anEventIsShownAndAnsweredOnlyAfterItsCommit() async throws {
+    let seen = Mutex<[Int]>([])
+    let sink = GroupSink(shown: { seen.withLock { $0.count } })
+    let runner = ManualRunner()
+    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
+    let following = EventForwarding(store.events(after: 0)) { event in
+      seen.withLock { $0.append(event.seq) }
+    }
+    defer { following.stop() }
+
+    let sent = try await store.send(.loadGroups(.init()), origin: .test)
+    #expect(sent.seq == 1)
+    let log = sink.log.withLock { $0 }
+    #expect(log.commits == 1)
+    #expect(log.committed == 1, "the sender is answered once its event is committed")
+    #expect(log.shownAtCommit == [0], "nobody saw the event before its commit")
+    #expect(seen.withLock { $0 } == [1])
+    #expect(runner.effects.map(\.cause) == [1])
+    await store.close()
+  }
+
+  @Test func aFailedCommitFailsItsSendersAndShowsTheEventToNobody() async throws {
+    let seen = Mutex<[Int]>([])
+    let sink = GroupSink(failing: true, shown: { seen.withLock { $0.count } })
+    let runner = ManualRunner()
+    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
+    let following = EventForwarding(store.events(after: 0)) { event in
+      seen.withLock { $0.append(event.seq) }
+    }
+    defer { following.stop() }
+
+    await #expect(throws: StoreError.self) {
+      try await store.send(.loadGroups(.init()), origin: .test)
+    }
+    #expect(sink.log.withLock { $0.appended.count } == 1)
+    #expect(seen.withLock { $0 }.isEmpty)
+    #expect(runner.effects.isEmpty, "no effect starts for an event that is not in the log")
+    // The store accepts nothing more.
+    await #expect(throws: StoreError.self) {
+      try await store.send(.loadGroups(.init()), origin: .test)
+    }
+    #expect(sink.log.withLock { $0.appended.count } == 1)
+    await store.close()
+  }
+
+  @Test func concurrentSendersAreAllAnsweredAndTheirEventsShownInSeqOrder() async throws {
+    let seen = Mutex<[Int]>([])
+    let sink = GroupSink(shown: { seen.withLock { $0.count } })
+    let store = Store(
+      sink: sink, runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
+    let following = EventForwarding(store.events(after: 0)) { event in
+      seen.withLock { $0.append(event.seq) }
+    }
+    defer { following.stop() }
+    let count = 50
+    let answered = await withTaskGroup(of: Int?.self) { group in
+      for n in 0..<count {
+        group.addTask {
+          try? await store.send(.sendMessage(.init(query: "q \(n)")), origin: .test).seq
+        }
+      }
+      var seqs: [Int] = []
+      for await seq in group { if let seq { seqs.append(seq) } }
+      return seqs
+    }
+    #expect(answered.sorted() == Array(1...count))
+    #expect(seen.withLock { $0 } == Array(1...count), "shown in seq order")
+    let log = sink.log.withLock { $0 }
+    #expect(log.committed == count, "every answered event is committed")
+    await store.close()
+  }
+}
