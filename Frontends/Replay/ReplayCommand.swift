@@ -221,7 +221,7 @@ public enum ReplayCommand {
               }
             }
           }
-          o.field("effects") { w in w.array(effects) { w, effect in w.string(describe(effect)) } }
+          o.field("effects") { w in w.array(effects) { w, effect in w.string(effect.compactText) } }
         }
         StandardStream.output.write(w.bytes + [0x0a])
       } else {
@@ -229,24 +229,13 @@ public enum ReplayCommand {
         if let cause = event.cause { text += " ←#\(cause)" }
         text += " \(event.action.type) \(event.action.payloadJSON.compactText)\n"
         for change in changes { text += "    \(change)\n" }
-        for effect in effects { text += "    ⇒ \(describe(effect))\n" }
+        for effect in effects { text += "    ⇒ \(effect.compactText)\n" }
         if changes.isEmpty && effects.isEmpty { text += "    (no change)\n" }
         StandardStream.output.write(text)
       }
     }
     warn(torn)
     return ExitCode.success
-  }
-
-  /// An effect in one line (secrets show as `[redacted]`).
-  static func describe(_ effect: Effect) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(effect), let text = String(data: data, encoding: .utf8)
-    else {
-      return "\(effect)"
-    }
-    return text
   }
 
   // MARK: --stats

@@ -52,6 +52,6 @@ extension WebHandler {
 
   /// The media type the image's first bytes show, whatever its name says.
   static func imageType(_ bytes: [UInt8]) -> String {
-    MediaType.forFile("image." + (ImageSniffer.kind(Array(bytes.prefix(512))) ?? ""))
+    ImageSniffer.kind(Array(bytes.prefix(512)))?.mediaType ?? "application/octet-stream"
   }
 }

@@ -69,7 +69,7 @@ extension WebHandler {
     }
   }
 
-  static func lacks(_ privilege: String, _ caller: Caller) -> HTTPResponse {
+  static func lacks(_ privilege: Privilege, _ caller: Caller) -> HTTPResponse {
     WebhookError(403, "forbidden", "key \(caller.keyID) lacks the \(privilege) privilege")
       .response
   }

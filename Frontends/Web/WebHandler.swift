@@ -178,7 +178,7 @@ public final class WebHandler: HTTPHandler {
       if let builtInServer { o.field("builtInServer", builtInServer) }
       o.field("mode", mode)
       o.field("privileges") { w in
-        w.array(session.caller.privileges.sorted()) { w, privilege in w.string(privilege) }
+        w.array(session.caller.privileges.sortedNames) { w, privilege in w.string(privilege) }
       }
     }
     return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: w.bytes)
@@ -212,7 +212,7 @@ public final class WebHandler: HTTPHandler {
 
   /// Whether the caller still holds a privilege: asked again while an event stream runs, so
   /// signing out or revoking the key ends the stream.
-  private func holds(_ id: String?) -> @Sendable (String) -> Bool {
+  private func holds(_ id: String?) -> @Sendable (Privilege) -> Bool {
     let sessions = self.sessions
     let gate = self.gate
     return { privilege in

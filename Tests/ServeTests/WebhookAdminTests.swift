@@ -191,7 +191,8 @@ import Testing
     let f = try await WebhookFixture.make()
     let response = await f.request("GET", "/admin/access", key: f.adminKey)
     #expect(response.status == 200)
-    #expect(response.json["privileges"]?.array?.compactMap(\.string) == Privilege.all)
+    #expect(
+      response.json["privileges"]?.array?.compactMap(\.string) == Privilege.all.map(\.rawValue))
     #expect(response.json["access"]?["groups"]?["admin"] != nil)
   }
 

@@ -71,8 +71,10 @@ import Testing
     var t = ReducerTester()
     let failure = Fixture.error(.http, status: 500)
     t.prepare {
-      $0.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0, key: "k")
-      $0.inFlight[2] = InFlightRequest(type: type, since: Fixture.t0, key: "k")
+      $0.inFlight[1] = InFlightRequest(
+        type: RequestType(rawValue: type), since: Fixture.t0, key: "k")
+      $0.inFlight[2] = InFlightRequest(
+        type: RequestType(rawValue: type), since: Fixture.t0, key: "k")
     }
     t.receive(.requestFailed(.init(cause: 1, error: failure)), cause: 1) {
       $0.inFlight[1] = nil
@@ -152,7 +154,9 @@ import Testing
   func anUnauthorizedLoginOnlyRequestWhileLoggedInEndsTheSession(type: String) {
     var t = ReducerTester.loggedIn()
     let failure = Fixture.error(.unauthorized, status: 401)
-    t.prepare { $0.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0) }
+    t.prepare {
+      $0.inFlight[1] = InFlightRequest(type: RequestType(rawValue: type), since: Fixture.t0)
+    }
     t.receive(
       .requestFailed(.init(cause: 1, error: failure)), cause: 1,
       {
@@ -170,7 +174,9 @@ import Testing
   func anUnauthorizedLoginOnlyRequestWhileLoggedOutOnlyRecordsTheError(type: String) {
     var t = ReducerTester()
     let failure = Fixture.error(.unauthorized, status: 401)
-    t.prepare { $0.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0) }
+    t.prepare {
+      $0.inFlight[1] = InFlightRequest(type: RequestType(rawValue: type), since: Fixture.t0)
+    }
     t.receive(.requestFailed(.init(cause: 1, error: failure)), cause: 1) {
       $0.inFlight = [:]
       $0.lastErrors[type] = failure
@@ -181,7 +187,9 @@ import Testing
   func anUnauthorizedRequestThatNeedsNoLoginKeepsTheSession(type: String) {
     var t = ReducerTester.loggedIn()
     let failure = Fixture.error(.unauthorized, status: 401)
-    t.prepare { $0.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0) }
+    t.prepare {
+      $0.inFlight[1] = InFlightRequest(type: RequestType(rawValue: type), since: Fixture.t0)
+    }
     t.receive(.requestFailed(.init(cause: 1, error: failure)), cause: 1) {
       $0.inFlight = [:]
       $0.lastErrors[type] = failure
@@ -249,8 +257,10 @@ import Testing
     for (result, completes) in Self.completions {
       for type in Self.requestTypes {
         var state = State()
-        state.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0, key: "k")
-        state.inFlight[2] = InFlightRequest(type: type, since: Fixture.t0, key: "k")
+        state.inFlight[1] = InFlightRequest(
+          type: RequestType(rawValue: type), since: Fixture.t0, key: "k")
+        state.inFlight[2] = InFlightRequest(
+          type: RequestType(rawValue: type), since: Fixture.t0, key: "k")
         state.lastErrors = [type: Fixture.error(), "other": Fixture.error()]
         let event = Event(seq: 3, at: Fixture.t0, origin: .runner, cause: 1, action: result)
         _ = reduce(&state, event)
@@ -292,7 +302,7 @@ import Testing
   @Test func loginFailedEndsOnlyALoginRequest() {
     for type in Self.requestTypes {
       var state = State()
-      state.inFlight[1] = InFlightRequest(type: type, since: Fixture.t0)
+      state.inFlight[1] = InFlightRequest(type: RequestType(rawValue: type), since: Fixture.t0)
       let event = Event(
         seq: 2, at: Fixture.t0, origin: .runner, cause: 1,
         action: .loginFailed(.init(email: Fixture.email, error: Fixture.error())))

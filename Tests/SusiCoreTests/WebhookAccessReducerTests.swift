@@ -165,13 +165,13 @@ import Testing
     t.send(
       .issueKey(.init(by: Self.ops, key: Self.chat, groups: ["admin"])),
       rejected: "\(Self.ops) cannot issue a key holding privileges it does not hold: "
-        + Set(Privilege.all).subtracting(t.state.access.privileges(of: Self.ops)!).sorted()
-        .joined(separator: ", "))
+        + Set(Privilege.all).subtracting(t.state.access.privileges(of: Self.ops)!)
+        .map(\.rawValue).sorted().joined(separator: ", "))
     t.send(
       .revokeKey(.init(by: Self.ops, key: Self.admin)),
       rejected: "\(Self.ops) cannot revoke a key that holds privileges it does not hold: "
-        + Set(Privilege.all).subtracting(t.state.access.privileges(of: Self.ops)!).sorted()
-        .joined(separator: ", "))
+        + Set(Privilege.all).subtracting(t.state.access.privileges(of: Self.ops)!)
+        .map(\.rawValue).sorted().joined(separator: ", "))
     // What it holds, it may hand on.
     t.send(
       .issueKey(.init(by: Self.ops, key: Self.chat, groups: ["default"])),

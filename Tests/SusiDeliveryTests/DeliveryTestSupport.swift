@@ -72,7 +72,7 @@ struct DeliveryFixture {
 /// A subscribers file in `directory` holding subscribers `ids` that get every event after seq 1
 /// (or only `events`), all signed with `secret`.
 func subscribers(
-  in directory: String, ids: [String] = ["hook"], events: Set<String> = [],
+  in directory: String, ids: [String] = ["hook"], events: EventFilter = [],
   secret: WebhookSecret
 ) throws -> SubscriberFile {
   let file = try SubscriberFile(path: directory + "/log.subscribers")

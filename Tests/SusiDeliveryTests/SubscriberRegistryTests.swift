@@ -13,7 +13,7 @@ import Testing
       cursors: try DeliveryCursors(path: folder.path + "/log.cursors"))
   }
 
-  func subscriber(_ id: String, events: Set<String> = [], after: Int? = nil) -> Subscriber {
+  func subscriber(_ id: String, events: EventFilter = [], after: Int? = nil) -> Subscriber {
     Subscriber(
       id: id, url: "http://127.0.0.1:9/\(id)", events: events, secret: WebhookSecret.generate(),
       after: after)

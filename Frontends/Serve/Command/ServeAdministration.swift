@@ -61,11 +61,11 @@ public struct ServeAdministration: Sendable {
       }
     case ("groups", "grant"):
       return await groupChange(words, count: 4) {
-        .grantPrivilege(.init(by: "local", group: $0[2], privilege: $0[3]))
+        .grantPrivilege(.init(by: "local", group: $0[2], privilege: Privilege(rawValue: $0[3])))
       }
     case ("groups", "revoke"):
       return await groupChange(words, count: 4) {
-        .revokePrivilege(.init(by: "local", group: $0[2], privilege: $0[3]))
+        .revokePrivilege(.init(by: "local", group: $0[2], privilege: Privilege(rawValue: $0[3])))
       }
     case ("subscribers", "list"): return await listSubscribers()
     case ("subscribers", "add"): return await addSubscriber(words, options: options)
@@ -152,13 +152,13 @@ public struct ServeAdministration: Sendable {
     let access = await store.state.access
     if json {
       let groups = access.groups.keys.sorted().map { name -> (String, JSON) in
-        (name, .array(access.groups[name]!.privileges.sorted().map { .string($0) }))
+        (name, .array(access.groups[name]!.privileges.sortedNames.map { .string($0) }))
       }
       return .success(JSON.object(JSONObject(groups)).compactText + "\n")
     }
     var out = ""
     for name in access.groups.keys.sorted() {
-      let privileges = access.groups[name]!.privileges.sorted().joined(separator: " ")
+      let privileges = access.groups[name]!.privileges.sortedNames.joined(separator: " ")
       out += "\(name): \(privileges)\n"
     }
     return .success(out)
@@ -180,7 +180,7 @@ public struct ServeAdministration: Sendable {
       return Self.outcome(refused: error)
     }
     let group = words[2]
-    let privileges = sent.access.groups[group]?.privileges.sorted().joined(separator: " ") ?? ""
+    let privileges = sent.access.groups[group]?.privileges.sortedNames.joined(separator: " ") ?? ""
     return .success("\(group): \(privileges)\n")
   }
 
@@ -230,7 +230,7 @@ public struct ServeAdministration: Sendable {
     }
     let subscriber = Subscriber(
       id: options["--id"] ?? Subscriber.generateID(), url: words[2],
-      events: Set(Self.list(options["--events"])),
+      events: EventFilter(names: Self.list(options["--events"])),
       secret: secret, after: after)
     if let problem = subscriber.problem { return .failure(problem, exitCode: ExitCode.usage) }
     do {

@@ -1,4 +1,5 @@
 import SusiAccess
+import SusiCore
 public import SusiHTTPServer
 public import SusiHTTPTypes
 import SusiJSON
@@ -60,7 +61,7 @@ public struct WebhookError: Error, Equatable, Sendable, CustomStringConvertible 
 
 extension Caller {
   /// Refuses the request (403) unless the caller holds `privilege`.
-  func require(_ privilege: String) throws(WebhookError) {
+  func require(_ privilege: Privilege) throws(WebhookError) {
     guard holds(privilege) else {
       throw .forbidden("key \(keyID) lacks the \(privilege) privilege")
     }

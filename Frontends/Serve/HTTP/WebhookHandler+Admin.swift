@@ -20,7 +20,7 @@ extension WebhookHandler {
     }
     let access = await store.state.access
     return Self.json(200) { o in
-      o.field("privileges", Privilege.all)
+      o.field("privileges", Privilege.all.map(\.rawValue))
       o.field("defaultGroup", AccessControl.defaultGroup)
       o.field("access") { access.write(to: &$0) }
     }
@@ -43,7 +43,8 @@ extension WebhookHandler {
     let body = try Self.objectBody(request, allowed: ["privilege"])
     let privilege = try Self.read { () throws(JSONShapeError) in try body.string("privilege") }
     let sent = try await applyAccessChange(
-      .grantPrivilege(.init(by: caller.keyID, group: group, privilege: privilege)))
+      .grantPrivilege(
+        .init(by: caller.keyID, group: group, privilege: Privilege(rawValue: privilege))))
     return groupResponse(200, sent, group)
   }
 
@@ -52,7 +53,8 @@ extension WebhookHandler {
   {
     try caller.require(Privilege.groupsManage)
     let sent = try await applyAccessChange(
-      .revokePrivilege(.init(by: caller.keyID, group: group, privilege: privilege)))
+      .revokePrivilege(
+        .init(by: caller.keyID, group: group, privilege: Privilege(rawValue: privilege))))
     return groupResponse(200, sent, group)
   }
 
@@ -60,7 +62,7 @@ extension WebhookHandler {
     Self.json(status) { o in
       o.field("seq", sent.published.seq)
       o.field("group", group)
-      o.field("privileges", (sent.access.groups[group]?.privileges ?? []).sorted())
+      o.field("privileges", (sent.access.groups[group]?.privileges ?? []).sortedNames)
     }
   }
 
@@ -199,7 +201,7 @@ extension WebhookHandler {
     return Self.json(201) { o in
       o.field("id", subscriber.id)
       o.field("url", subscriber.url)
-      o.field("events", subscriber.events.isEmpty ? ["*"] : subscriber.events.sorted())
+      o.field("events", subscriber.events.names)
       if generated { o.field("secret", subscriber.secret.text) }
     }
   }

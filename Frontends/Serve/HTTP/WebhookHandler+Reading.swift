@@ -49,7 +49,7 @@ extension WebhookHandler {
   /// A streamed `text/event-stream` response that runs an `EventStreamSession` until the client
   /// goes away, its key loses the privilege, or the server stops.
   func eventStream(
-    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (String) -> Bool
+    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (Privilege) -> Bool
   ) throws(WebhookError) -> HTTPResponse {
     let session = try eventStreamSession(request, caller, holds: holds)
     guard let slot = streams.open(caller.keyID, limit: options.maximumStreamsPerKey) else {
@@ -70,7 +70,7 @@ extension WebhookHandler {
 
   /// The session that `GET /events/stream` runs: where it starts and what it sends.
   func eventStreamSession(
-    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (String) -> Bool
+    _ request: HTTPRequest, _ caller: Caller, holds: @escaping @Sendable (Privilege) -> Bool
   ) throws(WebhookError) -> EventStreamSession {
     try caller.require(Privilege.eventsRead)
     var start: Int?

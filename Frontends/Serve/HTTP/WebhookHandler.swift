@@ -90,7 +90,7 @@ public final class WebhookHandler: HTTPHandler {
   /// session of `susi web`) instead of by a key. `holds` tells whether the caller still holds a
   /// privilege; it is asked again while an event stream runs, so ending the session ends it.
   public func handle(
-    _ request: HTTPRequest, as caller: Caller, holds: @escaping @Sendable (String) -> Bool
+    _ request: HTTPRequest, as caller: Caller, holds: @escaping @Sendable (Privilege) -> Bool
   ) async -> HTTPResponse {
     await handle(request, principal: Principal(caller: caller, holds: holds))
   }
@@ -98,7 +98,7 @@ public final class WebhookHandler: HTTPHandler {
   /// Who a request is answered for, and how to ask later whether they still hold a privilege.
   struct Principal {
     var caller: Caller
-    var holds: @Sendable (String) -> Bool
+    var holds: @Sendable (Privilege) -> Bool
   }
 
   private func handle(_ request: HTTPRequest, principal: Principal?) async -> HTTPResponse {
@@ -131,7 +131,7 @@ public final class WebhookHandler: HTTPHandler {
     }
     if route == .healthz { return await healthz() }
     let caller: Caller
-    let holds: @Sendable (String) -> Bool
+    let holds: @Sendable (Privilege) -> Bool
     if let principal {
       caller = principal.caller
       holds = principal.holds

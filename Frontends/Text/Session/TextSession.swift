@@ -168,15 +168,19 @@ public actor TextSession {
       console.error("login failed: \(Self.describe(failed.error))")
       return .failed
     case .actionRejected(let rejected):
-      var message = rejected.reason
-      if message.hasPrefix("log in first") {
-        message += " (\(command("/login EMAIL", "susi login EMAIL")))"
-      }
-      console.error(message)
       // Refused before anything was sent: a value that fails validation is a usage error (64);
       // needing a login first is not.
-      let needsLogin = message.hasPrefix("log in first") || message.hasPrefix("nobody is logged in")
-      return needsLogin ? .failed : .usage
+      switch rejected.kind {
+      case .needsLogin:
+        console.error("\(rejected.reason) (\(command("/login EMAIL", "susi login EMAIL")))")
+        return .failed
+      case .notLoggedIn:
+        console.error(rejected.reason)
+        return .failed
+      case .invalid:
+        console.error(rejected.reason)
+        return .usage
+      }
     default:
       return nil
     }

@@ -17,8 +17,8 @@ extension Action {
   public struct GrantPrivilege: Equatable, Sendable {
     public var by: String
     public var group: String
-    public var privilege: String
-    public init(by: String, group: String, privilege: String) {
+    public var privilege: Privilege
+    public init(by: String, group: String, privilege: Privilege) {
       self.by = by
       self.group = group
       self.privilege = privilege
@@ -29,8 +29,8 @@ extension Action {
   public struct RevokePrivilege: Equatable, Sendable {
     public var by: String
     public var group: String
-    public var privilege: String
-    public init(by: String, group: String, privilege: String) {
+    public var privilege: Privilege
+    public init(by: String, group: String, privilege: Privilege) {
       self.by = by
       self.group = group
       self.privilege = privilege

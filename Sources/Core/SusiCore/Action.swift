@@ -339,7 +339,7 @@ extension Action {
   }
 
   /// SUSI's answer to a query: every action of the answer, in order.
-  public struct MessageReceived: Equatable, Sendable, Codable {
+  public struct MessageReceived: Equatable, Sendable {
     public var query: String
     public var answers: [AnswerAction]
     /// The answering skill's server path, when the server names it.
@@ -415,8 +415,50 @@ extension Action {
     }
   }
 
+  /// An intent refused: nothing changed. `kind` says what a frontend may do about it; the log
+  /// holds only `reason`, whose wording the reducer keeps such that the kind reads back from it
+  /// (`Kind(wording:)`).
   public struct ActionRejected: Equatable, Sendable {
+    /// What kind of refusal.
+    public enum Kind: Sendable, Equatable {
+      /// A value fails validation, or the intent makes no sense now: a usage error.
+      case invalid
+      /// It needs a logged-in user: log in first (or again) and repeat it.
+      case needsLogin
+      /// A logout while nobody is logged in.
+      case notLoggedIn
+
+      /// The kind the reducer gives a refusal with this `reason`: how a refusal read back from
+      /// the log gets its kind.
+      public init(wording reason: String) {
+        if reason.hasPrefix(Self.needsLoginWording)
+          || (reason.hasPrefix("the session of ") && reason.hasSuffix(Self.loginAgainWording))
+        {
+          self = .needsLogin
+        } else if reason == Self.notLoggedInWording {
+          self = .notLoggedIn
+        } else {
+          self = .invalid
+        }
+      }
+
+      static let needsLoginWording = "log in first to "
+      static let loginAgainWording = "; log in again"
+      static let notLoggedInWording = "nobody is logged in"
+    }
+
+    public var kind: Kind
     public var reason: String
-    public init(reason: String) { self.reason = reason }
+
+    /// A refusal of `kind`; its `reason` must read back as the same kind.
+    init(_ kind: Kind, _ reason: String) {
+      self.kind = kind
+      self.reason = reason
+    }
+
+    /// A refusal for `reason`, of the kind its wording says.
+    public init(reason: String) {
+      self.init(Kind(wording: reason), reason)
+    }
   }
 }

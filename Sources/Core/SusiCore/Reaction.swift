@@ -19,6 +19,11 @@ public struct Reaction: Equatable, Sendable, ExpressibleByArrayLiteral {
 
   /// The event is refused for `reason`: nothing changes, and `actionRejected` says why.
   public static func rejected(_ reason: String) -> Reaction {
-    Reaction(results: [.actionRejected(Action.ActionRejected(reason: reason))])
+    rejected(.invalid, reason)
+  }
+
+  /// The event is refused for `reason`, of `kind`.
+  static func rejected(_ kind: Action.ActionRejected.Kind, _ reason: String) -> Reaction {
+    Reaction(results: [.actionRejected(Action.ActionRejected(kind, reason))])
   }
 }

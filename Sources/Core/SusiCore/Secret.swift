@@ -3,9 +3,7 @@
 /// runner calls it, to build the one request that needs it.
 ///
 /// This type is the single choke point through which secrets are kept out of the event log.
-public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible,
-  Codable
-{
+public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
   /// What a secret looks like everywhere except inside the request that uses it.
   public static let redactedText = "[redacted]"
 
@@ -23,13 +21,4 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
 
   public var description: String { Self.redactedText }
   public var debugDescription: String { Self.redactedText }
-
-  public init(from decoder: any Decoder) throws {
-    value = try decoder.singleValueContainer().decode(String.self)
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    try container.encode(Self.redactedText)
-  }
 }

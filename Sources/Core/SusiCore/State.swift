@@ -70,8 +70,8 @@ public struct UserRating: Equatable, Sendable {
 
 /// A request that has been asked for and not yet answered.
 public struct InFlightRequest: Equatable, Sendable {
-  /// The intent type that asked (`loadSkills`), or `plannedAnswer` for a delayed answer.
-  public var type: String
+  /// What asked: an intent (`loadSkills`), or the wait for a planned answer.
+  public var type: RequestType
   /// When it was asked for.
   public var since: Timestamp
   /// What it is about, for display and for superseding: a newer request with the same key
@@ -83,7 +83,7 @@ public struct InFlightRequest: Equatable, Sendable {
   /// planned after it, each delay counted from the delivery before it. Empty for other requests.
   public var plan: [PlannedAnswer]
   public init(
-    type: String, since: Timestamp, key: String? = nil, due: Timestamp? = nil,
+    type: RequestType, since: Timestamp, key: String? = nil, due: Timestamp? = nil,
     plan: [PlannedAnswer] = []
   ) {
     self.type = type
@@ -93,12 +93,47 @@ public struct InFlightRequest: Equatable, Sendable {
     self.plan = plan
   }
 
-  /// The `type` of the wait for a planned answer, which no intent of its own asked for.
-  public static let plannedAnswer = "plannedAnswer"
-
   /// The intent that asked for this request; nil for a planned answer.
-  public var intent: ActionType? { ActionType(rawValue: type) }
+  public var intent: ActionType? {
+    if case .intent(let type) = type { return type }
+    return nil
+  }
 
   /// Whether this is the wait for a planned answer.
-  public var isPlannedAnswer: Bool { type == Self.plannedAnswer }
+  public var isPlannedAnswer: Bool { type == .plannedAnswer }
+}
+
+/// What a request in flight is for. Its name (`rawValue`) is what the state's JSON holds; a name
+/// this version does not know (a snapshot written by a newer one) is kept as it is.
+public enum RequestType: Hashable, Sendable, CustomStringConvertible,
+  ExpressibleByStringLiteral
+{
+  /// Asked for by an intent of this type.
+  case intent(ActionType)
+  /// The wait for a planned answer, which no intent of its own asked for.
+  case plannedAnswer
+  /// A name this version does not know.
+  case other(String)
+
+  public init(rawValue: String) {
+    if rawValue == "plannedAnswer" {
+      self = .plannedAnswer
+    } else if let type = ActionType(rawValue: rawValue) {
+      self = .intent(type)
+    } else {
+      self = .other(rawValue)
+    }
+  }
+
+  public init(stringLiteral name: String) { self.init(rawValue: name) }
+
+  public var rawValue: String {
+    switch self {
+    case .intent(let type): type.rawValue
+    case .plannedAnswer: "plannedAnswer"
+    case .other(let name): name
+    }
+  }
+
+  public var description: String { rawValue }
 }

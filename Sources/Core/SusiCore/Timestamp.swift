@@ -9,7 +9,7 @@
 /// clamps to that range rather than overflows, so no value from outside can trap. Years outside
 /// 0000–9999 are written as ECMAScript writes them, with a sign and six digits
 /// (`+010000-01-01T00:00:00.000Z`, `-000001-12-31T23:59:59.999Z`), and read back.
-public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
   /// Milliseconds since 1970-01-01T00:00:00Z, from `minimum` to `maximum`.
   public private(set) var milliseconds: Int64
 
@@ -26,11 +26,6 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
   }
 
   private init(exactly milliseconds: Int64) { self.milliseconds = milliseconds }
-
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    self.init(milliseconds: try container.decode(Int64.self, forKey: .milliseconds))
-  }
 
   public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 

@@ -8,16 +8,16 @@ public struct Caller: Sendable, Equatable {
   /// The key id; it goes into access intents as `by`.
   public var keyID: String
   /// The union of the privileges of the key's groups.
-  public var privileges: Set<String>
+  public var privileges: Set<Privilege>
 
   /// A caller with the key `keyID` and its privileges.
-  public init(keyID: String, privileges: Set<String>) {
+  public init(keyID: String, privileges: Set<Privilege>) {
     self.keyID = keyID
     self.privileges = privileges
   }
 
   /// Whether the caller holds `privilege`.
-  public func holds(_ privilege: String) -> Bool { privileges.contains(privilege) }
+  public func holds(_ privilege: Privilege) -> Bool { privileges.contains(privilege) }
 }
 
 /// Why a caller was not let in, for a person; it never says which check failed.
@@ -41,11 +41,11 @@ public final class AccessGate: Sendable {
   struct Snapshot {
     var access: AccessControl
     /// Privileges of every active key.
-    var privileges: [String: Set<String>]
+    var privileges: [String: Set<Privilege>]
 
     init(_ access: AccessControl) {
       self.access = access
-      var privileges: [String: Set<String>] = [:]
+      var privileges: [String: Set<Privilege>] = [:]
       for id in access.keys.keys {
         if let held = access.privileges(of: id) { privileges[id] = held }
       }
@@ -93,7 +93,7 @@ public final class AccessGate: Sendable {
   }
 
   /// Whether the key is active and holds `privilege` now.
-  public func allows(_ keyID: String, _ privilege: String) -> Bool {
+  public func allows(_ keyID: String, _ privilege: Privilege) -> Bool {
     snapshot.withLock { $0.privileges[keyID]?.contains(privilege) ?? false }
   }
 

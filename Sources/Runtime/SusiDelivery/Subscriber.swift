@@ -11,7 +11,7 @@ public struct Subscriber: Sendable, Equatable {
   /// An absolute `http` or `https` URL. Redirects are not followed.
   public var url: String
   /// The event types it gets (`messageReceived`, …); empty means every event.
-  public var events: Set<String>
+  public var events: EventFilter
   /// The key deliveries are signed with.
   public var secret: WebhookSecret
   /// Where its deliveries start the first time it is seen: after this seq (0 = the whole
@@ -20,7 +20,7 @@ public struct Subscriber: Sendable, Equatable {
 
   /// A subscriber; see the properties.
   public init(
-    id: String, url: String, events: Set<String> = [], secret: WebhookSecret, after: Int? = nil
+    id: String, url: String, events: EventFilter = [], secret: WebhookSecret, after: Int? = nil
   ) {
     self.id = id
     self.url = url
@@ -31,7 +31,7 @@ public struct Subscriber: Sendable, Equatable {
 
   /// Whether events of `type` go to this subscriber.
   public func wants(_ type: ActionType) -> Bool {
-    events.isEmpty || events.contains(type.rawValue)
+    events.admits(type)
   }
 
   /// Refuses a subscriber `url` that resolves to an address `targets` does not let deliveries
@@ -57,8 +57,8 @@ public struct Subscriber: Sendable, Equatable {
   public var problem: String? {
     if let problem = Self.idProblem(id) { return problem }
     guard Validation.webURL(url) else { return "subscriber \(id): '\(url)' is not an http(s) URL" }
-    for type in events where ActionType(rawValue: type) == nil {
-      return "subscriber \(id): there is no event type '\(type)'"
+    if let name = events.unknown.first {
+      return "subscriber \(id): there is no event type '\(name)'"
     }
     if let after, after < 0 { return "subscriber \(id): after must be 0 or more" }
     return nil
@@ -90,8 +90,7 @@ public struct Subscriber: Sendable, Equatable {
       throw JSONShapeError(
         path: r.fieldPath("secret"), reason: "expected whsec_ and base64 of 24 to 64 bytes")
     }
-    var events = Set(r.has("events") ? try r.strings("events") : [])
-    events.remove("*")
+    let events = EventFilter(names: r.has("events") ? try r.strings("events") : [])
     self.init(
       id: id, url: try r.string("url"), events: events, secret: secret,
       after: try r.optionalInt("after"))
@@ -102,9 +101,46 @@ public struct Subscriber: Sendable, Equatable {
     w.object { o in
       o.field("id", id)
       o.field("url", url)
-      o.field("events", events.isEmpty ? ["*"] : events.sorted())
+      o.field("events", events.names)
       if includingSecret { o.field("secret", secret.text) }
       o.field("after", after)
     }
+  }
+}
+
+/// The event types a subscriber gets: every one (`*`, or none named), or those named. A name no
+/// event type has is kept (in `unknown`), so that `Subscriber.problem` can say which.
+public struct EventFilter: Equatable, Sendable, ExpressibleByArrayLiteral {
+  /// The types named; empty means every type (unless only unknown names were given).
+  public private(set) var types: Set<ActionType>
+  /// Names given that no event type has, in the order given.
+  public private(set) var unknown: [String]
+
+  /// The filter these names make; `*` means every event.
+  public init(names: some Sequence<String>) {
+    var types = Set<ActionType>()
+    var unknown: [String] = []
+    for name in names where name != "*" {
+      if let type = ActionType(rawValue: name) {
+        types.insert(type)
+      } else if !unknown.contains(name) {
+        unknown.append(name)
+      }
+    }
+    self.types = types
+    self.unknown = unknown
+  }
+
+  public init(arrayLiteral names: String...) { self.init(names: names) }
+
+  /// Whether it lets every event through.
+  public var isEveryEvent: Bool { types.isEmpty && unknown.isEmpty }
+
+  /// Whether events of `type` pass.
+  public func admits(_ type: ActionType) -> Bool { isEveryEvent || types.contains(type) }
+
+  /// The names, sorted; `["*"]` for every event.
+  public var names: [String] {
+    isEveryEvent ? ["*"] : (types.map(\.rawValue) + unknown).sorted()
   }
 }

@@ -70,7 +70,7 @@ public struct SubscriberRegistry: Sendable {
       let delivered = worker?.cursor ?? cursor?.delivered ?? subscriber.after ?? lastSeq
       return SubscriberStatus(
         id: subscriber.id, url: subscriber.url,
-        events: subscriber.events.isEmpty ? ["*"] : subscriber.events.sorted(),
+        events: subscriber.events.names,
         delivered: delivered, backlog: max(0, lastSeq - delivered), disabled: cursor?.disabled,
         failures: worker?.failures ?? 0, lastError: worker?.lastError,
         phase: worker?.phase.rawValue ?? "stopped")

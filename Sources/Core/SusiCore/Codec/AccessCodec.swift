@@ -17,12 +17,13 @@ extension Action.GrantPrivilege {
   func write(to o: inout JSONWriter.ObjectFields) {
     o.field("by", by)
     o.field("group", group)
-    o.field("privilege", privilege)
+    o.field("privilege", privilege.rawValue)
   }
 
   init(reading r: FieldReader) throws(JSONShapeError) {
     self.init(
-      by: try r.string("by"), group: try r.string("group"), privilege: try r.string("privilege"))
+      by: try r.string("by"), group: try r.string("group"),
+      privilege: Privilege(rawValue: try r.string("privilege")))
   }
 }
 
@@ -30,12 +31,13 @@ extension Action.RevokePrivilege {
   func write(to o: inout JSONWriter.ObjectFields) {
     o.field("by", by)
     o.field("group", group)
-    o.field("privilege", privilege)
+    o.field("privilege", privilege.rawValue)
   }
 
   init(reading r: FieldReader) throws(JSONShapeError) {
     self.init(
-      by: try r.string("by"), group: try r.string("group"), privilege: try r.string("privilege"))
+      by: try r.string("by"), group: try r.string("group"),
+      privilege: Privilege(rawValue: try r.string("privilege")))
   }
 }
 
@@ -73,7 +75,7 @@ extension AccessControl {
         w.sortedObject(groups) { w, group in
           w.object {
             $0.field(
-              "privileges", group.privileges.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+              "privileges", group.privileges.sortedNames)
           }
         }
       }

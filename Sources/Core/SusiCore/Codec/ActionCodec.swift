@@ -149,7 +149,7 @@ extension Action {
     guard let actionType = ActionType(rawValue: type) else { throw .unknownType(type) }
     let r = FieldReader(object, path: "payload")
     do {
-      if strict, let allowed = intentFields(actionType) { try r.rejectUnknownKeys(allowed) }
+      if strict, let allowed = actionType.acceptedFields { try r.rejectUnknownKeys(allowed) }
       return try decodeFields(type: actionType, r)
     } catch let error as JSONShapeError {
       throw .invalidPayload(error)
@@ -160,35 +160,9 @@ extension Action {
     }
   }
 
-  /// The payload fields an intent of `type` accepts; nil for a result.
-  static func intentFields(_ type: ActionType) -> Set<String>? {
-    switch type {
-    case .setServer: ["url"]
-    case .signup: ["email", "password"]
-    case .login: ["email", "password", "validSeconds"]
-    case .logout, .syncSettings, .loadHistory: []
-    case .loadGroups: ["language"]
-    case .loadSkills: ["group", "language"]
-    case .loadSkill, .loadUserRating: ["group", "skill", "language"]
-    case .submitRating: ["group", "skill", "stars", "language"]
-    case .changeSettings: ["settings"]
-    case .sendMessage: ["query", "language"]
-    case .search: ["query"]
-    case .loadLinkPreview, .cacheImage: ["url"]
-    case .cancelRequest: ["seq"]
-    case .createAccessGroup: ["by", "group"]
-    case .grantPrivilege, .revokePrivilege: ["by", "group", "privilege"]
-    case .issueKey: ["by", "key", "groups", "label"]
-    case .revokeKey: ["by", "key"]
-    case .serverChanged, .signedUp, .loggedIn, .loginFailed, .loggedOut, .groupsLoaded,
-      .skillsLoaded, .skillLoaded, .ratingSubmitted, .userRatingLoaded, .settingsChanged,
-      .settingsSynced, .messageReceived, .historyLoaded, .websearchLoaded, .linkPreviewLoaded,
-      .imageCached, .requestFailed, .actionRejected:
-      nil
-    }
-  }
-
-  private static func decodeFields(type: ActionType, _ r: FieldReader) throws -> Action {
+  /// Reads the payload of an action of `type` from its fields: the one place that knows each
+  /// payload's shape on the way in (`writePayload` is the way out).
+  public static func decodeFields(type: ActionType, _ r: FieldReader) throws -> Action {
     switch type {
     case .setServer: return .setServer(SetServer(url: try r.string("url")))
     case .signup:

@@ -82,7 +82,7 @@ extension State {
                   $0.field("plan") { $0.array(request.plan) { w, x in x.write(to: &w) } }
                 }
                 $0.field("since", request.since.rfc3339)
-                $0.field("type", request.type)
+                $0.field("type", request.type.rawValue)
               }
             }
           }

@@ -47,7 +47,8 @@ extension State {
       }
       let request = try requests.object(member.key)
       inFlight[seq] = InFlightRequest(
-        type: try request.string("type"), since: try Self.timestamp(request, "since"),
+        type: RequestType(rawValue: try request.string("type")),
+        since: try Self.timestamp(request, "since"),
         key: try request.optionalString("key"), due: try readTimestamp(request, "due"),
         plan: try readPlanned(request, "plan"))
     }
@@ -128,7 +129,8 @@ extension AccessControl {
     let groupObjects = try r.object("groups")
     for member in groupObjects.object {
       let group = try groupObjects.object(member.key)
-      groups[member.key] = AccessGroup(privileges: Set(try group.strings("privileges")))
+      groups[member.key] = AccessGroup(
+        privileges: Set(try group.strings("privileges").map(Privilege.init(rawValue:))))
     }
     var keys: [String: AccessKey] = [:]
     let keyObjects = try r.object("keys")

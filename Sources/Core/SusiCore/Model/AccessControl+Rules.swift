@@ -46,7 +46,7 @@ extension AccessControl {
   }
 
   func problem(creating p: Action.CreateAccessGroup) -> AccessProblem? {
-    let held: Set<String>
+    let held: Set<Privilege>
     switch actor(p.by, needing: Privilege.groupsManage) {
     case .failure(let problem): return problem
     case .success(let privileges): held = privileges
@@ -67,7 +67,7 @@ extension AccessControl {
   }
 
   func problem(granting p: Action.GrantPrivilege) -> AccessProblem? {
-    let held: Set<String>
+    let held: Set<Privilege>
     switch actor(p.by, needing: Privilege.groupsManage) {
     case .failure(let problem): return problem
     case .success(let privileges): held = privileges
@@ -92,7 +92,7 @@ extension AccessControl {
   }
 
   func problem(revoking p: Action.RevokePrivilege) -> AccessProblem? {
-    let held: Set<String>
+    let held: Set<Privilege>
     switch actor(p.by, needing: Privilege.groupsManage) {
     case .failure(let problem): return problem
     case .success(let privileges): held = privileges
@@ -114,7 +114,7 @@ extension AccessControl {
   }
 
   func problem(issuing p: Action.IssueKey) -> AccessProblem? {
-    let held: Set<String>
+    let held: Set<Privilege>
     switch actor(p.by, needing: Privilege.keysManage) {
     case .failure(let problem): return problem
     case .success(let privileges): held = privileges
@@ -129,7 +129,7 @@ extension AccessControl {
     guard Set(p.groups).count == p.groups.count else {
       return AccessProblem(.invalid, "a group is named twice")
     }
-    var given = Set<String>()
+    var given = Set<Privilege>()
     for name in p.groups {
       guard let group = groups[name] else {
         return AccessProblem(.notFound, "no group is called '\(name)'")
@@ -147,7 +147,7 @@ extension AccessControl {
   }
 
   func problem(revoking p: Action.RevokeKey) -> AccessProblem? {
-    let held: Set<String>
+    let held: Set<Privilege>
     switch actor(p.by, needing: Privilege.keysManage) {
     case .failure(let problem): return problem
     case .success(let privileges): held = privileges
@@ -168,7 +168,8 @@ extension AccessControl {
   }
 
   /// The privileges of an active actor that holds `privilege`, or why it cannot act.
-  private func actor(_ id: String, needing privilege: String) -> Result<Set<String>, AccessProblem>
+  private func actor(_ id: String, needing privilege: Privilege)
+    -> Result<Set<Privilege>, AccessProblem>
   {
     guard let held = privileges(of: id) else {
       return .failure(AccessProblem(.unauthorized, "key \(id) is unknown or revoked"))
@@ -179,8 +180,8 @@ extension AccessControl {
     return .success(held)
   }
 
-  private static func list(_ privileges: Set<String>) -> String {
-    privileges.sorted().joined(separator: ", ")
+  private static func list(_ privileges: Set<Privilege>) -> String {
+    privileges.map(\.rawValue).sorted().joined(separator: ", ")
   }
 
   /// Why `name` cannot name a group: 1–40 characters, a lower-case letter first, then lower-case

@@ -19,7 +19,7 @@ public struct AccessControl: Equatable, Sendable {
   public static let localOperator = "local"
 
   /// What the default group holds at first: chatting and reading.
-  public static let defaultPrivileges: Set<String> = [
+  public static let defaultPrivileges: Set<Privilege> = [
     Privilege.forIntent(.sendMessage), Privilege.forIntent(.search),
     Privilege.forIntent(.loadGroups), Privilege.forIntent(.loadSkills),
     Privilege.forIntent(.loadSkill), Privilege.stateRead, Privilege.eventsRead,
@@ -44,16 +44,16 @@ public struct AccessControl: Equatable, Sendable {
   public static let initial = AccessControl()
 
   /// The privileges of an actor (a key id or `local`); nil when the key is unknown or revoked.
-  public func privileges(of actor: String) -> Set<String>? {
+  public func privileges(of actor: String) -> Set<Privilege>? {
     if actor == Self.localOperator { return Set(Privilege.all) }
     guard let key = keys[actor], key.revokedAt == nil else { return nil }
-    var union = Set<String>()
+    var union = Set<Privilege>()
     for group in key.groups { union.formUnion(groups[group]?.privileges ?? []) }
     return union
   }
 
   /// Whether `actor` is an active key (or the local operator) holding `privilege`.
-  public func allows(_ actor: String, _ privilege: String) -> Bool {
+  public func allows(_ actor: String, _ privilege: Privilege) -> Bool {
     privileges(of: actor)?.contains(privilege) ?? false
   }
 
@@ -65,10 +65,10 @@ public struct AccessControl: Equatable, Sendable {
 
 /// A named set of privileges.
 public struct AccessGroup: Equatable, Sendable {
-  /// The privilege names the group grants.
-  public var privileges: Set<String>
+  /// The privileges the group grants.
+  public var privileges: Set<Privilege>
   /// A group granting `privileges`.
-  public init(privileges: Set<String>) { self.privileges = privileges }
+  public init(privileges: Set<Privilege>) { self.privileges = privileges }
 }
 
 /// A caller's key, as the state knows it: never its secret.
@@ -100,40 +100,54 @@ public struct AccessKey: Equatable, Sendable {
   }
 }
 
-/// The names of privileges. Each intent a caller may send is a privilege of the same name
-/// (`sendMessage`); the others guard reading and administration.
-public enum Privilege {
+/// A privilege: what a key may do. Each intent a caller may send is a privilege of the same name
+/// (`sendMessage`, see `ActionSpec.privilege`); the others guard reading and administration. The
+/// name is what the log and the state hold; a name this version does not know is kept as it is.
+public struct Privilege: RawRepresentable, Hashable, Comparable, Sendable, CustomStringConvertible,
+  ExpressibleByStringLiteral
+{
+  public let rawValue: String
+
+  public init(rawValue: String) { self.rawValue = rawValue }
+  public init(stringLiteral value: String) { self.init(rawValue: value) }
+
+  public var description: String { rawValue }
+
+  public static func < (a: Privilege, b: Privilege) -> Bool { a.rawValue < b.rawValue }
+
   /// `GET /state`.
-  public static let stateRead = "state.read"
+  public static let stateRead: Privilege = "state.read"
   /// `GET /events` and `GET /events/stream`.
-  public static let eventsRead = "events.read"
+  public static let eventsRead: Privilege = "events.read"
   /// `GET /metrics`.
-  public static let metricsRead = "metrics.read"
+  public static let metricsRead: Privilege = "metrics.read"
   /// Register and remove outbound subscribers.
-  public static let subscribersManage = "subscribers.manage"
+  public static let subscribersManage: Privilege = "subscribers.manage"
   /// Issue and revoke keys.
-  public static let keysManage = "keys.manage"
+  public static let keysManage: Privilege = "keys.manage"
   /// Create groups, grant and revoke privileges.
-  public static let groupsManage = "groups.manage"
+  public static let groupsManage: Privilege = "groups.manage"
 
   /// The intents that change access itself; they are guarded by `keys.manage` and
   /// `groups.manage`, not by privileges of their own.
-  public static let accessIntents: Set<ActionType> = [
-    .createAccessGroup, .grantPrivilege, .revokePrivilege, .issueKey, .revokeKey,
-  ]
+  public static let accessIntents: Set<ActionType> = Set(
+    ActionType.intents.filter { $0.spec.privilege?.rawValue != $0.rawValue })
 
   /// Every privilege there is: the intents callers may send, then the rest.
-  public static let all: [String] =
-    ActionType.intents.filter { !accessIntents.contains($0) }.map(\.rawValue) + [
+  public static let all: [Privilege] =
+    ActionType.intents.filter { !accessIntents.contains($0) }.map(forIntent) + [
       stateRead, eventsRead, metricsRead, subscribersManage, keysManage, groupsManage,
     ]
 
   /// The privilege that allows sending the intent `type`.
-  public static func forIntent(_ type: ActionType) -> String {
-    switch type {
-    case .createAccessGroup, .grantPrivilege, .revokePrivilege: groupsManage
-    case .issueKey, .revokeKey: keysManage
-    default: type.rawValue
-    }
+  public static func forIntent(_ type: ActionType) -> Privilege {
+    type.spec.privilege ?? Privilege(rawValue: type.rawValue)
+  }
+}
+
+extension Collection<Privilege> {
+  /// The names, sorted by their bytes (as the state's JSON lists them).
+  public var sortedNames: [String] {
+    map(\.rawValue).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
   }
 }

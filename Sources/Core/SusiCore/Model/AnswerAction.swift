@@ -2,7 +2,7 @@ public import SusiJSON
 
 /// One action of a SUSI answer, decoded into what a client renders. Actions of an answer are
 /// conjunctive: render all of them, in order.
-public enum AnswerAction: Equatable, Sendable, Codable {
+public enum AnswerAction: Equatable, Sendable {
   /// Text. `mood == "sabta"` marks the server's fallback ("I don't know…").
   case answer(expression: String, language: String?, mood: String?)
   /// Rows under headers; cells keep whatever JSON the data rows held.
@@ -49,12 +49,12 @@ public enum AnswerAction: Equatable, Sendable, Codable {
 }
 
 /// Answer actions that carry no fields.
-public enum ControlAction: String, Sendable, Codable, CaseIterable {
+public enum ControlAction: String, Sendable, CaseIterable {
   case stop, pause, resume, restart, previous, next, shuffle
   case timerReset = "timer_reset"
 }
 
-public struct TableColumn: Equatable, Sendable, Codable {
+public struct TableColumn: Equatable, Sendable {
   /// The key of the column in the data rows.
   public var key: String
   /// The header to show.
@@ -65,7 +65,7 @@ public struct TableColumn: Equatable, Sendable, Codable {
   }
 }
 
-public struct FeedItem: Equatable, Sendable, Codable {
+public struct FeedItem: Equatable, Sendable {
   public var title: String?
   public var description: String?
   public var link: String?
@@ -76,7 +76,7 @@ public struct FeedItem: Equatable, Sendable, Codable {
   }
 }
 
-public struct PieSlice: Equatable, Sendable, Codable {
+public struct PieSlice: Equatable, Sendable {
   public var label: String
   public var value: Double
   public init(label: String, value: Double) {
@@ -87,7 +87,7 @@ public struct PieSlice: Equatable, Sendable, Codable {
 
 /// Answers the server planned for later (`plan_delay`): delivered after `delayMilliseconds`
 /// (counted from the answer that carried them) as their own `messageReceived`.
-public struct PlannedAnswer: Equatable, Sendable, Codable {
+public struct PlannedAnswer: Equatable, Sendable {
   /// The longest delay kept: 365 days. A longer one (a server's `plan_delay`, a log written by
   /// hand) is shortened to it, a negative one taken as 0, so that no delay can overflow the
   /// moment it is added to.
@@ -101,13 +101,6 @@ public struct PlannedAnswer: Equatable, Sendable, Codable {
   public init(delayMilliseconds: Int, answers: [AnswerAction]) {
     self.delayMilliseconds = Self.clamped(delayMilliseconds)
     self.answers = answers
-  }
-
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    self.init(
-      delayMilliseconds: try container.decode(Int.self, forKey: .delayMilliseconds),
-      answers: try container.decode([AnswerAction].self, forKey: .answers))
   }
 
   /// `delay` within `0…maximumDelayMilliseconds`.

@@ -1,6 +1,6 @@
 /// A user setting's value, typed. The server stores and returns every value as a string; the
 /// runner converts them through `SettingKey.parse` so the state holds real booleans and numbers.
-public enum SettingValue: Hashable, Sendable, Codable, CustomStringConvertible {
+public enum SettingValue: Hashable, Sendable, CustomStringConvertible {
   case bool(Bool)
   case number(Double)
   case string(String)

@@ -51,7 +51,7 @@ extension State {
       p.planned.isEmpty ? Array((ended?.plan ?? []).dropFirst()) : PlannedAnswer.chain(p.planned)
     if let next = plan.first {
       inFlight[event.seq] = InFlightRequest(
-        type: InFlightRequest.plannedAnswer, since: event.at,
+        type: .plannedAnswer, since: event.at,
         due: event.at.adding(milliseconds: Int64(next.delayMilliseconds)), plan: plan)
       effects.append(
         .deliverLater(
@@ -66,7 +66,7 @@ extension State {
     // server has nothing older. Undated exchanges sort last, so look for the oldest date.
     let before = historyRemaining == 0 ? nil : history.compactMap(\.queryDate).min()
     return start(
-      .loadHistory, event, key: "loadHistory", .fetchHistory(server: server, before: before))
+      .loadHistory, event, .fetchHistory(server: server, before: before))
   }
 
   mutating func historyLoaded(_ p: Action.HistoryLoaded, _ event: Event) -> Reaction {

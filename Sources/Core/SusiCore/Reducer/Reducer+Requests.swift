@@ -1,15 +1,17 @@
 // Bookkeeping shared by every request: in-flight tracking, superseding, errors, cancellation.
 
 extension State {
-  /// Records that the event asked for a request, superseding an older one with the same key.
-  mutating func start(_ intent: ActionType, _ event: Event, key: String? = nil, _ effect: Effect)
-    -> Reaction
-  {
+  /// Records that the event asked for a request about `subject`, superseding an older one with
+  /// the same key (as the intent's `ActionSpec.supersedes` says).
+  mutating func start(
+    _ intent: ActionType, _ event: Event, about subject: String? = nil, _ effect: Effect
+  ) -> Reaction {
     var effects: [Effect] = []
+    let key = intent.spec.supersedingKey(about: subject)
     if let key {
       for seq in inFlight.seqs(withKey: key) { effects.append(.supersede(seq: seq)) }
     }
-    inFlight[event.seq] = InFlightRequest(type: intent.rawValue, since: event.at, key: key)
+    inFlight[event.seq] = InFlightRequest(type: .intent(intent), since: event.at, key: key)
     effects.append(effect)
     return Reaction(effects: effects)
   }
@@ -25,7 +27,7 @@ extension State {
       request.intent == intent || (orPlannedAnswer && request.isPlannedAnswer)
     else { return nil }
     inFlight[cause] = nil
-    lastErrors[request.type] = nil
+    lastErrors[request.type.rawValue] = nil
     return request
   }
 
@@ -46,9 +48,9 @@ extension State {
     let request = inFlight.removeValue(forKey: p.cause)
     // Asked for: neither is an error worth keeping.
     guard p.error.kind != .cancelled && p.error.kind != .superseded else { return [] }
-    lastErrors[request?.type ?? "unknown"] = p.error.scrubbed
+    lastErrors[request?.type.rawValue ?? "unknown"] = p.error.scrubbed
     if p.error.kind == .unauthorized, let session,
-      let intent = request?.intent, Self.needsLogin.contains(intent)
+      let intent = request?.intent, intent.spec.needsLogin
     {
       return [
         .logout(
@@ -59,22 +61,20 @@ extension State {
     return []
   }
 
-  /// Intents whose requests only work for a logged-in user.
-  static let needsLogin: Set<ActionType> = [
-    .submitRating, .loadUserRating, .changeSettings, .syncSettings,
-  ]
-
-  /// Why a logged-in-only intent cannot go ahead now, with the effects that says so; nil when
-  /// it can.
-  func loginProblem(_ event: Event, doing what: String) -> Reaction? {
+  /// Why an intent of `type` cannot go ahead now for want of a login, with the effects that says
+  /// so; nil when it can (or when it needs no login).
+  func loginProblem(_ event: Event, for type: ActionType) -> Reaction? {
+    guard let what = type.spec.loginPurpose else { return nil }
     guard let session else {
-      return .rejected("log in first to \(what)")
+      return .rejected(.needsLogin, Action.ActionRejected.Kind.needsLoginWording + what)
     }
     if session.isExpired(at: event.at) {
-      let reason = "the session of \(session.email) expired at \(session.expiresAt!); log in again"
+      let reason =
+        "the session of \(session.email) expired at \(session.expiresAt!)"
+        + Action.ActionRejected.Kind.loginAgainWording
       return Reaction(
         effects: [.logout(server: server, reason: "session expired")],
-        results: [.actionRejected(Action.ActionRejected(reason: reason))])
+        results: [.actionRejected(Action.ActionRejected(.needsLogin, reason))])
     }
     return nil
   }

@@ -52,12 +52,14 @@ extension State {
       )
     }
     return start(
-      .login, event, key: "login",
+      .login, event,
       .login(server: server, email: p.email, password: p.password, validSeconds: p.validSeconds))
   }
 
   mutating func logout(_ event: Event) -> Reaction {
-    guard session != nil else { return .rejected("nobody is logged in") }
+    guard session != nil else {
+      return .rejected(.notLoggedIn, Action.ActionRejected.Kind.notLoggedInWording)
+    }
     return start(.logout, event, .logout(server: server, reason: nil))
   }
 

@@ -11,7 +11,7 @@ extension State {
       case .failure(let refusal): return .rejected(refusal.reason)
       }
     }
-    if let refusal = loginProblem(event, doing: "change settings") { return refusal }
+    if let refusal = loginProblem(event, for: .changeSettings) { return refusal }
     return start(.changeSettings, event, .storeSettings(server: server, settings: typed))
   }
 
@@ -22,8 +22,8 @@ extension State {
   }
 
   mutating func syncSettings(_ event: Event) -> Reaction {
-    if let refusal = loginProblem(event, doing: "sync settings") { return refusal }
-    return start(.syncSettings, event, key: "syncSettings", .fetchSettings(server: server))
+    if let refusal = loginProblem(event, for: .syncSettings) { return refusal }
+    return start(.syncSettings, event, .fetchSettings(server: server))
   }
 
   mutating func settingsSynced(_ p: Action.SettingsSynced, _ event: Event) -> Reaction {

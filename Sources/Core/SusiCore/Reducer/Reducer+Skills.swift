@@ -25,7 +25,7 @@ extension State {
   mutating func loadGroups(_ p: Action.LoadGroups, _ event: Event) -> Reaction {
     let language = skillListLanguage(p.language)
     return start(
-      .loadGroups, event, key: "loadGroups", .fetchGroups(server: server, language: language))
+      .loadGroups, event, .fetchGroups(server: server, language: language))
   }
 
   mutating func groupsLoaded(_ p: Action.GroupsLoaded, _ event: Event) -> Reaction {
@@ -39,7 +39,7 @@ extension State {
     if let group = p.group, let problem = groupProblem(group) { return .rejected(problem) }
     let language = skillListLanguage(p.language)
     return start(
-      .loadSkills, event, key: "loadSkills:\(p.group ?? "*")",
+      .loadSkills, event, about: p.group ?? "*",
       .fetchSkills(server: server, group: p.group, language: language))
   }
 
@@ -63,7 +63,7 @@ extension State {
     }
     let language = p.language ?? skills[p.group]?[p.skill]?.language ?? skillListLanguage(nil)
     return start(
-      .loadSkill, event, key: "loadSkill:\(p.group)/\(p.skill)",
+      .loadSkill, event, about: "\(p.group)/\(p.skill)",
       .fetchSkill(server: server, group: p.group, skill: p.skill, language: language))
   }
 
@@ -97,7 +97,7 @@ extension State {
     if let problem = skillNameProblem(group: p.group, skill: p.skill) {
       return .rejected(problem)
     }
-    if let refusal = loginProblem(event, doing: "rate skills") { return refusal }
+    if let refusal = loginProblem(event, for: .submitRating) { return refusal }
     let effect = aboutSkill(group: p.group, skill: p.skill, language: p.language) {
       .rateSkill(server: server, group: p.group, skill: p.skill, language: $0, stars: p.stars)
     }
@@ -123,12 +123,12 @@ extension State {
     if let problem = skillNameProblem(group: p.group, skill: p.skill) {
       return .rejected(problem)
     }
-    if let refusal = loginProblem(event, doing: "read your ratings") { return refusal }
+    if let refusal = loginProblem(event, for: .loadUserRating) { return refusal }
     let effect = aboutSkill(group: p.group, skill: p.skill, language: p.language) {
       .fetchUserRating(server: server, group: p.group, skill: p.skill, language: $0)
     }
     return start(
-      .loadUserRating, event, key: "loadUserRating:\(p.group)/\(p.skill)", effect)
+      .loadUserRating, event, about: "\(p.group)/\(p.skill)", effect)
   }
 
   mutating func userRatingLoaded(_ p: Action.UserRatingLoaded, _ event: Event) -> Reaction {

@@ -11,7 +11,7 @@ extension State {
       return .rejected(
         "the search query is longer than \(Self.maximumSearchLength) characters")
     }
-    return start(.search, event, key: "search:\(query)", .webSearch(query: query))
+    return start(.search, event, about: query, .webSearch(query: query))
   }
 
   mutating func websearchLoaded(_ p: Action.WebsearchLoaded, _ event: Event) -> Reaction {
@@ -25,7 +25,7 @@ extension State {
       return .rejected("'\(p.url)' is not an http(s) URL")
     }
     return start(
-      .loadLinkPreview, event, key: "loadLinkPreview:\(p.url)", .fetchLinkPreview(url: p.url))
+      .loadLinkPreview, event, about: p.url, .fetchLinkPreview(url: p.url))
   }
 
   mutating func linkPreviewLoaded(_ p: Action.LinkPreviewLoaded, _ event: Event) -> Reaction {

@@ -223,15 +223,28 @@ actor ImageCache {
 
   /// An extension from the image's magic bytes, so a viewer opening the file knows its type.
   static func fileExtension(_ bytes: [UInt8]) -> String {
-    switch ImageSniffer.kind(bytes) {
-    case "png": ".png"
-    case "jpeg": ".jpg"
-    case "gif": ".gif"
-    case "webp": ".webp"
-    case "svg": ".svg"
-    case "bmp": ".bmp"
-    case "ico": ".ico"
-    default: ""
+    ImageSniffer.kind(bytes)?.fileExtension ?? ""
+  }
+}
+
+/// An image format the cache recognises.
+public enum ImageKind: String, Sendable, CaseIterable {
+  case png, jpeg, gif, webp, bmp, ico, svg
+
+  /// The extension a cached file of this kind gets (`.jpg`).
+  public var fileExtension: String {
+    switch self {
+    case .jpeg: ".jpg"
+    default: "." + rawValue
+    }
+  }
+
+  /// Its media type (`image/svg+xml`).
+  public var mediaType: String {
+    switch self {
+    case .svg: "image/svg+xml"
+    case .ico: "image/x-icon"
+    default: "image/" + rawValue
     }
   }
 }
@@ -258,20 +271,20 @@ public enum ImageCacheFile {
 
 /// Recognises image formats by their first bytes.
 public enum ImageSniffer {
-  /// `png`, `jpeg`, `gif`, `webp`, `bmp`, `ico`, `svg`, or nil.
-  public static func kind(_ b: [UInt8]) -> String? {
-    if b.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "png" }
-    if b.starts(with: [0xFF, 0xD8, 0xFF]) { return "jpeg" }
-    if b.starts(with: Array("GIF8".utf8)) { return "gif" }
+  /// The format the first bytes show, or nil.
+  public static func kind(_ b: [UInt8]) -> ImageKind? {
+    if b.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return .png }
+    if b.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
+    if b.starts(with: Array("GIF8".utf8)) { return .gif }
     if b.count >= 12, b.starts(with: Array("RIFF".utf8)),
       b[8..<12].elementsEqual(Array("WEBP".utf8))
     {
-      return "webp"
+      return .webp
     }
-    if b.starts(with: Array("BM".utf8)) { return "bmp" }
-    if b.starts(with: [0, 0, 1, 0]) { return "ico" }
+    if b.starts(with: Array("BM".utf8)) { return .bmp }
+    if b.starts(with: [0, 0, 1, 0]) { return .ico }
     let head = HTMLText.asciiLowercased(String(decoding: b.prefix(512), as: UTF8.self))
-    if head.contains("<svg") { return "svg" }
+    if head.contains("<svg") { return .svg }
     return nil
   }
 }
