@@ -65,6 +65,10 @@ final class WarningLog: Sendable {
     configure: (inout ConsoleService.Configuration) -> Void = { _ in }
   ) -> ConsoleService {
     var configuration = ConsoleService.Configuration(allowsPrivateHosts: allowsPrivate)
+    // Generous limits: a loaded machine must not turn a slow loopback reply into a missing one
+    // (the tests about time limits set their own).
+    configuration.idleTimeout = 120
+    configuration.totalTimeout = 120
     configure(&configuration)
     return ConsoleService(
       transport: SocketTransport(), configuration: configuration, clock: clock,
