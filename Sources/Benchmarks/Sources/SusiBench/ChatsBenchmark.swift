@@ -10,6 +10,7 @@
 // limit. Without wrk the run says so and prints only the jsonl figure.
 
 import Foundation
+import SusiFiles
 
 let chatsBenchmark = Benchmark(
   name: "chats",
