@@ -267,6 +267,7 @@ final class SusiServerProcess {
     if let tls { process.arguments! += ["--tls-cert", tls.certificate, "--tls-key", tls.key] }
     let output = Pipe()
     process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
     try process.run()
     // The operators' log lines (JSON) come before the URL line.
     var url = ""
