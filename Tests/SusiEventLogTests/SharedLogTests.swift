@@ -39,6 +39,24 @@ import Testing
     #expect(records.map(\.seq) == [1, 2, 3, 4, 5])
   }
 
+  @Test func onlyAnotherWritersAppendsCountAsAppendsByOthers() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.file("shared.jsonl")
+    let first = try sharedWriter(path)
+    let second = try sharedWriter(path)
+    #expect(!first.mayHaveAppendsByOthers)
+    try appendShared(first)
+    try appendShared(first)
+    #expect(!first.mayHaveAppendsByOthers, "its own appends are not another's")
+    try appendShared(second)
+    #expect(first.mayHaveAppendsByOthers)
+    #expect(try first.appendedByOthers().count == 1)
+    #expect(!first.mayHaveAppendsByOthers, "what it read back is known")
+    try first.close()
+    #expect(!first.mayHaveAppendsByOthers, "a closed writer looks at nothing")
+    try second.close()
+  }
+
   @Test func anAppendOutsideTheLockIsRefused() throws {
     let directory = try TemporaryDirectory()
     let writer = try sharedWriter(directory.file("shared.jsonl"))

@@ -42,7 +42,19 @@ extension EventLogWriter {
   /// process may have appended. Cheap (one `fstat`), takes no lock, callable from any thread:
   /// what a watcher asks before having the owner catch up.
   public var mayHaveAppendsByOthers: Bool {
-    state.withLock { s in
+    // Most reports are of this process's own writes: the file's length equals what it wrote.
+    // That is told without the writer's lock, which an append holds across its `write()`, so a
+    // watcher woken by that very write does not wait for it. A differing length is checked
+    // again under the lock (the writer may be between its `write()` and its bookkeeping).
+    guard options.shared else { return false }
+    let fd = publishedFD.load(ordering: .acquiring)
+    var quick = stat()
+    if fd >= 0, fstat(fd, &quick) == 0,
+      Int(quick.st_size) == publishedLength.load(ordering: .acquiring)
+    {
+      return false
+    }
+    return state.withLock { s in
       var info = stat()
       guard options.shared, s.fd >= 0, fstat(s.fd, &info) == 0 else { return false }
       return Int(info.st_size) != s.writtenLength
@@ -101,6 +113,7 @@ extension EventLogWriter {
       // Only the owner moves the end forward, so it is still `known` here.
       guard state.writtenLength == known else { return false }
       state.writtenLength = reader.validLength
+      publishedLength.store(reader.validLength, ordering: .releasing)
       state.syncedLength = max(state.syncedLength, known)
       state.nextSeq = (reader.lastSeq ?? lastSeq) + 1
       state.records = reader.recordCount

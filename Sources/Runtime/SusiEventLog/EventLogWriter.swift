@@ -58,6 +58,10 @@ public final class EventLogWriter: Sendable {
   public let presence: LogPresence?
 
   let state: Mutex<WriterState>
+  /// `state.writtenLength` and `state.fd`, readable without the lock: what a watcher woken by
+  /// this process's own write compares the file's length with (see `mayHaveAppendsByOthers`).
+  let publishedLength: Atomic<Int>
+  let publishedFD: Atomic<Int32>
   /// Where every `fdatasync` of the `batch` policy, `sync()` and `close()` run, one at a time.
   let flushQueue = DispatchQueue(label: "susi.eventlog.flush")
 
@@ -86,6 +90,8 @@ public final class EventLogWriter: Sendable {
     state = Mutex(
       WriterState(
         fd: fd, nextSeq: nextSeq, length: recovery.byteLength, records: recovery.recordCount))
+    publishedLength = Atomic(recovery.byteLength)
+    publishedFD = Atomic(fd)
   }
 
   deinit {
@@ -174,6 +180,7 @@ public final class EventLogWriter: Sendable {
     let (fd, needsSync) = state.withLock { state in
       let fd = state.fd
       state.fd = -1
+      publishedFD.store(-1, ordering: .releasing)
       return (fd, state.broken == nil && state.syncedLength < state.writtenLength)
     }
     guard fd >= 0 else { return }
@@ -218,6 +225,7 @@ public final class EventLogWriter: Sendable {
       try undoFailedWrite(error, seq: seq, state: &state)
     }
     state.writtenLength += state.line.count
+    publishedLength.store(state.writtenLength, ordering: .releasing)
     state.nextSeq += 1
     state.records += 1
     switch options.fsync {

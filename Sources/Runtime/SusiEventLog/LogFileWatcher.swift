@@ -7,6 +7,8 @@ import Synchronization
 /// watching costs no CPU.
 ///
 /// `changed` runs on that thread and must return quickly (schedule the work, do not do it).
+/// Reports are looked at no more than once a millisecond: a burst of writes (this process's own
+/// appends included) wakes the thread about a thousand times a second, not once per write.
 public final class LogFileWatcher: Sendable {
   /// How often each way woke the watcher, for tests and metrics.
   public struct Wakes: Sendable, Equatable {
@@ -83,10 +85,16 @@ public final class LogFileWatcher: Sendable {
         while buffer.withUnsafeMutableBytes({ Glibc.read(inotify, $0.baseAddress, $0.count) }) > 0 {
         }
         counts.withLock { $0.notified += 1 }
+        changed()
+        // At most one look per millisecond: inotify reports every write, this process's own
+        // too, so a burst of appends would wake the thread once per record. Reports that come
+        // during the pause are drained by the next look, which sees what they announced.
+        if stopped.load(ordering: .acquiring) { return }
+        _ = poll(&descriptors, 1, 1)
       } else {
         counts.withLock { $0.polled += 1 }
+        changed()
       }
-      changed()
     }
   }
 }

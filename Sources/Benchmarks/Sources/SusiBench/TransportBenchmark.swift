@@ -253,7 +253,7 @@ private struct BenchError: Error, CustomStringConvertible {
 }
 
 /// `susi server` (the binary next to this one) in a child process.
-private final class SusiServerProcess {
+final class SusiServerProcess {
   let process = Process()
   let baseURL: String
 
@@ -267,15 +267,26 @@ private final class SusiServerProcess {
     if let tls { process.arguments! += ["--tls-cert", tls.certificate, "--tls-key", tls.key] }
     let output = Pipe()
     process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
     try process.run()
-    var line: [UInt8] = []
+    // The operators' log lines (JSON) come before the URL line.
+    var url = ""
     while true {
-      let byte = output.fileHandleForReading.readAvailable(limit: 1)
-      guard let first = byte.first else { break }
-      if first == UInt8(ascii: "\n") { break }
-      line.append(first)
+      var line: [UInt8] = []
+      var ended = false
+      while true {
+        let byte = output.fileHandleForReading.readAvailable(limit: 1)
+        guard let first = byte.first else {
+          ended = true
+          break
+        }
+        if first == UInt8(ascii: "\n") { break }
+        line.append(first)
+      }
+      url = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+      if ended || !url.hasPrefix("{") { break }
     }
-    baseURL = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    baseURL = url
     guard baseURL.hasPrefix("http://") || baseURL.hasPrefix("https://") else {
       process.terminate()
       throw BenchError("susi server did not print its URL (got '\(baseURL)')")

@@ -31,6 +31,7 @@ let benchmarks: [Benchmark] = [
   httpBenchmark,
   susiServerBenchmark,
   runnerBenchmark,
+  chatsBenchmark,
   jsonlBenchmark,
   webhookBenchmark,
   overloadBenchmark,
