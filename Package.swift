@@ -151,7 +151,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiHTTPServer", "SusiApplication",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery",
-        "SusiAccess", "SusiTLS", "SusiOperatorLog",
+        "SusiAccess", "SusiTLS", "SusiOperatorLog", "SusiFiles",
       ]),
     frontend(
       "SusiWeb", folder: "Web",

@@ -92,6 +92,17 @@ import Testing
     #expect(afterStatus == 1)
   }
 
+  @Test func serveStartsOnAStateFolderThatDoesNotExistYet() async throws {
+    let state = temporaryDirectory() + "/not/made/yet"
+    let (server, port) = try await startServer(state: state)
+    defer { server.stop() }
+    #expect(port > 0)
+    var info = stat()
+    #expect(stat(state, &info) == 0 && info.st_mode & 0o077 == 0, "made, private")
+    let status = await onThread { server.stop().status }
+    #expect(status == 0)
+  }
+
   @Test func serveTakesAnIdempotencyKeyOlderThanADayAsNew() async throws {
     // A log from yesterday: an admin key, and an action sent with Idempotency-Key order-17.
     let state = temporaryDirectory()

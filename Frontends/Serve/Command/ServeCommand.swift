@@ -131,11 +131,15 @@ public enum ServeCommand {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }
     let paths = Paths(invocation)
-    guard let ownership = ServeOwnership(log: SusiApp.besideLog(invocation.common)) else {
-      return fail(
-        "another 'susi serve' is running on \(invocation.common.log) (or its lock file cannot be "
-          + "made); one server per log delivers the webhooks and owns the subscribers",
-        ExitCode.cannotCreate)
+    let ownership: ServeOwnership
+    do { ownership = try ServeOwnership(log: SusiApp.besideLog(invocation.common)) } catch {
+      switch error {
+      case .held:
+        return fail(
+          "another 'susi serve' is running on \(invocation.common.log); one server per log "
+            + "delivers the webhooks and owns the subscribers", ExitCode.cannotCreate)
+      case .cannotMake(let problem): return fail(problem, ExitCode.cannotCreate)
+      }
     }
     defer { withExtendedLifetime(ownership) {} }
     let app: SusiApp
@@ -185,12 +189,15 @@ public enum ServeCommand {
     var ownership: ServeOwnership?
     defer { withExtendedLifetime(ownership) {} }
     if fileChanges.contains(Array(invocation.arguments.prefix(2))) {
-      ownership = ServeOwnership(log: SusiApp.besideLog(invocation.common))
-      guard ownership != nil else {
-        return fail(
-          "'susi serve' is running on \(invocation.common.log) and owns its subscribers file; "
-            + "make this change through its /admin API, or stop it first",
-          ExitCode.cannotCreate)
+      do { ownership = try ServeOwnership(log: SusiApp.besideLog(invocation.common)) } catch {
+        switch error {
+        case .held:
+          return fail(
+            "'susi serve' is running on \(invocation.common.log) and owns its subscribers file; "
+              + "make this change through its /admin API, or stop it first",
+            ExitCode.cannotCreate)
+        case .cannotMake(let problem): return fail(problem, ExitCode.cannotCreate)
+        }
       }
     }
     let app: SusiApp

@@ -1,4 +1,5 @@
 import Glibc
+import SusiFiles
 
 /// While `susi serve` runs it owns the files beside its log that it keeps in memory and rewrites
 /// whole: subscribers and delivery cursors (and it delivers every event once). Ownership is an
@@ -10,15 +11,28 @@ import Glibc
 final class ServeOwnership {
   private let fd: Int32
 
-  /// Takes ownership of the files beside `log`, or nil when a running `susi serve` holds it.
-  init?(log: String) {
-    let fd = open(log + ".serve.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    // A lock file that cannot be made (a read-only folder) cannot be shared either.
-    guard fd >= 0 else { return nil }
+  /// Why ownership was not taken.
+  enum Refusal: Error {
+    /// A running `susi serve` owns the files.
+    case held
+    /// The lock file cannot be made (its folder cannot be created, or is read-only).
+    case cannotMake(String)
+  }
+
+  /// Takes ownership of the files beside `log` (creating their folder, private, when missing).
+  init(log: String) throws(Refusal) {
+    let path = log + ".serve.lock"
+    do { try PrivateFile.makeDirectory(PrivateFile.directory(of: path)) } catch {
+      throw .cannotMake("\(error)")
+    }
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      throw .cannotMake("cannot create \(path): \(String(cString: strerror(errno)))")
+    }
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       if errno == EINTR { continue }
       close(fd)
-      return nil
+      throw .held
     }
     self.fd = fd
   }
