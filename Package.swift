@@ -110,6 +110,7 @@ let package = Package(
       "SusiPostgresLog", in: "Runtime",
       dependencies: [
         "SusiPostgres", "SusiStore", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiJSON",
+        "SusiDelivery",
       ]),
 
     // The built-in SUSI-compatible server: a second product that speaks the SUSI API from skill
@@ -271,6 +272,7 @@ let package = Package(
       dependencies: [
         "SusiPostgresLog", "SusiPostgres", "SusiStore", "SusiCore", "SusiCoreTesting",
         "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON", "SusiHTTPTesting", "susi",
+        "SusiDelivery", "SusiHTTPClient",
       ],
       swiftSettings: strict),
     .testTarget(
