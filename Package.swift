@@ -152,7 +152,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiHTTPServer", "SusiApplication",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery",
-        "SusiAccess", "SusiTLS", "SusiOperatorLog",
+        "SusiAccess", "SusiTLS", "SusiOperatorLog", "SusiPostgresLog",
       ]),
     frontend(
       "SusiWeb", folder: "Web",

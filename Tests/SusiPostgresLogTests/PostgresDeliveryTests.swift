@@ -69,7 +69,8 @@ struct PostgresDeliveryTests {
     DeliveryService(
       feed: store.feed, registry: try hookFile(), cursors: leases, leases: wrapped ?? leases,
       transport: { _ in transport }, clock: clock,
-      policy: DeliveryPolicy(jitter: 0, timeout: 60, targets: TargetPolicy(allowsPrivateTargets: true)))
+      policy: DeliveryPolicy(
+        jitter: 0, timeout: 60, targets: TargetPolicy(allowsPrivateTargets: true)))
   }
 
   /// A rating the reducer refuses: two events.
