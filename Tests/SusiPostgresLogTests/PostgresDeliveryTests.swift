@@ -192,6 +192,12 @@ struct PostgresDeliveryTests {
     #expect(try a.hold("hook", now: 1_000))
     #expect(try !b.hold("hook", now: 1_000))
     try a.save("hook", delivered: 5)
+    // Registering the subscriber on another node leaves its cursor and lease alone.
+    let registry = SubscriberRegistry(
+      file: try SubscriberFile(path: FileManagerTestFolder().path + "/log.subscribers"), cursors: b)
+    try registry.register(
+      Subscriber(id: "hook", url: "http://127.0.0.1:9/hook", events: [], secret: Self.secret),
+      lastSeq: 0)
     #expect(try a.hold("hook", now: 10_000), "renewed until 25 s")
     #expect(try !b.hold("hook", now: 24_999))
     #expect(b.cursor("hook")?.delivered == 5)

@@ -11,6 +11,13 @@ public protocol DeliveryCursorStore: Sendable {
   func enable(_ id: String) throws
   /// Forgets the cursor of `id`.
   func remove(_ id: String) throws
+  /// Clears what a subscriber of that id removed earlier left, before `id` is registered.
+  func clearBeforeRegistering(_ id: String) throws
+}
+
+extension DeliveryCursorStore {
+  /// Forgets the cursor (`remove`).
+  public func clearBeforeRegistering(_ id: String) throws { try remove(id) }
 }
 
 extension DeliveryCursors: DeliveryCursorStore {}

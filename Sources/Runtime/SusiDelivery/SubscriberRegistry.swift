@@ -29,7 +29,7 @@ public struct SubscriberRegistry: Sendable {
         kind: .conflict, message: "a subscriber \(subscriber.id) exists already")
     }
     do {
-      try cursors.remove(subscriber.id)
+      try cursors.clearBeforeRegistering(subscriber.id)
       try file.add(subscriber)
     } catch {
       throw SubscriberRefusal(kind: .storage, message: "\(error)")

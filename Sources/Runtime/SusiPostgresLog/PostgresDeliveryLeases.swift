@@ -125,6 +125,10 @@ public final class PostgresDeliveryLeases: DeliveryLeases, DeliveryCursorStore, 
     cached.withLock { $0[id] = nil }
   }
 
+  /// Keeps the cursor: on a fleet, each node registers the same subscriber, and registering it on
+  /// one more node must not reset the deliveries another node is making. Removing it deletes it.
+  public func clearBeforeRegistering(_ id: String) throws {}
+
   /// Closes the connection.
   public func close() {
     connection.withLock { connection in
