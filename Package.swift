@@ -110,6 +110,7 @@ let package = Package(
       "SusiPostgresLog", in: "Runtime",
       dependencies: [
         "SusiPostgres", "SusiStore", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiJSON",
+        "SusiDelivery",
       ]),
 
     // The built-in SUSI-compatible server: a second product that speaks the SUSI API from skill
@@ -151,7 +152,7 @@ let package = Package(
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiHTTPServer", "SusiApplication",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiHTTPTypes", "SusiDelivery",
-        "SusiAccess", "SusiTLS", "SusiOperatorLog", "SusiFiles",
+        "SusiAccess", "SusiTLS", "SusiOperatorLog", "SusiFiles", "SusiPostgresLog",
       ]),
     frontend(
       "SusiWeb", folder: "Web",
@@ -271,6 +272,7 @@ let package = Package(
       dependencies: [
         "SusiPostgresLog", "SusiPostgres", "SusiStore", "SusiCore", "SusiCoreTesting",
         "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON", "SusiHTTPTesting", "susi",
+        "SusiDelivery", "SusiHTTPClient",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -43,9 +43,11 @@ public final class WebhookService: Sendable {
   ///   - keys: the hashes of the keys' secrets.
   ///   - subscribers: the outbound subscribers (their file, or in memory).
   ///   - cursors: how far each subscriber has got.
+  ///   - leases: on a fleet, which node delivers each subscriber (see `DeliveryLeases`).
   public static func start(
     store: Store, keys: KeyFile,
-    subscribers: SubscriberFile? = nil, cursors: DeliveryCursors? = nil,
+    subscribers: SubscriberFile? = nil, cursors: (any DeliveryCursorStore)? = nil,
+    leases: (any DeliveryLeases)? = nil,
     transport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
       SocketTransport()
     },
@@ -60,7 +62,8 @@ public final class WebhookService: Sendable {
     let registry = subscribers ?? SubscriberFile(memory: [])
     let progress = cursors ?? DeliveryCursors()
     let deliveries = DeliveryService(
-      feed: feed, registry: registry, cursors: progress, transport: transport, clock: clock,
+      feed: feed, registry: registry, cursors: progress, leases: leases, transport: transport,
+      clock: clock,
       counters: counters, policy: policy)
     deliveries.start()
     let handler = WebhookHandler(

@@ -14,7 +14,7 @@ import Testing
   /// not listed is on the folder's first step. Modules on the same step never import each other.
   static let steps: [String: Int] = [
     "SusiHTTPClient": 1, "SusiHTTPServer": 2, "SusiOperatorLog": 3,
-    "SusiStore": 1, "SusiRunner": 2, "SusiDelivery": 2, "SusiAccess": 2, "SusiPostgresLog": 2,
+    "SusiStore": 1, "SusiRunner": 2, "SusiDelivery": 2, "SusiAccess": 2, "SusiPostgresLog": 3,
     "SusiApplication": 1,
   ]
 

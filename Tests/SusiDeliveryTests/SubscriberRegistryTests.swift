@@ -70,7 +70,8 @@ import Testing
     try registry.remove("hook")
     let reloaded = try self.registry()
     #expect(reloaded.file.subscribers.map(\.id) == ["other"])
-    #expect(reloaded.cursors.all.keys.sorted() == ["other"])
+    #expect(reloaded.cursors.cursor("hook") == nil)
+    #expect(reloaded.cursors.cursor("other")?.delivered == 3)
     let refusal = #expect(throws: SubscriberRefusal.self) { try registry.remove("hook") }
     #expect(refusal?.kind == .notFound)
     #expect(refusal?.message == "no subscriber is called 'hook'")

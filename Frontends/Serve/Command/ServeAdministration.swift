@@ -19,7 +19,7 @@ public struct ServeAdministration: Sendable {
 
   /// Administration of the store's access and of the subscribers in these files.
   public init(
-    store: Store, keys: KeyFile, subscribers: SubscriberFile, cursors: DeliveryCursors,
+    store: Store, keys: KeyFile, subscribers: SubscriberFile, cursors: any DeliveryCursorStore,
     targets: TargetPolicy
   ) {
     self.store = store

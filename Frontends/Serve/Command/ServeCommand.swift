@@ -7,6 +7,7 @@ import SusiDelivery
 import SusiHTTPClient
 public import SusiHTTPServer
 import SusiOperatorLog
+import SusiPostgresLog
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.
@@ -37,7 +38,8 @@ public enum ServeCommand {
         serve subscribers list | add URL [--events T,…] [--secret whsec_…] [--id ID] [--after SEQ]
                           | remove ID
       Key hashes live in LOG.keys, subscribers in LOG.subscribers (both 0600), delivery
-      progress in LOG.cursors.
+      progress in LOG.cursors; with a log in PostgreSQL, delivery progress is in the database,
+      where nodes sharing the log take turns at each subscriber (one node at a time).
       """,
     examples: [
       "KEY=$(susi serve keys init)",
@@ -114,6 +116,22 @@ public enum ServeCommand {
     }
   }
 
+  /// Where the delivery cursors are kept, and the leases that share the subscribers among the
+  /// nodes of a fleet: in the database when the log is in PostgreSQL, else in the cursors file
+  /// beside the log (and no leases: this one server delivers every subscriber).
+  static func deliveryState(_ app: SusiApp, paths: Paths) throws -> (
+    cursors: any DeliveryCursorStore, leases: (any DeliveryLeases)?
+  ) {
+    guard let database = app.databaseLog else {
+      return (try DeliveryCursors(path: paths.cursors), nil)
+    }
+    // A node without a node number (one not serving) only reads and edits cursors; a number
+    // far above the ones live nodes take keeps it apart from them.
+    let leases = try PostgresDeliveryLeases(
+      location: database.location, node: database.node ?? Int.random(in: 1 << 40..<1 << 50))
+    return (leases, leases)
+  }
+
   static func serve(_ invocation: Invocation, web: WebMount?) async -> Int32 {
     let host = BindAddress.numeric(invocation.parsed.value("--host") ?? "127.0.0.1")
     let port: Int
@@ -153,7 +171,7 @@ public enum ServeCommand {
     do {
       let keys = try KeyFile(path: paths.keys)
       let subscribers = try SubscriberFile(path: paths.subscribers)
-      let cursors = try DeliveryCursors(path: paths.cursors)
+      let (cursors, leases) = try deliveryState(app, paths: paths)
       // One transport (one event loop, one pool per origin) for every subscriber.
       let transport = SocketTransport(
         caFile: app.caFile, proxies: ProxySettings(environment: ProcessInfo.processInfo.environment)
@@ -161,7 +179,7 @@ public enum ServeCommand {
       var options = WebhookHandler.Options()
       if app.databaseLog != nil { options.logProblem = { app.logProblem() } }
       service = await WebhookService.start(
-        store: app.store, keys: keys, subscribers: subscribers, cursors: cursors,
+        store: app.store, keys: keys, subscribers: subscribers, cursors: cursors, leases: leases,
         transport: { _ in transport },
         policy: DeliveryPolicy(
           targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)),
@@ -212,7 +230,7 @@ public enum ServeCommand {
       let administration = ServeAdministration(
         store: app.store, keys: try KeyFile(path: paths.keys),
         subscribers: try SubscriberFile(path: paths.subscribers),
-        cursors: try DeliveryCursors(path: paths.cursors),
+        cursors: try deliveryState(app, paths: paths).cursors,
         targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets))
       outcome = await administration.run(invocation.arguments, options: invocation.parsed.options)
     } catch {

@@ -6,6 +6,10 @@ import Synchronization
 
 /// Runs one delivery worker per subscriber, and adds, removes and re-enables subscribers while
 /// the deliveries run (the webhook frontend's admin routes call it).
+///
+/// With `leases` (nodes of a fleet sharing a database log), a subscriber is delivered only while
+/// this node holds its lease: a keeper task per subscriber takes or renews the lease every third
+/// of its duration, starts the worker when it holds it and stops the worker when it does not.
 public final class DeliveryService: Sendable {
   private let feed: EventFeed
   private let registry: SubscriberRegistry
@@ -16,15 +20,20 @@ public final class DeliveryService: Sendable {
   private let policy: DeliveryPolicy
   private let random: @Sendable () -> Double
   private let running = Mutex<[String: Running]>([:])
+  private let leases: (any DeliveryLeases)?
+  /// With leases: the task keeping each subscriber's lease, by subscriber id.
+  private let keepers = Mutex<[String: Task<Void, Never>]>([:])
 
   struct Running: Sendable {
     var worker: DeliveryWorker
     var task: Task<Void, Never>
   }
 
-  /// A service delivering `feed`'s events to the subscribers in `registry`.
+  /// A service delivering `feed`'s events to the subscribers in `registry`, each one only
+  /// while this node holds its lease in `leases` when given.
   public init(
-    feed: EventFeed, registry: SubscriberFile, cursors: DeliveryCursors,
+    feed: EventFeed, registry: SubscriberFile, cursors: any DeliveryCursorStore,
+    leases: (any DeliveryLeases)? = nil,
     transport makeTransport: @escaping @Sendable (Subscriber) -> any HTTPTransport = { _ in
       SocketTransport()
     },
@@ -39,11 +48,45 @@ public final class DeliveryService: Sendable {
     self.counters = counters
     self.policy = policy
     self.random = random
+    self.leases = leases
   }
 
   /// Starts a worker for every subscriber in the registry that is not disabled.
   public func start() {
-    for subscriber in registry.file.subscribers { startWorker(subscriber) }
+    for subscriber in registry.file.subscribers { begin(subscriber) }
+  }
+
+  /// Delivers to `subscriber`: at once without leases, else whenever this node holds its lease.
+  private func begin(_ subscriber: Subscriber) {
+    guard let leases else { return startWorker(subscriber) }
+    keepers.withLock { all in
+      guard all[subscriber.id] == nil else { return }
+      all[subscriber.id] = Task { await self.keepLease(on: subscriber, in: leases) }
+    }
+  }
+
+  /// Takes or renews the lease on `subscriber` every third of its duration until cancelled,
+  /// delivering while it is held. A lease that cannot be renewed (another node took it after it
+  /// expired, or the database is out of reach) stops the worker: its cursor saves are refused
+  /// once another node holds the lease, and the new holder goes on from the saved cursor.
+  private func keepLease(on subscriber: Subscriber, in leases: any DeliveryLeases) async {
+    while !Task.isCancelled {
+      let held = (try? leases.hold(subscriber.id, now: clock.millisecondsSince1970())) ?? false
+      guard !Task.isCancelled else { return }
+      if held { startWorker(subscriber) } else { await stopWorker(subscriber.id) }
+      do {
+        try await clock.sleep(milliseconds: max(1, leases.duration / 3))
+      } catch {
+        return
+      }
+    }
+  }
+
+  /// Stops keeping the lease on `id` (it stays held until released or expired).
+  private func stopKeeper(_ id: String) async {
+    guard let keeper = keepers.withLock({ $0.removeValue(forKey: id) }) else { return }
+    keeper.cancel()
+    await keeper.value
   }
 
   private func startWorker(_ subscriber: Subscriber) {
@@ -66,12 +109,14 @@ public final class DeliveryService: Sendable {
   /// Registers a subscriber (see `SubscriberRegistry.register`) and starts delivering to it.
   /// With no `after`, it gets the events that follow `lastSeq` (the log's last event now).
   public func add(_ subscriber: Subscriber, lastSeq: Int) throws(SubscriberRefusal) {
-    startWorker(try registry.register(subscriber, lastSeq: lastSeq))
+    begin(try registry.register(subscriber, lastSeq: lastSeq))
   }
 
   /// Stops delivering to a subscriber and forgets it and its cursor.
   public func remove(_ id: String) async throws(SubscriberRefusal) {
+    await stopKeeper(id)
     await stopWorker(id)
+    leases?.release(id)
     try registry.remove(id)
   }
 
@@ -80,13 +125,15 @@ public final class DeliveryService: Sendable {
     guard let subscriber = registry.file.subscriber(id) else {
       throw SubscriberRefusal(kind: .notFound, message: "no subscriber is called '\(id)'")
     }
+    await stopKeeper(id)
     await stopWorker(id)
+    leases?.release(id)
     do {
       try registry.cursors.enable(id)
     } catch {
       throw SubscriberRefusal(kind: .storage, message: "\(error)")
     }
-    startWorker(subscriber)
+    begin(subscriber)
   }
 
   private func stopWorker(_ id: String) async {
@@ -98,13 +145,28 @@ public final class DeliveryService: Sendable {
   /// Every subscriber with its progress against the log's `lastSeq`, sorted by id.
   public func statuses(lastSeq: Int) -> [SubscriberStatus] {
     let workers = running.withLock { $0.mapValues(\.worker) }.mapValues(\.snapshot)
-    return registry.statuses(lastSeq: lastSeq, workers: workers).sorted { $0.id < $1.id }
+    let waiting = keepers.withLock { Set($0.keys) }.subtracting(workers.keys)
+    return registry.statuses(lastSeq: lastSeq, workers: workers).map { status in
+      // Another node holds its lease and delivers it.
+      guard waiting.contains(status.id) else { return status }
+      var standby = status
+      standby.phase = "standby"
+      return standby
+    }.sorted { $0.id < $1.id }
   }
 
   /// Stops every worker: each finishes the attempt it is in, keeps delivering while the
   /// subscriber takes events, and stops at the first failure or once caught up. After
-  /// `grace` milliseconds the rest are cancelled. Cursors are saved.
+  /// `grace` milliseconds the rest are cancelled. Cursors are saved, then leases released.
   public func shutdown(grace: Int64 = 5000) async {
+    let kept = keepers.withLock { all in
+      let list = all
+      all = [:]
+      return list
+    }
+    for keeper in kept.values { keeper.cancel() }
+    for keeper in kept.values { await keeper.value }
+    defer { for id in kept.keys { leases?.release(id) } }
     let all = running.withLock { all in
       let list = Array(all.values)
       all = [:]

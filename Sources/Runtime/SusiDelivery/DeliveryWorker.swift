@@ -15,7 +15,7 @@ final class DeliveryWorker: Sendable {
   private let feed: EventFeed
   private let transport: any HTTPTransport
   private let clock: any TimeSource
-  private let cursors: DeliveryCursors
+  private let cursors: any DeliveryCursorStore
   private let counters: DeliveryCounters
   private let policy: DeliveryPolicy
   private let random: @Sendable () -> Double
@@ -41,7 +41,7 @@ final class DeliveryWorker: Sendable {
   init(
     subscriber: Subscriber, feed: EventFeed, transport: any HTTPTransport,
     clock: any TimeSource,
-    cursors: DeliveryCursors, counters: DeliveryCounters, policy: DeliveryPolicy,
+    cursors: any DeliveryCursorStore, counters: DeliveryCounters, policy: DeliveryPolicy,
     random: @escaping @Sendable () -> Double
   ) {
     self.subscriber = subscriber

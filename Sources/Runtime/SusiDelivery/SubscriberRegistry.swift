@@ -4,10 +4,10 @@ public struct SubscriberRegistry: Sendable {
   /// The subscribers.
   public let file: SubscriberFile
   /// How far deliveries to each subscriber have got.
-  public let cursors: DeliveryCursors
+  public let cursors: any DeliveryCursorStore
 
   /// The subscribers in `file`, with their progress in `cursors`.
-  public init(file: SubscriberFile, cursors: DeliveryCursors) {
+  public init(file: SubscriberFile, cursors: any DeliveryCursorStore) {
     self.file = file
     self.cursors = cursors
   }
@@ -29,7 +29,7 @@ public struct SubscriberRegistry: Sendable {
         kind: .conflict, message: "a subscriber \(subscriber.id) exists already")
     }
     do {
-      try cursors.remove(subscriber.id)
+      try cursors.clearBeforeRegistering(subscriber.id)
       try file.add(subscriber)
     } catch {
       throw SubscriberRefusal(kind: .storage, message: "\(error)")
@@ -96,7 +96,8 @@ public struct SubscriberStatus: Sendable, Equatable {
   public var failures: Int
   /// The last failure.
   public var lastError: String?
-  /// `idle`, `delivering`, `backingOff`, `disabled` or `stopped`.
+  /// `idle`, `delivering`, `backingOff`, `disabled`, `stopped`, or `standby` (another node of a
+  /// fleet holds its lease).
   public var phase: String
 }
 
