@@ -36,6 +36,24 @@ struct EndpointRequest: Sendable {
     }
     return account
   }
+
+  /// Changes the caller's account with `change` and saves the accounts, all under the state
+  /// lock; when the change or the save fails, nothing changes.
+  func changeAccount(_ change: (inout Account) throws(APIError) -> Void) throws(APIError) {
+    let context = self.context
+    try context.withState { (state: inout ServerState) throws(APIError) in
+      var account = try account(in: state)
+      try change(&account)
+      var accounts = state.accounts
+      accounts.put(account)
+      if let store = context.store {
+        do throws(FileError) { try store.saveAccounts(accounts) } catch {
+          throw ServerContext.saveFailed(error)
+        }
+      }
+      state.accounts = accounts
+    }
+  }
 }
 
 /// A JSON endpoint's answer: the object (without `session`, which the router adds) and any

@@ -23,21 +23,11 @@ enum DeviceEndpoints {
       "geolocation": ["latitude": .string(latitude), "longitude": .string(longitude)],
       "deviceAddTime": .string(SusiDateFormat.millis(request.now)),
     ]
-    let context = request.context
-    try context.withState { (state: inout ServerState) throws(APIError) in
-      var account = try request.account(in: state)
+    try request.changeAccount { (account: inout Account) throws(APIError) in
       if account.devices[mac] == nil && account.devices.count >= maximumDevices {
         throw APIError(400, "Too many devices: at most \(maximumDevices) are kept per account")
       }
       account.devices[mac] = .object(device)
-      var accounts = state.accounts
-      accounts.put(account)
-      if let store = context.store {
-        do throws(FileError) { try store.saveAccounts(accounts) } catch {
-          throw ServerContext.saveFailed(error)
-        }
-      }
-      state.accounts = accounts
     }
     return JSONReply(["accepted": true, "message": "You have successfully added the device!"])
   }

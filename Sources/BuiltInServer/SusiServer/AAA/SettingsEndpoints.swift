@@ -28,18 +28,8 @@ enum SettingsEndpoints {
     {
       throw APIError(400, "Enter atleast 5 character, upto 51 character")
     }
-    let context = request.context
-    try context.withState { (state: inout ServerState) throws(APIError) in
-      var account = try request.account(in: state)
+    try request.changeAccount { (account: inout Account) throws(APIError) in
       for (key, value) in changes { account.settings[key] = .string(value) }
-      var accounts = state.accounts
-      accounts.put(account)
-      if let store = context.store {
-        do throws(FileError) { try store.saveAccounts(accounts) } catch {
-          throw ServerContext.saveFailed(error)
-        }
-      }
-      state.accounts = accounts
     }
     return JSONReply([
       "accepted": true, "message": "You successfully changed settings of your account!",

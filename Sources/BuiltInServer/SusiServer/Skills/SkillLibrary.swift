@@ -24,14 +24,9 @@ public struct Skill: Sendable {
     model: String, group: String, language: String, tag: String, file: SkillFile,
     modified: Date, accessed: Date?
   ) {
-    self.model = model
-    self.group = group
-    self.language = language
-    self.tag = tag
-    self.modified = modified
-    self.accessed = accessed
-    outline = SkillOutline(file)
-    source = SkillSource(file: file)
+    self.init(
+      model: model, group: group, language: language, tag: tag, outline: SkillOutline(file),
+      source: SkillSource(file: file), modified: modified, accessed: accessed)
   }
 
   init(
