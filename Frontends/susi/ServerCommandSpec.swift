@@ -42,39 +42,39 @@ enum ServerCommandSpec {
       ],
       options: [
         OptionSpec(
-          "--port", short: "-p", value: "N",
+          .port, short: "-p", value: "N",
           help: "port to listen on; 0 = any free port (default 0)"),
         OptionSpec(
-          "--host", value: "ADDR", help: "address to bind, or localhost (default 127.0.0.1)"),
+          .host, value: "ADDR", help: "address to bind, or localhost (default 127.0.0.1)"),
         OptionSpec(
-          "--data", value: "DIR",
+          .data, value: "DIR",
           help:
             "skill data folder holding models/…; refused without skills (default: the --skills folder)"
         ),
-        OptionSpec("--seed", value: "N", help: "seed for answer choices, for reproducible answers"),
+        OptionSpec(.seed, value: "N", help: "seed for answer choices, for reproducible answers"),
         OptionSpec(
-          "--trusted-proxy", value: "ADDR",
+          .trustedProxy, value: "ADDR",
           help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
         OptionSpec(
-          "--check-skills", value: "DIR",
+          .checkSkills, value: "DIR",
           help: "check the skills of DIR for authors: load warnings and example answers, then exit"
         ),
-        OptionSpec("--examples", help: "with --check-skills: list every example and who answered"),
+        OptionSpec(.examples, help: "with --check-skills: list every example and who answered"),
       ] + ServingTLSFiles.specs + OperatorLogOptions.specs,
       arguments: 0...2)
     // It serves from STATE-DIR/server alone: no log, no other server; its only outbound
     // requests are skills' console rules, which --allow-private-targets lets reach loopback and
     // private addresses.
     spec.unusedCommonOptions = [
-      "--server", "--log", "--websearch-url", "--fsync", "--ca-file", "--quiet", "--verbose",
-      "--color", "--no-color",
+      .server, .log, .websearchURL, .fsync, .caFile, .quiet, .verbose,
+      .color, .noColor,
     ]
     return spec
   }()
 
   static let command = Command(spec) { invocation in
-    if let folder = invocation.parsed.value("--check-skills") {
-      return checkSkills(folder, listExamples: invocation.parsed.has("--examples"))
+    if let folder = invocation.parsed.value(.checkSkills) {
+      return checkSkills(folder, listExamples: invocation.parsed.has(.examples))
     }
     if !invocation.arguments.isEmpty { return use(invocation) }
     guard let log = OperatorLogOptions.log(invocation, component: "server") else {
@@ -193,14 +193,14 @@ enum ServerCommandSpec {
     let parsed = invocation.parsed
     let port = try parsed.port(default: 0)
     var seed: UInt64?
-    if let text = parsed.value("--seed") {
+    if let text = parsed.value(.seed) {
       guard let value = UInt64(text) else {
         throw UsageError("--seed takes a whole number from 0 to 2^64-1, not '\(text)'")
       }
       seed = value
     }
     var proxies: Set<String> = []
-    if let text = parsed.value("--trusted-proxy") {
+    if let text = parsed.value(.trustedProxy) {
       let list = text.split(separator: ",", omittingEmptySubsequences: false).map {
         $0.trimmingCharacters(in: .whitespaces)
       }
@@ -210,7 +210,7 @@ enum ServerCommandSpec {
       proxies = Set(list)
     }
     let stateDirectory = URL(fileURLWithPath: invocation.common.stateDirectory + "/server")
-    var data = parsed.value("--data").map { URL(fileURLWithPath: $0) }
+    var data = parsed.value(.data).map { URL(fileURLWithPath: $0) }
     if data == nil {
       do {
         data = try SkillFolderChoice.resolve(
@@ -220,7 +220,7 @@ enum ServerCommandSpec {
       }
     }
     var configuration = ServerConfiguration(
-      host: BindAddress.numeric(parsed.value("--host") ?? "127.0.0.1"), port: port,
+      host: BindAddress.numeric(parsed.value(.host) ?? "127.0.0.1"), port: port,
       dataDirectory: data, stateDirectory: stateDirectory,
       seed: seed, trustedProxies: proxies)
     configuration.allowsPrivateConsoleHosts = invocation.common.allowsPrivateTargets

@@ -12,10 +12,7 @@ extension WebhookHandler {
   // MARK: Access
 
   func getAccess(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
-    guard
-      caller.privileges.contains(Privilege.keysManage)
-        || caller.privileges.contains(Privilege.groupsManage)
-    else {
+    guard caller.seesAccess else {
       throw .forbidden("key \(caller.keyID) lacks the keys.manage and groups.manage privileges")
     }
     let access = await store.state.access

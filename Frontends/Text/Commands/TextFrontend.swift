@@ -47,9 +47,9 @@ public enum TextFrontend {
     _ body: (TextSession) async -> Int32
   ) async -> Int32 {
     StandardStream.ignoreBrokenPipes()
-    let json = invocation.parsed.has("--json")
+    let json = invocation.parsed.has(.json)
     let console = TextConsole.standard(
-      environment: invocation.environment, utc: invocation.parsed.has("--utc"), quiet: json,
+      environment: invocation.environment, utc: invocation.parsed.has(.utc), quiet: json,
       color: invocation.common.color, notes: !invocation.common.quiet)
     // Ctrl-C is handled from the start, so it never ends the process while the log is written
     // (start-up writes too); until the session exists it only asks to stop once started.
@@ -75,7 +75,7 @@ public enum TextFrontend {
     var context = TextContext(
       logPath: app.options.log, embeddedServerURL: app.embeddedServerURL,
       resumedEvents: app.resumedEvents,
-      passwordFile: invocation.parsed.value("--password-file"),
+      passwordFile: invocation.parsed.value(.passwordFile),
       terminate: { code in
         guard !leaving.exchange(true, ordering: .sequentiallyConsistent) else { return }
         // A spinner drawn when Ctrl-C came must not stay on the line the shell prompt reuses.
@@ -86,7 +86,7 @@ public enum TextFrontend {
         await withTimeLimit(seconds: 3) { await app.stop() }
         exit(code)
       })
-    context.waitForPlanned = invocation.parsed.has("--wait")
+    context.waitForPlanned = invocation.parsed.has(.wait)
     context.serverSource = app.options.serverSource
     context.stateDirectory = app.options.stateDirectory
     context.resumedPlans = app.resumedPlans
@@ -127,7 +127,7 @@ public enum TextFrontend {
     let code = await body(session)
     if let recorder, let recording {
       recording.stop()
-      if invocation.parsed.value("--json") == "events" {
+      if invocation.parsed.value(.json) == "events" {
         // Only the answers this command's own questions planned: never another process's.
         let mine = recorder.seqs
         let pending = PendingAnswer.all(in: await app.store.state.inFlight).filter {
