@@ -125,22 +125,7 @@ enum ServerCommandSpec {
       return problem.exitCode
     }
     let check = SkillCheck.run(dataDirectory: URL(fileURLWithPath: folder))
-    var out = ""
-    for warning in check.warnings { out += "warning: \(warning)\n" }
-    for outcome in check.outcomes where listExamples || !outcome.isOwn {
-      let mark =
-        outcome.isOwn ? "ok  " : outcome.obstacle != nil ? "SKIP" : outcome.tied ? "TIE " : "MISS"
-      out +=
-        "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)"
-      switch outcome.realServer {
-      case .tie: out += " (as the real server ranks: a tie)"
-      case .other: out += " (as the real server ranks: another skill first)"
-      default: break
-      }
-      out += outcome.obstacle.map { " (\($0.rawValue))\n" } ?? "\n"
-    }
-    out += check.summary + "\n" + check.realServerSummary + "\n" + check.timing + "\n"
-    _ = StandardStream.output.write(out)
+    _ = StandardStream.output.write(check.report(listingExamples: listExamples))
     return 0
   }
 
@@ -154,28 +139,26 @@ enum ServerCommandSpec {
       ).report(spec)
     }
     let stateDirectory = invocation.common.stateDirectory
-    let remembered: RememberedServer?
-    do {
-      remembered = try RememberedServer.load(stateDirectory: stateDirectory)
-    } catch {
-      StandardStream.error.line("susi: \(error)")
-      return ExitCode.usage
-    }
     guard arguments.count == 2 else {
-      StandardStream.output.line(remembered?.server ?? State.embeddedServer)
-      return ExitCode.success
+      do throws(UsageError) {
+        let remembered = try RememberedServer.load(stateDirectory: stateDirectory)
+        StandardStream.output.line(remembered?.server ?? State.embeddedServer)
+        return ExitCode.success
+      } catch {
+        StandardStream.error.line("susi: \(error)")
+        return ExitCode.usage
+      }
     }
     guard let url = Validation.serverURL(arguments[1]) else {
       return UsageError(
         "'\(arguments[1])' is not a server URL; use http(s)://host[:port][/path] or 'embedded'"
       ).report(spec)
     }
-    var choice = remembered ?? RememberedServer()
-    // A CA file belongs to the server it was given for.
-    if choice.server != url { choice.caFile = nil }
-    choice.server = url
     do {
-      try choice.save(stateDirectory: stateDirectory)
+      try RememberedServer.remember(url, stateDirectory: stateDirectory)
+    } catch let error as UsageError {
+      StandardStream.error.line("susi: \(error)")
+      return ExitCode.usage
     } catch {
       StandardStream.error.line("susi: cannot remember the server: \(error)")
       return ExitCode.cannotCreate
