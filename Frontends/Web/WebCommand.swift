@@ -73,17 +73,11 @@ public enum WebCommand {
         "--host takes 127.0.0.1 or ::1, not '\(host)'; to share the pages, use 'susi serve --web'",
         ExitCode.usage)
     }
-    let port: Int
-    do { port = try invocation.parsed.port(default: 0) } catch {
-      return fail(error.message, ExitCode.usage)
-    }
-    let tls: ServingTLSFiles?
-    do { tls = try ServingTLSFiles.resolve(invocation.parsed) } catch {
-      return fail(error.message, ExitCode.usage)
-    }
-    guard let log = OperatorLogOptions.log(invocation, component: "web") else {
-      return ExitCode.usage
-    }
+    guard
+      let listening = ListeningOptions.resolve(
+        invocation, component: "web", defaultPort: 0)
+    else { return ExitCode.usage }
+    let (port, tls, log) = (listening.port, listening.tls, listening.log)
     guard let pages = WebPages.installed() else {
       return fail(notInstalled, ExitCode.noInput)
     }

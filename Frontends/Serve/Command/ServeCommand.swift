@@ -134,17 +134,11 @@ public enum ServeCommand {
 
   static func serve(_ invocation: Invocation, web: WebMount?) async -> Int32 {
     let host = BindAddress.numeric(invocation.parsed.value(.host) ?? "127.0.0.1")
-    let port: Int
-    do { port = try invocation.parsed.port(default: 8080) } catch {
-      return fail(error.message, ExitCode.usage)
-    }
-    let tls: ServingTLSFiles?
-    do { tls = try ServingTLSFiles.resolve(invocation.parsed) } catch {
-      return fail(error.message, ExitCode.usage)
-    }
-    guard let log = OperatorLogOptions.log(invocation, component: "serve") else {
-      return ExitCode.usage
-    }
+    guard
+      let listening = ListeningOptions.resolve(
+        invocation, component: "serve", defaultPort: 8080)
+    else { return ExitCode.usage }
+    let (port, tls, log) = (listening.port, listening.tls, listening.log)
     if invocation.parsed.has(.web) && web == nil {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }

@@ -157,18 +157,16 @@ public enum TextFrontend {
 
   /// Runs `work`, giving up waiting for it after `seconds` (it goes on in the background).
   static func withTimeLimit(seconds: Double, _ work: @escaping @Sendable () async -> Void) async {
-    let gate = ResumeOnce()
-    await withCheckedContinuation { continuation in
-      gate.arm(continuation)
-      Task {
-        await work()
-        gate.resume()
-      }
-      Task {
-        try? await Task.sleep(for: .seconds(seconds))
-        gate.resume()
-      }
+    let (ended, end) = AsyncStream<Void>.makeStream()
+    Task {
+      await work()
+      end.yield()
     }
+    Task {
+      try? await Task.sleep(for: .seconds(seconds))
+      end.yield()
+    }
+    for await _ in ended { break }
   }
 }
 
@@ -195,19 +193,4 @@ private final class InterruptRelay: Sendable {
   }
 
   var interruptedEarly: Bool { state.withLock { $0.early } }
-}
-
-/// A continuation resumed by whichever of several racers comes first.
-private final class ResumeOnce: Sendable {
-  private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
-
-  func arm(_ waiting: CheckedContinuation<Void, Never>) { continuation.withLock { $0 = waiting } }
-
-  func resume() {
-    let waiting = continuation.withLock { current -> CheckedContinuation<Void, Never>? in
-      defer { current = nil }
-      return current
-    }
-    waiting?.resume()
-  }
 }
