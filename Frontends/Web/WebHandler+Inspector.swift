@@ -28,7 +28,8 @@ extension WebHandler {
     }.value
     switch replayed {
     case .success(let recovered):
-      var response = StateBody(state: recovered.state, includesAccess: caller.seesAccess).response
+      var response = WebhookHandler.stateResponse(
+        recovered.state, includesAccess: caller.seesAccess)
       response.headers.set("X-Seq", String(seq))
       return response
     case .failure(let failure):

@@ -1,7 +1,7 @@
 import SusiAccess
-import SusiCore
+public import SusiCore
 import SusiDelivery
-import SusiHTTPServer
+public import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 import SusiStore
@@ -9,12 +9,19 @@ import SusiStore
 // GET /state, /events, /events/stream (server-sent events), /healthz, /metrics.
 
 extension WebhookHandler {
-  /// The state as canonical JSON, streamed in pieces (see `StateBody`), so a large state costs
-  /// a request little memory.
   func getState(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.stateRead)
     // Who holds which key is for those who manage keys and groups.
-    return StateBody(state: await store.state, includesAccess: caller.seesAccess).response
+    return Self.stateResponse(await store.state, includesAccess: caller.seesAccess)
+  }
+
+  /// `200 application/json`: the state's canonical JSON streamed in pieces (`StateDocument`),
+  /// so a large state costs a request little memory; `includesAccess` adds who holds which key.
+  public static func stateResponse(_ state: State, includesAccess: Bool) -> HTTPResponse {
+    let document = StateDocument(state: state, includesAccess: includesAccess)
+    return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"]) { body in
+      try await document.write { try await body.write($0) }
+    }
   }
 
   func getEvents(_ request: HTTPRequest, _ caller: Caller) async throws(WebhookError)
