@@ -98,7 +98,7 @@ extension WebhookHandler {
   }
 
   static func waitRequested(_ request: HTTPRequest) throws(WebhookError) -> Bool {
-    switch query(request, "wait") {
+    switch request.queryValue("wait") {
     case nil, "0", "false": return false
     case "1", "true": return true
     case let other?: throw .badRequest("invalid_query", "wait takes 1 or 0, not '\(other)'")

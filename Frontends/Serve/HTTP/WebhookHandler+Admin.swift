@@ -12,10 +12,7 @@ extension WebhookHandler {
   // MARK: Access
 
   func getAccess(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
-    guard
-      caller.privileges.contains(Privilege.keysManage)
-        || caller.privileges.contains(Privilege.groupsManage)
-    else {
+    guard caller.seesAccess else {
       throw .forbidden("key \(caller.keyID) lacks the keys.manage and groups.manage privileges")
     }
     let access = await store.state.access
@@ -207,30 +204,28 @@ extension WebhookHandler {
   }
 
   func removeSubscriber(_ caller: Caller, id: String) async throws(WebhookError) -> HTTPResponse {
-    try caller.require(Privilege.subscribersManage)
-    let deliveries = try requireDeliveries()
-    do {
-      try await deliveries.remove(id)
-    } catch {
-      throw error.webhookError
-    }
-    return Self.json(200) { o in
-      o.field("id", id)
-      o.field("removed", true)
+    try await changeSubscriber(caller, id, "removed") {
+      (deliveries) async throws(SubscriberRefusal) in try await deliveries.remove(id)
     }
   }
 
   func enableSubscriber(_ caller: Caller, id: String) async throws(WebhookError) -> HTTPResponse {
+    try await changeSubscriber(caller, id, "enabled") {
+      (deliveries) async throws(SubscriberRefusal) in try await deliveries.enable(id)
+    }
+  }
+
+  /// Removes or enables the subscriber `id`: `{"id":…,"<done>":true}`.
+  private func changeSubscriber(
+    _ caller: Caller, _ id: String, _ done: StaticString,
+    _ change: (DeliveryService) async throws(SubscriberRefusal) -> Void
+  ) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.subscribersManage)
     let deliveries = try requireDeliveries()
-    do {
-      try await deliveries.enable(id)
-    } catch {
-      throw error.webhookError
-    }
+    do { try await change(deliveries) } catch { throw error.webhookError }
     return Self.json(200) { o in
       o.field("id", id)
-      o.field("enabled", true)
+      o.field(done, true)
     }
   }
 

@@ -3,8 +3,8 @@ public import SusiClock
 public import SusiCore
 public import SusiDelivery
 public import SusiHTTPServer
-import SusiHTTPTypes
-import SusiJSON
+public import SusiHTTPTypes
+public import SusiJSON
 public import SusiStore
 
 /// Answers the webhook frontend's HTTP requests: actions in, state and events out, and the
@@ -175,7 +175,7 @@ public final class WebhookHandler: HTTPHandler {
   var feed: EventFeed { store.feed }
 
   /// A JSON response.
-  static func json(
+  public static func json(
     _ status: Int, headers: HTTPHeaders = [:], _ body: (inout JSONWriter.ObjectFields) -> Void
   )
     -> HTTPResponse
@@ -188,11 +188,11 @@ public final class WebhookHandler: HTTPHandler {
   }
 
   /// Refuses a body whose declared type is not JSON (no `Content-Type` is taken as JSON).
-  static func requireJSONBody(_ request: HTTPRequest) throws(WebhookError) {
+  public static func requireJSONBody(_ request: HTTPRequest) throws(WebhookError) {
     guard let type = request.headers["Content-Type"] else { return }
     if type == "application/json" { return }
     let media = (type.split(separator: ";", maxSplits: 1).first.map(String.init) ?? type)
-      .trimmingCharacters(in: " \t").lowercased()
+      .trimmingSpaces().lowercased()
     guard
       media == "application/json" || (media.hasPrefix("application/") && media.hasSuffix("+json"))
     else {
@@ -224,12 +224,6 @@ public final class WebhookHandler: HTTPHandler {
     return reader
   }
 
-  /// The value of query parameter `name`.
-  static func query(_ request: HTTPRequest, _ name: String) -> String? {
-    guard let query = request.query else { return nil }
-    return URLEncodedForm.decode(query).last { $0.0 == name }?.1
-  }
-
   /// The store refused to record anything more.
   static func unavailable(_ error: StoreError) -> WebhookError {
     WebhookError(
@@ -247,15 +241,5 @@ extension AccessProblem {
     case .conflict: WebhookError(409, "conflict", message)
     case .invalid: .badRequest("invalid_request", message)
     }
-  }
-}
-
-extension String {
-  /// The string without leading and trailing characters from `set`.
-  func trimmingCharacters(in set: String) -> String {
-    var s = Substring(self)
-    while let c = s.first, set.contains(c) { s.removeFirst() }
-    while let c = s.last, set.contains(c) { s.removeLast() }
-    return String(s)
   }
 }
