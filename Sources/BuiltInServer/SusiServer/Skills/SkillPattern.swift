@@ -422,32 +422,32 @@ public struct SkillPattern: Sendable {
           (position < query.count && query[position] == 0x20 && match(piece + 1, position + 1))
           || match(piece + 1, position)
       case .any:
-        var end = query.count
-        while end >= position {
-          captures.append(position..<end)
-          if match(piece + 1, end) {
-            matched = true
-            break
-          }
-          captures.removeLast()
-          end -= 1
-        }
+        matched = capture(piece, from: position, upTo: query.count, atLeast: 0)
       case .word:
         var limit = position
         while limit < query.count, query[limit] != 0x20, query[limit] != 0x09 { limit += 1 }
-        var end = limit
-        while end > position {
-          captures.append(position..<end)
-          if match(piece + 1, end) {
-            matched = true
-            break
-          }
-          captures.removeLast()
-          end -= 1
-        }
+        matched = capture(piece, from: position, upTo: limit, atLeast: 1)
       }
       if !matched { failed[state] = true }
       return matched
+    }
+
+    /// Whether the rest of the pattern matches after a capture for `piece` that starts at
+    /// `position`: the longest first (ending at `end`), down to `shortest` bytes. The capture
+    /// that worked stays in `captures`.
+    private mutating func capture(
+      _ piece: Int, from position: Int, upTo end: Int, atLeast shortest: Int
+    )
+      -> Bool
+    {
+      var end = end
+      while end - position >= shortest {
+        captures.append(position..<end)
+        if match(piece + 1, end) { return true }
+        captures.removeLast()
+        end -= 1
+      }
+      return false
     }
   }
 
