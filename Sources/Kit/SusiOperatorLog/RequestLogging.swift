@@ -39,7 +39,7 @@ public struct RequestLogging: HTTPHandler {
     log.log(
       level, "request",
       [
-        "request": .string(id), "method": .string(request.method),
+        "request": .string(id), "method": .string(request.method.text),
         "path": .string(request.path), "status": .int(response.status),
         "ms": .double((milliseconds * 10).rounded() / 10),
         "bytes": .int(response.bodyStream == nil ? response.body.count : -1),
