@@ -156,11 +156,11 @@ public final class WebhookHandler: HTTPHandler {
     case .adminGroups: return try await createGroup(request, caller)
     case .adminGroupPrivileges(let group): return try await grant(request, caller, group: group)
     case .adminGroupPrivilege(let group, let privilege):
-      return try await revoke(caller, group: group, privilege: privilege)
+      return try await revoke(request, caller, group: group, privilege: privilege)
     case .adminKeys:
       return request.method == .get
         ? try await listKeys(caller) : try await issueKey(request, caller)
-    case .adminKey(let id): return try await revokeKey(caller, id: id)
+    case .adminKey(let id): return try await revokeKey(request, caller, id: id)
     case .adminSubscribers:
       return request.method == .get
         ? try await listSubscribers(caller) : try await addSubscriber(request, caller)

@@ -25,7 +25,7 @@ public struct RequestLogging: HTTPHandler {
 
   public func handle(_ request: HTTPRequest) async -> HTTPResponse {
     var request = request
-    let id = request.headers[Self.header].flatMap(Self.acceptable) ?? ids.next()
+    let id = Self.id(of: request) ?? ids.next()
     request.headers.set(Self.header, id)
     let started = ContinuousClock.now
     var response = await inner.handle(request)
@@ -46,6 +46,12 @@ public struct RequestLogging: HTTPHandler {
         "client": .string(request.remoteAddress),
       ])
     return response
+  }
+
+  /// The request's id for a handler behind this one (which always sets it), or a sane id a
+  /// client sent without one in front; nil otherwise.
+  public static func id(of request: HTTPRequest) -> String? {
+    request.headers[header].flatMap(acceptable)
   }
 
   public func isPriority(_ request: HTTPRequest) -> Bool { inner.isPriority(request) }
