@@ -15,7 +15,8 @@ public struct EventOrigin: RawRepresentable, Hashable, Sendable, CustomStringCon
     self.requestID = requestID
   }
 
-  public var description: String { rawValue }
+  /// The sender, and the request that carried the event when known: `webhook[5c1e9a0f-17]`.
+  public var description: String { requestID.map { "\(rawValue)[\($0)]" } ?? rawValue }
 
   /// This sender, for an event carried by the request with id `requestID`.
   public func carried(by requestID: String?) -> EventOrigin {
