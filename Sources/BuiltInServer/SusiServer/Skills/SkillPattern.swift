@@ -421,33 +421,28 @@ public struct SkillPattern: Sendable {
         matched =
           (position < query.count && query[position] == 0x20 && match(piece + 1, position + 1))
           || match(piece + 1, position)
-      case .any:
-        matched = capture(piece, from: position, upTo: query.count, atLeast: 0)
-      case .word:
-        var limit = position
-        while limit < query.count, query[limit] != 0x20, query[limit] != 0x09 { limit += 1 }
-        matched = capture(piece, from: position, upTo: limit, atLeast: 1)
+      case .any, .word:
+        // The longest capture first: to the end of the query for `*`, to the end of the word
+        // (at least one byte) for a word placeholder.
+        var end = query.count
+        var shortest = 0
+        if case .word = pieces[piece] {
+          end = position
+          while end < query.count, query[end] != 0x20, query[end] != 0x09 { end += 1 }
+          shortest = 1
+        }
+        while end - position >= shortest {
+          captures.append(position..<end)
+          if match(piece + 1, end) {
+            matched = true
+            break
+          }
+          captures.removeLast()
+          end -= 1
+        }
       }
       if !matched { failed[state] = true }
       return matched
-    }
-
-    /// Whether the rest of the pattern matches after a capture for `piece` that starts at
-    /// `position`: the longest first (ending at `end`), down to `shortest` bytes. The capture
-    /// that worked stays in `captures`.
-    private mutating func capture(
-      _ piece: Int, from position: Int, upTo end: Int, atLeast shortest: Int
-    )
-      -> Bool
-    {
-      var end = end
-      while end - position >= shortest {
-        captures.append(position..<end)
-        if match(piece + 1, end) { return true }
-        captures.removeLast()
-        end -= 1
-      }
-      return false
     }
   }
 
