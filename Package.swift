@@ -300,7 +300,7 @@ let package = Package(
         "SusiJSONLines", "SusiServe", "SusiTesting", "SusiFiles", "SusiApplication",
         "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTPServer", "SusiJSON",
         "SusiRunner", "SusiStore", "SusiClock", "SusiHTTPClient", "SusiHTTPTesting",
-        "SusiHTTPTypes", "SusiCoreTesting", "SusiDelivery", "SusiAccess", "susi",
+        "SusiHTTPTypes", "SusiCoreTesting", "SusiDelivery", "SusiAccess", "susi", "SusiOperatorLog",
       ],
       swiftSettings: strict),
     .testTarget(

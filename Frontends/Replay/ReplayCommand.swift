@@ -201,6 +201,7 @@ public enum ReplayCommand {
           o.field("seq", event.seq)
           o.field("at", event.at.rfc3339)
           o.field("origin", event.origin.rawValue)
+          o.field("requestId", event.origin.requestID)
           o.field("cause", event.cause)
           o.field("type", event.action.type.rawValue)
           o.field("changes") { w in

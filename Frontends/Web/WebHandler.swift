@@ -96,8 +96,8 @@ public final class WebHandler: HTTPHandler {
     let path = request.path
     // The page's files hold nothing secret: they load without a session, and the page then
     // signs in with the token of its address (or the session its tab kept).
-    if request.method == "GET", path != "/session", let page = pageFile(path) { return page }
-    if path == "/session" && request.method == "POST" {
+    if request.method == .get, path != "/session", let page = pageFile(path) { return page }
+    if path == "/session" && request.method == .post {
       guard originAllowed(request) else { return WebSecurity.badOrigin() }
       return redeem(request, links)
     }
@@ -114,16 +114,16 @@ public final class WebHandler: HTTPHandler {
   private func answerMounted(_ request: HTTPRequest) async -> HTTPResponse {
     let path = request.path
     if path == "/web" || path.hasPrefix("/web/") {
-      guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+      guard request.method == .get else { return Self.methodNotAllowed("GET") }
       if path == "/web" { return HTTPResponse(status: 301, headers: ["Location": "/web/"]) }
       return pages.response(for: String(path.dropFirst(5)))
         ?? WebhookError(404, "not_found", "no page \(path)").response
     }
-    if path == "/session" && request.method != "GET" {
+    if path == "/session" && request.method != .get {
       guard originAllowed(request) else { return WebSecurity.badOrigin() }
       switch request.method {
-      case "POST": return signIn(request)
-      case "DELETE": return signOut(request)
+      case .post: return signIn(request)
+      case .delete: return signOut(request)
       default: return Self.methodNotAllowed("GET, POST, DELETE")
       }
     }
@@ -157,8 +157,8 @@ public final class WebHandler: HTTPHandler {
     guard Self.ownPaths.contains(path) else {
       return await api.handle(request, as: session.caller, holds: holds(session.id))
     }
-    if path == "/session" && request.method == "DELETE" { return signOut(request) }
-    guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+    if path == "/session" && request.method == .delete { return signOut(request) }
+    guard request.method == .get else { return Self.methodNotAllowed("GET") }
     do {
       switch path {
       case "/session": return sessionInfo(session)

@@ -41,8 +41,8 @@ enum WebSecurity {
   }
 
   /// Methods that change something: they also need a matching `Origin`.
-  static func changesState(_ method: String) -> Bool {
-    !["GET", "HEAD", "OPTIONS"].contains(method)
+  static func changesState(_ method: HTTPMethod) -> Bool {
+    ![.get, .head, .options].contains(method)
   }
 
   /// 32 random bytes, base64url without padding: start tokens and session ids.

@@ -124,10 +124,10 @@ public final class WebhookHandler: HTTPHandler {
     async throws(WebhookError) -> HTTPResponse
   {
     guard route.methods.contains(request.method) else {
+      let allowed = route.methods.map(\.text).joined(separator: ", ")
       throw WebhookError(
         405, "method_not_allowed",
-        "\(route.pattern) answers \(route.methods.joined(separator: ", "))",
-        headers: ["Allow": route.methods.joined(separator: ", ")])
+        "\(route.pattern) answers \(allowed)", headers: ["Allow": allowed])
     }
     if route == .healthz { return await healthz() }
     let caller: Caller
@@ -156,13 +156,13 @@ public final class WebhookHandler: HTTPHandler {
     case .adminGroups: return try await createGroup(request, caller)
     case .adminGroupPrivileges(let group): return try await grant(request, caller, group: group)
     case .adminGroupPrivilege(let group, let privilege):
-      return try await revoke(caller, group: group, privilege: privilege)
+      return try await revoke(request, caller, group: group, privilege: privilege)
     case .adminKeys:
-      return request.method == "GET"
+      return request.method == .get
         ? try await listKeys(caller) : try await issueKey(request, caller)
-    case .adminKey(let id): return try await revokeKey(caller, id: id)
+    case .adminKey(let id): return try await revokeKey(request, caller, id: id)
     case .adminSubscribers:
-      return request.method == "GET"
+      return request.method == .get
         ? try await listSubscribers(caller) : try await addSubscriber(request, caller)
     case .adminSubscriber(let id): return try await removeSubscriber(caller, id: id)
     case .adminSubscriberEnable(let id): return try await enableSubscriber(caller, id: id)

@@ -15,7 +15,7 @@ public protocol HTTPTransport: Sendable {
 /// One HTTP request, with the limits that apply to it.
 public struct TransportRequest: Sendable, Equatable {
   /// `GET` or `POST`.
-  public var method: String
+  public var method: HTTPMethod
   /// The absolute URL, query included. It may hold a token: never print it.
   public var url: String
   /// Header fields to send.
@@ -39,7 +39,7 @@ public struct TransportRequest: Sendable, Equatable {
   /// A request; by default a `GET` with 15 s idle and 30 s total timeouts, no redirects and a
   /// 1 MiB body limit.
   public init(
-    method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+    method: HTTPMethod = .get, url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
     idleTimeout: Double = 15, totalTimeout: Double = 30, followsRedirects: Bool = false,
     maximumBodyBytes: Int = 1 << 20, truncatesLongBodies: Bool = false,
     targetPolicy: TargetPolicy? = nil

@@ -132,8 +132,8 @@ public final class SocketTransport: HTTPTransport {
       guard let next = URLResolver.resolve(location, against: current.url) else {
         throw .invalidURL("the redirect target is not an http(s) URL")
       }
-      if response.status == 303 || (response.status <= 302 && current.method == "POST") {
-        current.method = "GET"
+      if response.status == 303 || (response.status <= 302 && current.method == .post) {
+        current.method = .get
         current.body = []
         current.headers.remove("Content-Type")
       }
@@ -169,7 +169,7 @@ public final class SocketTransport: HTTPTransport {
       + (proxy.map { " via \($0.display)" } ?? "")
     let order = ClientExchange.Order(
       request: try Self.requestBytes(request, url: url, proxy: url.isSecure ? nil : proxy),
-      method: HTTPMethod(request.method), url: url, key: key, addresses: checked, proxy: proxy,
+      method: request.method, url: url, key: key, addresses: checked, proxy: proxy,
       context: context,
       limits: HTTPResponseLimits(
         maximumBodyBytes: request.maximumBodyBytes,
@@ -195,13 +195,13 @@ public final class SocketTransport: HTTPTransport {
   static func requestBytes(
     _ request: TransportRequest, url: HTTPURL, proxy: ProxySettings.Proxy? = nil
   ) throws(TransportError) -> [UInt8] {
-    let method = HTTPMethod(request.method)
+    let method = request.method
     guard method.isValidToken else {
       throw .invalidURL("the method \(request.method) cannot be sent")
     }
     // Through a proxy, a plain request names the whole URL (absolute form).
     let target = proxy == nil ? url.target : "http://\(url.hostHeader)\(url.target)"
-    var head = "\(request.method) \(target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
+    var head = "\(method.text) \(target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
     if let authorization = proxy?.authorization {
       head += "Proxy-Authorization: \(authorization)\r\n"
     }

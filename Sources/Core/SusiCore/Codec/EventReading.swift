@@ -48,7 +48,8 @@ extension Event {
         let text = try r.stringBytes()
         guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { throw Unusual() }
         at = t
-      case .origin: origin = EventOrigin(rawValue: try r.string())
+      case .origin: origin.rawValue = try r.string()
+      case .requestID: if !(try r.null()) { origin.requestID = try r.string() }
       case .cause: if !(try r.null()) { cause = try r.int() }
       case .id:
         switch try r.kind() {
@@ -114,6 +115,7 @@ extension Event {
     static let idempotencyKey = EnvelopeFields(rawValue: 64)
     static let type = EnvelopeFields(rawValue: 128)
     static let payload = EnvelopeFields(rawValue: 256)
+    static let requestID = EnvelopeFields(rawValue: 512)
     static let required: EnvelopeFields = [.seq, .at, .origin, .type]
 
     init(_ key: JSONReader.Key) {
@@ -127,6 +129,7 @@ extension Event {
       case 5: self = key == "cause" ? .cause : []
       case 6: self = key == "origin" ? .origin : []
       case 7: self = key == "payload" ? .payload : []
+      case 9: self = key == "requestId" ? .requestID : []
       case 14: self = key == "idempotencyKey" ? .idempotencyKey : []
       default: self = []
       }
