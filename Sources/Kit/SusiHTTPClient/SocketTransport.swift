@@ -123,8 +123,11 @@ public final class SocketTransport: HTTPTransport {
   /// Sends `request`, following redirects when it asks for that.
   public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
     var current = request
+    // One deadline for the whole call: waiting for a connection and every redirect count.
+    let total = request.totalTimeout.isFinite ? max(0, request.totalTimeout) : 3600
+    let deadline = ClientLoop.now() + total
     for hop in 0...Self.maximumRedirects {
-      var response = try await sendOnce(current)
+      var response = try await sendOnce(current, deadline: deadline)
       if hop > 0 { response.finalURL = current.url }
       guard current.followsRedirects, [301, 302, 303, 307, 308].contains(response.status),
         let location = response.headers["Location"]
@@ -148,8 +151,14 @@ public final class SocketTransport: HTTPTransport {
 
   static let maximumRedirects = 5
 
+  /// True unless the target policy must look the host up first (that lookup runs before the
+  /// deadline is watched).
+  public func keepsTotalTimeout(of request: TransportRequest) -> Bool {
+    request.targetPolicy.map { $0.isExempt(request.url) } ?? true
+  }
+
   /// One request, no redirects followed.
-  private func sendOnce(_ request: TransportRequest) async throws(TransportError)
+  private func sendOnce(_ request: TransportRequest, deadline: Double) async throws(TransportError)
     -> TransportResponse
   {
     guard let url = HTTPURL(request.url) else {
@@ -174,7 +183,7 @@ public final class SocketTransport: HTTPTransport {
       limits: HTTPResponseLimits(
         maximumBodyBytes: request.maximumBodyBytes,
         truncatesLongBodies: request.truncatesLongBodies),
-      idleTimeout: request.idleTimeout, totalTimeout: request.totalTimeout)
+      idleTimeout: request.idleTimeout, totalTimeout: request.totalTimeout, deadline: deadline)
     let engine = try engine()
     let id = nextExchange.add(1, ordering: .relaxed).newValue
     let cancellation = CancellationFlag()
