@@ -68,7 +68,8 @@ public struct TransportRequest: Sendable, Equatable {
 
   /// The URL without its query string: what may appear in a message.
   public var displayURL: String {
-    let end = url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex
+    let end =
+      url.utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? url.endIndex
     return String(url[..<end])
   }
 }

@@ -200,6 +200,11 @@ public final class SocketTransport: HTTPTransport {
     return try result.get()
   }
 
+  /// Headers the transport writes itself: a request's own are left out.
+  private static let managedHeaders: Set<String> = [
+    "host", "content-length", "connection", "transfer-encoding", "proxy-authorization",
+  ]
+
   /// The request line, headers and body as sent.
   static func requestBytes(
     _ request: TransportRequest, url: HTTPURL, proxy: ProxySettings.Proxy? = nil
@@ -214,11 +219,10 @@ public final class SocketTransport: HTTPTransport {
     if let authorization = proxy?.authorization {
       head += "Proxy-Authorization: \(authorization)\r\n"
     }
-    let managed: Set<String> = [
-      "host", "content-length", "connection", "transfer-encoding", "proxy-authorization",
-    ]
-    for field in request.headers where !managed.contains(field.name.lowercased()) {
-      guard !(field.name + field.value).utf8.contains(where: { $0 == 13 || $0 == 10 }) else {
+    for field in request.headers where !Self.managedHeaders.contains(field.name.lowercased()) {
+      let isBreak = { (byte: UInt8) in byte == 13 || byte == 10 }
+      guard !field.name.utf8.contains(where: isBreak), !field.value.utf8.contains(where: isBreak)
+      else {
         throw .invalidURL("the header \(field.name) holds a line break")
       }
       head += "\(field.name): \(field.value)\r\n"
