@@ -10,6 +10,16 @@ public protocol HTTPTransport: Sendable {
   /// Performs `request`. Implementations stop early, throwing `.cancelled`, when the calling
   /// task is cancelled.
   func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
+
+  /// Whether `send(request)` itself ends with `.timedOut` once `request.totalTimeout` seconds
+  /// have passed on the machine's monotonic clock, counted from the call (waiting for a
+  /// connection and following redirects included): a caller on the machine's clock then needs
+  /// no timer of its own. False unless a transport says so.
+  func keepsTotalTimeout(of request: TransportRequest) -> Bool
+}
+
+extension HTTPTransport {
+  public func keepsTotalTimeout(of request: TransportRequest) -> Bool { false }
 }
 
 /// One HTTP request, with the limits that apply to it.
@@ -58,7 +68,8 @@ public struct TransportRequest: Sendable, Equatable {
 
   /// The URL without its query string: what may appear in a message.
   public var displayURL: String {
-    let end = url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex
+    let end =
+      url.utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? url.endIndex
     return String(url[..<end])
   }
 }
