@@ -232,8 +232,9 @@ public actor Store {
     let reaction = book.apply(event)
     noteOwed(event, loggedHere: false)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
-    accessApplied(published)
-    feed.publish(published)
+    // Shown in seq order with our own events: on a sink that commits in groups, after the
+    // events this store logged before it, which may still wait for their commit to be shown.
+    publishWhenCommitted(published, effects: [])
     for effect in reaction.effects {
       guard case .deliverLater(_, let message) = effect else { continue }
       waitForPlannedAnswer(event.seq, message: message)
