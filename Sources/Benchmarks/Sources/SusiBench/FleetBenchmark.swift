@@ -16,6 +16,8 @@
 import Foundation
 import SusiHTTPServer
 import SusiHTTPTypes
+import SusiPostgres
+import SusiPostgresLog
 import Synchronization
 
 #if canImport(Glibc)
@@ -122,10 +124,14 @@ private struct FleetBenchmark {
     let load = FleetLoad(nodes: nodes, connectionsPerNode: connectionsPerNode, key: key)
     load.start()
 
-    // Steady: intake and follow lag.
+    // Steady: intake and follow lag; how large the groups are (each commit sends one NOTIFY)
+    // and how often a node waits for the other's append lock.
+    let watch = try DatabaseWatch(uri: database)
+    watch.start()
     let steadyStart = FleetClock.now
     usleep(UInt32(seconds * 1_000_000))
     let steadyEnd = FleetClock.now
+    let (groups, samples, waiting) = watch.stop()
     let steady = load.acknowledged(between: steadyStart, and: steadyEnd)
     let steadyRate = Double(steady.count) / (Double(steadyEnd - steadyStart) / 1e9)
     fleetSay(
@@ -140,6 +146,12 @@ private struct FleetBenchmark {
         String(
           format: "  vs pgbench, %d clients:       %.2fx  (goal > 1)", total, steadyRate / pgbench))
     }
+    fleetSay(
+      String(
+        format:
+          "  %.0f group commits/s, %.1f events per commit; a node waited for the append lock in %.0f%% of %d samples",
+        Double(groups) / seconds, Double(2 * steady.count) / Double(max(1, groups)),
+        100 * Double(waiting) / Double(max(1, samples)), samples))
     let arrivals = stream.arrivals
     var lags: [Double] = []
     var missing = 0
@@ -299,6 +311,57 @@ private struct FleetBenchmark {
           + String(decoding: problem, as: UTF8.self))
     }
     return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// Watches the fleet's database on connections of its own: counts the log's notifications (one
+/// per group commit) and samples whether a node waits for the append lock (an advisory lock not
+/// granted), every 2 ms.
+private final class DatabaseWatch: @unchecked Sendable {
+  let location: PostgresLogLocation
+  private let stopped = Atomic<Bool>(false)
+  private let result = Mutex<(groups: Int, samples: Int, waiting: Int)>((0, 0, 0))
+  private let done = DispatchGroup()
+
+  init(uri: String) throws { location = try PostgresLogLocation(uri) }
+
+  func start() {
+    let location = self.location
+    done.enter()
+    Thread { [self] in
+      defer { done.leave() }
+      guard let connection = try? PostgresConnection(location.database),
+        (try? connection.listen(location.channel)) != nil
+      else { return }
+      defer { connection.close() }
+      while !stopped.load(ordering: .acquiring) {
+        let received = (try? connection.waitForNotifications(timeoutMilliseconds: 50)) ?? []
+        result.withLock { $0.groups += received.count }
+      }
+    }.start()
+    done.enter()
+    Thread { [self] in
+      defer { done.leave() }
+      guard let connection = try? PostgresConnection(location.database) else { return }
+      defer { connection.close() }
+      while !stopped.load(ordering: .acquiring) {
+        let waiters =
+          (try? connection.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"))?
+          .int(0, 0) ?? 0
+        result.withLock {
+          $0.samples += 1
+          if waiters > 0 { $0.waiting += 1 }
+        }
+        usleep(2000)
+      }
+    }.start()
+  }
+
+  func stop() -> (groups: Int, samples: Int, waiting: Int) {
+    stopped.store(true, ordering: .releasing)
+    done.wait()
+    return result.withLock { $0 }
   }
 }
 
