@@ -272,7 +272,7 @@ let package = Package(
       dependencies: [
         "SusiPostgresLog", "SusiPostgres", "SusiStore", "SusiCore", "SusiCoreTesting",
         "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON", "SusiHTTPTesting", "susi",
-        "SusiDelivery", "SusiHTTPClient",
+        "SusiDelivery", "SusiHTTPClient", "SusiHTTPServer", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
     .testTarget(
