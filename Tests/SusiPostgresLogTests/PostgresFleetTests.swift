@@ -144,8 +144,11 @@ struct PostgresFleetTests {
       #expect(line.hasPrefix(#"{"v":2,"seq":\#(index + 1),"#), "line \(index + 1): \(line)")
     }
     for ack in acks {
-      let intent = #""origin":"webhook","type":"sendMessage","payload":{"query":"\#(ack.query)"}"#
-      let matching = lines.indices.filter { lines[$0].contains(intent) }
+      // The request id of the post that carried it stands between the origin and the type.
+      let intent = #""type":"sendMessage","payload":{"query":"\#(ack.query)"}"#
+      let matching = lines.indices.filter {
+        lines[$0].contains(#""origin":"webhook","requestId":""#) && lines[$0].contains(intent)
+      }
       #expect(matching == [ack.seq - 1], "\(ack.query) at seq \(ack.seq): lines \(matching)")
     }
     #expect(Set(acks.map(\.port)) == [portA, portB])
