@@ -20,10 +20,6 @@ enum DatabaseReplay {
       StandardStream.error.line("susi replay: \(error)")
       return error.kind == .invalidURI ? ExitCode.usage : ExitCode.unavailable
     }
-    if options.has("--from-snapshot") {
-      StandardStream.error.line(
-        "susi replay: a log in PostgreSQL has no snapshots yet; reading the whole log")
-    }
     if options.has("--stats") {
       return ReplayCommand.usage("--stats reads log files only")
     }
@@ -40,6 +36,21 @@ enum DatabaseReplay {
         }
       }
       var recovered = Recovered()
+      if options.has("--from-snapshot") {
+        // The newest snapshot in the database that matches the log (and lies before `until`);
+        // none when the database has no snapshots table yet.
+        let found =
+          (try? PostgresSnapshots(location: location).newestValid(on: connection))
+          ?? (snapshot: nil, warnings: [])
+        for warning in found.warnings {
+          StandardStream.error.line("susi replay: warning: \(warning)")
+        }
+        if let snapshot = found.snapshot, snapshot.checkpoint.seq <= until ?? Int.max {
+          StandardStream.error.line(
+            "susi replay: started from the snapshot at seq \(snapshot.checkpoint.seq)")
+          recovered = snapshot.recovered
+        }
+      }
       try PostgresLogRecovery.replay(location, on: connection, into: &recovered, until: until)
       return ReplayCommand.show(recovered, log: location.description, options)
     }

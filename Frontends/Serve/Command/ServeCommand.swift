@@ -116,6 +116,24 @@ public enum ServeCommand {
     }
   }
 
+  /// The key hashes and the subscribers: in the database when the log is in PostgreSQL (every
+  /// node of a fleet shares them) unless `--keys` or `--subscribers` name a file, else in the
+  /// files beside the log.
+  static func shared(_ app: SusiApp, paths: Paths, _ invocation: Invocation) throws -> (
+    keys: KeyFile, subscribers: SubscriberFile
+  ) {
+    let database = app.databaseLog?.location
+    let keys =
+      if let database, !invocation.parsed.has("--keys") {
+        try KeyFile(storage: PostgresKeyHashes(location: database))
+      } else { try KeyFile(path: paths.keys) }
+    let subscribers =
+      if let database, !invocation.parsed.has("--subscribers") {
+        try SubscriberFile(storage: PostgresSubscribers(location: database))
+      } else { try SubscriberFile(path: paths.subscribers) }
+    return (keys, subscribers)
+  }
+
   /// Where the delivery cursors are kept, and the leases that share the subscribers among the
   /// nodes of a fleet: in the database when the log is in PostgreSQL, else in the cursors file
   /// beside the log (and no leases: this one server delivers every subscriber).
@@ -169,8 +187,7 @@ public enum ServeCommand {
     for warning in app.warnings { log.warning(warning) }
     let service: WebhookService
     do {
-      let keys = try KeyFile(path: paths.keys)
-      let subscribers = try SubscriberFile(path: paths.subscribers)
+      let (keys, subscribers) = try shared(app, paths: paths, invocation)
       let (cursors, leases) = try deliveryState(app, paths: paths)
       // One transport (one event loop, one pool per origin) for every subscriber.
       let transport = SocketTransport(
@@ -188,6 +205,8 @@ public enum ServeCommand {
       await app.stop()
       return fail("\(error)", ExitCode.cannotCreate)
     }
+    service.deliveries.warnings.send { log.warning($0) }
+    app.backgroundWarnings.send { log.warning($0) }
     if !service.gate.access.hasActiveAdminKey {
       log.warning("no admin key yet; run 'susi serve keys init' to create one")
     }
@@ -206,7 +225,12 @@ public enum ServeCommand {
     let paths = Paths(invocation)
     var ownership: ServeOwnership?
     defer { withExtendedLifetime(ownership) {} }
-    if fileChanges.contains(Array(invocation.arguments.prefix(2))) {
+    // Subscribers in the database are shared: running nodes read them again (see
+    // `DeliveryService`), so the command line may change them while they run.
+    if fileChanges.contains(Array(invocation.arguments.prefix(2)))
+      && !(PostgresLogLocation.isLocation(invocation.common.log)
+        && !invocation.parsed.has("--subscribers"))
+    {
       do { ownership = try ServeOwnership(log: SusiApp.besideLog(invocation.common)) } catch {
         switch error {
         case .held:
@@ -227,9 +251,9 @@ public enum ServeCommand {
     for warning in app.warnings { StandardStream.error.line("susi serve: warning: \(warning)") }
     let outcome: ServeAdministration.Outcome
     do {
+      let (keys, subscribers) = try shared(app, paths: paths, invocation)
       let administration = ServeAdministration(
-        store: app.store, keys: try KeyFile(path: paths.keys),
-        subscribers: try SubscriberFile(path: paths.subscribers),
+        store: app.store, keys: keys, subscribers: subscribers,
         cursors: try deliveryState(app, paths: paths).cursors,
         targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets))
       outcome = await administration.run(invocation.arguments, options: invocation.parsed.options)
