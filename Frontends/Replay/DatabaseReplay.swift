@@ -1,5 +1,6 @@
 import SusiCommandLine
 import SusiCore
+import SusiEventLog
 import SusiJSON
 import SusiPostgres
 import SusiPostgresLog

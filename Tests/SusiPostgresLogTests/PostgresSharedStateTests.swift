@@ -323,7 +323,8 @@ struct PostgresSharedStateTests {
     await clock.advance(by: .milliseconds(Self.lease / 3))
     await clock.waitForSleepers(count: 2)
     #expect(a.statuses(lastSeq: 0).first?.phase == "standby")
-    #expect(said.withLock { $0 }.contains { $0.contains("lost the delivery lease on subscriber 'hook'") })
+    #expect(
+      said.withLock { $0 }.contains { $0.contains("lost the delivery lease on subscriber 'hook'") })
     await a.shutdown()
     node.store.feed.close()
     await node.stop()

@@ -8,6 +8,7 @@ import SusiHTTPClient
 public import SusiHTTPServer
 import SusiOperatorLog
 import SusiPostgresLog
+import SusiStore
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.

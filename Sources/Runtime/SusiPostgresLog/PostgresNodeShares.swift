@@ -43,8 +43,7 @@ public final class PostgresKeyHashes: KeyHashStorage {
     return hashes
   }
 
-  public func store(_ id: String, hash: [UInt8]?) throws(PrivateFile.Failure) -> [String: [UInt8]]
-  {
+  public func store(_ id: String, hash: [UInt8]?) throws(PrivateFile.Failure) -> [String: [UInt8]] {
     _ = try connection.run(name) { open throws(PostgresError) in
       if let hash {
         return try open.execute(

@@ -4,6 +4,7 @@
 // load the newest snapshot from the database, replay the records after it, make the store.
 
 import Foundation
+import SusiClock
 import SusiCore
 import SusiEventLog
 import SusiPostgres
