@@ -4,7 +4,9 @@
 // load the newest snapshot from the database, replay the records after it, make the store.
 
 import Foundation
+import SusiApplication
 import SusiClock
+import SusiCommandLine
 import SusiCore
 import SusiEventLog
 import SusiPostgres
@@ -43,6 +45,32 @@ extension PostgresBenchmark {
         format: "start on %d events, no snapshot (replays all, then writes one): %.3f s", count,
         full.inSeconds))
 
+    // What the snapshot costs: its size, reading it from the database, and decoding it.
+    let connection = try PostgresConnection(long.database)
+    let snapshots = PostgresSnapshots(location: long)
+    let newest = try snapshots.seqs(on: connection).first ?? 0
+    let row = try connection.execute(
+      "SELECT snapshot FROM susi_snapshots WHERE log = $1 AND seq = $2",
+      [.text(long.table), .int(newest)], binaryResult: true)
+    let bytes = row.bytes(0, 0) ?? []
+    let fetch = try await best(rounds) {
+      let began = ContinuousClock.now
+      _ = try connection.execute(
+        "SELECT snapshot FROM susi_snapshots WHERE log = $1 AND seq = $2",
+        [.text(long.table), .int(newest)], binaryResult: true)
+      return (ContinuousClock.now - began).inSeconds * 1000
+    }
+    let decode = try await best(rounds) {
+      let began = ContinuousClock.now
+      _ = try Snapshot(decoding: bytes)
+      return (ContinuousClock.now - began).inSeconds * 1000
+    }
+    connection.close()
+    show(
+      String(
+        format: "the snapshot at seq %d: %d bytes; read from the database %.2f ms, decoded %.2f ms",
+        newest, bytes.count, fetch, decode))
+
     _ = try await start(fresh)  // creates its tables
     let anchor = try await best(rounds) { try await start(fresh) }
     show(String(format: "start on an empty database log (anchor):           %8.2f ms", anchor))
@@ -51,6 +79,17 @@ extension PostgresBenchmark {
       String(
         format: "start on %d events, snapshot at the end:        %8.2f ms  → %.2fx the anchor",
         count, onSnapshot, onSnapshot / anchor))
+    // A node's start as `susi serve` makes it: the log as above, the built-in server (its skills
+    // indexed by a first start in the same state folder), the store, the follower; stopped
+    // (not timed) after each.
+    let anchorNode = try await best(rounds) { try await startNode(fresh, state: "fresh") }
+    let longNode = try await best(rounds) { try await startNode(long, state: "long") }
+    show(
+      String(
+        format:
+          "node start (SusiApp, built-in server), empty log: %8.2f ms; on %d events: %8.2f ms  → %.2fx",
+        anchorNode, count, longNode, longNode / anchorNode))
+
     // The worst case between periodic snapshots: one interval less one event after the newest.
     let tail = SnapshotKeeper.defaultInterval - 1
     try insertRealistic((count + 1)...(count + tail), into: long)
@@ -59,6 +98,13 @@ extension PostgresBenchmark {
       String(
         format: "start on %d events, snapshot %d events back:   %8.2f ms  → %.2fx the anchor",
         count + tail, tail, onTail, onTail / anchor))
+    let tailNode = try await best(rounds) {
+      try await startNode(long, state: "long", droppingSnapshotsAfter: count)
+    }
+    show(
+      String(
+        format: "node start on %d events, snapshot %d events back:  %8.2f ms  → %.2fx",
+        count + tail, tail, tailNode, tailNode / anchorNode))
   }
 
   /// One start on `location`: open, load the snapshot, replay the rest, make the store; then
@@ -72,6 +118,38 @@ extension PostgresBenchmark {
     let took = (ContinuousClock.now - began).inSeconds * 1000
     await store.close()
     return took
+  }
+
+  /// One start of a node on `location` with the state folder `state`; milliseconds. With
+  /// `droppingSnapshotsAfter`, the snapshot its clean stop wrote is deleted again, so the next
+  /// start has the same tail to replay.
+  private func startNode(
+    _ location: PostgresLogLocation, state: String, droppingSnapshotsAfter: Int? = nil
+  ) async throws -> Double {
+    let options = CommonOptions(
+      log: base(location), stateDirectory: folder + "/node-" + state, fsync: "batch")
+    let environment = ["SUSI_EMBEDDED_PORT": "0", "HOME": folder]
+    if !FileManager.default.fileExists(atPath: folder + "/node-" + state) {
+      let first = try await SusiApp.start(options, origin: .webhook, environment: environment)
+      await first.stop()
+    }
+    let began = ContinuousClock.now
+    let app = try await SusiApp.start(options, origin: .webhook, environment: environment)
+    let took = (ContinuousClock.now - began).inSeconds * 1000
+    await app.stop()
+    if let last = droppingSnapshotsAfter {
+      let connection = try PostgresConnection(location.database)
+      defer { connection.close() }
+      try connection.execute(
+        "DELETE FROM susi_snapshots WHERE log = $1 AND seq > $2",
+        [.text(location.table), .int(last)])
+    }
+    return took
+  }
+
+  /// The URI of `location` as given to `--log`.
+  private func base(_ location: PostgresLogLocation) -> String {
+    "postgresql:///bench?host=\(folder)&user=susi&log=\(location.table)"
   }
 
   private func best(_ rounds: Int, _ body: () async throws -> Double) async throws -> Double {
