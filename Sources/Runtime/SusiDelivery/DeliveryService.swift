@@ -73,6 +73,9 @@ public final class DeliveryService: Sendable {
         return
       }
       guard !Task.isCancelled else { return }
+      // The keepers first, then the list: a subscriber added here is stored before its keeper
+      // starts, so every keeper's subscriber that still exists is in the list read after.
+      let kept = keepers.withLock { Set($0.keys) }
       let now: [Subscriber]
       do {
         now = try registry.file.reload()
@@ -83,7 +86,6 @@ public final class DeliveryService: Sendable {
         continue
       }
       let ids = Set(now.map(\.id))
-      let kept = keepers.withLock { Set($0.keys) }
       for subscriber in now where !kept.contains(subscriber.id) { begin(subscriber) }
       for gone in kept.subtracting(ids) {
         await stopKeeper(gone)
