@@ -65,11 +65,19 @@ extension PostgresBenchmark {
       _ = try Snapshot(decoding: bytes)
       return (ContinuousClock.now - began).inSeconds * 1000
     }
+    let state = try Snapshot(decoding: bytes).recovered.state
+    let digest = try await best(rounds) {
+      let began = ContinuousClock.now
+      _ = Snapshot.digest(state)
+      return (ContinuousClock.now - began).inSeconds * 1000
+    }
     connection.close()
     show(
       String(
-        format: "the snapshot at seq %d: %d bytes; read from the database %.2f ms, decoded %.2f ms",
-        newest, bytes.count, fetch, decode))
+        format:
+          "the snapshot at seq %d: %d bytes; read from the database %.2f ms, decoded %.2f ms "
+          + "(of which the state digest it checks: %.2f ms)",
+        newest, bytes.count, fetch, decode, digest))
 
     _ = try await start(fresh)  // creates its tables
     let anchor = try await best(rounds) { try await start(fresh) }
