@@ -39,8 +39,9 @@ public enum ServeCommand {
         serve subscribers list | add URL [--events T,…] [--secret whsec_…] [--id ID] [--after SEQ]
                           | remove ID
       Key hashes live in LOG.keys, subscribers in LOG.subscribers (both 0600), delivery
-      progress in LOG.cursors; with a log in PostgreSQL, delivery progress is in the database,
-      where nodes sharing the log take turns at each subscriber (one node at a time).
+      progress in LOG.cursors; with a log in PostgreSQL, all three are in the database (unless
+      --keys or --subscribers name a file), where nodes sharing the log take turns at each
+      subscriber (one node at a time).
       """,
     examples: [
       "KEY=$(susi serve keys init)",
