@@ -110,7 +110,7 @@ let package = Package(
       "SusiPostgresLog", in: "Runtime",
       dependencies: [
         "SusiPostgres", "SusiStore", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiJSON",
-        "SusiDelivery",
+        "SusiDelivery", "SusiAccess", "SusiFiles",
       ]),
 
     // The built-in SUSI-compatible server: a second product that speaks the SUSI API from skill
@@ -272,7 +272,7 @@ let package = Package(
       dependencies: [
         "SusiPostgresLog", "SusiPostgres", "SusiStore", "SusiCore", "SusiCoreTesting",
         "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON", "SusiHTTPTesting", "susi",
-        "SusiDelivery", "SusiHTTPClient", "SusiHTTPServer", "SusiHTTPTypes",
+        "SusiDelivery", "SusiHTTPClient", "SusiHTTPServer", "SusiAccess", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
     .testTarget(

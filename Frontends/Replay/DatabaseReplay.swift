@@ -12,11 +12,17 @@ enum DatabaseReplay {
   static func open(_ log: String) throws(PostgresError) -> ReplaySource {
     let location = try PostgresLogLocation(log)
     let connection = try PostgresConnection(location.database)
-    return ReplaySource(path: log, name: location.description, isFile: false) {
-      recovered, until, visit in
-      try PostgresLogRecovery.replay(
-        location, on: connection, into: &recovered, until: until, visit: visit)
-      return nil
-    }
+    return ReplaySource(
+      path: log, name: location.description, isFile: false,
+      fold: { recovered, until, visit in
+        try PostgresLogRecovery.replay(
+          location, on: connection, into: &recovered, until: until, visit: visit)
+        return nil
+      },
+      // None when the database has no snapshots table yet.
+      newestSnapshot: {
+        (try? PostgresSnapshots(location: location).newestValid(on: connection))
+          ?? (snapshot: nil, warnings: [])
+      })
   }
 }

@@ -50,7 +50,9 @@ public enum ReplayCommand {
       OptionSpec(.digest, help: "print only the SHA-256 digest of the final state"),
       OptionSpec(
         .fromSnapshot,
-        help: "start from the newest snapshot beside the log, as a start of susi does"),
+        help:
+          "start from the newest snapshot of the log (beside it, or in its database), as a start of susi does"
+      ),
       OptionSpec(.noSnapshot, help: "read the whole log (the default)"),
     ],
     arguments: 0...1
@@ -91,20 +93,13 @@ public enum ReplayCommand {
     }
     let json = options.has(.json)
     let fromSnapshot = options.has(.fromSnapshot) && !options.has(.noSnapshot)
-    if fromSnapshot && !log.isFile {
-      StandardStream.error.line(
-        "susi replay: a log in PostgreSQL has no snapshots yet; reading the whole log")
-    }
     if options.has(.stats) && !log.isFile { return usage("--stats reads log files only") }
     return reporting {
       if options.has(.verify) { return try verify(log, until: until) }
       if options.has(.stats) { return try stats(path: path, until: until, json: json) }
       if options.has(.step) { return try step(log, from: from ?? 0, until: until, json: json) }
       var recovered = Recovered()
-      let torn =
-        log.isFile
-        ? try replay(path: path, into: &recovered, until: until, fromSnapshot: fromSnapshot)
-        : try log.fold(&recovered, until) { _, _, _ in }
+      let torn = try replay(log, into: &recovered, until: until, fromSnapshot: fromSnapshot)
       warn(torn)
       return show(recovered, log: log.name, options)
     }
@@ -145,10 +140,10 @@ public enum ReplayCommand {
   /// Replays the log, from the newest matching snapshot when asked (and when it lies before
   /// `until`); says on stderr which snapshot it started from, or why one was ignored.
   private static func replay(
-    path: String, into recovered: inout Recovered, until: Int?, fromSnapshot: Bool
+    _ log: ReplaySource, into recovered: inout Recovered, until: Int?, fromSnapshot: Bool
   ) throws -> (any CustomStringConvertible)? {
     if fromSnapshot {
-      let found = SnapshotFiles(logPath: path).newestValid()
+      let found = log.newestSnapshot()
       for warning in found.warnings {
         StandardStream.error.line("susi replay: warning: \(warning)")
       }
@@ -156,11 +151,12 @@ public enum ReplayCommand {
         StandardStream.error.line(
           "susi replay: started from the snapshot at seq \(snapshot.checkpoint.seq)")
         recovered = snapshot.recovered
+        guard log.isFile else { return try log.fold(&recovered, until) { _, _, _ in } }
         return try LogReplay.run(
-          path: path, into: &recovered, until: until, after: snapshot.checkpoint)
+          path: log.path, into: &recovered, until: until, after: snapshot.checkpoint)
       }
     }
-    return try LogReplay.run(path: path, into: &recovered, until: until)
+    return try log.fold(&recovered, until) { _, _, _ in }
   }
 
   /// Says that the log ends in a torn record: replay skips it, and the next start of susi cuts it
@@ -434,9 +430,15 @@ struct ReplaySource {
       any CustomStringConvertible
     )?
 
+  /// The newest snapshot that matches the log, and why newer ones were ignored.
+  var newestSnapshot: () -> (snapshot: Snapshot?, warnings: [String])
+
   static func file(_ path: String) -> ReplaySource {
-    ReplaySource(path: path, name: path, isFile: true) { recovered, until, visit in
-      try LogReplay.run(path: path, into: &recovered, until: until, visit: visit)
-    }
+    ReplaySource(
+      path: path, name: path, isFile: true,
+      fold: { recovered, until, visit in
+        try LogReplay.run(path: path, into: &recovered, until: until, visit: visit)
+      },
+      newestSnapshot: { SnapshotFiles(logPath: path).newestValid() })
   }
 }

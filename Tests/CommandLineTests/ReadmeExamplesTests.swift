@@ -35,7 +35,7 @@ struct ReadmeExamplesTests {
       "needs the PostgreSQL of the lines before; PostgresServeNodesTests run two nodes",
     "susi serve --state-dir ~/node1 --port 8081 &":
       "needs PostgreSQL, runs until stopped; PostgresServeNodesTests run two nodes",
-    "susi serve --state-dir ~/node2 --port 8082 --keys ~/node1/node.keys &":
+    "susi serve --state-dir ~/node2 --port 8082 &":
       "needs PostgreSQL, runs until stopped; PostgresServeNodesTests run two nodes",
     #"susi log copy ~/.local/state/susi/events.jsonl "$SUSI_LOG""#:
       "needs PostgreSQL; PostgresCommandTests copy both ways",

@@ -147,10 +147,8 @@ struct PostgresServeNodesTests {
     let key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     let (first, firstPort) = try await startNode(["--log", log, "--state-dir", one])
     defer { first.stop() }
-    // The key hashes are a file of each node: the second node reads the first one's.
-    let (second, secondPort) = try await startNode([
-      "--log", log, "--state-dir", two, "--keys", one + "/node.keys",
-    ])
+    // The key hashes are in the database: the key made for node one is good on node two.
+    let (second, secondPort) = try await startNode(["--log", log, "--state-dir", two])
     defer { second.stop() }
 
     let health = await onThread {

@@ -8,6 +8,7 @@ import SusiHTTPClient
 public import SusiHTTPServer
 import SusiOperatorLog
 import SusiPostgresLog
+import SusiStore
 
 /// `susi serve`: the HTTP webhook frontend, and `susi serve keys|groups|subscribers …` to
 /// administer it from the command line.
@@ -38,8 +39,9 @@ public enum ServeCommand {
         serve subscribers list | add URL [--events T,…] [--secret whsec_…] [--id ID] [--after SEQ]
                           | remove ID
       Key hashes live in LOG.keys, subscribers in LOG.subscribers (both 0600), delivery
-      progress in LOG.cursors; with a log in PostgreSQL, delivery progress is in the database,
-      where nodes sharing the log take turns at each subscriber (one node at a time).
+      progress in LOG.cursors; with a log in PostgreSQL, all three are in the database (unless
+      --keys or --subscribers name a file), where nodes sharing the log take turns at each
+      subscriber (one node at a time).
       """,
     examples: [
       "KEY=$(susi serve keys init)",
@@ -116,6 +118,24 @@ public enum ServeCommand {
     }
   }
 
+  /// The key hashes and the subscribers: in the database when the log is in PostgreSQL (every
+  /// node of a fleet shares them) unless `--keys` or `--subscribers` name a file, else in the
+  /// files beside the log.
+  static func shared(_ app: SusiApp, paths: Paths, _ invocation: Invocation) throws -> (
+    keys: KeyFile, subscribers: SubscriberFile
+  ) {
+    let database = app.databaseLog?.location
+    let keys =
+      if let database, !invocation.parsed.has(.keys) {
+        try KeyFile(storage: PostgresKeyHashes(location: database))
+      } else { try KeyFile(path: paths.keys) }
+    let subscribers =
+      if let database, !invocation.parsed.has(.subscribers) {
+        try SubscriberFile(storage: PostgresSubscribers(location: database))
+      } else { try SubscriberFile(path: paths.subscribers) }
+    return (keys, subscribers)
+  }
+
   /// Where the delivery cursors are kept, and the leases that share the subscribers among the
   /// nodes of a fleet: in the database when the log is in PostgreSQL, else in the cursors file
   /// beside the log (and no leases: this one server delivers every subscriber).
@@ -163,8 +183,7 @@ public enum ServeCommand {
     for warning in app.warnings { log.warning(warning) }
     let service: WebhookService
     do {
-      let keys = try KeyFile(path: paths.keys)
-      let subscribers = try SubscriberFile(path: paths.subscribers)
+      let (keys, subscribers) = try shared(app, paths: paths, invocation)
       let (cursors, leases) = try deliveryState(app, paths: paths)
       // One transport (one event loop, one pool per origin) for every subscriber.
       let transport = SocketTransport(
@@ -182,6 +201,8 @@ public enum ServeCommand {
       await app.stop()
       return fail("\(error)", ExitCode.cannotCreate)
     }
+    service.deliveries.warnings.send { log.warning($0) }
+    app.backgroundWarnings.send { log.warning($0) }
     if !service.gate.access.hasActiveAdminKey {
       log.warning("no admin key yet; run 'susi serve keys init' to create one")
     }
@@ -200,7 +221,12 @@ public enum ServeCommand {
     let paths = Paths(invocation)
     var ownership: ServeOwnership?
     defer { withExtendedLifetime(ownership) {} }
-    if fileChanges.contains(Array(invocation.arguments.prefix(2))) {
+    // Subscribers in the database are shared: running nodes read them again (see
+    // `DeliveryService`), so the command line may change them while they run.
+    if fileChanges.contains(Array(invocation.arguments.prefix(2)))
+      && !(PostgresLogLocation.isLocation(invocation.common.log)
+        && !invocation.parsed.has(.subscribers))
+    {
       do { ownership = try ServeOwnership(log: SusiApp.besideLog(invocation.common)) } catch {
         switch error {
         case .held:
@@ -221,9 +247,9 @@ public enum ServeCommand {
     for warning in app.warnings { StandardStream.error.line("susi serve: warning: \(warning)") }
     let outcome: ServeAdministration.Outcome
     do {
+      let (keys, subscribers) = try shared(app, paths: paths, invocation)
       let administration = ServeAdministration(
-        store: app.store, keys: try KeyFile(path: paths.keys),
-        subscribers: try SubscriberFile(path: paths.subscribers),
+        store: app.store, keys: keys, subscribers: subscribers,
         cursors: try deliveryState(app, paths: paths).cursors,
         targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets))
       outcome = await administration.run(invocation.arguments, options: invocation.parsed.options)

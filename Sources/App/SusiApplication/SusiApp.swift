@@ -43,6 +43,9 @@ public final class SusiApp: Sendable {
   private let serverSwitches = Mutex<EventForwarding?>(nil)
   /// With a log in PostgreSQL: the sink, whose connection `/healthz` checks.
   public let databaseLog: PostgresEventSink?
+  /// What goes wrong in the background (a sweep for dead nodes' requests that fails), for the
+  /// operators' log: `susi serve` sends them there.
+  public let backgroundWarnings = BackgroundWarnings()
   /// The CA file trusted for https besides the system's (`--ca-file`, the remembered one, or the
   /// config's), for every request this process makes.
   public let caFile: String?
@@ -85,7 +88,7 @@ public final class SusiApp: Sendable {
     let opened: OpenedLog
     if PostgresLogLocation.isLocation(options.log) {
       // The log in PostgreSQL, shared by every node on it.
-      opened = try openDatabaseLog(options)
+      opened = try openDatabaseLog(options, environment: environment)
     } else {
       try makeDirectory((options.log as NSString).deletingLastPathComponent)
       // The log: newest matching snapshot, then the tail (LogRecovery, in SusiStore).
@@ -190,7 +193,8 @@ public final class SusiApp: Sendable {
       if let database = opened.database {
         // Other nodes' appends arrive by NOTIFY, not by looking every so often.
         let follower = try PostgresFollower(
-          location: database.location, sink: database, store: store)
+          location: database.location, sink: database, store: store,
+          warnings: app.backgroundWarnings)
         app.follower.withLock { $0 = follower }
       } else {
         await store.followOtherWriters(fallback: followInterval)
@@ -329,7 +333,9 @@ public final class SusiApp: Sendable {
   }
 
   /// Connects to the log in PostgreSQL that `options.log` names and replays it.
-  private static func openDatabaseLog(_ options: CommonOptions) throws(StartupError) -> OpenedLog {
+  private static func openDatabaseLog(_ options: CommonOptions, environment: [String: String])
+    throws(StartupError) -> OpenedLog
+  {
     let location: PostgresLogLocation
     do {
       location = try PostgresLogLocation(options.log)
@@ -337,10 +343,13 @@ public final class SusiApp: Sendable {
       throw StartupError(message: "\(error)", exitCode: ExitCode.usage)
     }
     do {
-      let opened = try PostgresLogRecovery.open(location, durable: options.fsync != "never")
+      let every = environment[LogRecovery.intervalVariable].flatMap { Int($0) }.map { max($0, 0) }
+      let opened = try PostgresLogRecovery.open(
+        location, durable: options.fsync != "never",
+        snapshotEvery: every ?? SnapshotKeeper.defaultInterval)
       return OpenedLog(
-        sink: opened.sink, recovered: opened.recovered, warnings: [], snapshots: nil,
-        alone: opened.alone, database: opened.sink)
+        sink: opened.sink, recovered: opened.recovered, warnings: opened.warnings,
+        snapshots: opened.snapshots, alone: opened.alone, database: opened.sink)
     } catch {
       throw StartupError(
         message: "cannot open the log \(location): \(error)",

@@ -7,16 +7,30 @@ import Synchronization
   import Glibc
 #endif
 
-/// The hashes of key secrets, by key id, in a file beside the log (mode 0600, replaced
-/// atomically). The log records which keys exist and their groups; this file is what lets a
-/// presented token be checked, without the token ever being stored.
+/// Where the hashes of key secrets are kept: a file beside the log (`KeyFile(path:)`), or a
+/// table in the database a log in PostgreSQL is in, which every node of a fleet shares.
+public protocol KeyHashStorage: Sendable {
+  /// Where the hashes are, for messages.
+  var name: String { get }
+  /// Every hash stored, by key id.
+  func load() throws(PrivateFile.Failure) -> [String: [UInt8]]
+  /// Stores `hash` as key `id`'s (nil: forgets it), and returns every hash stored now.
+  func store(_ id: String, hash: [UInt8]?) throws(PrivateFile.Failure) -> [String: [UInt8]]
+}
+
+/// The hashes of key secrets, by key id: in a file beside the log (mode 0600, replaced
+/// atomically), or in another `KeyHashStorage`. The log records which keys exist and their
+/// groups; the hashes are what lets a presented token be checked, without the token ever being
+/// stored.
 ///
 /// ```
 /// {"format":"susi-keys","version":1,"keys":[{"id":"key_1f…","sha256":"9c…"}]}
 /// ```
 public final class KeyFile: Sendable {
-  /// Where the file is.
+  /// Where the hashes are: the file's path, or the storage's name.
   public let path: String
+  /// Nil for a key file that holds no key and is kept nowhere.
+  private let storage: (any KeyHashStorage)?
   private let hashes: Mutex<[String: [UInt8]]>
   /// Compares a stored hash with a presented one; tests watch it to see which path ran.
   private let compare: @Sendable ([UInt8], [UInt8]) -> Bool
@@ -27,12 +41,24 @@ public final class KeyFile: Sendable {
     try self.init(path: path, compare: Digest.constantTimeEqual)
   }
 
-  init(path: String, compare: @escaping @Sendable ([UInt8], [UInt8]) -> Bool)
+  convenience init(path: String, compare: @escaping @Sendable ([UInt8], [UInt8]) -> Bool)
     throws(PrivateFile.Failure)
   {
-    self.path = path
+    try self.init(storage: KeyHashFile(path: path), compare: compare)
+  }
+
+  /// Loads the hashes kept in `storage`.
+  public convenience init(storage: any KeyHashStorage) throws(PrivateFile.Failure) {
+    try self.init(storage: storage, compare: Digest.constantTimeEqual)
+  }
+
+  init(storage: any KeyHashStorage, compare: @escaping @Sendable ([UInt8], [UInt8]) -> Bool)
+    throws(PrivateFile.Failure)
+  {
+    self.path = storage.name
+    self.storage = storage
     self.compare = compare
-    hashes = Mutex(try Self.load(path))
+    hashes = Mutex(try storage.load())
   }
 
   /// The hashes in the file at `path`; none when it does not exist.
@@ -66,6 +92,7 @@ public final class KeyFile: Sendable {
 
   private init(nowhere: Void) {
     path = ""
+    storage = nil
     compare = Digest.constantTimeEqual
     hashes = Mutex([:])
   }
@@ -86,44 +113,37 @@ public final class KeyFile: Sendable {
 
   /// Stores the hash of a new key's secret and writes the file.
   public func add(_ token: KeyToken) throws(PrivateFile.Failure) {
-    try update { $0[token.keyID] = token.hash }
+    try update(token.keyID, hash: token.hash)
   }
 
   /// Forgets a key's hash (after it was revoked, or when its issue was refused).
   public func remove(_ keyID: String) throws(PrivateFile.Failure) {
-    try update { $0[keyID] = nil }
+    try update(keyID, hash: nil)
   }
 
   /// The ids of every stored key, sorted.
   public var keyIDs: [String] { hashes.withLock { $0.keys.sorted() } }
 
   /// Reads the file again, for changes another process made (a key issued or revoked from the
-  /// command line while `susi serve` runs), and forgets the hashes of `forgetting` (revoked
-  /// keys) whether or not they are gone from the file yet. A file that cannot be read leaves
-  /// the hashes known so far, less `forgetting`.
+  /// command line while `susi serve` runs, or on another node of a fleet), and forgets the
+  /// hashes of `forgetting` (revoked keys) whether or not they are gone from the file yet. A
+  /// file that cannot be read leaves the hashes known so far, less `forgetting`.
   public func reload(forgetting: Set<String> = []) {
-    guard !path.isEmpty else { return }
-    let loaded = try? Self.load(path)
+    guard let storage else { return }
+    let loaded = try? storage.load()
     hashes.withLock { hashes in
       if let loaded { hashes = loaded }
       for id in forgetting { hashes[id] = nil }
     }
   }
 
-  /// Changes the file: read again and rewritten under a lock on `PATH.lock`, so that two
-  /// processes changing it at once (`susi serve` issuing a key while `susi serve keys revoke`
-  /// runs in a terminal) both keep their change.
-  private func update(_ change: (inout [String: [UInt8]]) -> Void) throws(PrivateFile.Failure) {
-    guard !path.isEmpty else {
+  /// Changes the stored hashes and keeps what they hold now.
+  private func update(_ id: String, hash: [UInt8]?) throws(PrivateFile.Failure) {
+    guard let storage else {
       throw PrivateFile.Failure(path: path, reason: "is no file: this frontend takes no keys")
     }
-    let lock = try FileLock(path + ".lock")
-    defer { lock.release() }
     try hashes.withLock { (hashes) throws(PrivateFile.Failure) in
-      var next = try Self.load(path)
-      change(&next)
-      try PrivateFile.write(Self.encode(next), to: path)
-      hashes = next
+      hashes = try storage.store(id, hash: hash)
     }
   }
 
@@ -143,6 +163,26 @@ public final class KeyFile: Sendable {
     }
     w.byte(0x0A)
     return w.bytes
+  }
+}
+
+/// The keys file: read again and rewritten under a lock on `PATH.lock` at every change, so that
+/// two processes changing it at once (`susi serve` issuing a key while `susi serve keys revoke`
+/// runs in a terminal) both keep their change.
+struct KeyHashFile: KeyHashStorage {
+  let path: String
+
+  var name: String { path }
+
+  func load() throws(PrivateFile.Failure) -> [String: [UInt8]] { try KeyFile.load(path) }
+
+  func store(_ id: String, hash: [UInt8]?) throws(PrivateFile.Failure) -> [String: [UInt8]] {
+    let lock = try FileLock(path + ".lock")
+    defer { lock.release() }
+    var next = try KeyFile.load(path)
+    next[id] = hash
+    try PrivateFile.write(KeyFile.encode(next), to: path)
+    return next
   }
 }
 

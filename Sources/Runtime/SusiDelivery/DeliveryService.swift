@@ -23,6 +23,10 @@ public final class DeliveryService: Sendable {
   private let leases: (any DeliveryLeases)?
   /// With leases: the task keeping each subscriber's lease, by subscriber id.
   private let keepers = Mutex<[String: Task<Void, Never>]>([:])
+  /// With leases and subscribers other nodes share: the task reading them again.
+  private let refresher = Mutex<Task<Void, Never>?>(nil)
+  /// Leases lost or not renewed and cursors not saved, for the operators' log.
+  public let warnings = BackgroundWarnings()
 
   struct Running: Sendable {
     var worker: DeliveryWorker
@@ -54,6 +58,41 @@ public final class DeliveryService: Sendable {
   /// Starts a worker for every subscriber in the registry that is not disabled.
   public func start() {
     for subscriber in registry.file.subscribers { begin(subscriber) }
+    guard let leases, registry.file.isShared else { return }
+    refresher.withLock { $0 = Task { await self.refreshSubscribers(every: leases.duration / 3) } }
+  }
+
+  /// Reads the shared subscribers again every `interval` milliseconds until cancelled: takes
+  /// part in delivering the ones another node added, stops delivering the ones it removed.
+  private func refreshSubscribers(every interval: Int64) async {
+    var failing = false
+    while !Task.isCancelled {
+      do {
+        try await clock.sleep(milliseconds: max(1, interval))
+      } catch {
+        return
+      }
+      guard !Task.isCancelled else { return }
+      // The keepers first, then the list: a subscriber added here is stored before its keeper
+      // starts, so every keeper's subscriber that still exists is in the list read after.
+      let kept = keepers.withLock { Set($0.keys) }
+      let now: [Subscriber]
+      do {
+        now = try registry.file.reload()
+        failing = false
+      } catch {
+        if !failing { warnings.warn("cannot read the subscribers again: \(error)") }
+        failing = true
+        continue
+      }
+      let ids = Set(now.map(\.id))
+      for subscriber in now where !kept.contains(subscriber.id) { begin(subscriber) }
+      for gone in kept.subtracting(ids) {
+        await stopKeeper(gone)
+        await stopWorker(gone)
+        leases?.release(gone)
+      }
+    }
   }
 
   /// Delivers to `subscriber`: at once without leases, else whenever this node holds its lease.
@@ -70,8 +109,28 @@ public final class DeliveryService: Sendable {
   /// expired, or the database is out of reach) stops the worker: its cursor saves are refused
   /// once another node holds the lease, and the new holder goes on from the saved cursor.
   private func keepLease(on subscriber: Subscriber, in leases: any DeliveryLeases) async {
+    var heldBefore = false
+    var failing = false
     while !Task.isCancelled {
-      let held = (try? leases.hold(subscriber.id, now: clock.millisecondsSince1970())) ?? false
+      let held: Bool
+      do {
+        held = try leases.hold(subscriber.id, now: clock.millisecondsSince1970())
+        failing = false
+        if heldBefore && !held {
+          warnings.warn(
+            "lost the delivery lease on subscriber '\(subscriber.id)' to another node; "
+              + "that node delivers it from now on")
+        }
+      } catch {
+        held = false
+        if !failing {
+          warnings.warn(
+            "cannot \(heldBefore ? "renew" : "take") the delivery lease on subscriber "
+              + "'\(subscriber.id)': \(error); this node does not deliver it until it can")
+        }
+        failing = true
+      }
+      heldBefore = held
       guard !Task.isCancelled else { return }
       if held { startWorker(subscriber) } else { await stopWorker(subscriber.id) }
       do {
@@ -93,7 +152,7 @@ public final class DeliveryService: Sendable {
     let worker = DeliveryWorker(
       subscriber: subscriber, feed: feed, transport: makeTransport(subscriber), clock: clock,
       cursors: registry.cursors,
-      counters: counters, policy: policy, random: random)
+      counters: counters, policy: policy, random: random, warnings: warnings)
     running.withLock { all in
       guard all[subscriber.id] == nil else { return }
       all[subscriber.id] = Running(worker: worker, task: Task { await worker.run() })
@@ -159,6 +218,10 @@ public final class DeliveryService: Sendable {
   /// subscriber takes events, and stops at the first failure or once caught up. After
   /// `grace` milliseconds the rest are cancelled. Cursors are saved, then leases released.
   public func shutdown(grace: Int64 = 5000) async {
+    if let refreshing = refresher.withLock({ $0 }) {
+      refreshing.cancel()
+      await refreshing.value
+    }
     let kept = keepers.withLock { all in
       let list = all
       all = [:]

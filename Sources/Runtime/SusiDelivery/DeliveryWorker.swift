@@ -20,6 +20,8 @@ final class DeliveryWorker: Sendable {
   private let policy: DeliveryPolicy
   private let random: @Sendable () -> Double
   private let status: Mutex<Status>
+  /// Cursors not saved, for the operators' log (once per distinct failure).
+  private let warnings: BackgroundWarnings?
 
   /// What the worker is doing, for listings and metrics.
   struct Status: Sendable {
@@ -42,8 +44,9 @@ final class DeliveryWorker: Sendable {
     subscriber: Subscriber, feed: EventFeed, transport: any HTTPTransport,
     clock: any TimeSource,
     cursors: any DeliveryCursorStore, counters: DeliveryCounters, policy: DeliveryPolicy,
-    random: @escaping @Sendable () -> Double
+    random: @escaping @Sendable () -> Double, warnings: BackgroundWarnings? = nil
   ) {
+    self.warnings = warnings
     self.subscriber = subscriber
     self.feed = feed
     self.transport = transport
@@ -228,7 +231,15 @@ final class DeliveryWorker: Sendable {
     do {
       try cursors.save(subscriber.id, delivered: seq)
     } catch {
-      status.withLock { $0.lastError = "cannot save the cursor: \(error)" }
+      let message = "cannot save the cursor: \(error)"
+      let repeated = status.withLock { status -> Bool in
+        defer { status.lastError = message }
+        return status.lastError == message
+      }
+      if !repeated {
+        warnings?.warn(
+          "subscriber '\(subscriber.id)': \(message) (delivered up to seq \(seq))")
+      }
     }
   }
 }

@@ -96,6 +96,14 @@ public struct Subscriber: Sendable, Equatable {
       after: try r.optionalInt("after"))
   }
 
+  /// The entry as the subscribers file holds it, secret included: what a shared
+  /// `SubscriberStorage` keeps (read back with `init(reading:)`).
+  public func storedEntry() -> [UInt8] {
+    var w = JSONWriter()
+    write(to: &w, includingSecret: true)
+    return w.bytes
+  }
+
   /// Writes the entry (secret included: only for the subscribers file).
   func write(to w: inout JSONWriter, includingSecret: Bool) {
     w.object { o in

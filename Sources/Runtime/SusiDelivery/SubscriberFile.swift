@@ -2,21 +2,61 @@ public import SusiFiles
 import SusiJSON
 import Synchronization
 
-/// The subscribers, kept in a file beside the log (mode 0600: it holds their secrets).
-/// People may write it by hand; every change made here rewrites it atomically.
+/// Where the subscribers are kept when not in a file: a table in the database a log in
+/// PostgreSQL is in, which every node of a fleet shares.
+public protocol SubscriberStorage: Sendable {
+  /// Where the subscribers are, for messages.
+  var name: String { get }
+  /// Every subscriber, in the order they were added.
+  func load() throws(PrivateFile.Failure) -> [Subscriber]
+  /// Adds `subscriber`, refusing a duplicate id; returns every subscriber stored now.
+  func add(_ subscriber: Subscriber) throws(PrivateFile.Failure) -> [Subscriber]
+  /// Removes subscriber `id`; returns whether there was one, and every subscriber stored now.
+  func remove(_ id: String) throws(PrivateFile.Failure) -> (removed: Bool, now: [Subscriber])
+}
+
+/// The subscribers, kept in a file beside the log (mode 0600: it holds their secrets), or in a
+/// shared `SubscriberStorage`. People may write the file by hand; every change made here
+/// rewrites it atomically.
 ///
 /// ```
 /// {"subscribers":[{"id":"billing","url":"https://example.org/hook","events":["ratingSubmitted"],
 ///                  "secret":"whsec_…"}]}
 /// ```
 public final class SubscriberFile: Sendable {
-  /// Where it is kept; nil keeps subscribers in memory only.
+  /// Where it is kept (the file's path, or the storage's name); nil keeps subscribers in memory
+  /// only.
   public let path: String?
+  /// The shared storage, when the subscribers are kept in one rather than in a file.
+  private let storage: (any SubscriberStorage)?
   private let entries: Mutex<[Subscriber]>
+
+  /// Loads the subscribers kept in `storage`.
+  public init(storage: any SubscriberStorage) throws(PrivateFile.Failure) {
+    path = storage.name
+    self.storage = storage
+    entries = Mutex(try storage.load())
+  }
+
+  /// Whether other processes change the subscribers too (a shared storage): `reload` then
+  /// picks up their changes.
+  public var isShared: Bool { storage != nil }
+
+  /// Reads the shared storage again, for subscribers other nodes added or removed; returns
+  /// every subscriber now. A storage that cannot be read leaves the ones known so far (and
+  /// throws).
+  @discardableResult
+  public func reload() throws(PrivateFile.Failure) -> [Subscriber] {
+    guard let storage else { return subscribers }
+    let loaded = try storage.load()
+    entries.withLock { $0 = loaded }
+    return loaded
+  }
 
   /// Loads the file (a missing file means no subscribers).
   public init(path: String?) throws(PrivateFile.Failure) {
     self.path = path
+    storage = nil
     var loaded: [Subscriber] = []
     if let path, let bytes = try PrivateFile.read(path, ownerOnly: true) {
       loaded = try Self.decode(bytes, path: path)
@@ -27,6 +67,7 @@ public final class SubscriberFile: Sendable {
   /// Subscribers kept in memory only, starting with `subscribers`.
   public init(memory subscribers: [Subscriber] = []) {
     path = nil
+    storage = nil
     entries = Mutex(subscribers)
   }
 
@@ -40,6 +81,11 @@ public final class SubscriberFile: Sendable {
 
   /// Adds a subscriber and writes the file; refuses a duplicate id.
   public func add(_ subscriber: Subscriber) throws(PrivateFile.Failure) {
+    if let storage {
+      return try entries.withLock { (list) throws(PrivateFile.Failure) in
+        list = try storage.add(subscriber)
+      }
+    }
     try update { (list) throws(PrivateFile.Failure) in
       guard !list.contains(where: { $0.id == subscriber.id }) else {
         throw PrivateFile.Failure(
@@ -52,6 +98,13 @@ public final class SubscriberFile: Sendable {
   /// Removes a subscriber and writes the file; false when there was none.
   @discardableResult
   public func remove(_ id: String) throws(PrivateFile.Failure) -> Bool {
+    if let storage {
+      return try entries.withLock { (list) throws(PrivateFile.Failure) -> Bool in
+        let (removed, now) = try storage.remove(id)
+        list = now
+        return removed
+      }
+    }
     var removed = false
     try update { list in
       let before = list.count

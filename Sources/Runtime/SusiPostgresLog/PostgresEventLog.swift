@@ -26,7 +26,13 @@ public enum PostgresEventLog {
   ///
   /// 2: `susi_log_owners (log, seq, node)` names the node that appended each intent (see
   /// `PostgresTakeover`); a version 1 log gains it in place on first use.
-  public static let formatVersion = 2
+  ///
+  /// 3: what a node needs besides the log is shared too, each row under the log's table name:
+  /// `susi_snapshots (log, seq, state_digest, snapshot)` (`PostgresSnapshots`),
+  /// `susi_key_hashes (log, key, sha256)` (`PostgresKeyHashes`) and
+  /// `susi_subscribers (log, id, subscriber)` (`PostgresSubscribers`); older logs gain them in
+  /// place on first use.
+  public static let formatVersion = 3
   /// How many rows one read fetches at most.
   public static let batch = 5000
 
@@ -77,6 +83,13 @@ public enum PostgresEventLog {
           type text NOT NULL, line bytea NOT NULL);
         CREATE TABLE IF NOT EXISTS susi_log_owners (
           log text NOT NULL, seq bigint NOT NULL, node bigint NOT NULL, PRIMARY KEY (log, seq));
+        CREATE TABLE IF NOT EXISTS susi_snapshots (
+          log text NOT NULL, seq bigint NOT NULL, state_digest text NOT NULL,
+          snapshot bytea NOT NULL, PRIMARY KEY (log, seq));
+        CREATE TABLE IF NOT EXISTS susi_key_hashes (
+          log text NOT NULL, key text NOT NULL, sha256 bytea NOT NULL, PRIMARY KEY (log, key));
+        CREATE TABLE IF NOT EXISTS susi_subscribers (
+          log text NOT NULL, id text NOT NULL, subscriber bytea NOT NULL, PRIMARY KEY (log, id));
         INSERT INTO susi_log_schema (log, version) VALUES ('\(table)', \(formatVersion))
           ON CONFLICT (log) DO NOTHING;
         UPDATE susi_log_schema SET version = \(formatVersion)
@@ -92,7 +105,8 @@ public enum PostgresEventLog {
     guard let version = found.count == 1 ? found.int(0, 0) : nil else {
       throw PostgresError(.query, "the log \(table) has no format version in susi_log_schema")
     }
-    // Older versions were upgraded in place above (version 2 added the owners table).
+    // Older versions were upgraded in place above (version 2 added the owners table, version 3
+    // the snapshots, key hashes and subscribers tables).
     guard version <= formatVersion else {
       throw PostgresError(
         .query,

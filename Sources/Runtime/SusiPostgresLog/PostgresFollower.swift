@@ -29,6 +29,9 @@ public final class PostgresFollower: Sendable {
   private let takeover: PostgresTakeover?
   private let sweepMilliseconds: Int32
   private let sweeping = Atomic<Bool>(false)
+  /// Where a sweep that failed is reported (once until one succeeds again).
+  private let warnings: BackgroundWarnings?
+  private let sweepFailing = Atomic<Bool>(false)
 
   /// Starts following: listens first, then catches the store up once, so nothing appended
   /// between the store's replay and the LISTEN is missed.
@@ -37,8 +40,9 @@ public final class PostgresFollower: Sendable {
   ///   whose node died is closed within this long.
   public init(
     location: PostgresLogLocation, sink: PostgresEventSink, store: Store,
-    takeOverAfter: Duration = .seconds(5)
+    takeOverAfter: Duration = .seconds(5), warnings: BackgroundWarnings? = nil
   ) throws(PostgresError) {
+    self.warnings = warnings
     self.location = location
     self.sink = sink
     self.store = store
@@ -112,7 +116,16 @@ public final class PostgresFollower: Sendable {
   private func scheduleSweep() {
     guard let takeover, !sweeping.exchange(true, ordering: .acquiringAndReleasing) else { return }
     Task { [self] in
-      _ = try? await takeover.sweep(store)
+      do {
+        try await takeover.sweep(store)
+        sweepFailing.store(false, ordering: .releasing)
+      } catch {
+        if !sweepFailing.exchange(true, ordering: .acquiringAndReleasing) {
+          warnings?.warn(
+            "cannot look for the requests of nodes that died: \(error); trying again in "
+              + "\(sweepMilliseconds) ms")
+        }
+      }
       sweeping.store(false, ordering: .releasing)
     }
   }

@@ -1,9 +1,12 @@
 public import SusiCore
+import SusiEventLog
 public import SusiPostgres
 public import SusiStore
 
-/// What a start does with a log in PostgreSQL: connect, create the table if needed, note whether
-/// another node is using the log, and replay every record into the state.
+/// What a start does with a log in PostgreSQL: connect, create the tables if needed, note whether
+/// another node is using the log, load the newest snapshot that matches the log
+/// (`PostgresSnapshots`) and replay the records after it into the state. A snapshot that cannot
+/// be used costs one warning line and a longer replay, never a wrong state.
 public enum PostgresLogRecovery {
   /// An opened, replayed log.
   public struct Opened: Sendable {
@@ -12,6 +15,12 @@ public enum PostgresLogRecovery {
     /// True when no other node held the log open: only then may requests the log shows in flight
     /// be closed as interrupted, since no live node owns them.
     public var alone: Bool
+    /// What the user should hear about: a snapshot that was ignored, and why.
+    public var warnings: [String] = []
+    /// Writes the snapshots of this run; hand it to the store with `keepSnapshots`.
+    public var snapshots: SnapshotKeeper
+    /// The seq of the snapshot the start began from, nil after a full replay.
+    public var snapshotSeq: Int?
   }
 
   /// Connects to the log at `location` and replays it.
@@ -20,8 +29,11 @@ public enum PostgresLogRecovery {
   ///   - durable: false lets commits return before they reach the server's disk
   ///     (`--fsync never`).
   ///   - groupCommit: false commits every append on its own (see `PostgresEventSink`).
+  ///   - snapshotEvery: how many events apart this node writes snapshots; 0 turns snapshots
+  ///     off, reading and writing (`SUSI_SNAPSHOT_EVERY`, as for a log file).
   public static func open(
-    _ location: PostgresLogLocation, durable: Bool = true, groupCommit: Bool = true
+    _ location: PostgresLogLocation, durable: Bool = true, groupCommit: Bool = true,
+    snapshotEvery: Int = SnapshotKeeper.defaultInterval
   ) throws(PostgresLogError) -> Opened {
     let connection: PostgresConnection
     let alone: Bool
@@ -46,13 +58,26 @@ public enum PostgresLogRecovery {
     } catch {
       throw .database(error)
     }
-    var recovered = Recovered()
+    let snapshots = PostgresSnapshots(location: location)
+    var snapshot: Snapshot?
+    var warnings: [String] = []
+    if snapshotEvery > 0 {
+      do {
+        (snapshot, warnings) = try snapshots.newestValid(on: connection)
+      } catch {
+        throw .database(error)
+      }
+    }
+    var recovered = snapshot?.recovered ?? Recovered()
     try replay(location, on: connection, into: &recovered)
     return Opened(
       sink: PostgresEventSink(
         location: location, connection: connection, lastSeq: recovered.lastSeq,
         groupCommit: groupCommit, node: node),
-      recovered: recovered, alone: alone)
+      recovered: recovered, alone: alone, warnings: warnings,
+      snapshots: SnapshotKeeper(
+        destination: snapshots, every: snapshotEvery, newestSeq: snapshot?.checkpoint.seq ?? 0),
+      snapshotSeq: snapshot?.checkpoint.seq)
   }
 
   /// Folds the log's records after `recovered.lastSeq` into `recovered`, up to `until` when given,

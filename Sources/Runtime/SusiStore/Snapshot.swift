@@ -25,11 +25,17 @@ public struct Snapshot: Sendable {
   /// Why a snapshot file cannot be used.
   public struct Problem: Error, Sendable, CustomStringConvertible {
     public var description: String
+
+    public init(description: String) { self.description = description }
   }
 
   /// The file's bytes: header line and body line.
-  public func encoded() -> [UInt8] {
+  public func encoded() -> [UInt8] { encodedWithDigest().bytes }
+
+  /// The file's bytes, and the state digest its header records.
+  public func encodedWithDigest() -> (bytes: [UInt8], stateDigest: String) {
     let body = Self.body(of: recovered)
+    let stateDigest = Self.digest(recovered.state)
     var w = JSONWriter(capacity: 512)
     w.object { o in
       o.field("snapshot", Self.formatVersion)
@@ -39,11 +45,11 @@ public struct Snapshot: Sendable {
       o.field("offset", checkpoint.offset)
       o.field("recordLength", checkpoint.recordLength)
       o.field("recordCRC", Self.hex(checkpoint.recordCRC))
-      o.field("stateDigest", Self.digest(recovered.state))
+      o.field("stateDigest", stateDigest)
       o.field("bodyLength", body.count)
       o.field("bodySHA256", ByteEncoding.hex(Digest.sha256(body)))
     }
-    return w.bytes + [0x0A] + body + [0x0A]
+    return (w.bytes + [0x0A] + body + [0x0A], stateDigest)
   }
 
   /// Reads a snapshot file's bytes, checking its version, its body's hash, and that the state

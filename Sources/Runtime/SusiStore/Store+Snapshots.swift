@@ -5,7 +5,11 @@ extension Store {
   public func keepSnapshots(_ keeper: SnapshotKeeper) { snapshots = keeper }
 
   /// Writes the snapshot of a clean stop. Call after `close()`, when nothing more can be appended.
+  /// A store that failed writes none: its book may hold events the log does not.
   public func finishSnapshots() {
-    snapshots?.finish(book)
+    switch failure {
+    case nil, .closed?: snapshots?.finish(book)
+    default: return
+    }
   }
 }

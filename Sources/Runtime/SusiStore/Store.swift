@@ -189,7 +189,7 @@ public actor Store {
     let reaction = book.apply(event)
     noteOwed(event, loggedHere: true)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
-    snapshots?.eventApplied(book)
+    snapshots?.eventApplied(book, line: line)
     let published = PublishedEvent(event: event, line: line)
     publishWhenCommitted(published, effects: reaction.effects)
     // Results the reducer gave at once follow their cause directly, in this same turn. They are

@@ -34,6 +34,8 @@ struct PostgresBenchmark {
   let seconds: Int
   /// Concurrent writers per node (and pgbench clients) in the concurrent measurements.
   let writersPerNode: Int
+  /// Events in the long log of the start figures (PostgresStartFigures.swift); 0 skips them.
+  let startEvents: Int
   let folder: String
   let binaries: String
 
@@ -42,6 +44,7 @@ struct PostgresBenchmark {
     lagEvents = option("--lag-events", in: arguments).flatMap { Int($0) } ?? 1000
     seconds = option("--seconds", in: arguments).flatMap { Int($0) } ?? 5
     writersPerNode = option("--writers", in: arguments).flatMap { Int($0) } ?? 8
+    startEvents = option("--start-events", in: arguments).flatMap { Int($0) } ?? 1_000_000
     folder = "/tmp/susi-bench-pg-\(getpid())"
     let versions =
       (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
@@ -118,6 +121,8 @@ struct PostgresBenchmark {
         format:
           "follow lag, append returned → other node applied (NOTIFY): p50 %.2f ms, p99 %.2f ms, max %.2f ms  (%d events)",
         lags.p50, lags.p99, lags.max, lagEvents))
+
+    try await startFigures(base)
   }
 
   // MARK: Measurements

@@ -1,0 +1,132 @@
+import SusiEventLog
+public import SusiPostgres
+public import SusiStore
+
+/// The snapshots of a log in PostgreSQL, in the database beside it, so a node starting on a long
+/// log replays only what follows the newest one:
+///
+/// ```sql
+/// CREATE TABLE susi_snapshots (log text, seq bigint, state_digest text, snapshot bytea,
+///   PRIMARY KEY (log, seq))
+/// ```
+///
+/// `snapshot` holds the same bytes a snapshot file beside a log file holds (see `Snapshot`);
+/// `state_digest` repeats its header's state digest (`susi replay --digest`) for queries. The
+/// checkpoint names the record at `seq` by its length and checksum (its line number is its seq,
+/// its offset 0: a table has no offsets), so a snapshot is only used on the log it came from.
+///
+/// Any node writes one every `SnapshotKeeper.every` events it appends, and at a clean stop, in
+/// the background; the newest `kept` are kept.
+public struct PostgresSnapshots: SnapshotDestination {
+  public let location: PostgresLogLocation
+  /// How many snapshots of a log are kept; older ones are deleted after a new one is in.
+  public static let kept = 2
+
+  public init(location: PostgresLogLocation) {
+    self.location = location
+  }
+
+  /// A table has no end offset.
+  public var logEnd: Int { 0 }
+
+  /// Writes the snapshot of `book` once the record at `book.lastSeq` is committed: the append
+  /// lock is taken (and let go at once) so a group of appends in progress ends first. When
+  /// `line` is given the committed record must be exactly it, else nothing is written (its
+  /// commit failed, and another node's record may have that seq).
+  public func write(_ book: Recovered, line: [UInt8]?, end: Int) throws {
+    let seq = book.lastSeq
+    guard seq > 0 else { return }
+    let connection = try PostgresConnection(location.database)
+    defer { connection.close() }
+    try connection.execute("BEGIN")
+    try connection.execute(PostgresEventLog.appendLockStatement(location))
+    let found = try connection.execute(
+      "SELECT line FROM \(location.table) WHERE seq = $1", [.int(seq)], binaryResult: true)
+    try connection.execute("COMMIT")
+    guard found.count == 1, let record = found.bytes(0, 0) else {
+      throw Snapshot.Problem(description: "the log holds no record at seq \(seq)")
+    }
+    if let line, line != record {
+      throw Snapshot.Problem(
+        description: "the log's record at seq \(seq) is not the one this node appended")
+    }
+    let checkpoint = EventLogCheckpoint(seq: seq, lineNumber: seq, offset: 0, line: record)
+    let encoded = Snapshot(checkpoint: checkpoint, recovered: book).encodedWithDigest()
+    try connection.executePipeline([
+      ("BEGIN", []),
+      (
+        "INSERT INTO susi_snapshots (log, seq, state_digest, snapshot) VALUES ($1, $2, $3, $4) "
+          + "ON CONFLICT (log, seq) DO NOTHING",
+        [.text(location.table), .int(seq), .text(encoded.stateDigest), .bytes(encoded.bytes)]
+      ),
+      (
+        "DELETE FROM susi_snapshots WHERE log = $1 AND seq NOT IN "
+          + "(SELECT seq FROM susi_snapshots WHERE log = $1 ORDER BY seq DESC LIMIT \(Self.kept))",
+        [.text(location.table)]
+      ),
+      ("COMMIT", []),
+    ])
+  }
+
+  /// The seqs of the snapshots kept, newest first.
+  public func seqs(on connection: PostgresConnection) throws(PostgresError) -> [Int] {
+    let rows = try connection.execute(
+      "SELECT seq FROM susi_snapshots WHERE log = $1 ORDER BY seq DESC", [.text(location.table)])
+    return (0..<rows.count).compactMap { rows.int($0, 0) }
+  }
+
+  /// The newest snapshot that reads back whole, was made by this version of susi and matches the
+  /// log, with one warning line for each newer one that did not (why it was ignored).
+  public func newestValid(on connection: PostgresConnection) throws(PostgresError) -> (
+    snapshot: Snapshot?, warnings: [String]
+  ) {
+    var warnings: [String] = []
+    for seq in try seqs(on: connection) {
+      switch try load(seq, on: connection) {
+      case .success(let snapshot): return (snapshot, warnings)
+      case .failure(let problem):
+        warnings.append(
+          "ignored the snapshot at seq \(seq) in susi_snapshots (log \(location.table)): "
+            + "\(problem); the state is rebuilt from the log instead")
+      }
+    }
+    return (nil, warnings)
+  }
+
+  /// Reads the snapshot at `seq` and checks it against the log.
+  public func load(_ seq: Int, on connection: PostgresConnection) throws(PostgresError)
+    -> Result<Snapshot, Snapshot.Problem>
+  {
+    let row = try connection.execute(
+      "SELECT snapshot FROM susi_snapshots WHERE log = $1 AND seq = $2",
+      [.text(location.table), .int(seq)], binaryResult: true)
+    guard row.count == 1, let bytes = row.bytes(0, 0) else {
+      return .failure(Snapshot.Problem(description: "it is gone"))
+    }
+    let snapshot: Snapshot
+    do {
+      snapshot = try Snapshot(decoding: bytes)
+    } catch {
+      return .failure(error)
+    }
+    guard snapshot.checkpoint.seq == seq else {
+      return .failure(
+        Snapshot.Problem(description: "it covers seq \(snapshot.checkpoint.seq), not \(seq)"))
+    }
+    let record = try connection.execute(
+      "SELECT line FROM \(location.table) WHERE seq = $1", [.int(seq)], binaryResult: true)
+    guard record.count == 1, let line = record.bytes(0, 0) else {
+      return .failure(
+        Snapshot.Problem(description: "it does not match the log: the log has no seq \(seq)"))
+    }
+    let expected = EventLogCheckpoint(seq: seq, lineNumber: seq, offset: 0, line: line)
+    guard expected.recordLength == snapshot.checkpoint.recordLength,
+      expected.recordCRC == snapshot.checkpoint.recordCRC
+    else {
+      return .failure(
+        Snapshot.Problem(
+          description: "it does not match the log: the record at seq \(seq) is another one"))
+    }
+    return .success(snapshot)
+  }
+}
