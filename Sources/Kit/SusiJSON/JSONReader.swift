@@ -267,6 +267,8 @@ public struct JSONReader: ~Copyable {
     var escapes = false
     var high: UInt8 = 0
     while parser.index < parser.end {
+      parser.skipPlainStringBytes()
+      guard parser.index < parser.end else { break }
       let c = parser.byte(parser.index)
       high |= c
       if c == UInt8(ascii: "\"") {

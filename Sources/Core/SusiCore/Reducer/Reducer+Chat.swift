@@ -20,7 +20,10 @@ extension State {
   mutating func sendMessage(_ p: Action.SendMessage, _ event: Event) -> Reaction {
     let query = p.query.trimmed
     guard !query.isEmpty else { return .rejected("the query is empty") }
-    guard query.count <= Self.maximumQueryLength else {
+    // A string has no more characters than UTF-8 bytes: count characters only when it may be
+    // too long.
+    guard query.utf8.count <= Self.maximumQueryLength || query.count <= Self.maximumQueryLength
+    else {
       return .rejected("the query is longer than \(Self.maximumQueryLength) characters")
     }
     record(ChatEntry(seq: event.seq, at: event.at, speaker: .user, query: query))
