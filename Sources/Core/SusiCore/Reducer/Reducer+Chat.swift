@@ -10,7 +10,7 @@ extension State {
   public static let transcriptLimit = 1_000
 
   /// Appends a transcript line, dropping the oldest ones in bulk past the limit.
-  private mutating func record(_ entry: ChatEntry) {
+  private mutating func record(_ entry: consuming ChatEntry) {
     if transcript.count >= 2 * Self.transcriptLimit {
       transcript.removeFirst(transcript.count - Self.transcriptLimit + 1)
     }
