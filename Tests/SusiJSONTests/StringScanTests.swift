@@ -89,7 +89,7 @@ import Testing
           _ = try reader.stringBytes()
           errors.append(nil)
         } catch {
-          errors.append(error)
+          errors.append(error as? JSONParseError)
         }
       }
       for error in errors {

@@ -352,6 +352,20 @@ public struct JSONReader: ~Copyable {
 /// Whether `count` bytes at `a` and `b` are equal, comparing eight at a time.
 @inlinable
 func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+  // Up to eight bytes (most keys): two loads each that may overlap.
+  switch count {
+  case 4...8:
+    return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+      && a.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+        == b.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+  case 2...3:
+    return a.loadUnaligned(as: UInt16.self) == b.loadUnaligned(as: UInt16.self)
+      && a.loadUnaligned(fromByteOffset: count &- 2, as: UInt16.self)
+        == b.loadUnaligned(fromByteOffset: count &- 2, as: UInt16.self)
+  case 1: return a.load(as: UInt8.self) == b.load(as: UInt8.self)
+  case 0: return true
+  default: break
+  }
   var i = 0
   while count - i >= 8 {
     guard

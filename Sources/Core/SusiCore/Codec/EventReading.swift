@@ -75,7 +75,8 @@ extension Event {
       // No payload member: `{}`.
       action = try Action.decode(type: type.rawValue, payload: nil)
     }
-    guard let action else { throw Unusual() }
+    // Moved out, not copied.
+    guard let action = action.take() else { throw Unusual() }
     return Event(
       seq: seq, at: at, origin: origin, cause: cause, id: id, idempotencyKey: idempotencyKey,
       action: action)
