@@ -167,15 +167,20 @@ import Testing
       return eventLogError { _ = try reader.next() }?.code
     }
     #expect(try read(digits) == nil)
-    for position in 0..<8 {
-      for byte in UInt8.min...UInt8.max where byte != 0x0A && byte != 0 {
-        var changed = digits
-        changed[position] = byte
-        let isHex = (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
-        let expected: EventLogError.Code? =
-          byte == digits[position] ? nil : isHex ? .checksumMismatch : .malformedLine
-        #expect(try read(changed) == expected, "byte \(byte) at \(position)")
-      }
+    // Every byte in one place; in every place, those next to the digits' ranges and a few more.
+    let edges: [UInt8] =
+      [0x01, 0x20, 0x22, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x46, 0x47, 0x60]
+      + [0x61, 0x66, 0x67, 0x7F, 0x80, 0xB0, 0xE6, 0xFF]
+    let cases = (0..<8).flatMap { position in
+      (position == 5 ? Array(UInt8.min...UInt8.max) : edges).map { (position, $0) }
+    }
+    for (position, byte) in cases where byte != 0x0A && byte != 0 {
+      var changed = digits
+      changed[position] = byte
+      let isHex = (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+      let expected: EventLogError.Code? =
+        byte == digits[position] ? nil : isHex ? .checksumMismatch : .malformedLine
+      #expect(try read(changed) == expected, "byte \(byte) at \(position)")
     }
   }
 

@@ -208,7 +208,8 @@ import Testing
         try reader.enterArray()
         _ = try reader.nextElement()
         read = try reader.int()
-        #expect(try !reader.nextElement())
+        // Whatever follows the number must end the array, as `[n]` does.
+        if try reader.nextElement() { read = nil }
         try reader.finish()
       } catch {
         read = nil
