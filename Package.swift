@@ -272,7 +272,7 @@ let package = Package(
       dependencies: [
         "SusiPostgresLog", "SusiPostgres", "SusiStore", "SusiCore", "SusiCoreTesting",
         "SusiEventLog", "SusiClock", "SusiTesting", "SusiJSON", "SusiHTTPTesting", "susi",
-        "SusiDelivery", "SusiHTTPClient",
+        "SusiDelivery", "SusiHTTPClient", "SusiHTTPServer", "SusiHTTPTypes",
       ],
       swiftSettings: strict),
     .testTarget(
@@ -300,7 +300,7 @@ let package = Package(
         "SusiJSONLines", "SusiServe", "SusiTesting", "SusiFiles", "SusiApplication",
         "SusiCommandLine", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiHTTPServer", "SusiJSON",
         "SusiRunner", "SusiStore", "SusiClock", "SusiHTTPClient", "SusiHTTPTesting",
-        "SusiHTTPTypes", "SusiCoreTesting", "SusiDelivery", "SusiAccess", "susi",
+        "SusiHTTPTypes", "SusiCoreTesting", "SusiDelivery", "SusiAccess", "susi", "SusiOperatorLog",
       ],
       swiftSettings: strict),
     .testTarget(

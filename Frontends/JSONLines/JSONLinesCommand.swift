@@ -41,13 +41,13 @@ public enum JSONLinesCommand {
     ],
     options: [
       OptionSpec(
-        "--replay-first", help: "first print the current state as {\"state\":{…},\"seq\":N}"),
-      OptionSpec("--no-wait", help: "exit at the end of input without waiting for answers"),
+        .replayFirst, help: "first print the current state as {\"state\":{…},\"seq\":N}"),
+      OptionSpec(.noWait, help: "exit at the end of input without waiting for answers"),
       OptionSpec(
-        "--drain-timeout", value: "SECONDS",
+        .drainTimeout, value: "SECONDS",
         help: "longest wait for answers at the end of input or on SIGTERM (default: 30)"),
       OptionSpec(
-        "--allow-admin",
+        .allowAdmin,
         help: "take access changes (keys, groups, privileges), recorded as done by `local`"),
     ])
 
@@ -77,10 +77,10 @@ public enum JSONLinesCommand {
   /// The session options a command line asks for.
   public static func options(_ parsed: ParsedCommandLine) throws(UsageError) -> JSONLinesOptions {
     var options = JSONLinesOptions()
-    options.replayFirst = parsed.has("--replay-first")
-    options.waitForEffects = !parsed.has("--no-wait")
-    options.allowsAdministration = parsed.has("--allow-admin")
-    if let text = parsed.value("--drain-timeout") {
+    options.replayFirst = parsed.has(.replayFirst)
+    options.waitForEffects = !parsed.has(.noWait)
+    options.allowsAdministration = parsed.has(.allowAdmin)
+    if let text = parsed.value(.drainTimeout) {
       guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
         throw UsageError("--drain-timeout takes a number of seconds from 0 to 86400, not '\(text)'")
       }

@@ -5,6 +5,7 @@ import SusiCrypto
 import SusiEventLog
 import SusiFiles
 import SusiJSON
+import SusiPostgres
 import SusiPostgresLog
 import SusiStore
 
@@ -39,24 +40,24 @@ public enum ReplayCommand {
     ],
     options: [
       OptionSpec(
-        "--json", help: "print JSON for programs (with --step: one JSON object per event)"),
-      OptionSpec("--until", value: "SEQ", help: "stop after the event with this seq"),
-      OptionSpec("--step", help: "print each event and what it changed"),
-      OptionSpec("--from", value: "SEQ", help: "with --step: start printing at this seq"),
-      OptionSpec("--stats", help: "print counts per type and the time span instead of the state"),
+        .json, help: "print JSON for programs (with --step: one JSON object per event)"),
+      OptionSpec(.until, value: "SEQ", help: "stop after the event with this seq"),
+      OptionSpec(.step, help: "print each event and what it changed"),
+      OptionSpec(.from, value: "SEQ", help: "with --step: start printing at this seq"),
+      OptionSpec(.stats, help: "print counts per type and the time span instead of the state"),
       OptionSpec(
-        "--verify", help: "replay twice (here and in a fresh process) and compare digests"),
-      OptionSpec("--digest", help: "print only the SHA-256 digest of the final state"),
+        .verify, help: "replay twice (here and in a fresh process) and compare digests"),
+      OptionSpec(.digest, help: "print only the SHA-256 digest of the final state"),
       OptionSpec(
-        "--from-snapshot",
+        .fromSnapshot,
         help: "start from the newest snapshot beside the log, as a start of susi does"),
-      OptionSpec("--no-snapshot", help: "read the whole log (the default)"),
+      OptionSpec(.noSnapshot, help: "read the whole log (the default)"),
     ],
     arguments: 0...1
   )
   // It only reads a log: no server, no web, no writes.
   .refusing([
-    "--server", "--websearch-url", "--fsync", "--allow-private-targets", "--ca-file",
+    .server, .websearchURL, .fsync, .allowPrivateTargets, .caFile,
   ])
 
   public static let command = Command(spec) { invocation in await run(invocation) }
@@ -67,41 +68,53 @@ public enum ReplayCommand {
     var until: Int?
     var from: Int?
     for (name, value) in [
-      ("--until", options.value("--until")), ("--from", options.value("--from")),
+      (OptionName.until, options.value(.until)), (.from, options.value(.from)),
     ] {
       guard let value else { continue }
       guard let n = Int(value), n >= 0 else {
         return usage("\(name) takes a seq number, not '\(value)'")
       }
-      if name == "--until" { until = n } else { from = n }
+      if name == .until { until = n } else { from = n }
     }
+    let log: ReplaySource
     if DatabaseReplay.isDatabase(path) {
-      return DatabaseReplay.run(path, options: options, until: until, from: from)
-    }
-    guard FileManager.default.fileExists(atPath: path) else {
-      StandardStream.error.line("susi replay: no log at \(path)")
-      return ExitCode.noInput
-    }
-    let json = options.has("--json")
-    let fromSnapshot = options.has("--from-snapshot") && !options.has("--no-snapshot")
-    return reporting {
-      if options.has("--verify") { return try verify(path: path, until: until) }
-      if options.has("--stats") { return try stats(path: path, until: until, json: json) }
-      if options.has("--step") {
-        return try step(path: path, from: from ?? 0, until: until, json: json)
+      do { log = try DatabaseReplay.open(path) } catch {
+        StandardStream.error.line("susi replay: \(error)")
+        return error.kind == .invalidURI ? ExitCode.usage : ExitCode.unavailable
       }
+    } else {
+      guard FileManager.default.fileExists(atPath: path) else {
+        StandardStream.error.line("susi replay: no log at \(path)")
+        return ExitCode.noInput
+      }
+      log = .file(path)
+    }
+    let json = options.has(.json)
+    let fromSnapshot = options.has(.fromSnapshot) && !options.has(.noSnapshot)
+    if fromSnapshot && !log.isFile {
+      StandardStream.error.line(
+        "susi replay: a log in PostgreSQL has no snapshots yet; reading the whole log")
+    }
+    if options.has(.stats) && !log.isFile { return usage("--stats reads log files only") }
+    return reporting {
+      if options.has(.verify) { return try verify(log, until: until) }
+      if options.has(.stats) { return try stats(path: path, until: until, json: json) }
+      if options.has(.step) { return try step(log, from: from ?? 0, until: until, json: json) }
       var recovered = Recovered()
-      let torn = try replay(path: path, into: &recovered, until: until, fromSnapshot: fromSnapshot)
+      let torn =
+        log.isFile
+        ? try replay(path: path, into: &recovered, until: until, fromSnapshot: fromSnapshot)
+        : try log.fold(&recovered, until) { _, _, _ in }
       warn(torn)
-      return show(recovered, log: path, options)
+      return show(recovered, log: log.name, options)
     }
   }
 
   /// Prints the replayed state: its digest (`--digest`), its JSON (`--json`) or a report.
   static func show(_ recovered: Recovered, log: String, _ options: ParsedCommandLine) -> Int32 {
-    if options.has("--digest") {
+    if options.has(.digest) {
       StandardStream.output.line(digest(recovered.state))
-    } else if options.has("--json") {
+    } else if options.has(.json) {
       StandardStream.output.write(recovered.state.canonicalJSON() + [0x0a])
     } else {
       StandardStream.output.write(StateReport.render(recovered, path: log))
@@ -170,22 +183,12 @@ public enum ReplayCommand {
 
   // MARK: --step
 
-  private static func step(path: String, from: Int, until: Int?, json: Bool) throws -> Int32 {
-    try step(from: from, json: json) { recovered, visit in
-      try LogReplay.run(path: path, into: &recovered, until: until, visit: visit)
-    }
-  }
-
-  /// Prints every event from `from` on as `replay` folds it (a file or a database log).
-  static func step(
-    from: Int, json: Bool,
-    replay: (inout Recovered, (Event, [Effect], State) throws -> Void) throws -> (
-      any CustomStringConvertible
-    )?
-  ) throws -> Int32 {
+  /// Prints every event from `from` on as `log` folds it.
+  private static func step(_ log: ReplaySource, from: Int, until: Int?, json: Bool) throws -> Int32
+  {
     var recovered = Recovered()
     var before = recovered.state
-    let torn = try replay(&recovered) {
+    let torn = try log.fold(&recovered, until) {
       event, effects, after in
       // Keeping a copy costs a copy of the state on the next change, so only keep one when the
       // next event is to be shown.
@@ -198,28 +201,11 @@ public enum ReplayCommand {
           o.field("seq", event.seq)
           o.field("at", event.at.rfc3339)
           o.field("origin", event.origin.rawValue)
+          o.field("requestId", event.origin.requestID)
           o.field("cause", event.cause)
           o.field("type", event.action.type.rawValue)
           o.field("changes") { w in
-            w.array(changes) { w, change in
-              w.object { o in
-                switch change {
-                case .added(let path, let value):
-                  o.field("op", "add")
-                  o.field("path", path)
-                  o.field("value", value)
-                case .removed(let path, let value):
-                  o.field("op", "remove")
-                  o.field("path", path)
-                  o.field("value", value)
-                case .changed(let path, let old, let new):
-                  o.field("op", "change")
-                  o.field("path", path)
-                  o.field("from", old)
-                  o.field("to", new)
-                }
-              }
-            }
+            w.array(changes) { w, change in w.object { change.write(to: &$0) } }
           }
           o.field("effects") { w in w.array(effects) { w, effect in w.string(effect.compactText) } }
         }
@@ -307,9 +293,9 @@ public enum ReplayCommand {
 
   // MARK: --verify
 
-  private static func verify(path: String, until: Int?) throws -> Int32 {
+  private static func verify(_ log: ReplaySource, until: Int?) throws -> Int32 {
     var recovered = Recovered()
-    if let torn = try LogReplay.run(path: path, into: &recovered, until: until) {
+    if let torn = try log.fold(&recovered, until, { _, _, _ in }) {
       StandardStream.error.line(
         "susi replay: NOT verified: \(torn); the next start of susi cuts it off, "
           + "so the log does not hold what was written")
@@ -317,21 +303,26 @@ public enum ReplayCommand {
     }
     let here = digest(recovered.state)
     let last = recovered.lastSeq
-    guard until != nil || verifySnapshots(path: path) else { return ExitCode.dataError }
-    guard let there = childDigest(path: path, until: until) else {
+    let path = log.path
+    guard until != nil || !log.isFile || verifySnapshots(path: path) else {
+      return ExitCode.dataError
+    }
+    // Up to the last seq replayed here: a log others append to may grow meanwhile.
+    guard let there = childDigest(path: path, until: until ?? last) else {
       StandardStream.error.line("susi replay: could not run a second replay in a fresh process")
       return ExitCode.software
     }
     // A second replay in this process must agree too (catches state kept outside the reducer).
     var again = Recovered()
-    try LogReplay.run(path: path, into: &again, until: until)
+    _ = try log.fold(&again, until ?? last) { _, _, _ in }
     let hereAgain = digest(again.state)
     if here == there && here == hereAgain {
       // A recorded state beside the log (NAME.state.json, as Events/ keeps them) must match too.
       let recordedPath =
         path.hasSuffix(".jsonl") ? String(path.dropLast(6)) + ".state.json" : path + ".state.json"
       var alsoTo = ""
-      if until == nil, let recorded = FileManager.default.contents(atPath: recordedPath) {
+      if until == nil, log.isFile, let recorded = FileManager.default.contents(atPath: recordedPath)
+      {
         guard let expected = try? JSONParser.parse(Array(recorded)) else {
           StandardStream.error.line("susi replay: \(recordedPath) is not JSON")
           return ExitCode.dataError
@@ -356,7 +347,7 @@ public enum ReplayCommand {
     while bad - good > 1 {
       let middle = (good + bad) / 2
       var probe = Recovered()
-      try LogReplay.run(path: path, into: &probe, until: middle)
+      _ = try log.fold(&probe, middle) { _, _, _ in }
       if digest(probe.state) == childDigest(path: path, until: middle) {
         good = middle
       } else {
@@ -416,8 +407,8 @@ public enum ReplayCommand {
   static func childDigest(path: String, until: Int?) -> String? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    var arguments = ["replay", path, "--digest"]
-    if let until { arguments += ["--until", String(until)] }
+    var arguments = ["replay", path, OptionName.digest.text]
+    if let until { arguments += [OptionName.until.text, String(until)] }
     process.arguments = arguments
     let pipe = Pipe()
     process.standardOutput = pipe
@@ -427,5 +418,25 @@ public enum ReplayCommand {
     process.waitUntilExit()
     guard process.terminationStatus == 0 else { return nil }
     return String(decoding: data, as: UTF8.self).trimmed
+  }
+}
+
+/// A log to replay: a file, or a log in PostgreSQL (`DatabaseReplay`).
+struct ReplaySource {
+  /// The log as given (a fresh `susi replay` process is given it too), and as messages name it.
+  var path: String
+  var name: String
+  var isFile: Bool
+  /// Folds the log into `recovered` up to `until`, calling `visit` with each event, what it
+  /// asked for and the state after it; says why a torn last record was not applied.
+  var fold:
+    (inout Recovered, Int?, (Event, [Effect], State) throws -> Void) throws -> (
+      any CustomStringConvertible
+    )?
+
+  static func file(_ path: String) -> ReplaySource {
+    ReplaySource(path: path, name: path, isFile: true) { recovered, until, visit in
+      try LogReplay.run(path: path, into: &recovered, until: until, visit: visit)
+    }
   }
 }

@@ -37,10 +37,10 @@ public enum WebCommand {
     ],
     options: [
       OptionSpec(
-        "--port", short: "-p", value: "N", help: "port to listen on; 0 = any free port (default 0)"),
+        .port, short: "-p", value: "N", help: "port to listen on; 0 = any free port (default 0)"),
       OptionSpec(
-        "--host", value: "ADDR", help: "loopback address to bind: 127.0.0.1 (default) or ::1"),
-      OptionSpec("--open", help: "open the URL in the system browser (xdg-open)"),
+        .host, value: "ADDR", help: "loopback address to bind: 127.0.0.1 (default) or ::1"),
+      OptionSpec(.open, help: "open the URL in the system browser (xdg-open)"),
     ] + ServingTLSFiles.specs + OperatorLogOptions.specs)
 
   /// Event streams open at once (one per browser tab) across every session of one start.
@@ -67,23 +67,17 @@ public enum WebCommand {
   }
 
   static func run(_ invocation: Invocation) async -> Int32 {
-    let host = invocation.parsed.value("--host") ?? "127.0.0.1"
+    let host = invocation.parsed.value(.host) ?? "127.0.0.1"
     guard ["127.0.0.1", "::1"].contains(host) else {
       return fail(
         "--host takes 127.0.0.1 or ::1, not '\(host)'; to share the pages, use 'susi serve --web'",
         ExitCode.usage)
     }
-    let port: Int
-    do { port = try invocation.parsed.port(default: 0) } catch {
-      return fail(error.message, ExitCode.usage)
-    }
-    let tls: ServingTLSFiles?
-    do { tls = try ServingTLSFiles.resolve(invocation.parsed) } catch {
-      return fail(error.message, ExitCode.usage)
-    }
-    guard let log = OperatorLogOptions.log(invocation, component: "web") else {
-      return ExitCode.usage
-    }
+    guard
+      let listening = ListeningOptions.resolve(
+        invocation, component: "web", defaultPort: 0)
+    else { return ExitCode.usage }
+    let (port, tls, log) = (listening.port, listening.tls, listening.log)
     guard let pages = WebPages.installed() else {
       return fail(notInstalled, ExitCode.noInput)
     }
@@ -110,7 +104,7 @@ public enum WebCommand {
     ) { baseURL, bound in
       handler.listening(on: bound, secure: tls != nil)
       let url = baseURL + "/?token=" + links.make()
-      if invocation.parsed.has("--open") { openInBrowser(url, through: openFile) }
+      if invocation.parsed.has(.open) { openInBrowser(url, through: openFile) }
       StandardStream.error.line(
         "susi web: the link signs in one browser tab, once, within 10 minutes; "
           + "press Enter here for a new one")

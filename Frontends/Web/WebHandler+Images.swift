@@ -13,12 +13,12 @@ import SusiStore
 extension WebHandler {
   /// The cached copy of the image at `url`, as the state's `images` records it. Not cached yet
   /// (or its file is gone): `404 not_cached`, and the page asks for it with `cacheImage`.
-  func image(_ request: HTTPRequest, _ caller: Caller) async -> HTTPResponse {
-    guard caller.privileges.contains(Privilege.stateRead) else {
-      return Self.lacks(Privilege.stateRead, caller)
-    }
-    guard let url = Self.query(request, "url"), !url.isEmpty else {
-      return WebhookError(400, "invalid_query", "send the image's URL as ?url=").response
+  func image(_ request: HTTPRequest, _ caller: Caller) async throws(WebhookError)
+    -> HTTPResponse
+  {
+    try caller.require(Privilege.stateRead)
+    guard let url = request.queryValue("url"), !url.isEmpty else {
+      throw .badRequest("invalid_query", "send the image's URL as ?url=")
     }
     let notCached = WebhookError(
       404, "not_cached", "the image is not in the cache yet; send cacheImage to fetch it")
@@ -27,15 +27,13 @@ extension WebHandler {
     guard let cached = await store.state.images[url],
       let name = ImageCacheFile.name(of: cached.path),
       let file = ContainedFile.resolve([name], under: URL(fileURLWithPath: imagesFolder))
-    else { return notCached.response }
+    else { throw notCached }
     let tag = "\"\(name.split(separator: ".").first ?? "")\""
     var headers: HTTPHeaders = ["ETag": tag, "Cache-Control": "private, max-age=86400"]
     if let wanted = request.headers["If-None-Match"], Self.matches(wanted, tag) {
       return HTTPResponse(status: 304, headers: headers)
     }
-    guard let data = FileManager.default.contents(atPath: file.path) else {
-      return notCached.response
-    }
+    guard let data = FileManager.default.contents(atPath: file.path) else { throw notCached }
     let bytes = Array(data)
     headers.set("Content-Type", Self.imageType(bytes))
     return HTTPResponse(status: 200, headers: headers, body: bytes)

@@ -11,16 +11,15 @@ import SusiStore
 extension WebHandler {
   /// The state as it was right after event `seq`, in the shape of `GET /state`: replayed from
   /// the log, starting at the newest snapshot at or before `seq` when there is one.
-  func inspectorState(_ request: HTTPRequest, _ caller: Caller) async -> HTTPResponse {
-    guard caller.privileges.contains(Privilege.eventsRead) else {
-      return Self.lacks(Privilege.eventsRead, caller)
-    }
+  func inspectorState(_ request: HTTPRequest, _ caller: Caller) async throws(WebhookError)
+    -> HTTPResponse
+  {
+    try caller.require(Privilege.eventsRead)
     let lastSeq = await store.lastSeq
-    guard let text = Self.query(request, "seq"), let seq = Int(text), (0...lastSeq).contains(seq)
+    guard let text = request.queryValue("seq"), let seq = Int(text), (0...lastSeq).contains(seq)
     else {
-      return WebhookError(
-        400, "invalid_seq", "seq must be a whole number from 0 to the last seq, \(lastSeq)"
-      ).response
+      throw .badRequest(
+        "invalid_seq", "seq must be a whole number from 0 to the last seq, \(lastSeq)")
     }
     let states = pastStates
     // Replay reads the file and folds events: work for a task of its own, not the event loop.
@@ -29,27 +28,23 @@ extension WebHandler {
     }.value
     switch replayed {
     case .success(let recovered):
-      let access =
-        caller.privileges.contains(Privilege.keysManage)
-        || caller.privileges.contains(Privilege.groupsManage)
-      var response = StateBody(state: recovered.state, includesAccess: access).response
+      var response = WebhookHandler.stateResponse(
+        recovered.state, includesAccess: caller.seesAccess)
       response.headers.set("X-Seq", String(seq))
       return response
     case .failure(let failure):
-      return WebhookError(500, "log_unreadable", failure.message).response
+      throw WebhookError(500, "log_unreadable", failure.message)
     }
   }
 
   /// The log file as a download, streamed in pieces up to the length it had when asked.
-  func inspectorLog(_ caller: Caller) -> HTTPResponse {
-    guard caller.privileges.contains(Privilege.eventsRead) else {
-      return Self.lacks(Privilege.eventsRead, caller)
-    }
+  func inspectorLog(_ caller: Caller) throws(WebhookError) -> HTTPResponse {
+    try caller.require(Privilege.eventsRead)
     let path = logPath
     // The length now: events appended while the download runs are left for the next one.
     guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
     else {
-      return WebhookError(500, "log_unreadable", "the event log cannot be read").response
+      throw WebhookError(500, "log_unreadable", "the event log cannot be read")
     }
     let headers: HTTPHeaders = [
       "Content-Type": "application/x-ndjson",
@@ -67,10 +62,5 @@ extension WebHandler {
         try await body.write(Array(piece))
       }
     }
-  }
-
-  static func lacks(_ privilege: Privilege, _ caller: Caller) -> HTTPResponse {
-    WebhookError(403, "forbidden", "key \(caller.keyID) lacks the \(privilege) privilege")
-      .response
   }
 }

@@ -96,8 +96,8 @@ public final class WebHandler: HTTPHandler {
     let path = request.path
     // The page's files hold nothing secret: they load without a session, and the page then
     // signs in with the token of its address (or the session its tab kept).
-    if request.method == "GET", path != "/session", let page = pageFile(path) { return page }
-    if path == "/session" && request.method == "POST" {
+    if request.method == .get, path != "/session", let page = pageFile(path) { return page }
+    if path == "/session" && request.method == .post {
       guard originAllowed(request) else { return WebSecurity.badOrigin() }
       return redeem(request, links)
     }
@@ -114,16 +114,16 @@ public final class WebHandler: HTTPHandler {
   private func answerMounted(_ request: HTTPRequest) async -> HTTPResponse {
     let path = request.path
     if path == "/web" || path.hasPrefix("/web/") {
-      guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+      guard request.method == .get else { return Self.methodNotAllowed("GET") }
       if path == "/web" { return HTTPResponse(status: 301, headers: ["Location": "/web/"]) }
       return pages.response(for: String(path.dropFirst(5)))
         ?? WebhookError(404, "not_found", "no page \(path)").response
     }
-    if path == "/session" && request.method != "GET" {
+    if path == "/session" && request.method != .get {
       guard originAllowed(request) else { return WebSecurity.badOrigin() }
       switch request.method {
-      case "POST": return signIn(request)
-      case "DELETE": return signOut(request)
+      case .post: return signIn(request)
+      case .delete: return signOut(request)
       default: return Self.methodNotAllowed("GET, POST, DELETE")
       }
     }
@@ -157,13 +157,17 @@ public final class WebHandler: HTTPHandler {
     guard Self.ownPaths.contains(path) else {
       return await api.handle(request, as: session.caller, holds: holds(session.id))
     }
-    if path == "/session" && request.method == "DELETE" { return signOut(request) }
-    guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
-    switch path {
-    case "/session": return sessionInfo(session)
-    case "/inspector/state": return await inspectorState(request, session.caller)
-    case "/inspector/log": return inspectorLog(session.caller)
-    default: return await image(request, session.caller)
+    if path == "/session" && request.method == .delete { return signOut(request) }
+    guard request.method == .get else { return Self.methodNotAllowed("GET") }
+    do {
+      switch path {
+      case "/session": return sessionInfo(session)
+      case "/inspector/state": return try await inspectorState(request, session.caller)
+      case "/inspector/log": return try inspectorLog(session.caller)
+      default: return try await image(request, session.caller)
+      }
+    } catch {
+      return error.response
     }
   }
 
@@ -172,16 +176,12 @@ public final class WebHandler: HTTPHandler {
   private func sessionInfo(_ session: Session, opened: Bool = false) -> HTTPResponse {
     let mode: String =
       if case .local = self.mode { "web" } else { "serve" }
-    var w = JSONWriter(capacity: 256)
-    w.object { o in
+    return WebhookHandler.json(200) { o in
       if opened, let id = session.id { o.field("session", id) }
       if let builtInServer { o.field("builtInServer", builtInServer) }
       o.field("mode", mode)
-      o.field("privileges") { w in
-        w.array(session.caller.privileges.sortedNames) { w, privilege in w.string(privilege) }
-      }
+      o.field("privileges", session.caller.privileges.sortedNames)
     }
-    return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: w.bytes)
   }
 
   // MARK: Sessions
@@ -227,12 +227,7 @@ public final class WebHandler: HTTPHandler {
 
   /// `POST /session {"key":"susi_…"}`: a session bound to that serve key.
   private func signIn(_ request: HTTPRequest) -> HTTPResponse {
-    if let type = request.headers["Content-Type"],
-      !type.lowercased().hasPrefix("application/json")
-    {
-      return WebhookError(415, "unsupported_media_type", "send the body as application/json")
-        .response
-    }
+    do { try WebhookHandler.requireJSONBody(request) } catch { return error.response }
     guard let json = try? JSONParser.parse(request.body),
       let key = try? FieldReader(json).string("key")
     else {
@@ -318,11 +313,5 @@ public final class WebHandler: HTTPHandler {
       405, "method_not_allowed", "this path answers \(allowed)", headers: ["Allow": allowed]
     )
     .response
-  }
-
-  /// The value of query parameter `name`.
-  static func query(_ request: HTTPRequest, _ name: String) -> String? {
-    guard let query = request.query else { return nil }
-    return URLEncodedForm.decode(query).last { $0.0 == name }?.1
   }
 }

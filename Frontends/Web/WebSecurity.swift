@@ -20,7 +20,7 @@ enum WebSecurity {
 
   /// The session id the request carries, if any.
   static func sessionID(_ headers: HTTPHeaders) -> String? {
-    guard let value = headers[sessionHeader].map({ Substring($0).trimmingCharacters(in: " ") }),
+    guard let value = headers[sessionHeader]?.trimmingSpaces(),
       !value.isEmpty
     else { return nil }
     return value
@@ -41,8 +41,8 @@ enum WebSecurity {
   }
 
   /// Methods that change something: they also need a matching `Origin`.
-  static func changesState(_ method: String) -> Bool {
-    !["GET", "HEAD", "OPTIONS"].contains(method)
+  static func changesState(_ method: HTTPMethod) -> Bool {
+    ![.get, .head, .options].contains(method)
   }
 
   /// 32 random bytes, base64url without padding: start tokens and session ids.
@@ -68,14 +68,5 @@ enum WebSecurity {
     WebhookError(
       403, "bad_origin", "a change must come from this server's own page (the Origin did not match)"
     ).response
-  }
-}
-
-extension Substring {
-  fileprivate func trimmingCharacters(in set: String) -> String {
-    var s = self
-    while let c = s.first, set.contains(c) { s.removeFirst() }
-    while let c = s.last, set.contains(c) { s.removeLast() }
-    return String(s)
   }
 }

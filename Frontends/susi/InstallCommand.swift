@@ -9,13 +9,13 @@ import SusiWeb
 /// `PREFIX/share/susi/installed-files`, which `uninstall` reads.
 enum InstallCommand {
   static let prefixOption = OptionSpec(
-    "--prefix", value: "DIR", help: "where to install (default: ~/.local)")
+    .prefix, value: "DIR", help: "where to install (default: ~/.local)")
 
   static func commands(
     completions: @escaping @Sendable () -> [String: String],
     manPage: @escaping @Sendable () -> String
   ) -> [Command] {
-    let unused = CommonOptions.specs.map(\.name).filter { $0 != "--help" && $0 != "--version" }
+    let unused = CommonOptions.specs.map(\.option).filter { $0 != .help && $0 != .version }
     let install = CommandSpec(
       name: "install", summary: "install this susi, its skills, web pages, man page and completion",
       usage: "install [--prefix DIR]",
@@ -50,7 +50,7 @@ enum InstallCommand {
   }
 
   static func prefix(_ invocation: Invocation) -> String {
-    invocation.parsed.value("--prefix")
+    invocation.parsed.value(.prefix)
       ?? (invocation.environment["HOME"] ?? NSHomeDirectory()) + "/.local"
   }
 

@@ -42,39 +42,39 @@ enum ServerCommandSpec {
       ],
       options: [
         OptionSpec(
-          "--port", short: "-p", value: "N",
+          .port, short: "-p", value: "N",
           help: "port to listen on; 0 = any free port (default 0)"),
         OptionSpec(
-          "--host", value: "ADDR", help: "address to bind, or localhost (default 127.0.0.1)"),
+          .host, value: "ADDR", help: "address to bind, or localhost (default 127.0.0.1)"),
         OptionSpec(
-          "--data", value: "DIR",
+          .data, value: "DIR",
           help:
             "skill data folder holding models/…; refused without skills (default: the --skills folder)"
         ),
-        OptionSpec("--seed", value: "N", help: "seed for answer choices, for reproducible answers"),
+        OptionSpec(.seed, value: "N", help: "seed for answer choices, for reproducible answers"),
         OptionSpec(
-          "--trusted-proxy", value: "ADDR",
+          .trustedProxy, value: "ADDR",
           help: "reverse proxies (comma-separated) whose X-Real-IP/X-Forwarded-For name the client"),
         OptionSpec(
-          "--check-skills", value: "DIR",
+          .checkSkills, value: "DIR",
           help: "check the skills of DIR for authors: load warnings and example answers, then exit"
         ),
-        OptionSpec("--examples", help: "with --check-skills: list every example and who answered"),
+        OptionSpec(.examples, help: "with --check-skills: list every example and who answered"),
       ] + ServingTLSFiles.specs + OperatorLogOptions.specs,
       arguments: 0...2)
     // It serves from STATE-DIR/server alone: no log, no other server; its only outbound
     // requests are skills' console rules, which --allow-private-targets lets reach loopback and
     // private addresses.
     spec.unusedCommonOptions = [
-      "--server", "--log", "--websearch-url", "--fsync", "--ca-file", "--quiet", "--verbose",
-      "--color", "--no-color",
+      .server, .log, .websearchURL, .fsync, .caFile, .quiet, .verbose,
+      .color, .noColor,
     ]
     return spec
   }()
 
   static let command = Command(spec) { invocation in
-    if let folder = invocation.parsed.value("--check-skills") {
-      return checkSkills(folder, listExamples: invocation.parsed.has("--examples"))
+    if let folder = invocation.parsed.value(.checkSkills) {
+      return checkSkills(folder, listExamples: invocation.parsed.has(.examples))
     }
     if !invocation.arguments.isEmpty { return use(invocation) }
     guard let log = OperatorLogOptions.log(invocation, component: "server") else {
@@ -125,22 +125,7 @@ enum ServerCommandSpec {
       return problem.exitCode
     }
     let check = SkillCheck.run(dataDirectory: URL(fileURLWithPath: folder))
-    var out = ""
-    for warning in check.warnings { out += "warning: \(warning)\n" }
-    for outcome in check.outcomes where listExamples || !outcome.isOwn {
-      let mark =
-        outcome.isOwn ? "ok  " : outcome.obstacle != nil ? "SKIP" : outcome.tied ? "TIE " : "MISS"
-      out +=
-        "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)"
-      switch outcome.realServer {
-      case .tie: out += " (as the real server ranks: a tie)"
-      case .other: out += " (as the real server ranks: another skill first)"
-      default: break
-      }
-      out += outcome.obstacle.map { " (\($0.rawValue))\n" } ?? "\n"
-    }
-    out += check.summary + "\n" + check.realServerSummary + "\n" + check.timing + "\n"
-    _ = StandardStream.output.write(out)
+    _ = StandardStream.output.write(check.report(listingExamples: listExamples))
     return 0
   }
 
@@ -154,28 +139,26 @@ enum ServerCommandSpec {
       ).report(spec)
     }
     let stateDirectory = invocation.common.stateDirectory
-    let remembered: RememberedServer?
-    do {
-      remembered = try RememberedServer.load(stateDirectory: stateDirectory)
-    } catch {
-      StandardStream.error.line("susi: \(error)")
-      return ExitCode.usage
-    }
     guard arguments.count == 2 else {
-      StandardStream.output.line(remembered?.server ?? State.embeddedServer)
-      return ExitCode.success
+      do throws(UsageError) {
+        let remembered = try RememberedServer.load(stateDirectory: stateDirectory)
+        StandardStream.output.line(remembered?.server ?? State.embeddedServer)
+        return ExitCode.success
+      } catch {
+        StandardStream.error.line("susi: \(error)")
+        return ExitCode.usage
+      }
     }
     guard let url = Validation.serverURL(arguments[1]) else {
       return UsageError(
         "'\(arguments[1])' is not a server URL; use http(s)://host[:port][/path] or 'embedded'"
       ).report(spec)
     }
-    var choice = remembered ?? RememberedServer()
-    // A CA file belongs to the server it was given for.
-    if choice.server != url { choice.caFile = nil }
-    choice.server = url
     do {
-      try choice.save(stateDirectory: stateDirectory)
+      try RememberedServer.remember(url, stateDirectory: stateDirectory)
+    } catch let error as UsageError {
+      StandardStream.error.line("susi: \(error)")
+      return ExitCode.usage
     } catch {
       StandardStream.error.line("susi: cannot remember the server: \(error)")
       return ExitCode.cannotCreate
@@ -193,14 +176,14 @@ enum ServerCommandSpec {
     let parsed = invocation.parsed
     let port = try parsed.port(default: 0)
     var seed: UInt64?
-    if let text = parsed.value("--seed") {
+    if let text = parsed.value(.seed) {
       guard let value = UInt64(text) else {
         throw UsageError("--seed takes a whole number from 0 to 2^64-1, not '\(text)'")
       }
       seed = value
     }
     var proxies: Set<String> = []
-    if let text = parsed.value("--trusted-proxy") {
+    if let text = parsed.value(.trustedProxy) {
       let list = text.split(separator: ",", omittingEmptySubsequences: false).map {
         $0.trimmingCharacters(in: .whitespaces)
       }
@@ -210,7 +193,7 @@ enum ServerCommandSpec {
       proxies = Set(list)
     }
     let stateDirectory = URL(fileURLWithPath: invocation.common.stateDirectory + "/server")
-    var data = parsed.value("--data").map { URL(fileURLWithPath: $0) }
+    var data = parsed.value(.data).map { URL(fileURLWithPath: $0) }
     if data == nil {
       do {
         data = try SkillFolderChoice.resolve(
@@ -220,7 +203,7 @@ enum ServerCommandSpec {
       }
     }
     var configuration = ServerConfiguration(
-      host: BindAddress.numeric(parsed.value("--host") ?? "127.0.0.1"), port: port,
+      host: BindAddress.numeric(parsed.value(.host) ?? "127.0.0.1"), port: port,
       dataDirectory: data, stateDirectory: stateDirectory,
       seed: seed, trustedProxies: proxies)
     configuration.allowsPrivateConsoleHosts = invocation.common.allowsPrivateTargets

@@ -193,3 +193,20 @@ struct ConfigAndOptionsTests {
     #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
   }
 }
+
+/// Remembering a server keeps the CA file remembered with it, and forgets one given for another.
+@Suite struct RememberingAServerTests {
+  @Test func aCAFileStaysWithItsServerOnly() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "susi-remember-\(UUID().uuidString)"
+    ).path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try RememberedServer(server: "https://a.example", caFile: "/ca.pem").save(stateDirectory: dir)
+    try RememberedServer.remember("https://a.example", stateDirectory: dir)
+    #expect(try RememberedServer.load(stateDirectory: dir)?.caFile == "/ca.pem")
+    try RememberedServer.remember("https://b.example", stateDirectory: dir)
+    let changed = try RememberedServer.load(stateDirectory: dir)
+    #expect(changed == RememberedServer(server: "https://b.example", caFile: nil))
+  }
+}

@@ -78,6 +78,21 @@ struct ReplayCommandTests {
       objects.allSatisfy { $0?["seq"] != nil && $0?["changes"] != nil && $0?["effects"] != nil })
   }
 
+  @Test func aStepShowsTheRequestThatCarriedAnEvent() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let path = dir + "/served.jsonl"
+    try """
+    {"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"webhook","requestId":"5c1e9a0f-17","type":"logout","payload":{}}
+
+    """.write(toFile: path, atomically: true, encoding: .utf8)
+    let json = try await replay([path, "--step", "--json"], in: dir)
+    #expect(json.status == 0, "\(json.stderr)")
+    #expect(json.stdout.contains(#""origin":"webhook","requestId":"5c1e9a0f-17""#))
+    let text = try await replay([path, "--step"], in: dir)
+    #expect(text.stdout.contains("webhook[5c1e9a0f-17]"))
+  }
+
   @Test func countsEventsByTypeAndOrigin() async throws {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -194,7 +209,7 @@ struct ReplayCommandTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let hostile = #"\u001b]52;c;ZXZpbA==\u0007\u001b[2J\u001b]0;owned\u0007"#
     let log = """
-      {"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"cli","type":"sendMessage","payload":{"query":"hi\(hostile)"}}
+      {"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"cli","requestId":"r\(hostile)","type":"sendMessage","payload":{"query":"hi\(hostile)"}}
       {"seq":2,"at":"2026-11-21T10:00:00.100Z","origin":"runner","cause":1,"type":"messageReceived","payload":{"query":"hi","answers":[{"type":"answer","expression":"ok\(hostile)"}]}}
       {"seq":3,"at":"2026-11-21T10:00:01.000Z","origin":"cli","type":"setServer","payload":{"url":"http://h\(hostile)/"}}
 

@@ -58,7 +58,7 @@ import Testing
 
   @Test func everyPagedFieldJoinsItsPagesIntoTheCanonicalForm() async throws {
     var state = State()
-    let pages = StateBody.entriesPerPage * 2 + 5
+    let pages = StateDocument.entriesPerPage * 2 + 5
     for n in 0..<pages {
       state.searches["query \(n)"] = [
         SearchResult(title: "t\(n)", link: "https://example.org/\(n)")
@@ -70,11 +70,15 @@ import Testing
       state.history.append(HistoryEntry(query: "q\(n)", answers: []))
     }
     let collected = CollectedPieces()
-    try await StateBody(state: state, includesAccess: true).write(to: collected.writer)
+    try await StateDocument(state: state, includesAccess: true).write {
+      try await collected.writer.write($0)
+    }
     #expect(collected.all.flatMap { $0 } == state.canonicalJSON())
 
     let empty = CollectedPieces()
-    try await StateBody(state: State(), includesAccess: true).write(to: empty.writer)
+    try await StateDocument(state: State(), includesAccess: true).write {
+      try await empty.writer.write($0)
+    }
     #expect(empty.all.flatMap { $0 } == State().canonicalJSON())
   }
 }

@@ -108,7 +108,8 @@ struct WebhookFixture {
     if let key { all.add("Authorization", "Bearer \(key)") }
     if body != nil && all["Content-Type"] == nil { all.add("Content-Type", "application/json") }
     return await handler.handle(
-      HTTPRequest(method: method, target: target, headers: all, body: Array((body ?? "").utf8)))
+      HTTPRequest(
+        method: HTTPMethod(method), target: target, headers: all, body: Array((body ?? "").utf8)))
   }
 
   /// Issues a key in `groups` through the admin API and returns its token.

@@ -127,6 +127,42 @@ public import Testing
     #expect(text(event) == line)
   }
 
+  @Test func aRequestIdRidesInTheOriginAndBothReadersReadItBack() throws {
+    let event = Event(
+      seq: 4, at: Self.at, origin: EventOrigin.webhook.carried(by: "5f0e-17"), action: Self.rating)
+    let line = text(event)
+    #expect(line.contains(#""origin":"webhook","requestId":"5f0e-17","type""#))
+    #expect(try decode(line) == event)
+    let bytes = event.encoded()
+    #expect(try bytes.withUnsafeBytes { try Event.read($0) } == event)
+    #expect(try decode(line).origin.isSender(.webhook))
+    #expect(try decode(line).origin != .webhook)
+  }
+
+  @Test func anEventWithoutARequestIdIsWrittenAsBeforeAndAnOldLineReadsWithNone() throws {
+    let line =
+      #"{"v":2,"seq":7,"at":"2026-11-21T10:00:00.123Z","origin":"webhook","type":"logout","payload":{}}"#
+    let event = try decode(line)
+    #expect(event.origin == .webhook)
+    #expect(event.origin.requestID == nil)
+    #expect(text(event) == line)
+    let nulled = try decode(
+      #"{"v":2,"seq":7,"at":"2026-11-21T10:00:00.123Z","origin":"webhook","requestId":null,"type":"logout"}"#
+    )
+    #expect(nulled == event)
+  }
+
+  @Test func aRequestIdThatIsNotAStringIsRefusedByBothReaders() {
+    let line =
+      #"{"v":2,"seq":7,"at":"2026-11-21T10:00:00.123Z","origin":"webhook","requestId":7,"type":"logout"}"#
+    #expect(throws: EventDecodingError("requestId: expected a string, found a number")) {
+      try decode(line)
+    }
+    #expect(throws: EventDecodingError.self) {
+      try Array(line.utf8).withUnsafeBytes { try Event.read($0) }
+    }
+  }
+
   /// The TLS failure kinds are written and read back as the named values, byte for byte.
   @Test(arguments: [
     RequestErrorKind.certificateExpired, .certificateNotYetValid, .certificateUnknownIssuer,

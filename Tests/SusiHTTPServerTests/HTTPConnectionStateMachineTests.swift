@@ -258,7 +258,7 @@ func describe(_ action: HTTPConnectionStateMachine.Action) -> String {
       Issue.record("the handler was not started")
       return
     }
-    #expect(request.method == "GET")
+    #expect(request.method == .get)
     #expect(request.isHead)
   }
 

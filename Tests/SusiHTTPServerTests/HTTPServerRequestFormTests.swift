@@ -9,7 +9,7 @@ import Testing
 @Suite struct HTTPServerRequestFormTests {
   /// Answers only GET, as a router with a method list does; anything else is a 405.
   static let getOnlyHandler = ClosureHandler { request in
-    guard request.method == "GET" else { return HTTPResponse(status: 405) }
+    guard request.method == .get else { return HTTPResponse(status: 405) }
     return HTTPResponse(
       status: 200, contentType: "text/plain", body: "path \(request.path)")
   }

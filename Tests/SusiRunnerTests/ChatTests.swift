@@ -1,6 +1,7 @@
 import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
 import SusiStore
@@ -52,7 +53,7 @@ struct ChatTests {
     _ = await harness.run(
       .chat(server: "embedded", query: "Wie spät ist es?", language: "fr"), cause: 2)
     let first = harness.transport.requests[0]
-    #expect(first.method == "GET")
+    #expect(first.method == .get)
     #expect(first.path == "/susi/chat.json")
     #expect(
       first.parameters == [

@@ -1,6 +1,7 @@
 import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
 import SusiStore
@@ -56,7 +57,7 @@ struct RatingsAndSettingsTests {
             group: "Games, Trivia and Accessories", skill: "Flip a coin", stars: 5,
             ratings: aggregate)))
     let request = harness.transport.requests[1]
-    #expect(request.method == "POST")
+    #expect(request.method == .post)
     #expect(request.query == nil)
     #expect(
       String(decoding: request.body, as: UTF8.self)
@@ -98,7 +99,7 @@ struct RatingsAndSettingsTests {
       .fetchUserRating(server: "embedded", group: "Knowledge", skill: "Synonyms", language: "en"))
     #expect(result == .userRatingLoaded(.init(group: "Knowledge", skill: "Synonyms", stars: stars)))
     let request = harness.transport.requests[1]
-    #expect(request.method == "GET")
+    #expect(request.method == .get)
     #expect(
       request.parameters
         == [
@@ -122,7 +123,7 @@ struct RatingsAndSettingsTests {
     #expect(result == .settingsChanged(.init(settings: sent)))
     #expect(harness.transport.requests.count == 2)
     let request = harness.transport.requests[1]
-    #expect(request.method == "POST")
+    #expect(request.method == .post)
     #expect(
       String(decoding: request.body, as: UTF8.self)
         == "enterAsSend=true&speechRate=0.8&speechPitch=2&theme=dark&access_token=\(Self.token)")

@@ -57,7 +57,7 @@ struct SessionTests {
           .init(email: Self.email, expiresAt: harness.clock.now().adding(milliseconds: 604_800_000))
         ))
     let request = harness.transport.requests[0]
-    #expect(request.method == "POST")
+    #expect(request.method == .post)
     #expect(request.url == "http://127.0.0.1:4000/aaa/login.json")
     #expect(request.headers["Content-Type"] == "application/x-www-form-urlencoded")
     #expect(
@@ -166,7 +166,7 @@ struct SessionTests {
     #expect(Self.credentialFiles(harness).isEmpty)
     #expect(harness.transport.requests.count == 2)
     let request = harness.transport.requests[1]
-    #expect(request.method == "POST")
+    #expect(request.method == .post)
     #expect(request.parameters == ["logout": "true", "access_token": Self.token])
     #expect(request.query == nil)
     #expect(
@@ -209,7 +209,7 @@ struct SessionTests {
               "You successfully signed-up! An email with a verification link was sent to your address."
           )))
     let request = harness.transport.requests[0]
-    #expect(request.method == "POST")
+    #expect(request.method == .post)
     #expect(request.query == nil)
     #expect(request.parameters == ["signup": Self.email, "password": Self.password])
   }

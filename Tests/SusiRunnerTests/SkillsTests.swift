@@ -101,7 +101,7 @@ struct SkillsTests {
     #expect(result == .skillsLoaded(.init(group: nil, skills: [Self.flipACoin, Self.synonyms])))
     #expect(harness.transport.requests.count == 1)
     let request = harness.transport.requests[0]
-    #expect(request.method == "GET")
+    #expect(request.method == .get)
     #expect(
       request.url
         == "http://127.0.0.1:4000/cms/getSkillList.json?model=general&group=All&language=en")

@@ -235,6 +235,35 @@ struct SocketTransportTests {
     #expect(server.requests.count == 3)
   }
 
+  @Test func anIdleConnectionTheServerClosesLeavesThePoolAtOnce() async throws {
+    // LoopbackServer closes every connection after its reply: the kept one is watched while
+    // idle, so it leaves the pool without waiting for the next request to find it closed.
+    let server = try #require(
+      LoopbackServer { _ in .bytes(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)) })
+    defer { server.stop() }
+    let transport = SocketTransport()
+    let url = server.baseURL + "/x"
+    #expect(try await transport.send(TransportRequest(url: url)).status == 200)
+    await waitUntil("the closed connection to leave the pool", within: 20) {
+      await transport.connectionCounts(url) == (open: 0, idle: 0)
+    }
+  }
+
+  @Test func theTotalTimeoutCountsTheWaitForAConnection() async throws {
+    let server = try Self.server()
+    defer { server.stop() }
+    let transport = SocketTransport(maximumConnectionsPerOrigin: 1)
+    // The only connection is taken by a request the server never answers.
+    let holder = Task { try await transport.send(Self.request(server, "/silent")) }
+    defer { holder.cancel() }
+    await waitUntil("the first request to arrive") { !server.requests.isEmpty }
+    let start = ContinuousClock.now
+    await #expect(throws: TransportError.timedOut) {
+      try await transport.send(Self.request(server, "/ok") { $0.totalTimeout = 0.3 })
+    }
+    #expect(ContinuousClock.now - start < .seconds(20))
+  }
+
   // MARK: Time and CPU
 
   @Test func theRunnersDeadlineOnAnInjectedClockEndsTheExchange() async throws {

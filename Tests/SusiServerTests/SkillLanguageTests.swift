@@ -297,6 +297,13 @@ import Testing
     #expect(shadowed.realServer == .other)
     #expect(check.outcomes.first { $0.skill.hasSuffix("good.txt") }?.realServer == .own)
     #expect(check.realServerSummary.contains("of the 2, 1 answered by their own skill, 0 tie"))
+    // The report lists the examples their own skill missed (all of them when asked), then the
+    // summaries.
+    let report = check.report(listingExamples: false)
+    #expect(report.contains("TIE ") && report.contains("SKIP") && !report.contains("ok  "))
+    #expect(report.contains("(as the real server ranks: another skill first)"))
+    #expect(report.hasSuffix(check.timing + "\n") && report.contains(check.summary + "\n"))
+    #expect(check.report(listingExamples: true).contains("ok  "))
   }
 
   @Test func theCheckRunsJavaScriptAndSaysWhereTheRealServersOrderDiffers() throws {

@@ -33,7 +33,7 @@ struct TestServer {
 
   /// Sends `method path?query` with optional form body and headers.
   func send(
-    _ path: String, _ parameters: [(String, String)] = [], method: String = "GET",
+    _ path: String, _ parameters: [(String, String)] = [], method: HTTPMethod = .get,
     form: [(String, String)]? = nil, headers: [(String, String)] = [],
     remoteAddress: String = "203.0.113.7", loopbackUserID: UInt32? = nil
   ) -> HTTPResponse {
@@ -53,7 +53,7 @@ struct TestServer {
 
   /// Sends and parses a JSON reply, failing the test on a non-200 status.
   func json(
-    _ path: String, _ parameters: [(String, String)] = [], method: String = "GET",
+    _ path: String, _ parameters: [(String, String)] = [], method: HTTPMethod = .get,
     form: [(String, String)]? = nil, headers: [(String, String)] = [],
     remoteAddress: String = "203.0.113.7", loopbackUserID: UInt32? = nil,
     sourceLocation: SourceLocation = #_sourceLocation

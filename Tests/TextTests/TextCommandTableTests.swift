@@ -34,7 +34,7 @@ import Testing
     #expect(rate?.usage == "rate NAME STARS")
     #expect(rate?.summary == "rate a skill from 1 to 5 stars (needs a login)")
     #expect(rate?.options.map(\.name) == ["--json", "--utc"])
-    #expect(rate?.unusedCommonOptions == ["--websearch-url", "--allow-private-targets"])
+    #expect(rate?.unusedCommonOptions == [.websearchURL, .allowPrivateTargets])
     let ask = TextFrontend.commands.first { $0.spec.name == "ask" }?.spec
     #expect(ask?.options.map(\.name) == ["--wait", "--json", "--utc"])
     #expect(ask?.unusedCommonOptions == [])

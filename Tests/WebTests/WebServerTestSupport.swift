@@ -135,7 +135,7 @@ struct WebFixture {
     if let key { all.add("Authorization", "Bearer \(key)") }
     if body != nil && all["Content-Type"] == nil { all.add("Content-Type", "application/json") }
     let request = HTTPRequest(
-      method: method, target: target, headers: all, body: Array((body ?? "").utf8))
+      method: HTTPMethod(method), target: target, headers: all, body: Array((body ?? "").utf8))
     return try await Answer.collect(await handler.handle(request))
   }
 

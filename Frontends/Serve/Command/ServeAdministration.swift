@@ -3,6 +3,7 @@ import SusiCommandLine
 import SusiCore
 public import SusiDelivery
 public import SusiHTTPClient
+import SusiHTTPTypes
 import SusiJSON
 public import SusiStore
 
@@ -49,12 +50,12 @@ public struct ServeAdministration: Sendable {
   /// The words after `serve` (`keys issue`, `groups grant ops search`), with the options given.
   public func run(_ words: [String], options: [String: String]) async -> Outcome {
     switch (words.first, words.dropFirst().first) {
-    case ("keys", "init"): return await initialKey(label: options["--label"])
+    case ("keys", "init"): return await initialKey(label: options[.label])
     case ("keys", "issue"):
-      return await issueKey(groups: Self.list(options["--groups"]), label: options["--label"])
+      return await issueKey(groups: Self.list(options[.groups]), label: options[.label])
     case ("keys", "revoke"): return await revokeKey(words)
-    case ("keys", "list"): return await listKeys(json: options["--json"] != nil)
-    case ("groups", "list"): return await listGroups(json: options["--json"] != nil)
+    case ("keys", "list"): return await listKeys(json: options[.json] != nil)
+    case ("groups", "list"): return await listGroups(json: options[.json] != nil)
     case ("groups", "create"):
       return await groupChange(words, count: 3) {
         .createAccessGroup(.init(by: "local", group: $0[2]))
@@ -214,7 +215,7 @@ public struct ServeAdministration: Sendable {
         exitCode: ExitCode.usage)
     }
     var secret = WebhookSecret.generate()
-    if let text = options["--secret"] {
+    if let text = options[.secret] {
       guard let given = WebhookSecret(text) else {
         return .failure(
           "--secret takes whsec_ and base64 of 24 to 64 bytes", exitCode: ExitCode.usage)
@@ -222,15 +223,15 @@ public struct ServeAdministration: Sendable {
       secret = given
     }
     var after: Int?
-    if let text = options["--after"] {
+    if let text = options[.after] {
       guard let seq = Int(text), seq >= 0 else {
         return .failure("--after takes a seq", exitCode: ExitCode.usage)
       }
       after = seq
     }
     let subscriber = Subscriber(
-      id: options["--id"] ?? Subscriber.generateID(), url: words[2],
-      events: EventFilter(names: Self.list(options["--events"])),
+      id: options[.id] ?? Subscriber.generateID(), url: words[2],
+      events: EventFilter(names: Self.list(options[.events])),
       secret: secret, after: after)
     if let problem = subscriber.problem { return .failure(problem, exitCode: ExitCode.usage) }
     do {
@@ -244,9 +245,9 @@ public struct ServeAdministration: Sendable {
     } catch {
       return outcome(refused: error)
     }
-    let secretNote = options["--secret"] == nil ? "Its signing secret (shown once):\n" : ""
+    let secretNote = options[.secret] == nil ? "Its signing secret (shown once):\n" : ""
     return .success(
-      options["--secret"] == nil ? secret.text + "\n" : "",
+      options[.secret] == nil ? secret.text + "\n" : "",
       notes:
         "Added subscriber \(added.id) for \(added.url), after event \(added.after ?? 0).\n\(secretNote)"
     )
@@ -277,7 +278,7 @@ public struct ServeAdministration: Sendable {
   /// `a,b , c` as `["a", "b", "c"]`.
   static func list(_ text: String?) -> [String] {
     guard let text else { return [] }
-    return text.split(separator: ",").map { String($0).trimmingCharacters(in: " ") }.filter {
+    return text.split(separator: ",").map { String($0).trimmingSpaces() }.filter {
       !$0.isEmpty
     }
   }

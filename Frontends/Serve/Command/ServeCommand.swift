@@ -51,24 +51,24 @@ public enum ServeCommand {
     ],
     options: [
       OptionSpec(
-        "--port", short: "-p", value: "N",
+        .port, short: "-p", value: "N",
         help: "port to listen on; 0 = any free port (default 8080)"),
-      OptionSpec("--host", value: "ADDR", help: "address to bind (default 127.0.0.1)"),
-      OptionSpec("--keys", value: "FILE", help: "hashes of the keys (default: LOG.keys)"),
-      OptionSpec("--web", help: "also serve the browser pages under /web/ (sign in with a key)"),
+      OptionSpec(.host, value: "ADDR", help: "address to bind (default 127.0.0.1)"),
+      OptionSpec(.keys, value: "FILE", help: "hashes of the keys (default: LOG.keys)"),
+      OptionSpec(.web, help: "also serve the browser pages under /web/ (sign in with a key)"),
       OptionSpec(
-        "--subscribers", value: "FILE", help: "outbound subscribers (default: LOG.subscribers)"),
+        .subscribers, value: "FILE", help: "outbound subscribers (default: LOG.subscribers)"),
       OptionSpec(
-        "--groups", value: "G,…", help: "keys issue: the new key's groups (default: default)"),
-      OptionSpec("--label", value: "TEXT", help: "keys issue/init: a note on the key"),
-      OptionSpec("--json", help: "keys list, groups list: print them as one JSON value"),
+        .groups, value: "G,…", help: "keys issue: the new key's groups (default: default)"),
+      OptionSpec(.label, value: "TEXT", help: "keys issue/init: a note on the key"),
+      OptionSpec(.json, help: "keys list, groups list: print them as one JSON value"),
       OptionSpec(
-        "--events", value: "T,…", help: "subscribers add: event types to send (default: all)"),
+        .events, value: "T,…", help: "subscribers add: event types to send (default: all)"),
       OptionSpec(
-        "--secret", value: "whsec_…", help: "subscribers add: signing secret (default: generated)"),
-      OptionSpec("--id", value: "ID", help: "subscribers add: the subscriber's id"),
+        .secret, value: "whsec_…", help: "subscribers add: signing secret (default: generated)"),
+      OptionSpec(.id, value: "ID", help: "subscribers add: the subscriber's id"),
       OptionSpec(
-        "--after", value: "SEQ", help: "subscribers add: first deliver the events after SEQ"),
+        .after, value: "SEQ", help: "subscribers add: first deliver the events after SEQ"),
     ] + ServingTLSFiles.specs + OperatorLogOptions.specs,
     arguments: 0...4)
 
@@ -94,12 +94,12 @@ public enum ServeCommand {
 
   /// Options the key, group and subscriber commands have no use for: they talk to no server
   /// and listen on nothing. Refused rather than silently ignored.
-  static let unusedByAdministration = [
-    "--server", "--websearch-url", "--allow-private-targets", "--port", "--host", "--web",
-    "--ca-file", "--tls-cert", "--tls-key", "--log-level", "--log-format",
+  static let unusedByAdministration: [OptionName] = [
+    .server, .websearchURL, .allowPrivateTargets, .port, .host, .web, .caFile, .tlsCertificate,
+    .tlsKey, .logLevel, .logFormat,
   ]
   /// Options only the key commands read.
-  static let unusedByServing = ["--groups", "--label", "--json"]
+  static let unusedByServing: [OptionName] = [.groups, .label, .json]
 
   /// Where the files beside the log are.
   struct Paths {
@@ -110,8 +110,8 @@ public enum ServeCommand {
     init(_ invocation: Invocation) {
       // Beside the log file; for a log in PostgreSQL, in this node's state folder.
       let log = SusiApp.besideLog(invocation.common)
-      keys = invocation.parsed.value("--keys") ?? log + ".keys"
-      subscribers = invocation.parsed.value("--subscribers") ?? log + ".subscribers"
+      keys = invocation.parsed.value(.keys) ?? log + ".keys"
+      subscribers = invocation.parsed.value(.subscribers) ?? log + ".subscribers"
       cursors = log + ".cursors"
     }
   }
@@ -133,19 +133,13 @@ public enum ServeCommand {
   }
 
   static func serve(_ invocation: Invocation, web: WebMount?) async -> Int32 {
-    let host = BindAddress.numeric(invocation.parsed.value("--host") ?? "127.0.0.1")
-    let port: Int
-    do { port = try invocation.parsed.port(default: 8080) } catch {
-      return fail(error.message, ExitCode.usage)
-    }
-    let tls: ServingTLSFiles?
-    do { tls = try ServingTLSFiles.resolve(invocation.parsed) } catch {
-      return fail(error.message, ExitCode.usage)
-    }
-    guard let log = OperatorLogOptions.log(invocation, component: "serve") else {
-      return ExitCode.usage
-    }
-    if invocation.parsed.has("--web") && web == nil {
+    let host = BindAddress.numeric(invocation.parsed.value(.host) ?? "127.0.0.1")
+    guard
+      let listening = ListeningOptions.resolve(
+        invocation, component: "serve", defaultPort: 8080)
+    else { return ExitCode.usage }
+    let (port, tls, log) = (listening.port, listening.tls, listening.log)
+    if invocation.parsed.has(.web) && web == nil {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }
     let paths = Paths(invocation)
@@ -192,7 +186,7 @@ public enum ServeCommand {
       log.warning("no admin key yet; run 'susi serve keys init' to create one")
     }
     let handler: any HTTPHandler =
-      if let web, invocation.parsed.has("--web") { web(service, app) } else { service.handler }
+      if let web, invocation.parsed.has(.web) { web(service, app) } else { service.handler }
     return await service.serveUntilSignalled(
       handler, host: host, port: port, tls: tls, app: app, log: log)
   }

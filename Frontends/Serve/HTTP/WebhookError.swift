@@ -1,5 +1,5 @@
-import SusiAccess
-import SusiCore
+public import SusiAccess
+public import SusiCore
 public import SusiHTTPServer
 public import SusiHTTPTypes
 import SusiJSON
@@ -42,28 +42,31 @@ public struct WebhookError: Error, Equatable, Sendable, CustomStringConvertible 
     return HTTPResponse(status: status, headers: all, body: w.bytes)
   }
 
-  static func unauthorized(_ message: String) -> WebhookError {
+  public static func unauthorized(_ message: String) -> WebhookError {
     WebhookError(401, "unauthorized", message, headers: ["WWW-Authenticate": "Bearer"])
   }
 
-  static func forbidden(_ message: String) -> WebhookError {
+  public static func forbidden(_ message: String) -> WebhookError {
     WebhookError(403, "forbidden", message)
   }
 
-  static func notFound(_ message: String) -> WebhookError {
+  public static func notFound(_ message: String) -> WebhookError {
     WebhookError(404, "not_found", message)
   }
 
-  static func badRequest(_ code: String, _ message: String) -> WebhookError {
+  public static func badRequest(_ code: String, _ message: String) -> WebhookError {
     WebhookError(400, code, message)
   }
 }
 
 extension Caller {
   /// Refuses the request (403) unless the caller holds `privilege`.
-  func require(_ privilege: Privilege) throws(WebhookError) {
+  public func require(_ privilege: Privilege) throws(WebhookError) {
     guard holds(privilege) else {
       throw .forbidden("key \(keyID) lacks the \(privilege) privilege")
     }
   }
+
+  /// Whether the caller manages keys or groups, and so may see who holds which key.
+  public var seesAccess: Bool { holds(Privilege.keysManage) || holds(Privilege.groupsManage) }
 }

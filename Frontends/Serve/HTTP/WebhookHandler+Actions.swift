@@ -4,6 +4,7 @@ import SusiCore
 import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
+import SusiOperatorLog
 import SusiStore
 
 // POST /actions: one intent in, its seq out (or, with ?wait=1, the events it caused).
@@ -30,7 +31,8 @@ extension WebhookHandler {
     let sent: SentAction
     do {
       sent = try await store.sendChecked(
-        decoded.action, origin: options.origin, id: decoded.id, idempotencyKey: scopedKey)
+        decoded.action, origin: options.origin.carried(by: RequestLogging.id(of: request)),
+        id: decoded.id, idempotencyKey: scopedKey)
     } catch {
       switch error {
       case .store(.duplicate(let first)):
@@ -98,7 +100,7 @@ extension WebhookHandler {
   }
 
   static func waitRequested(_ request: HTTPRequest) throws(WebhookError) -> Bool {
-    switch query(request, "wait") {
+    switch request.queryValue("wait") {
     case nil, "0", "false": return false
     case "1", "true": return true
     case let other?: throw .badRequest("invalid_query", "wait takes 1 or 0, not '\(other)'")

@@ -3,6 +3,7 @@ import SusiCore
 import SusiDelivery
 import SusiHTTPServer
 import SusiJSON
+import SusiOperatorLog
 import SusiStore
 
 // The /admin routes: groups, privileges, keys (each change an event in the log) and
@@ -12,10 +13,7 @@ extension WebhookHandler {
   // MARK: Access
 
   func getAccess(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
-    guard
-      caller.privileges.contains(Privilege.keysManage)
-        || caller.privileges.contains(Privilege.groupsManage)
-    else {
+    guard caller.seesAccess else {
       throw .forbidden("key \(caller.keyID) lacks the keys.manage and groups.manage privileges")
     }
     let access = await store.state.access
@@ -32,7 +30,8 @@ extension WebhookHandler {
     try caller.require(Privilege.groupsManage)
     let body = try Self.objectBody(request, allowed: ["name"])
     let name = try Self.read { () throws(JSONShapeError) in try body.string("name") }
-    let sent = try await applyAccessChange(.createAccessGroup(.init(by: caller.keyID, group: name)))
+    let sent = try await applyAccessChange(
+      .createAccessGroup(.init(by: caller.keyID, group: name)), request)
     return groupResponse(201, sent, name)
   }
 
@@ -44,17 +43,17 @@ extension WebhookHandler {
     let privilege = try Self.read { () throws(JSONShapeError) in try body.string("privilege") }
     let sent = try await applyAccessChange(
       .grantPrivilege(
-        .init(by: caller.keyID, group: group, privilege: Privilege(rawValue: privilege))))
+        .init(by: caller.keyID, group: group, privilege: Privilege(rawValue: privilege))), request)
     return groupResponse(200, sent, group)
   }
 
-  func revoke(_ caller: Caller, group: String, privilege: String) async throws(WebhookError)
-    -> HTTPResponse
+  func revoke(_ request: HTTPRequest, _ caller: Caller, group: String, privilege: String)
+    async throws(WebhookError) -> HTTPResponse
   {
     try caller.require(Privilege.groupsManage)
     let sent = try await applyAccessChange(
       .revokePrivilege(
-        .init(by: caller.keyID, group: group, privilege: Privilege(rawValue: privilege))))
+        .init(by: caller.keyID, group: group, privilege: Privilege(rawValue: privilege))), request)
     return groupResponse(200, sent, group)
   }
 
@@ -97,7 +96,8 @@ extension WebhookHandler {
       (body.has("groups") ? try body.strings("groups") : [], try body.optionalString("label"))
     }
     let issued = try await administer { (access) async throws(AccessAdministration.Failure) in
-      try await access.issueKey(groups: groups, label: label, by: caller.keyID, origin: .webhook)
+      try await access.issueKey(
+        groups: groups, label: label, by: caller.keyID, origin: Self.adminOrigin(request))
     }
     let key = issued.sent.access.keys[issued.token.keyID]
     return Self.json(201) { o in
@@ -109,10 +109,12 @@ extension WebhookHandler {
     }
   }
 
-  func revokeKey(_ caller: Caller, id: String) async throws(WebhookError) -> HTTPResponse {
+  func revokeKey(_ request: HTTPRequest, _ caller: Caller, id: String) async throws(WebhookError)
+    -> HTTPResponse
+  {
     try caller.require(Privilege.keysManage)
     let sent = try await administer { (access) async throws(AccessAdministration.Failure) in
-      try await access.revokeKey(id, by: caller.keyID, origin: .webhook)
+      try await access.revokeKey(id, by: caller.keyID, origin: Self.adminOrigin(request))
     }
     return Self.json(200) { o in
       o.field("seq", sent.published.seq)
@@ -123,10 +125,17 @@ extension WebhookHandler {
 
   /// Appends a group change in one step on the store; the gate follows the store, so it
   /// decides by the new state once this returns.
-  private func applyAccessChange(_ action: Action) async throws(WebhookError) -> SentAction {
+  private func applyAccessChange(_ action: Action, _ request: HTTPRequest)
+    async throws(WebhookError) -> SentAction
+  {
     try await administer { (access) async throws(AccessAdministration.Failure) in
-      try await access.change(action, origin: .webhook)
+      try await access.change(action, origin: Self.adminOrigin(request))
     }
+  }
+
+  /// The origin of an administration intent: `webhook`, carried by `request`.
+  private static func adminOrigin(_ request: HTTPRequest) -> EventOrigin {
+    EventOrigin.webhook.carried(by: RequestLogging.id(of: request))
   }
 
   /// Runs a key or group change on the store, with key hashes in the gate's keys file; a
@@ -207,30 +216,28 @@ extension WebhookHandler {
   }
 
   func removeSubscriber(_ caller: Caller, id: String) async throws(WebhookError) -> HTTPResponse {
-    try caller.require(Privilege.subscribersManage)
-    let deliveries = try requireDeliveries()
-    do {
-      try await deliveries.remove(id)
-    } catch {
-      throw error.webhookError
-    }
-    return Self.json(200) { o in
-      o.field("id", id)
-      o.field("removed", true)
+    try await changeSubscriber(caller, id, "removed") {
+      (deliveries) async throws(SubscriberRefusal) in try await deliveries.remove(id)
     }
   }
 
   func enableSubscriber(_ caller: Caller, id: String) async throws(WebhookError) -> HTTPResponse {
+    try await changeSubscriber(caller, id, "enabled") {
+      (deliveries) async throws(SubscriberRefusal) in try await deliveries.enable(id)
+    }
+  }
+
+  /// Removes or enables the subscriber `id`: `{"id":…,"<done>":true}`.
+  private func changeSubscriber(
+    _ caller: Caller, _ id: String, _ done: StaticString,
+    _ change: (DeliveryService) async throws(SubscriberRefusal) -> Void
+  ) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.subscribersManage)
     let deliveries = try requireDeliveries()
-    do {
-      try await deliveries.enable(id)
-    } catch {
-      throw error.webhookError
-    }
+    do { try await change(deliveries) } catch { throw error.webhookError }
     return Self.json(200) { o in
       o.field("id", id)
-      o.field("enabled", true)
+      o.field(done, true)
     }
   }
 

@@ -1,7 +1,7 @@
 import SusiAccess
-import SusiCore
+public import SusiCore
 import SusiDelivery
-import SusiHTTPServer
+public import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 import SusiStore
@@ -9,16 +9,19 @@ import SusiStore
 // GET /state, /events, /events/stream (server-sent events), /healthz, /metrics.
 
 extension WebhookHandler {
-  /// The state as canonical JSON, streamed in pieces (see `StateBody`), so a large state costs
-  /// a request little memory.
   func getState(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.stateRead)
     // Who holds which key is for those who manage keys and groups.
-    return StateBody(
-      state: await store.state,
-      includesAccess: caller.privileges.contains(Privilege.keysManage)
-        || caller.privileges.contains(Privilege.groupsManage)
-    ).response
+    return Self.stateResponse(await store.state, includesAccess: caller.seesAccess)
+  }
+
+  /// `200 application/json`: the state's canonical JSON streamed in pieces (`StateDocument`),
+  /// so a large state costs a request little memory; `includesAccess` adds who holds which key.
+  public static func stateResponse(_ state: State, includesAccess: Bool) -> HTTPResponse {
+    let document = StateDocument(state: state, includesAccess: includesAccess)
+    return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"]) { body in
+      try await document.write { try await body.write($0) }
+    }
   }
 
   func getEvents(_ request: HTTPRequest, _ caller: Caller) async throws(WebhookError)
@@ -80,11 +83,11 @@ extension WebhookHandler {
           "invalid_last_event_id", "Last-Event-ID must be an event seq, not '\(lastID)'")
       }
       start = seq
-    } else if Self.query(request, "after") != nil {
+    } else if request.queryValue("after") != nil {
       start = try Self.integerQuery(request, "after", default: 0)
     }
     var types = Set<ActionType>()
-    if let list = Self.query(request, "types") {
+    if let list = request.queryValue("types") {
       for name in list.split(separator: ",").map(String.init) {
         guard let type = ActionType(rawValue: name) else {
           throw .badRequest("invalid_query", "there is no event type '\(name)'")
@@ -129,7 +132,7 @@ extension WebhookHandler {
   static func integerQuery(_ request: HTTPRequest, _ name: String, default value: Int)
     throws(WebhookError) -> Int
   {
-    guard let text = query(request, name) else { return value }
+    guard let text = request.queryValue(name) else { return value }
     guard let number = Int(text), number >= 0 else {
       throw .badRequest(
         "invalid_query", "\(name) must be a whole number of 0 or more, not '\(text)'")

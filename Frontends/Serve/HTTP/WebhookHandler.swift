@@ -3,8 +3,8 @@ public import SusiClock
 public import SusiCore
 public import SusiDelivery
 public import SusiHTTPServer
-import SusiHTTPTypes
-import SusiJSON
+public import SusiHTTPTypes
+public import SusiJSON
 public import SusiStore
 
 /// Answers the webhook frontend's HTTP requests: actions in, state and events out, and the
@@ -124,10 +124,10 @@ public final class WebhookHandler: HTTPHandler {
     async throws(WebhookError) -> HTTPResponse
   {
     guard route.methods.contains(request.method) else {
+      let allowed = route.methods.map(\.text).joined(separator: ", ")
       throw WebhookError(
         405, "method_not_allowed",
-        "\(route.pattern) answers \(route.methods.joined(separator: ", "))",
-        headers: ["Allow": route.methods.joined(separator: ", ")])
+        "\(route.pattern) answers \(allowed)", headers: ["Allow": allowed])
     }
     if route == .healthz { return await healthz() }
     let caller: Caller
@@ -156,13 +156,13 @@ public final class WebhookHandler: HTTPHandler {
     case .adminGroups: return try await createGroup(request, caller)
     case .adminGroupPrivileges(let group): return try await grant(request, caller, group: group)
     case .adminGroupPrivilege(let group, let privilege):
-      return try await revoke(caller, group: group, privilege: privilege)
+      return try await revoke(request, caller, group: group, privilege: privilege)
     case .adminKeys:
-      return request.method == "GET"
+      return request.method == .get
         ? try await listKeys(caller) : try await issueKey(request, caller)
-    case .adminKey(let id): return try await revokeKey(caller, id: id)
+    case .adminKey(let id): return try await revokeKey(request, caller, id: id)
     case .adminSubscribers:
-      return request.method == "GET"
+      return request.method == .get
         ? try await listSubscribers(caller) : try await addSubscriber(request, caller)
     case .adminSubscriber(let id): return try await removeSubscriber(caller, id: id)
     case .adminSubscriberEnable(let id): return try await enableSubscriber(caller, id: id)
@@ -175,7 +175,7 @@ public final class WebhookHandler: HTTPHandler {
   var feed: EventFeed { store.feed }
 
   /// A JSON response.
-  static func json(
+  public static func json(
     _ status: Int, headers: HTTPHeaders = [:], _ body: (inout JSONWriter.ObjectFields) -> Void
   )
     -> HTTPResponse
@@ -188,11 +188,11 @@ public final class WebhookHandler: HTTPHandler {
   }
 
   /// Refuses a body whose declared type is not JSON (no `Content-Type` is taken as JSON).
-  static func requireJSONBody(_ request: HTTPRequest) throws(WebhookError) {
+  public static func requireJSONBody(_ request: HTTPRequest) throws(WebhookError) {
     guard let type = request.headers["Content-Type"] else { return }
     if type == "application/json" { return }
     let media = (type.split(separator: ";", maxSplits: 1).first.map(String.init) ?? type)
-      .trimmingCharacters(in: " \t").lowercased()
+      .trimmingSpaces().lowercased()
     guard
       media == "application/json" || (media.hasPrefix("application/") && media.hasSuffix("+json"))
     else {
@@ -224,12 +224,6 @@ public final class WebhookHandler: HTTPHandler {
     return reader
   }
 
-  /// The value of query parameter `name`.
-  static func query(_ request: HTTPRequest, _ name: String) -> String? {
-    guard let query = request.query else { return nil }
-    return URLEncodedForm.decode(query).last { $0.0 == name }?.1
-  }
-
   /// The store refused to record anything more.
   static func unavailable(_ error: StoreError) -> WebhookError {
     WebhookError(
@@ -247,15 +241,5 @@ extension AccessProblem {
     case .conflict: WebhookError(409, "conflict", message)
     case .invalid: .badRequest("invalid_request", message)
     }
-  }
-}
-
-extension String {
-  /// The string without leading and trailing characters from `set`.
-  func trimmingCharacters(in set: String) -> String {
-    var s = Substring(self)
-    while let c = s.first, set.contains(c) { s.removeFirst() }
-    while let c = s.last, set.contains(c) { s.removeLast() }
-    return String(s)
   }
 }

@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 /// The routes of the webhook frontend, matched from a request's path.
 enum WebhookRoute: Equatable, Sendable {
   case actions
@@ -88,12 +90,12 @@ enum WebhookRoute: Equatable, Sendable {
   }
 
   /// The methods the route answers.
-  var methods: [String] {
+  var methods: [HTTPMethod] {
     switch self {
-    case .actions, .adminGroups, .adminGroupPrivileges, .adminSubscriberEnable: ["POST"]
-    case .state, .events, .eventStream, .healthz, .metrics, .adminAccess: ["GET"]
-    case .adminGroupPrivilege, .adminKey, .adminSubscriber: ["DELETE"]
-    case .adminKeys, .adminSubscribers: ["GET", "POST"]
+    case .actions, .adminGroups, .adminGroupPrivileges, .adminSubscriberEnable: [.post]
+    case .state, .events, .eventStream, .healthz, .metrics, .adminAccess: [.get]
+    case .adminGroupPrivilege, .adminKey, .adminSubscriber: [.delete]
+    case .adminKeys, .adminSubscribers: [.get, .post]
     }
   }
 }

@@ -1,4 +1,5 @@
 public import SusiDelivery
+import SusiOperatorLog
 public import SusiStore
 import Synchronization
 
@@ -68,90 +69,76 @@ public final class WebhookMetrics: Sendable {
 
   /// The exposition text: `# HELP`/`# TYPE` lines, then samples, every line ending in `\n`.
   public func render(_ gauges: Gauges) -> String {
-    var out = ""
-    func family(_ name: String, _ type: String, _ help: String) {
-      out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-    }
-    family(
-      "susi_http_requests_total", "counter", "HTTP requests answered, by route and status code.")
+    var out = PrometheusText()
+    out.family(
+      "susi_http_requests_total", "counter",
+      help: "HTTP requests answered, by route and status code.")
     let requestCounts = requests.withLock { $0 }
     for (key, count) in requestCounts.sorted(by: {
       ($0.key.route, $0.key.status) < ($1.key.route, $1.key.status)
     }) {
-      out +=
-        "susi_http_requests_total{route=\"\(Self.escape(key.route))\",code=\"\(key.status)\"} \(count)\n"
+      out.sample(
+        "susi_http_requests_total", labels: ["route": key.route, "code": "\(key.status)"], count)
     }
-    family(
+    out.single(
       "susi_events_appended_total", "counter",
-      "Events appended to the log since this server started.")
-    out += "susi_events_appended_total \(gauges.eventsAppended)\n"
-    family("susi_log_last_seq", "gauge", "The seq of the newest event in the log.")
-    out += "susi_log_last_seq \(gauges.lastSeq)\n"
-    family(
+      help: "Events appended to the log since this server started.", gauges.eventsAppended)
+    out.single(
+      "susi_log_last_seq", "gauge", help: "The seq of the newest event in the log.", gauges.lastSeq)
+    out.single(
       "susi_effects_in_flight", "gauge",
-      "Requests the effects runner has been asked for and not yet answered.")
-    out += "susi_effects_in_flight \(gauges.effectsInFlight)\n"
-    family(
+      help: "Requests the effects runner has been asked for and not yet answered.",
+      gauges.effectsInFlight)
+    let subscribers = gauges.subscribers.sorted { $0.id < $1.id }
+    out.family(
       "susi_webhook_delivery_backlog", "gauge",
-      "Log events a subscriber has not been sent yet (or that were not yet checked against its event types)."
+      help:
+        "Log events a subscriber has not been sent yet (or that were not yet checked against its event types)."
     )
-    for s in gauges.subscribers.sorted(by: { $0.id < $1.id }) {
-      out += "susi_webhook_delivery_backlog{subscriber=\"\(Self.escape(s.id))\"} \(s.backlog)\n"
+    for s in subscribers {
+      out.sample("susi_webhook_delivery_backlog", labels: ["subscriber": s.id], s.backlog)
     }
-    family(
+    out.family(
       "susi_webhook_subscriber_disabled", "gauge",
-      "1 when deliveries to a subscriber have stopped (410 Gone).")
-    for s in gauges.subscribers.sorted(by: { $0.id < $1.id }) {
-      out +=
-        "susi_webhook_subscriber_disabled{subscriber=\"\(Self.escape(s.id))\"} \(s.disabled ? 1 : 0)\n"
+      help: "1 when deliveries to a subscriber have stopped (410 Gone).")
+    for s in subscribers {
+      out.sample(
+        "susi_webhook_subscriber_disabled", labels: ["subscriber": s.id], s.disabled ? 1 : 0)
     }
-    family(
-      "susi_webhook_deliveries_total", "counter", "Delivery attempts, by subscriber and outcome.")
+    out.family(
+      "susi_webhook_deliveries_total", "counter",
+      help: "Delivery attempts, by subscriber and outcome.")
     for (key, count) in deliveries.all.sorted(by: {
       ($0.key.subscriber, $0.key.outcome.rawValue) < ($1.key.subscriber, $1.key.outcome.rawValue)
     }) {
-      out +=
-        "susi_webhook_deliveries_total{subscriber=\"\(Self.escape(key.subscriber))\",outcome=\"\(key.outcome.rawValue)\"} \(count)\n"
+      out.sample(
+        "susi_webhook_deliveries_total",
+        labels: ["subscriber": key.subscriber, "outcome": key.outcome.rawValue], count)
     }
-    return out
+    return out.text
   }
 
   /// The log's timings: append latency and follow lag as histograms, the last lag as a gauge.
   public static func render(_ timings: LogTimings) -> String {
-    var out = ""
-    func histogram(_ name: String, _ help: String, _ h: LogTimings.Histogram) {
-      out += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
-      for (bound, count) in zip(h.bounds, h.cumulative) {
-        out += "\(name)_bucket{le=\"\(bound)\"} \(count)\n"
-      }
-      out +=
-        "\(name)_bucket{le=\"+Inf\"} \(h.count)\n\(name)_sum \(h.sum)\n\(name)_count \(h.count)\n"
+    var out = PrometheusText()
+    for (name, help, h) in [
+      (
+        "susi_log_append_seconds", "Time to append one event to the log (lock, write, sync).",
+        timings.appendLatency
+      ),
+      (
+        "susi_log_follow_lag_seconds",
+        "From an event's time to its application here, for events other processes or nodes appended.",
+        timings.followLag
+      ),
+    ] {
+      out.histogram(
+        name, help: help, bounds: h.bounds, cumulative: h.cumulative, sum: h.sum, count: h.count)
     }
-    histogram(
-      "susi_log_append_seconds", "Time to append one event to the log (lock, write, sync).",
-      timings.appendLatency)
-    histogram(
-      "susi_log_follow_lag_seconds",
-      "From an event's time to its application here, for events other processes or nodes appended.",
-      timings.followLag)
-    out +=
-      "# HELP susi_log_follow_lag_last_seconds The follow lag of the last event another process or node appended.\n"
-      + "# TYPE susi_log_follow_lag_last_seconds gauge\n"
-      + "susi_log_follow_lag_last_seconds \(timings.lastFollowLag ?? 0)\n"
-    return out
-  }
-
-  /// A label value with `\`, `"` and newlines escaped.
-  static func escape(_ value: String) -> String {
-    var out = ""
-    for c in value {
-      switch c {
-      case "\\": out += "\\\\"
-      case "\"": out += "\\\""
-      case "\n": out += "\\n"
-      default: out.append(c)
-      }
-    }
-    return out
+    out.single(
+      "susi_log_follow_lag_last_seconds", "gauge",
+      help: "The follow lag of the last event another process or node appended.",
+      timings.lastFollowLag ?? 0)
+    return out.text
   }
 }

@@ -189,23 +189,23 @@ enum TextCommands {
   // MARK: Help for the subcommands (`susi --help`, `susi help CMD`, `susi CMD --help`)
 
   static let passwordFile = OptionSpec(
-    "--password-file", value: "FILE",
+    .passwordFile, value: "FILE",
     help:
       "read the password from the first line of FILE (otherwise it is asked for without echo, or read from stdin)"
   )
 
   static let wait = OptionSpec(
-    "--wait",
+    .wait,
     help:
       "wait for answers planned for later (reminders), with a countdown on a terminal; without it they stay pending for the next start"
   )
   static let json = OptionSpec(
-    "--json",
+    .json,
     help:
       "print the data (the answer, the list, the settings) as one JSON value; --json=events: "
       + "every event the command logged, in one object (shapes in README)"
   ).accepting(["events"])
-  static let utc = OptionSpec("--utc", help: "show times in UTC (TZ=UTC does too)")
+  static let utc = OptionSpec(.utc, help: "show times in UTC (TZ=UTC does too)")
 
   /// One line per setting the server accepts, with what it takes, for `help settings`.
   static let settingKeys = SettingKey.allowed.map { "  \($0.key): \(SettingKey.accepts($0.key))" }
@@ -236,8 +236,8 @@ enum TextCommands {
     var spec = spec
     if row.name == "ask" { spec.options.append(wait) }
     spec.options += [json, utc]
-    if !row.searchesWeb { spec.unusedCommonOptions.append("--websearch-url") }
-    if !row.fetchesPages { spec.unusedCommonOptions.append("--allow-private-targets") }
+    if !row.searchesWeb { spec.unusedCommonOptions.append(.websearchURL) }
+    if !row.fetchesPages { spec.unusedCommonOptions.append(.allowPrivateTargets) }
     return spec
   }
 }

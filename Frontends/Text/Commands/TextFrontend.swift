@@ -47,9 +47,9 @@ public enum TextFrontend {
     _ body: (TextSession) async -> Int32
   ) async -> Int32 {
     StandardStream.ignoreBrokenPipes()
-    let json = invocation.parsed.has("--json")
+    let json = invocation.parsed.has(.json)
     let console = TextConsole.standard(
-      environment: invocation.environment, utc: invocation.parsed.has("--utc"), quiet: json,
+      environment: invocation.environment, utc: invocation.parsed.has(.utc), quiet: json,
       color: invocation.common.color, notes: !invocation.common.quiet)
     // Ctrl-C is handled from the start, so it never ends the process while the log is written
     // (start-up writes too); until the session exists it only asks to stop once started.
@@ -75,7 +75,7 @@ public enum TextFrontend {
     var context = TextContext(
       logPath: app.options.log, embeddedServerURL: app.embeddedServerURL,
       resumedEvents: app.resumedEvents,
-      passwordFile: invocation.parsed.value("--password-file"),
+      passwordFile: invocation.parsed.value(.passwordFile),
       terminate: { code in
         guard !leaving.exchange(true, ordering: .sequentiallyConsistent) else { return }
         // A spinner drawn when Ctrl-C came must not stay on the line the shell prompt reuses.
@@ -86,7 +86,7 @@ public enum TextFrontend {
         await withTimeLimit(seconds: 3) { await app.stop() }
         exit(code)
       })
-    context.waitForPlanned = invocation.parsed.has("--wait")
+    context.waitForPlanned = invocation.parsed.has(.wait)
     context.serverSource = app.options.serverSource
     context.stateDirectory = app.options.stateDirectory
     context.resumedPlans = app.resumedPlans
@@ -127,7 +127,7 @@ public enum TextFrontend {
     let code = await body(session)
     if let recorder, let recording {
       recording.stop()
-      if invocation.parsed.value("--json") == "events" {
+      if invocation.parsed.value(.json) == "events" {
         // Only the answers this command's own questions planned: never another process's.
         let mine = recorder.seqs
         let pending = PendingAnswer.all(in: await app.store.state.inFlight).filter {
@@ -157,18 +157,16 @@ public enum TextFrontend {
 
   /// Runs `work`, giving up waiting for it after `seconds` (it goes on in the background).
   static func withTimeLimit(seconds: Double, _ work: @escaping @Sendable () async -> Void) async {
-    let gate = ResumeOnce()
-    await withCheckedContinuation { continuation in
-      gate.arm(continuation)
-      Task {
-        await work()
-        gate.resume()
-      }
-      Task {
-        try? await Task.sleep(for: .seconds(seconds))
-        gate.resume()
-      }
+    let (ended, end) = AsyncStream<Void>.makeStream()
+    Task {
+      await work()
+      end.yield()
     }
+    Task {
+      try? await Task.sleep(for: .seconds(seconds))
+      end.yield()
+    }
+    for await _ in ended { break }
   }
 }
 
@@ -195,19 +193,4 @@ private final class InterruptRelay: Sendable {
   }
 
   var interruptedEarly: Bool { state.withLock { $0.early } }
-}
-
-/// A continuation resumed by whichever of several racers comes first.
-private final class ResumeOnce: Sendable {
-  private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
-
-  func arm(_ waiting: CheckedContinuation<Void, Never>) { continuation.withLock { $0 = waiting } }
-
-  func resume() {
-    let waiting = continuation.withLock { current -> CheckedContinuation<Void, Never>? in
-      defer { current = nil }
-      return current
-    }
-    waiting?.resume()
-  }
 }

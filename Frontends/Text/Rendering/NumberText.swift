@@ -28,24 +28,4 @@ enum NumberText {
   static func counted(_ count: Int, _ noun: String) -> String {
     "\(count) \(noun)\(count == 1 ? "" : "s")"
   }
-
-  /// Whether `text` reads as a number, for right-aligning table columns.
-  static func isNumeric(_ text: String) -> Bool {
-    var body = Substring(text)
-    if body.hasPrefix("-") || body.hasPrefix("+") { body = body.dropFirst() }
-    if body.hasSuffix("%") { body = body.dropLast() }
-    guard !body.isEmpty, body.first != ".", body.last != "." else { return false }
-    var seenPoint = false
-    for character in body {
-      if character == "." {
-        if seenPoint { return false }
-        seenPoint = true
-      } else if character == "," {
-        continue
-      } else if !("0"..."9").contains(character) {
-        return false
-      }
-    }
-    return true
-  }
 }

@@ -18,7 +18,7 @@ extension TextRenderer {
     case .table(let columns, let rows):
       return answerTable(columns: columns, rows: rows)
     case .rss(let items):
-      return items.isEmpty ? notice("no feed items") : cards(items.map(Card.init))
+      return items.isEmpty ? notice("no feed items") : cards(items)
     case .websearch(let query, _):
       return "Web search: " + style.bold(query.singleLine)
     case .anchor(let link, let text):

@@ -2,22 +2,10 @@ import SusiCommandLine
 public import SusiCore
 import SusiTerminal
 
-/// One result of a feed or a web search, with any field possibly missing.
-public struct Card: Sendable, Equatable {
-  public var title: String?
-  public var description: String?
-  public var link: String?
+/// One result of a feed or a web search, with any field possibly missing: a feed item's fields.
+public typealias Card = FeedItem
 
-  public init(title: String? = nil, description: String? = nil, link: String? = nil) {
-    self.title = title
-    self.description = description
-    self.link = link
-  }
-
-  public init(_ item: FeedItem) {
-    self.init(title: item.title, description: item.description, link: item.link)
-  }
-
+extension FeedItem {
   public init(_ result: SearchResult) {
     self.init(title: result.title, description: result.description, link: result.link)
   }

@@ -112,8 +112,8 @@ extension TextSession {
     serverSource = .remembered
     if let stateDirectory = context.stateDirectory {
       do {
-        try RememberedServer(server: Validation.serverURL(url) ?? url).save(
-          stateDirectory: stateDirectory)
+        try RememberedServer.remember(
+          Validation.serverURL(url) ?? url, stateDirectory: stateDirectory)
       } catch {
         console.error("susi will not remember this server: \(error)")
       }

@@ -1,4 +1,5 @@
 import SusiStore
+import SusiTerminal
 
 // Help, and where the event log is.
 

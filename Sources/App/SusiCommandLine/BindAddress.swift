@@ -23,10 +23,10 @@ public struct ServingTLSFiles: Sendable, Equatable {
   /// The options of every command that listens (`susi server`, `susi serve`, `susi web`).
   public static let specs: [OptionSpec] = [
     OptionSpec(
-      "--tls-cert", value: "FILE",
+      .tlsCertificate, value: "FILE",
       help: "serve HTTPS only, with the PEM certificate chain in FILE (needs --tls-key)"),
     OptionSpec(
-      "--tls-key", value: "FILE",
+      .tlsKey, value: "FILE",
       help: "the PEM private key for --tls-cert (mode 0600; re-read with the certificate on SIGHUP)"
     ),
   ]
@@ -34,7 +34,7 @@ public struct ServingTLSFiles: Sendable, Equatable {
   /// Both files from the command line, nil when neither is given; a usage error when only one
   /// is.
   public static func resolve(_ parsed: ParsedCommandLine) throws(UsageError) -> ServingTLSFiles? {
-    switch (parsed.value("--tls-cert"), parsed.value("--tls-key")) {
+    switch (parsed.value(.tlsCertificate), parsed.value(.tlsKey)) {
     case (nil, nil): return nil
     case (let certificate?, let key?):
       guard !certificate.isEmpty, !key.isEmpty else {

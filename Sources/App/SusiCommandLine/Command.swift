@@ -70,12 +70,12 @@ public struct CommandLineApp: Sendable {
       break
     }
     if commandIndex == nil {
-      if words.contains("--help") || words.contains("-h") {
+      if words.contains(OptionName.help.text) || words.contains("-h") {
         StandardStream.output.write(
           HelpText.overview(commands: commands.map(\.spec), common: common, version: version))
         return ExitCode.success
       }
-      if words.contains("--version") {
+      if words.contains(OptionName.version.text) {
         StandardStream.output.line("susi \(version)")
         return ExitCode.success
       }
@@ -89,7 +89,7 @@ public struct CommandLineApp: Sendable {
     if name == "version" {
       let versionSpec = CommandSpec(
         name: "version", summary: "", usage: "version [--json]",
-        options: [OptionSpec("--json", help: "print {\"version\": …}")])
+        options: [OptionSpec(.json, help: "print {\"version\": …}")])
       let parsed: ParsedCommandLine
       do {
         parsed = try ParsedCommandLine.parse(rest, for: versionSpec, common: common)
@@ -97,7 +97,7 @@ public struct CommandLineApp: Sendable {
         return usageError(error, versionSpec)
       }
       StandardStream.output.line(
-        parsed.has("--json")
+        parsed.has(.json)
           ? JSON.object(["version": .string(version)]).compactText : "susi \(version)")
       return ExitCode.success
     }
@@ -132,7 +132,7 @@ public struct CommandLineApp: Sendable {
     } catch {
       return usageError(error, command.spec)
     }
-    if parsed.has("--help") {
+    if parsed.has(.help) {
       let text =
         commandIndex == nil
         ? HelpText.overview(commands: commands.map(\.spec), common: common, version: version)
@@ -140,7 +140,7 @@ public struct CommandLineApp: Sendable {
       StandardStream.output.write(text)
       return ExitCode.success
     }
-    if parsed.has("--version") {
+    if parsed.has(.version) {
       StandardStream.output.line("susi \(version)")
       return ExitCode.success
     }

@@ -1,7 +1,9 @@
 /// One option a command accepts.
 public struct OptionSpec: Sendable {
+  /// The long name.
+  public var option: OptionName
   /// The long name with dashes: `--server`.
-  public var name: String
+  public var name: String { option.text }
   /// A one-letter alias with its dash (`-p`), if any.
   public var short: String?
   /// What the value is called in help (`URL`); nil for a flag that takes no value.
@@ -11,10 +13,10 @@ public struct OptionSpec: Sendable {
   public var environment: String?
 
   public init(
-    _ name: String, short: String? = nil, value valueName: String? = nil,
+    _ option: OptionName, short: String? = nil, value valueName: String? = nil,
     env environment: String? = nil, help: String
   ) {
-    self.name = name
+    self.option = option
     self.short = short
     self.valueName = valueName
     self.help = help
@@ -52,7 +54,7 @@ public struct CommandSpec: Sendable {
   public var hidden: Bool
   /// Common options the command has no use for: given on its command line, they are refused
   /// rather than silently ignored.
-  public var unusedCommonOptions: [String] = []
+  public var unusedCommonOptions: [OptionName] = []
 
   public init(
     name: String, summary: String, usage: String, discussion: String = "", examples: [String] = [],
@@ -69,7 +71,7 @@ public struct CommandSpec: Sendable {
   }
 
   /// This command, refusing the common `options` (it has no use for them).
-  public func refusing(_ options: [String]) -> CommandSpec {
+  public func refusing(_ options: [OptionName]) -> CommandSpec {
     var spec = self
     spec.unusedCommonOptions += options
     return spec

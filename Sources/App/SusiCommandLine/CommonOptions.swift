@@ -37,41 +37,41 @@ public struct CommonOptions: Sendable, Equatable {
 
   public static let specs: [OptionSpec] = [
     OptionSpec(
-      "--server", value: "URL", env: "SUSI_SERVER",
+      .server, value: "URL", env: "SUSI_SERVER",
       help: "SUSI server to use (default: the built-in server)"),
     OptionSpec(
-      "--log", value: "FILE", env: "SUSI_LOG",
+      .log, value: "FILE", env: "SUSI_LOG",
       help: "event log to resume and append to (default: STATE-DIR/events.jsonl)"),
     OptionSpec(
-      "--websearch-url", value: "URL", env: "SUSI_WEBSEARCH_URL",
+      .websearchURL, value: "URL", env: "SUSI_WEBSEARCH_URL",
       help: "DuckDuckGo-format web search endpoint"),
     OptionSpec(
-      "--skills", value: "DIR", env: "SUSI_SKILLS",
+      .skills, value: "DIR", env: "SUSI_SKILLS",
       help: "skill folder of the built-in server, kept for later runs; 'bundled' goes back"),
     OptionSpec(
-      "--state-dir", value: "DIR", env: "SUSI_STATE_DIR",
+      .stateDir, value: "DIR", env: "SUSI_STATE_DIR",
       help: "credentials, image cache, built-in server data (default: $XDG_STATE_HOME/susi)"),
     OptionSpec(
-      "--fsync", value: "MODE", env: "SUSI_FSYNC",
+      .fsync, value: "MODE", env: "SUSI_FSYNC",
       help: "log durability: always, batch or never (default: batch)"),
     OptionSpec(
-      "--ca-file", value: "FILE",
+      .caFile, value: "FILE",
       help: "trust the CA certificates in FILE (PEM) for https, besides the system store;"
         + " kept with the remembered server"),
     OptionSpec(
-      "--allow-private-targets", env: "SUSI_ALLOW_PRIVATE_TARGETS",
+      .allowPrivateTargets, env: "SUSI_ALLOW_PRIVATE_TARGETS",
       help:
         "let previews, images, webhooks and skills' console rules reach loopback and private addresses (testing)"
     ),
-    OptionSpec("--quiet", short: "-q", help: "print only the answer or the data, no notes"),
+    OptionSpec(.quiet, short: "-q", help: "print only the answer or the data, no notes"),
     OptionSpec(
-      "--verbose", help: "show each request, its status and time on stderr (secrets masked)"),
+      .verbose, help: "show each request, its status and time on stderr (secrets masked)"),
     OptionSpec(
-      "--color", value: "WHEN",
+      .color, value: "WHEN",
       help: "colour: auto (a terminal without NO_COLOR), always or never (default: auto)"),
-    OptionSpec("--no-color", help: "the same as --color=never"),
-    OptionSpec("--help", short: "-h", help: "show help"),
-    OptionSpec("--version", help: "print the version"),
+    OptionSpec(.noColor, help: "the same as --color=never"),
+    OptionSpec(.help, short: "-h", help: "show help"),
+    OptionSpec(.version, help: "print the version"),
   ]
 
   public static let fsyncModes = ["always", "batch", "never"]
@@ -96,54 +96,54 @@ public struct CommonOptions: Sendable, Equatable {
     _ parsed: ParsedCommandLine, environment: [String: String], readsConfig: Bool = true
   ) throws(UsageError) -> CommonOptions {
     let config = readsConfig ? try ConfigFile.load(environment) : ConfigFile()
-    func pick(_ name: String, _ variable: String) -> String? {
+    func pick(_ name: OptionName, _ variable: String) -> String? {
       if let value = parsed.value(name) { return value }
       if let value = environment[variable], !value.isEmpty { return value }
       return nil
     }
     // Errors name where a bad value came from, so one set in the environment can be found.
-    func origin(_ name: String, _ variable: String) -> String {
-      parsed.has(name) ? name : variable
+    func origin(_ name: OptionName, _ variable: String) -> String {
+      parsed.has(name) ? name.text : variable
     }
     var websearch: String?
-    if let text = pick("--websearch-url", "SUSI_WEBSEARCH_URL") {
+    if let text = pick(.websearchURL, "SUSI_WEBSEARCH_URL") {
       guard Validation.webURL(text) else {
         throw UsageError(
-          "'\(text)' is not an http(s) URL for \(origin("--websearch-url", "SUSI_WEBSEARCH_URL"))")
+          "'\(text)' is not an http(s) URL for \(origin(.websearchURL, "SUSI_WEBSEARCH_URL"))")
       }
       websearch = text
     }
-    let stateDirectory = pick("--state-dir", "SUSI_STATE_DIR") ?? defaultStateDirectory(environment)
+    let stateDirectory = pick(.stateDir, "SUSI_STATE_DIR") ?? defaultStateDirectory(environment)
     let (server, serverSource) = try resolveServer(
       parsed, environment: environment, stateDirectory: stateDirectory, config: config)
-    let log = pick("--log", "SUSI_LOG") ?? stateDirectory + "/events.jsonl"
-    let fsync = pick("--fsync", "SUSI_FSYNC") ?? "batch"
+    let log = pick(.log, "SUSI_LOG") ?? stateDirectory + "/events.jsonl"
+    let fsync = pick(.fsync, "SUSI_FSYNC") ?? "batch"
     guard fsyncModes.contains(fsync) else {
       throw UsageError(
-        "\(origin("--fsync", "SUSI_FSYNC")) takes always, batch or never, not '\(fsync)'",
+        "\(origin(.fsync, "SUSI_FSYNC")) takes always, batch or never, not '\(fsync)'",
         suggestion: Spelling.closest(to: fsync, in: fsyncModes))
     }
     var options = CommonOptions(
       server: server, log: log, websearchURL: websearch, stateDirectory: stateDirectory,
       fsync: fsync)
-    options.skills = pick("--skills", "SUSI_SKILLS")
+    options.skills = pick(.skills, "SUSI_SKILLS")
     options.serverSource = serverSource
     // --ca-file, else the config file's `ca-file` (else the one remembered with the server).
     options.caFile = config["ca-file"]
-    if let caFile = parsed.value("--ca-file") {
+    if let caFile = parsed.value(.caFile) {
       guard !caFile.isEmpty else { throw UsageError("--ca-file takes a file of PEM certificates") }
       options.caFile = caFile
     }
     options.imageDirectory = imageDirectory(
       stateDirectory: stateDirectory,
-      given: pick("--state-dir", "SUSI_STATE_DIR") != nil, environment: environment)
-    options.quiet = parsed.has("--quiet")
-    options.verbose = parsed.has("--verbose")
+      given: pick(.stateDir, "SUSI_STATE_DIR") != nil, environment: environment)
+    options.quiet = parsed.has(.quiet)
+    options.verbose = parsed.has(.verbose)
     if options.quiet && options.verbose {
       throw UsageError("--quiet and --verbose cannot be used together")
     }
     options.color = try colorMode(parsed, environment: environment, config: config)
-    options.allowsPrivateTargets = parsed.has("--allow-private-targets")
+    options.allowsPrivateTargets = parsed.has(.allowPrivateTargets)
     if !options.allowsPrivateTargets, let text = environment["SUSI_ALLOW_PRIVATE_TARGETS"] {
       switch text.lowercased() {
       case "1", "true", "yes": options.allowsPrivateTargets = true
@@ -162,7 +162,7 @@ public struct CommonOptions: Sendable, Equatable {
   ) throws(UsageError) -> (String?, ServerSource) {
     var text: String?
     var source = ServerSource.builtIn
-    if let value = parsed.value("--server") {
+    if let value = parsed.value(.server) {
       (text, source) = (value, .commandLine)
     } else if let value = environment["SUSI_SERVER"], !value.isEmpty {
       (text, source) = (value, .environment)
@@ -184,18 +184,18 @@ public struct CommonOptions: Sendable, Equatable {
   static func colorMode(
     _ parsed: ParsedCommandLine, environment: [String: String], config: ConfigFile
   ) throws(UsageError) -> ColorMode {
-    if let text = parsed.value("--color") {
+    if let text = parsed.value(.color) {
       guard let mode = ColorMode(rawValue: text) else {
         throw UsageError(
           "--color takes auto, always or never, not '\(text)'",
           suggestion: Spelling.closest(to: text, in: ColorMode.allCases.map(\.rawValue)))
       }
-      if parsed.has("--no-color"), mode != .never {
+      if parsed.has(.noColor), mode != .never {
         throw UsageError("--no-color and --color=\(text) contradict each other")
       }
       return mode
     }
-    if parsed.has("--no-color") { return .never }
+    if parsed.has(.noColor) { return .never }
     if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return .never }
     return config["color"].flatMap(ColorMode.init(rawValue:)) ?? .auto
   }
@@ -243,7 +243,7 @@ public enum ServerSource: String, Sendable, Equatable {
   /// How error messages name the source.
   public var name: String {
     switch self {
-    case .commandLine: "--server"
+    case .commandLine: OptionName.server.text
     case .environment: "SUSI_SERVER"
     case .remembered: "the remembered server"
     case .configFile: "the config file's server"

@@ -51,7 +51,7 @@ public enum HelpText {
       out += optionLines(command.options)
     }
     out += "\nCommon options:\n"
-    out += optionLines(common.filter { !command.unusedCommonOptions.contains($0.name) })
+    out += optionLines(common.filter { !command.unusedCommonOptions.contains($0.option) })
     return out
   }
 

@@ -11,12 +11,12 @@ public struct ParsedCommandLine: Sendable {
     self.arguments = arguments
   }
 
-  public func has(_ name: String) -> Bool { options[name] != nil }
-  public func value(_ name: String) -> String? { options[name] }
+  public func has(_ option: OptionName) -> Bool { options[option] != nil }
+  public func value(_ option: OptionName) -> String? { options[option] }
 
   /// `--port`'s value, or `fallback` when it is not given.
   public func port(default fallback: Int) throws(UsageError) -> Int {
-    guard let text = value("--port") else { return fallback }
+    guard let text = value(.port) else { return fallback }
     guard let port = Int(text), (0...65535).contains(port) else {
       throw UsageError("--port takes a number from 0 to 65535, not '\(text)'")
     }
@@ -113,7 +113,7 @@ extension ParsedCommandLine {
         result.options[spec.name] = inlineValue ?? ""
       }
     }
-    if result.has("--help") { return result }
+    if result.has(.help) { return result }
     guard command.arguments.contains(result.arguments.count) else {
       if result.arguments.count > command.arguments.upperBound {
         let extra = result.arguments[command.arguments.upperBound...].joined(separator: " ")
@@ -152,6 +152,6 @@ extension ParsedCommandLine {
     let long = specs.map(\.name).filter { $0.hasPrefix("-" + word) }
     if long.count == 1 { return long[0] }
     // `-v` is most often meant for the version.
-    return word == "-v" && long.contains("--version") ? "--version" : nil
+    return word == "-v" && long.contains(OptionName.version.text) ? OptionName.version.text : nil
   }
 }

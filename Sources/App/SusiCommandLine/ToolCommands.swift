@@ -30,7 +30,7 @@ public enum ToolCommands {
     let extra = more?({ [:] }, { "" }).map(\.spec) ?? []
     let specs = commands.map(\.spec) + extra + [completionSpec, manSpec]
     // Neither opens a log or reaches a server: every common option but help is refused.
-    let unused = CommonOptions.specs.map(\.name).filter { $0 != "--help" && $0 != "--version" }
+    let unused = CommonOptions.specs.map(\.option).filter { $0 != .help && $0 != .version }
     let completion = Command(completionSpec.refusing(unused)) { invocation in
       let shell = invocation.arguments[0]
       guard

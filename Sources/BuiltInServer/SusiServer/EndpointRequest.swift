@@ -37,6 +37,17 @@ struct EndpointRequest: Sendable {
     return account
   }
 
+  /// The caller's account as stored now, for endpoints that only show it (as the real server,
+  /// they say "user data not found" to a caller without one).
+  func storedAccount() throws(APIError) -> Account {
+    try context.withState { (state: inout ServerState) throws(APIError) in
+      guard identity.kind == .email, let account = state.accounts.account(identity.name) else {
+        throw APIError(401, "Specified user data not found, ensure you are logged in")
+      }
+      return account
+    }
+  }
+
   /// Changes the caller's account with `change` and saves the accounts, all under the state
   /// lock; when the change or the save fails, nothing changes.
   func changeAccount(_ change: (inout Account) throws(APIError) -> Void) throws(APIError) {

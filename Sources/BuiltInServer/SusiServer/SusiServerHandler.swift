@@ -82,8 +82,8 @@ public final class SusiServerHandler: HTTPHandler {
     let path = request.path
     let accept = request.headers["Accept"]
     switch request.method {
-    case "GET", "POST", "HEAD": break
-    case "OPTIONS":
+    case .get, .post, .head: break
+    case .options:
       var headers = HTTPHeaders()
       headers.add("Access-Control-Allow-Origin", "*")
       headers.add("Access-Control-Allow-Methods", "GET, POST, OPTIONS")

@@ -13,8 +13,8 @@ extension Action {
     }
   }
 
-  /// Add a privilege to a group.
-  public struct GrantPrivilege: Equatable, Sendable {
+  /// One privilege of one group: what `grantPrivilege` adds and `revokePrivilege` takes away.
+  public struct PrivilegeChange: Equatable, Sendable {
     public var by: String
     public var group: String
     public var privilege: Privilege
@@ -25,17 +25,11 @@ extension Action {
     }
   }
 
+  /// Add a privilege to a group.
+  public typealias GrantPrivilege = PrivilegeChange
+
   /// Take a privilege away from a group.
-  public struct RevokePrivilege: Equatable, Sendable {
-    public var by: String
-    public var group: String
-    public var privilege: Privilege
-    public init(by: String, group: String, privilege: Privilege) {
-      self.by = by
-      self.group = group
-      self.privilege = privilege
-    }
-  }
+  public typealias RevokePrivilege = PrivilegeChange
 
   /// Record a new key. Only its id goes into the log; the hash of its secret is kept in the
   /// keys file beside the log.

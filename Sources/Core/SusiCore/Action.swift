@@ -153,7 +153,9 @@ extension Action {
     }
   }
 
-  public struct LoadSkill: Equatable, Sendable {
+  /// One skill to read: its details (`loadSkill`) or the user's own rating of it
+  /// (`loadUserRating`).
+  public struct SkillLookup: Equatable, Sendable {
     public var group: String
     public var skill: String
     public var language: String?
@@ -163,6 +165,8 @@ extension Action {
       self.language = language
     }
   }
+
+  public typealias LoadSkill = SkillLookup
 
   public struct SubmitRating: Equatable, Sendable {
     public var group: String
@@ -177,16 +181,7 @@ extension Action {
     }
   }
 
-  public struct LoadUserRating: Equatable, Sendable {
-    public var group: String
-    public var skill: String
-    public var language: String?
-    public init(group: String, skill: String, language: String? = nil) {
-      self.group = group
-      self.skill = skill
-      self.language = language
-    }
-  }
+  public typealias LoadUserRating = SkillLookup
 
   /// Change settings on the server; several keys go in one call.
   public struct ChangeSettings: Equatable, Sendable {

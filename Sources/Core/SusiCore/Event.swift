@@ -64,6 +64,7 @@ extension Event {
         w.byte(UInt8(ascii: "\""))
       }
       o.field("origin", origin.rawValue)
+      o.field("requestId", origin.requestID)
       o.field("cause", cause)
       o.field("id", id)
       o.field("idempotencyKey", idempotencyKey)
@@ -104,6 +105,7 @@ extension Event {
     var seq: Int?
     var at: Timestamp?
     var origin: EventOrigin?
+    var requestID: String?
     var cause: Int?
     var id: JSON?
     var idempotencyKey: String?
@@ -133,6 +135,12 @@ extension Event {
           throw mismatch("origin", "a string", member.value)
         }
         origin = EventOrigin(rawValue: text)
+      case "requestId":
+        if member.value.isNull { break }
+        guard case .string(let text) = member.value else {
+          throw mismatch("requestId", "a string", member.value)
+        }
+        requestID = text
       case "cause":
         if member.value.isNull { break }
         guard let n = member.value.int else { throw mismatch("cause", "an integer", member.value) }
@@ -164,7 +172,9 @@ extension Event {
     }
     guard let seq else { throw EventDecodingError("seq: missing") }
     guard let at else { throw EventDecodingError("at: missing") }
-    guard let origin else { throw EventDecodingError("origin: missing") }
+    guard let origin = origin?.carried(by: requestID) else {
+      throw EventDecodingError("origin: missing")
+    }
     guard let type else { throw EventDecodingError("type: missing") }
     let action: Action
     do {

@@ -97,10 +97,16 @@ final class ClientEngine: @unchecked Sendable {
     var origin = origins[key] ?? Origin()
     var kept: ClientConnection?
     while let connection = origin.idle.popLast() {
-      if now - connection.idleSince < idleLifetime && connection.isUsableIdle {
+      // An idle connection is watched for input (see `release`): one the server closed has
+      // left the pool already, unless that close came since the loop last looked, which the
+      // stale-connection retry covers. A TLS one is still asked, for records sent meanwhile.
+      if now - connection.idleSince < idleLifetime
+        && (connection.tls == nil || connection.isUsableIdle)
+      {
         kept = connection
         break
       }
+      loop.unwatch(connection.fd)
       origin.open -= 1
     }
     let mayOpen = kept == nil && origin.open < maximumPerOrigin
@@ -117,7 +123,7 @@ final class ClientEngine: @unchecked Sendable {
   /// Gives a connection back: kept for reuse when `reusable`, closed otherwise. A waiting
   /// exchange gets it (or the freed slot) first.
   private func release(_ connection: ClientConnection, reusable: Bool) {
-    loop.unwatch(connection.fd)
+    if !reusable { loop.unwatch(connection.fd) }
     let key = connection.poolKey
     connection.idleSince = ClientLoop.now()
     if !reusable { connection.tls = nil }
@@ -133,9 +139,29 @@ final class ClientEngine: @unchecked Sendable {
     }
     if reusable {
       origins[key, default: Origin()].idle.append(connection)
+      // Kept watched for input while idle: the server closing it (or sending anything) takes it
+      // out of the pool at once, and the next exchange on it needs no new registration.
+      loop.change(connection.fd, events: EPOLLIN.rawValue)
+      loop.rewatch(connection.fd) { [unowned self, unowned connection] _ in
+        idleConnectionStirred(connection)
+      }
     } else {
       origins[key, default: Origin()].open -= 1
     }
+  }
+
+  /// An idle connection became readable: a TLS server's own records (session tickets) keep it;
+  /// a close, an error or stray bytes take it out of the pool.
+  private func idleConnectionStirred(_ connection: ClientConnection) {
+    if connection.tls != nil && connection.isUsableIdle { return }
+    loop.unwatch(connection.fd)
+    let key = connection.poolKey
+    guard var origin = origins[key],
+      let index = origin.idle.firstIndex(where: { $0 === connection })
+    else { return }
+    origin.idle.remove(at: index)
+    origin.open -= 1
+    origins[key] = origin
   }
 
   /// Returns the slot of a connection that never opened.
@@ -215,7 +241,7 @@ final class ClientEngine: @unchecked Sendable {
     exchange.touch(now: now)
     exchange.connection = connection
     exchange.reused = connection.exchanges > 0
-    loop.watch(connection.fd, events: 0) { [unowned self, unowned exchange] _ in advance(exchange) }
+    loop.rewatch(connection.fd) { [unowned self, unowned exchange] _ in advance(exchange) }
     let order = exchange.order
     if let context = order.context, connection.tls == nil {
       if let proxy = order.proxy {

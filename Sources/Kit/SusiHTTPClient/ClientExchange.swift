@@ -40,6 +40,8 @@ final class ClientExchange {
     let limits: HTTPResponseLimits
     let idleTimeout: Double
     let totalTimeout: Double
+    /// Monotonic seconds: the end of the whole `send` (queueing and redirects included).
+    var deadline = Double.infinity
   }
 
   let id: Int
@@ -69,7 +71,7 @@ final class ClientExchange {
   /// Starts the clocks: called when the exchange gets its connection slot.
   func startClock(now: Double) {
     let total = order.totalTimeout.isFinite ? max(0, order.totalTimeout) : 3600
-    end = now + total
+    end = min(now + total, order.deadline)
     touch(now: now)
   }
 
@@ -80,7 +82,8 @@ final class ClientExchange {
 
   var deadline: Double {
     switch phase {
-    case .queued, .finished: .infinity
+    case .queued: order.deadline
+    case .finished: .infinity
     default: min(end, idleEnd)
     }
   }

@@ -38,7 +38,6 @@ final class ClientLoop: @unchecked Sendable {
     wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
     guard epollFD >= 0, wakeFD >= 0 else {
       if epollFD >= 0 { close(epollFD) }
-      if wakeFD >= 0 { close(wakeFD) }
       throw .failed("the HTTP client could not create its event loop")
     }
     var event = epoll_event()
@@ -58,7 +57,6 @@ final class ClientLoop: @unchecked Sendable {
     guard result == 0 else {
       box.release()
       close(epollFD)
-      close(wakeFD)
       throw .failed("the HTTP client could not start its event loop thread")
     }
     pthread_detach(id)
@@ -68,27 +66,38 @@ final class ClientLoop: @unchecked Sendable {
   /// Runs `work` on the loop thread soon; false when the loop has stopped.
   @discardableResult
   func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
-    inbox.withLock { inbox in
-      if inbox.stopped { return false }
+    let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+      if inbox.stopped { return (false, false) }
       inbox.work.append(work)
-      if !inbox.wakePending {
-        inbox.wakePending = true
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
-      }
-      return true
+      if inbox.wakePending { return (true, false) }
+      inbox.wakePending = true
+      return (true, true)
     }
+    // Outside the lock: a system call under it would keep the loop thread (and other senders)
+    // spinning for it. The descriptor lives as long as this object (closed in `deinit`).
+    if wake {
+      var one: UInt64 = 1
+      _ = write(wakeFD, &one, 8)
+    }
+    return accepted
   }
 
-  /// Ends the loop after the work queued so far; its thread then closes the descriptors.
+  /// Ends the loop after the work queued so far; its thread then closes the epoll descriptor
+  /// (the eventfd goes with this object).
   func stop() {
-    inbox.withLock { inbox in
-      guard !inbox.stopped else { return }
+    let wake = inbox.withLock { inbox -> Bool in
+      guard !inbox.stopped else { return false }
       inbox.stopped = true
+      return true
+    }
+    if wake {
       var one: UInt64 = 1
       _ = write(wakeFD, &one, 8)
     }
   }
+
+  // The eventfd outlives the loop thread: a sender may still be writing to it.
+  deinit { if wakeFD >= 0 { close(wakeFD) } }
 
   /// CPU time the loop thread used so far, in seconds (for tests and benchmarks).
   var cpuSeconds: Double {
@@ -111,6 +120,14 @@ final class ClientLoop: @unchecked Sendable {
     event.events = events
     event.data.u64 = UInt64(UInt32(bitPattern: fd))
     epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
+  }
+
+  /// Watches `fd` with `handler` from now on; a descriptor watched already keeps its
+  /// registration and `events` (no system call), so a kept-alive connection moving between
+  /// exchanges costs none.
+  func rewatch(_ fd: Int32, handler: @escaping (UInt32) -> Void) {
+    guard handlers[fd] != nil else { return watch(fd, events: 0, handler: handler) }
+    handlers[fd] = handler
   }
 
   /// Changes what `fd` is watched for.
@@ -149,6 +166,8 @@ final class ClientLoop: @unchecked Sendable {
     let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
     defer { events.deallocate() }
     var timeout: Int32 = -1
+    // The queued work is swapped out under the lock; both arrays keep their storage.
+    var work: [@Sendable () -> Void] = []
     while true {
       let count = epoll_wait(epollFD, events, capacity, timeout)
       if count > 0 {
@@ -164,12 +183,13 @@ final class ClientLoop: @unchecked Sendable {
           handlers[fd]?(events[index].events)
         }
       }
-      let (work, stopped) = inbox.withLock { inbox in
+      let stopped = inbox.withLock { inbox in
         inbox.wakePending = false
-        defer { inbox.work.removeAll() }
-        return (inbox.work, inbox.stopped)
+        swap(&work, &inbox.work)
+        return inbox.stopped
       }
       for job in work { job() }
+      work.removeAll(keepingCapacity: true)
       if stopped { break }
       if let deadline = turn?() {
         let milliseconds = (deadline - Self.now()) * 1000
@@ -182,7 +202,6 @@ final class ClientLoop: @unchecked Sendable {
     handlers.removeAll()
     turn = nil
     close(epollFD)
-    close(wakeFD)
   }
 
   /// Monotonic seconds.

@@ -10,12 +10,22 @@ public protocol HTTPTransport: Sendable {
   /// Performs `request`. Implementations stop early, throwing `.cancelled`, when the calling
   /// task is cancelled.
   func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
+
+  /// Whether `send(request)` itself ends with `.timedOut` once `request.totalTimeout` seconds
+  /// have passed on the machine's monotonic clock, counted from the call (waiting for a
+  /// connection and following redirects included): a caller on the machine's clock then needs
+  /// no timer of its own. False unless a transport says so.
+  func keepsTotalTimeout(of request: TransportRequest) -> Bool
+}
+
+extension HTTPTransport {
+  public func keepsTotalTimeout(of request: TransportRequest) -> Bool { false }
 }
 
 /// One HTTP request, with the limits that apply to it.
 public struct TransportRequest: Sendable, Equatable {
   /// `GET` or `POST`.
-  public var method: String
+  public var method: HTTPMethod
   /// The absolute URL, query included. It may hold a token: never print it.
   public var url: String
   /// Header fields to send.
@@ -39,7 +49,7 @@ public struct TransportRequest: Sendable, Equatable {
   /// A request; by default a `GET` with 15 s idle and 30 s total timeouts, no redirects and a
   /// 1 MiB body limit.
   public init(
-    method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+    method: HTTPMethod = .get, url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
     idleTimeout: Double = 15, totalTimeout: Double = 30, followsRedirects: Bool = false,
     maximumBodyBytes: Int = 1 << 20, truncatesLongBodies: Bool = false,
     targetPolicy: TargetPolicy? = nil
@@ -58,7 +68,8 @@ public struct TransportRequest: Sendable, Equatable {
 
   /// The URL without its query string: what may appear in a message.
   public var displayURL: String {
-    let end = url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex
+    let end =
+      url.utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? url.endIndex
     return String(url[..<end])
   }
 }

@@ -9,27 +9,34 @@ struct HTTPURL: Equatable {
 
   /// Parses `text`; nil when it is not an absolute http(s) URL or holds spaces or controls.
   init?(_ text: String) {
-    guard !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") })
+    // Scanned as bytes: every delimiter is ASCII, and a request's URL is parsed per request.
+    let utf8 = text.utf8
+    guard !utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") })
     else { return nil }
-    let lower = text.lowercased()
-    let rest: Substring
-    if lower.hasPrefix("http://") {
+    let restStart: String.Index
+    if let end = Self.end(ofScheme: "http://", in: utf8) {
       isSecure = false
-      rest = text.dropFirst(7)
-    } else if lower.hasPrefix("https://") {
+      restStart = end
+    } else if let end = Self.end(ofScheme: "https://", in: utf8) {
       isSecure = true
-      rest = text.dropFirst(8)
+      restStart = end
     } else {
       return nil
     }
-    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-    var authority = rest[..<authorityEnd]
-    if let at = authority.lastIndex(of: "@") {
-      authority = authority[authority.index(after: at)...]
+    var authorityStart = restStart
+    var authorityEnd = restStart
+    while authorityEnd != utf8.endIndex {
+      let byte = utf8[authorityEnd]
+      if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+        break
+      }
+      utf8.formIndex(after: &authorityEnd)
+      if byte == UInt8(ascii: "@") { authorityStart = authorityEnd }
     }
-    var target = String(rest[authorityEnd...])
-    if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
-    if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
+    let authority = text[authorityStart..<authorityEnd]
+    let targetEnd = utf8[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
+    var target = String(text[authorityEnd..<targetEnd])
+    if target.isEmpty || target.utf8.first == UInt8(ascii: "?") { target = "/" + target }
     self.target = target
     var portText: Substring = ""
     if authority.hasPrefix("[") {
@@ -55,6 +62,20 @@ struct HTTPURL: Equatable {
       else { return nil }
       port = value
     }
+  }
+
+  /// Where `scheme` (lower-case ASCII) ends when `utf8` starts with it in any case.
+  private static func end(ofScheme scheme: StaticString, in utf8: String.UTF8View) -> String.Index?
+  {
+    var index = utf8.startIndex
+    for expected in UnsafeBufferPointer(start: scheme.utf8Start, count: scheme.utf8CodeUnitCount) {
+      guard index != utf8.endIndex else { return nil }
+      var byte = utf8[index]
+      if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
+      guard byte == expected else { return nil }
+      utf8.formIndex(after: &index)
+    }
+    return index
   }
 
   /// `scheme://host:port`, the key of the connection pool and of the allowed origins.

@@ -123,8 +123,11 @@ public final class SocketTransport: HTTPTransport {
   /// Sends `request`, following redirects when it asks for that.
   public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
     var current = request
+    // One deadline for the whole call: waiting for a connection and every redirect count.
+    let total = request.totalTimeout.isFinite ? max(0, request.totalTimeout) : 3600
+    let deadline = ClientLoop.now() + total
     for hop in 0...Self.maximumRedirects {
-      var response = try await sendOnce(current)
+      var response = try await sendOnce(current, deadline: deadline)
       if hop > 0 { response.finalURL = current.url }
       guard current.followsRedirects, [301, 302, 303, 307, 308].contains(response.status),
         let location = response.headers["Location"]
@@ -132,8 +135,8 @@ public final class SocketTransport: HTTPTransport {
       guard let next = URLResolver.resolve(location, against: current.url) else {
         throw .invalidURL("the redirect target is not an http(s) URL")
       }
-      if response.status == 303 || (response.status <= 302 && current.method == "POST") {
-        current.method = "GET"
+      if response.status == 303 || (response.status <= 302 && current.method == .post) {
+        current.method = .get
         current.body = []
         current.headers.remove("Content-Type")
       }
@@ -148,8 +151,14 @@ public final class SocketTransport: HTTPTransport {
 
   static let maximumRedirects = 5
 
+  /// True unless the target policy must look the host up first (that lookup runs before the
+  /// deadline is watched).
+  public func keepsTotalTimeout(of request: TransportRequest) -> Bool {
+    request.targetPolicy.map { $0.isExempt(request.url) } ?? true
+  }
+
   /// One request, no redirects followed.
-  private func sendOnce(_ request: TransportRequest) async throws(TransportError)
+  private func sendOnce(_ request: TransportRequest, deadline: Double) async throws(TransportError)
     -> TransportResponse
   {
     guard let url = HTTPURL(request.url) else {
@@ -169,12 +178,12 @@ public final class SocketTransport: HTTPTransport {
       + (proxy.map { " via \($0.display)" } ?? "")
     let order = ClientExchange.Order(
       request: try Self.requestBytes(request, url: url, proxy: url.isSecure ? nil : proxy),
-      method: HTTPMethod(request.method), url: url, key: key, addresses: checked, proxy: proxy,
+      method: request.method, url: url, key: key, addresses: checked, proxy: proxy,
       context: context,
       limits: HTTPResponseLimits(
         maximumBodyBytes: request.maximumBodyBytes,
         truncatesLongBodies: request.truncatesLongBodies),
-      idleTimeout: request.idleTimeout, totalTimeout: request.totalTimeout)
+      idleTimeout: request.idleTimeout, totalTimeout: request.totalTimeout, deadline: deadline)
     let engine = try engine()
     let id = nextExchange.add(1, ordering: .relaxed).newValue
     let cancellation = CancellationFlag()
@@ -191,25 +200,29 @@ public final class SocketTransport: HTTPTransport {
     return try result.get()
   }
 
+  /// Headers the transport writes itself: a request's own are left out.
+  private static let managedHeaders: Set<String> = [
+    "host", "content-length", "connection", "transfer-encoding", "proxy-authorization",
+  ]
+
   /// The request line, headers and body as sent.
   static func requestBytes(
     _ request: TransportRequest, url: HTTPURL, proxy: ProxySettings.Proxy? = nil
   ) throws(TransportError) -> [UInt8] {
-    let method = HTTPMethod(request.method)
+    let method = request.method
     guard method.isValidToken else {
       throw .invalidURL("the method \(request.method) cannot be sent")
     }
     // Through a proxy, a plain request names the whole URL (absolute form).
     let target = proxy == nil ? url.target : "http://\(url.hostHeader)\(url.target)"
-    var head = "\(request.method) \(target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
+    var head = "\(method.text) \(target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
     if let authorization = proxy?.authorization {
       head += "Proxy-Authorization: \(authorization)\r\n"
     }
-    let managed: Set<String> = [
-      "host", "content-length", "connection", "transfer-encoding", "proxy-authorization",
-    ]
-    for field in request.headers where !managed.contains(field.name.lowercased()) {
-      guard !(field.name + field.value).utf8.contains(where: { $0 == 13 || $0 == 10 }) else {
+    for field in request.headers where !Self.managedHeaders.contains(field.name.lowercased()) {
+      let isBreak = { (byte: UInt8) in byte == 13 || byte == 10 }
+      guard !field.name.utf8.contains(where: isBreak), !field.value.utf8.contains(where: isBreak)
+      else {
         throw .invalidURL("the header \(field.name) holds a line break")
       }
       head += "\(field.name): \(field.value)\r\n"

@@ -303,7 +303,7 @@ struct HTTPConnectionStateMachine {
   /// What the handler sees: HEAD is passed on as GET (see `HTTPHandler`).
   private func request(_ head: HTTPRequestHead, body: [UInt8]) -> HTTPRequest {
     HTTPRequest(
-      method: head.isHead ? "GET" : head.method.text, target: head.target, headers: head.headers,
+      method: head.isHead ? .get : head.method, target: head.target, headers: head.headers,
       body: body, remoteAddress: remoteAddress, isHead: head.isHead,
       loopbackUserID: loopbackUserID)
   }

@@ -3,7 +3,7 @@ public import SusiHTTPTypes
 /// A complete HTTP/1.1 request, as handed to a handler.
 public struct HTTPRequest: Sendable {
   /// The method; a HEAD request arrives as `GET` with `isHead` set (see `HTTPHandler`).
-  public var method: String
+  public var method: HTTPMethod
   /// The request-target in origin form, e.g. `/cms/getSkillList.json?group=All`: exactly as
   /// sent, except that an absolute-form target (`http://host/path`) is reduced to its path and
   /// query, its authority becoming the `Host` field.
@@ -20,7 +20,7 @@ public struct HTTPRequest: Sendable {
   public var loopbackUserID: UInt32?
 
   public init(
-    method: String, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+    method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
     remoteAddress: String = "127.0.0.1", isHead: Bool = false, loopbackUserID: UInt32? = nil
   ) {
     self.method = method

@@ -52,21 +52,16 @@ public struct HTTPStreamError: Error, Equatable, Sendable, CustomStringConvertib
   }
 
   /// What failed, for code that reacts to it.
-  public var code: Code
-  /// What failed, for a person.
-  public var message: String
+  public let code: Code
 
-  /// Creates an error.
-  public init(code: Code, message: String) {
-    self.code = code
-    self.message = message
+  /// What failed, for a person.
+  public var description: String {
+    switch code {
+    case .closed: "the client closed the connection or the server is shutting down"
+    }
   }
 
-  /// The message.
-  public var description: String { message }
-
-  static let closed = HTTPStreamError(
-    code: .closed, message: "the client closed the connection or the server is shutting down")
+  static let closed = HTTPStreamError(code: .closed)
 }
 
 extension HTTPResponse {

@@ -17,26 +17,46 @@ public enum URLEncodedForm {
   /// Encodes pairs as a query string, percent-encoding everything but RFC 3986 unreserved
   /// characters (so spaces become `%20` and commas `%2C`).
   public static func encode(_ pairs: [(String, String)]) -> String {
-    pairs.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
+    var out = ""
+    for (index, pair) in pairs.enumerated() {
+      if index > 0 { out += "&" }
+      out += percentEncode(pair.0)
+      out += "="
+      out += percentEncode(pair.1)
+    }
+    return out
   }
 
   public static func percentEncode(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-        UInt8(ascii: "_"), UInt8(ascii: "~"):
-        out.unicodeScalars.append(Unicode.Scalar(byte))
-      default:
-        let hex = Array("0123456789ABCDEF".unicodeScalars)
-        out.unicodeScalars.append("%")
-        out.unicodeScalars.append(hex[Int(byte >> 4)])
-        out.unicodeScalars.append(hex[Int(byte & 0xf)])
+    let utf8 = text.utf8
+    // Most names and values need no escape: returned as they are.
+    if utf8.allSatisfy(isUnreserved) { return text }
+    var out: [UInt8] = []
+    out.reserveCapacity(utf8.count * 3)
+    for byte in utf8 {
+      if isUnreserved(byte) {
+        out.append(byte)
+      } else {
+        out.append(UInt8(ascii: "%"))
+        out.append(hexDigit(byte >> 4))
+        out.append(hexDigit(byte & 0xf))
       }
     }
-    return out
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  private static func isUnreserved(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+      UInt8(ascii: "_"), UInt8(ascii: "~"):
+      true
+    default: false
+    }
+  }
+
+  private static func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
   }
 
   /// Decodes `%XX` escapes (and `+` when asked); nil on a malformed escape or invalid UTF-8.

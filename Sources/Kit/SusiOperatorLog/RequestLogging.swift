@@ -25,7 +25,7 @@ public struct RequestLogging: HTTPHandler {
 
   public func handle(_ request: HTTPRequest) async -> HTTPResponse {
     var request = request
-    let id = request.headers[Self.header].flatMap(Self.acceptable) ?? ids.next()
+    let id = Self.id(of: request) ?? ids.next()
     request.headers.set(Self.header, id)
     let started = ContinuousClock.now
     var response = await inner.handle(request)
@@ -39,13 +39,19 @@ public struct RequestLogging: HTTPHandler {
     log.log(
       level, "request",
       [
-        "request": .string(id), "method": .string(request.method),
+        "request": .string(id), "method": .string(request.method.text),
         "path": .string(request.path), "status": .int(response.status),
         "ms": .double((milliseconds * 10).rounded() / 10),
         "bytes": .int(response.bodyStream == nil ? response.body.count : -1),
         "client": .string(request.remoteAddress),
       ])
     return response
+  }
+
+  /// The request's id for a handler behind this one (which always sets it), or a sane id a
+  /// client sent without one in front; nil otherwise.
+  public static func id(of request: HTTPRequest) -> String? {
+    request.headers[header].flatMap(acceptable)
   }
 
   public func isPriority(_ request: HTTPRequest) -> Bool { inner.isPriority(request) }

@@ -199,7 +199,7 @@ final class DeliveryWorker: Sendable {
         id: id, timestamp: timestamp, body: event.line, secret: subscriber.secret))
     // Redirects are answers (failures), never followed; the reply's body is not needed.
     return TransportRequest(
-      method: "POST", url: subscriber.url, headers: headers, body: event.line,
+      method: .post, url: subscriber.url, headers: headers, body: event.line,
       idleTimeout: policy.timeout,
       totalTimeout: policy.timeout, followsRedirects: false, maximumBodyBytes: 16 << 10,
       truncatesLongBodies: true, targetPolicy: policy.targets)

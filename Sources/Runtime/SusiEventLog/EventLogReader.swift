@@ -48,12 +48,7 @@ public final class EventLogReader {
     path: String, firstSeq: Int? = 1, maximumLineLength: Int = defaultMaximumLineLength,
     bufferSize: Int = defaultBufferSize
   ) throws(EventLogError) {
-    let fd: Int32
-    do {
-      fd = try SystemCalls.openRegularFile(path, flags: O_RDONLY)
-    } catch {
-      throw EventLogError(code: .fileError, path: path, errno: error.errno, message: error.text)
-    }
+    let fd = try Self.open(path)
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
     self.init(
       fd: fd, path: path, firstSeq: firstSeq, maximumLineLength: maximumLineLength,
@@ -67,12 +62,7 @@ public final class EventLogReader {
     path: String, after checkpoint: EventLogCheckpoint,
     maximumLineLength: Int = defaultMaximumLineLength, bufferSize: Int = defaultBufferSize
   ) throws(EventLogError) {
-    let fd: Int32
-    do {
-      fd = try SystemCalls.openRegularFile(path, flags: O_RDONLY)
-    } catch {
-      throw EventLogError(code: .fileError, path: path, errno: error.errno, message: error.text)
-    }
+    let fd = try Self.open(path)
     if let reason = checkpoint.mismatch(fd: fd) {
       Glibc.close(fd)
       throw EventLogError(code: .fileError, path: path, message: reason)
@@ -82,6 +72,15 @@ public final class EventLogReader {
     self.init(
       fd: fd, path: path, firstSeq: nil, maximumLineLength: maximumLineLength,
       bufferSize: bufferSize, after: checkpoint)
+  }
+
+  /// A read-only descriptor of the regular file at `path`.
+  private static func open(_ path: String) throws(EventLogError) -> Int32 {
+    do {
+      return try SystemCalls.openRegularFile(path, flags: O_RDONLY)
+    } catch {
+      throw EventLogError(code: .fileError, path: path, errno: error.errno, message: error.text)
+    }
   }
 
   /// Reads from `fd`, which the reader now owns and closes; with `checkpoint`, `fd` is positioned

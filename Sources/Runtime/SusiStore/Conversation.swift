@@ -133,7 +133,7 @@ public final class Conversation: Sendable {
   /// An intent this process logged with this conversation's origin that is owed a result.
   private func isOwnIntent(_ published: PublishedEvent) -> Bool {
     let event = published.event
-    guard event.origin == origin, !published.byAnotherProcess, event.action.kind == .intent
+    guard event.origin.isSender(origin), !published.byAnotherProcess, event.action.kind == .intent
     else { return false }
     // Cancelling a request produces no result of its own when it succeeds.
     if case .cancelRequest = event.action { return false }

@@ -232,8 +232,13 @@ public actor Store {
     let reaction = book.apply(event)
     noteOwed(event, loggedHere: false)
     if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
-    accessApplied(published)
-    feed.publish(published)
+    // Shown in seq order with our own events: at once, unless events this store logged before
+    // it still wait for their commit (on a sink that commits in groups); then after them.
+    if held.events.isEmpty && !held.committing {
+      publish(published, effects: [])
+    } else {
+      publishWhenCommitted(published, effects: [])
+    }
     for effect in reaction.effects {
       guard case .deliverLater(_, let message) = effect else { continue }
       waitForPlannedAnswer(event.seq, message: message)

@@ -50,7 +50,12 @@ public enum Spawn {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+    // A child starts with every signal unblocked, whatever the spawning thread blocks (a thread
+    // that waits on signals blocks them, and a child would inherit that mask and ignore SIGTERM).
+    var noSignals = sigset_t()
+    sigemptyset(&noSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK))
     var pid: pid_t = 0
     let status = withCStrings([path] + arguments) { argv in
       withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in

@@ -17,11 +17,11 @@ public enum ConfigCommand {
       examples: [
         "susi config set color never", "susi config get server", "susi config unset server",
       ],
-      options: [OptionSpec("--json", help: "print the value, or all values, as JSON")],
+      options: [OptionSpec(.json, help: "print the value, or all values, as JSON")],
       arguments: 1...3
     ).refusing(
-      CommonOptions.specs.map(\.name).filter {
-        !["--help", "--version", "--json", "--quiet", "--verbose", "--color", "--no-color"]
+      CommonOptions.specs.map(\.option).filter {
+        ![.help, .version, .json, .quiet, .verbose, .color, .noColor]
           .contains($0)
       })
   }()
@@ -51,7 +51,7 @@ public enum ConfigCommand {
     }
     switch arguments[0] {
     case "list":
-      if invocation.parsed.has("--json") {
+      if invocation.parsed.has(.json) {
         let object = JSONObject(file.values.entries.map { ($0.key, JSON.string($0.value)) })
         StandardStream.output.line(JSON.object(object).compactText)
       } else {
@@ -63,7 +63,7 @@ public enum ConfigCommand {
     case "get":
       guard let value = file[arguments[1]] else { return ExitCode.failure }
       StandardStream.output.line(
-        invocation.parsed.has("--json") ? JSON.string(value).compactText : value)
+        invocation.parsed.has(.json) ? JSON.string(value).compactText : value)
       return ExitCode.success
     case "set":
       let key = try? ConfigFile.key(arguments[1])

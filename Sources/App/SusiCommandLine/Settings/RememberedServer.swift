@@ -50,4 +50,13 @@ public struct RememberedServer: Sendable, Equatable {
       Self.path(in: stateDirectory),
       header: ["The server chosen with 'susi server use' or '/server'; written by susi."])
   }
+
+  /// Remembers `url` (`embedded` or a server URL) for later runs; a CA file remembered for
+  /// another server is forgotten, since it belongs to the server it was given for.
+  public static func remember(_ url: String, stateDirectory: String) throws {
+    var choice = try load(stateDirectory: stateDirectory) ?? RememberedServer()
+    if choice.server != url { choice.caFile = nil }
+    choice.server = url
+    try choice.save(stateDirectory: stateDirectory)
+  }
 }

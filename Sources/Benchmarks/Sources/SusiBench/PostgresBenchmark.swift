@@ -28,7 +28,7 @@ private final class NullRunner: EffectsRunner {
   func shutdown() async {}
 }
 
-private struct PostgresBenchmark {
+struct PostgresBenchmark {
   let events: Int
   let lagEvents: Int
   let seconds: Int
@@ -210,7 +210,7 @@ private struct PostgresBenchmark {
     )
   }
 
-  private func pgbench(clients: Int) throws -> Double? {
+  func pgbench(clients: Int) throws -> Double? {
     let script = folder + "/insert.sql"
     try "INSERT INTO bench_rows (x) VALUES (1);\n".write(
       toFile: script, atomically: true, encoding: .utf8)
@@ -235,7 +235,7 @@ private struct PostgresBenchmark {
 
   // MARK: The cluster
 
-  private func startCluster() throws {
+  func startCluster() throws {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     if geteuid() == 0, let nobody = getpwnam("nobody") {
       chown(folder, nobody.pointee.pw_uid, nobody.pointee.pw_gid)
@@ -252,7 +252,7 @@ private struct PostgresBenchmark {
     try command("createdb", ["-h", folder, "-U", "susi", "bench"], asServer: false)
   }
 
-  private func stopCluster() {
+  func stopCluster() {
     _ = try? command("pg_ctl", ["-D", folder + "/data", "-m", "fast", "-w", "stop"])
     try? FileManager.default.removeItem(atPath: folder)
   }

@@ -13,7 +13,7 @@ let susiServerBenchmark = Benchmark(
     skill.file.examples.map { (skill.language, $0) }
   }
   func request(_ path: String, _ parameters: [(String, String)]) -> HTTPRequest {
-    HTTPRequest(method: "GET", target: path + "?" + URLEncodedForm.encode(parameters))
+    HTTPRequest(method: .get, target: path + "?" + URLEncodedForm.encode(parameters))
   }
 
   func measure(_ label: String, iterations: Int, _ body: (Int) async throws -> Void) async rethrows

@@ -38,6 +38,7 @@ let benchmarks: [Benchmark] = [
   transportBenchmark,
   realLogBenchmark,
   postgresBenchmark,
+  fleetBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

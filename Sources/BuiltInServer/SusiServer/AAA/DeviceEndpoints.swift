@@ -33,12 +33,7 @@ enum DeviceEndpoints {
   }
 
   static func list(_ request: EndpointRequest) throws(APIError) -> JSONReply {
-    let account = try request.context.withState { (state: inout ServerState) throws(APIError) in
-      guard request.identity.kind == .email,
-        let account = state.accounts.account(request.identity.name)
-      else { throw APIError(401, "Specified user data not found, ensure you are logged in") }
-      return account
-    }
+    let account = try request.storedAccount()
     return JSONReply([
       "devices": .object(account.devices), "accepted": true,
       "message": "Success: Showing user devices",

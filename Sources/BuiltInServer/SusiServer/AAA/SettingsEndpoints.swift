@@ -37,12 +37,7 @@ enum SettingsEndpoints {
   }
 
   static func list(_ request: EndpointRequest) throws(APIError) -> JSONReply {
-    let account = try request.context.withState { (state: inout ServerState) throws(APIError) in
-      guard request.identity.kind == .email,
-        let account = state.accounts.account(request.identity.name)
-      else { throw APIError(401, "Specified user data not found, ensure you are logged in") }
-      return account
-    }
+    let account = try request.storedAccount()
     // `devices` as the real server sent it here until mid-2019 (older clients read it).
     return JSONReply([
       "settings": .object(account.settings), "devices": .object(account.devices),

@@ -235,4 +235,25 @@ public struct SkillCheck: Sendable {
       + "\(answerable.count), \(count(.own)) answered by their own skill, \(count(.tie)) tie "
       + "with another skill, \(count(.other)) answered by another skill"
   }
+
+  /// The whole check for a person: every load warning, the examples their own skill did not
+  /// answer (every example with `listingExamples`), then the summaries and the time it took.
+  public func report(listingExamples: Bool) -> String {
+    var out = ""
+    for warning in warnings { out += "warning: \(warning)\n" }
+    for outcome in outcomes where listingExamples || !outcome.isOwn {
+      let mark =
+        outcome.isOwn ? "ok  " : outcome.obstacle != nil ? "SKIP" : outcome.tied ? "TIE " : "MISS"
+      out +=
+        "\(mark) \(outcome.skill):\(outcome.line): \(outcome.example) -> \(outcome.answeredBy ?? "fallback"): \(outcome.answer)"
+      switch outcome.realServer {
+      case .tie: out += " (as the real server ranks: a tie)"
+      case .other: out += " (as the real server ranks: another skill first)"
+      default: break
+      }
+      out += outcome.obstacle.map { " (\($0.rawValue))\n" } ?? "\n"
+    }
+    out += summary + "\n" + realServerSummary + "\n" + timing + "\n"
+    return out
+  }
 }

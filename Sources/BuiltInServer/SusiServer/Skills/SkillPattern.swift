@@ -421,22 +421,17 @@ public struct SkillPattern: Sendable {
         matched =
           (position < query.count && query[position] == 0x20 && match(piece + 1, position + 1))
           || match(piece + 1, position)
-      case .any:
+      case .any, .word:
+        // The longest capture first: to the end of the query for `*`, to the end of the word
+        // (at least one byte) for a word placeholder.
         var end = query.count
-        while end >= position {
-          captures.append(position..<end)
-          if match(piece + 1, end) {
-            matched = true
-            break
-          }
-          captures.removeLast()
-          end -= 1
+        var shortest = 0
+        if case .word = pieces[piece] {
+          end = position
+          while end < query.count, query[end] != 0x20, query[end] != 0x09 { end += 1 }
+          shortest = 1
         }
-      case .word:
-        var limit = position
-        while limit < query.count, query[limit] != 0x20, query[limit] != 0x09 { limit += 1 }
-        var end = limit
-        while end > position {
+        while end - position >= shortest {
           captures.append(position..<end)
           if match(piece + 1, end) {
             matched = true

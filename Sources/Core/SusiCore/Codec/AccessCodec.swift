@@ -13,21 +13,7 @@ extension Action.CreateAccessGroup {
   }
 }
 
-extension Action.GrantPrivilege {
-  func write(to o: inout JSONWriter.ObjectFields) {
-    o.field("by", by)
-    o.field("group", group)
-    o.field("privilege", privilege.rawValue)
-  }
-
-  init(reading r: FieldReader) throws(JSONShapeError) {
-    self.init(
-      by: try r.string("by"), group: try r.string("group"),
-      privilege: Privilege(rawValue: try r.string("privilege")))
-  }
-}
-
-extension Action.RevokePrivilege {
+extension Action.PrivilegeChange {
   func write(to o: inout JSONWriter.ObjectFields) {
     o.field("by", by)
     o.field("group", group)

@@ -48,7 +48,8 @@ extension Event {
         let text = try r.stringBytes()
         guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { return false }
         at = t
-      case .origin: origin = EventOrigin(rawValue: try r.string())
+      case .origin: origin.rawValue = try r.string()
+      case .requestID: if !(try r.null()) { origin.requestID = try r.string() }
       case .cause: if !(try r.null()) { cause = try r.int() }
       case .id:
         switch try r.kind() {
@@ -114,18 +115,19 @@ extension Event {
     static let seq = EnvelopeFields(rawValue: 2)
     static let at = EnvelopeFields(rawValue: 4)
     static let origin = EnvelopeFields(rawValue: 8)
-    static let cause = EnvelopeFields(rawValue: 16)
-    static let id = EnvelopeFields(rawValue: 32)
-    static let idempotencyKey = EnvelopeFields(rawValue: 64)
-    static let type = EnvelopeFields(rawValue: 128)
-    static let payload = EnvelopeFields(rawValue: 256)
+    static let requestID = EnvelopeFields(rawValue: 16)
+    static let cause = EnvelopeFields(rawValue: 32)
+    static let id = EnvelopeFields(rawValue: 64)
+    static let idempotencyKey = EnvelopeFields(rawValue: 128)
+    static let type = EnvelopeFields(rawValue: 256)
+    static let payload = EnvelopeFields(rawValue: 512)
     static let required: EnvelopeFields = [.seq, .at, .origin, .type]
   }
 
   /// The envelope's members in the order the writer writes them: member i is the field whose
   /// raw value is 1 << i.
   private static let envelopeMembers: [StaticString] = [
-    "v", "seq", "at", "origin", "cause", "id", "idempotencyKey", "type", "payload",
+    "v", "seq", "at", "origin", "requestId", "cause", "id", "idempotencyKey", "type", "payload",
   ]
 
   // MARK: Payloads

@@ -67,12 +67,21 @@ extension AccessControl {
   }
 
   func problem(granting p: Action.GrantPrivilege) -> AccessProblem? {
+    problem(changing: p, granting: true)
+  }
+
+  func problem(revoking p: Action.RevokePrivilege) -> AccessProblem? {
+    problem(changing: p, granting: false)
+  }
+
+  /// Why `p.by` cannot grant (or revoke) `p.privilege` to (from) `p.group`; nil when it can.
+  private func problem(changing p: Action.PrivilegeChange, granting: Bool) -> AccessProblem? {
     let held: Set<Privilege>
     switch actor(p.by, needing: Privilege.groupsManage) {
     case .failure(let problem): return problem
     case .success(let privileges): held = privileges
     }
-    guard Privilege.all.contains(p.privilege) else {
+    guard !granting || Privilege.all.contains(p.privilege) else {
       return AccessProblem(.invalid, "no privilege is called '\(p.privilege)'")
     }
     guard let group = groups[p.group] else {
@@ -83,32 +92,13 @@ extension AccessControl {
     }
     guard held.contains(p.privilege) else {
       return AccessProblem(
-        .forbidden, "\(p.by) cannot grant \(p.privilege), which it does not hold")
+        .forbidden,
+        "\(p.by) cannot \(granting ? "grant" : "revoke") \(p.privilege), which it does not hold")
     }
-    guard !group.privileges.contains(p.privilege) else {
-      return AccessProblem(.conflict, "group '\(p.group)' already holds \(p.privilege)")
-    }
-    return nil
-  }
-
-  func problem(revoking p: Action.RevokePrivilege) -> AccessProblem? {
-    let held: Set<Privilege>
-    switch actor(p.by, needing: Privilege.groupsManage) {
-    case .failure(let problem): return problem
-    case .success(let privileges): held = privileges
-    }
-    guard let group = groups[p.group] else {
-      return AccessProblem(.notFound, "no group is called '\(p.group)'")
-    }
-    guard p.group != Self.adminGroup else {
-      return AccessProblem(.conflict, "the admin group always holds every privilege")
-    }
-    guard held.contains(p.privilege) else {
+    guard group.privileges.contains(p.privilege) != granting else {
       return AccessProblem(
-        .forbidden, "\(p.by) cannot revoke \(p.privilege), which it does not hold")
-    }
-    guard group.privileges.contains(p.privilege) else {
-      return AccessProblem(.conflict, "group '\(p.group)' does not hold \(p.privilege)")
+        .conflict,
+        "group '\(p.group)' \(granting ? "already holds" : "does not hold") \(p.privilege)")
     }
     return nil
   }

@@ -32,11 +32,11 @@ struct APICall: Sendable {
     let form = URLEncodedForm.encode(parameters)
     var url = base + endpoint.path
     var method = endpoint.method
-    if method == "GET", url.utf8.count + 1 + form.utf8.count > Self.longestGetURL {
+    if method == .get, url.utf8.count + 1 + form.utf8.count > Self.longestGetURL {
       method = "POST"
     }
     var body: [UInt8] = []
-    if method == "GET" {
+    if method == .get {
       if !form.isEmpty { url += "?" + form }
     } else {
       headers.add("Content-Type", "application/x-www-form-urlencoded")

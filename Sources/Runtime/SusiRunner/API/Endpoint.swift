@@ -1,3 +1,5 @@
+import SusiHTTPTypes
+
 /// One SUSI API endpoint: where it is, how it is called, who may call it, and whether sending
 /// it twice is harmless.
 struct Endpoint: Sendable, Equatable {
@@ -15,7 +17,7 @@ struct Endpoint: Sendable, Equatable {
   var path: String
   /// `GET` for reads; `POST` with a form body wherever a password or a write is involved, so
   /// no secret travels in a URL.
-  var method: String
+  var method: HTTPMethod
   var access: Access
   /// True when sending the request twice leaves the server as sending it once. Only such
   /// requests are sent again after an attempt whose outcome is unknown (sent, then timeout or
@@ -27,68 +29,68 @@ struct Endpoint: Sendable, Equatable {
 /// The SUSI API as this client uses it, in one table.
 enum Endpoints {
   static let login = Endpoint(
-    path: "/aaa/login.json", method: "POST", access: .anonymous, idempotent: false,
+    path: "/aaa/login.json", method: .post, access: .anonymous, idempotent: false,
     why: "every login mints a new token, and failed attempts count towards the server's"
       + " lockout (10 per minute), so a blind resend could lock the account")
 
   static let logout = Endpoint(
-    path: "/aaa/login.json", method: "POST", access: .user, idempotent: true,
+    path: "/aaa/login.json", method: .post, access: .user, idempotent: true,
     why: "logout only ends the server-side session; ending it twice changes nothing")
 
   static let signup = Endpoint(
-    path: "/aaa/signup.json", method: "POST", access: .anonymous, idempotent: false,
+    path: "/aaa/signup.json", method: .post, access: .anonymous, idempotent: false,
     why: "creates an account and may mail a verification link; a resend is refused with"
       + " 'email is already taken' and can mail the user twice")
 
   static let groups = Endpoint(
-    path: "/cms/getGroups.json", method: "GET", access: .anonymous, idempotent: true,
+    path: "/cms/getGroups.json", method: .get, access: .anonymous, idempotent: true,
     why: "read-only")
 
   static let skillList = Endpoint(
-    path: "/cms/getSkillList.json", method: "GET", access: .anonymous, idempotent: true,
+    path: "/cms/getSkillList.json", method: .get, access: .anonymous, idempotent: true,
     why: "read-only")
 
   static let skillMetadata = Endpoint(
-    path: "/cms/getSkillMetadata.json", method: "GET", access: .anonymous, idempotent: true,
+    path: "/cms/getSkillMetadata.json", method: .get, access: .anonymous, idempotent: true,
     why: "read-only")
 
   static let rateSkill = Endpoint(
-    path: "/cms/fiveStarRateSkill.json", method: "POST", access: .user, idempotent: true,
+    path: "/cms/fiveStarRateSkill.json", method: .post, access: .user, idempotent: true,
     why: "one rating per user and skill: a repeat replaces the user's stars with the same"
       + " value (old bucket -1, new bucket +1), so the aggregate ends up the same")
 
   static let userRating = Endpoint(
-    path: "/cms/getRatingByUser.json", method: "GET", access: .user, idempotent: true,
+    path: "/cms/getRatingByUser.json", method: .get, access: .user, idempotent: true,
     why: "read-only")
 
   static let changeSettings = Endpoint(
-    path: "/aaa/changeUserSettings.json", method: "POST", access: .user, idempotent: true,
+    path: "/aaa/changeUserSettings.json", method: .post, access: .user, idempotent: true,
     why: "sets named keys to given values; setting them again to the same values is a no-op")
 
   static let listSettings = Endpoint(
-    path: "/aaa/listUserSettings.json", method: "GET", access: .user, idempotent: true,
+    path: "/aaa/listUserSettings.json", method: .get, access: .user, idempotent: true,
     why: "read-only")
 
   static let chat = Endpoint(
-    path: "/susi/chat.json", method: "GET", access: .tokenIfLoggedIn, idempotent: false,
+    path: "/susi/chat.json", method: .get, access: .tokenIfLoggedIn, idempotent: false,
     why: "each query becomes a new exchange in the user's memory, counts as skill usage and"
       + " may get a different (random) answer; a resend would duplicate the conversation")
 
   static let memory = Endpoint(
-    path: "/susi/memory.json", method: "GET", access: .tokenIfLoggedIn, idempotent: true,
+    path: "/susi/memory.json", method: .get, access: .tokenIfLoggedIn, idempotent: true,
     why: "read-only")
 
   /// Requests to other hosts than the SUSI server.
   static let webSearch = Endpoint(
-    path: "websearch", method: "GET", access: .anonymous, idempotent: true,
+    path: "websearch", method: .get, access: .anonymous, idempotent: true,
     why: "a read-only query to the search service")
 
   static let linkPreview = Endpoint(
-    path: "link preview", method: "GET", access: .anonymous, idempotent: true,
+    path: "link preview", method: .get, access: .anonymous, idempotent: true,
     why: "a plain GET of a public page")
 
   static let image = Endpoint(
-    path: "image", method: "GET", access: .anonymous, idempotent: true,
+    path: "image", method: .get, access: .anonymous, idempotent: true,
     why: "a plain GET of an image")
 
   /// Every endpoint, for documentation and tests.

@@ -1,6 +1,7 @@
 import SusiCore
 import SusiCrypto
 import SusiJSON
+import Synchronization
 
 /// Keeps the access token of each server in its own file under `<state>/credentials/`,
 /// mode 0600 in a 0700 folder, never anywhere else (not in the state, not in the log).
@@ -20,6 +21,8 @@ struct CredentialsStore: Sendable {
   }
 
   let directory: String
+  /// File names already worked out, by server: every chat asks, so the digest is made once.
+  private let paths = PathMemo()
 
   init(stateDirectory: String) {
     directory = stateDirectory + "/credentials"
@@ -27,8 +30,18 @@ struct CredentialsStore: Sendable {
 
   /// The file for `server`: named by a digest, so any URL makes a safe file name.
   func path(for server: String) -> String {
+    if let known = paths.names.withLock({ $0[server] }) { return known }
     let digest = ByteEncoding.hex(Array(Digest.sha256(Array(server.utf8)).prefix(12)))
-    return "\(directory)/token-\(digest).json"
+    let path = "\(directory)/token-\(digest).json"
+    paths.names.withLock { names in
+      // A few servers at most; a runaway set of names is simply not remembered.
+      if names.count < 64 { names[server] = path }
+    }
+    return path
+  }
+
+  private final class PathMemo: Sendable {
+    let names = Mutex<[String: String]>([:])
   }
 
   func save(_ credentials: Credentials) throws(RunnerFailure) {

@@ -78,13 +78,22 @@ struct RequestSender: Sendable {
     }
   }
 
-  /// One attempt, cut off after the request's total timeout on the runner's clock (the
-  /// transport's own timeouts may be coarser: a socket wait is bounded by the idle timeout).
+  /// One attempt, cut off after the request's total timeout on the runner's clock (by the
+  /// transport itself when it keeps that deadline and the clock is the machine's).
   private func attempt(_ request: TransportRequest) async -> Result<
     TransportResponse, TransportError
   > {
     let transport = transport
     let clock = clock
+    // On the machine's clock a transport that keeps the deadline itself needs no timer task
+    // beside it: no task group, no timer armed and cancelled per request.
+    if clock is SystemTimeSource && transport.keepsTotalTimeout(of: request) {
+      do throws(TransportError) {
+        return .success(try await transport.send(request))
+      } catch {
+        return .failure(error)
+      }
+    }
     let deadline = Int64((request.totalTimeout * 1000).rounded(.up))
     return await withTaskGroup(of: Result<TransportResponse, TransportError>?.self) { group in
       group.addTask {

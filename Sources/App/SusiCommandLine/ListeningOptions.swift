@@ -1,0 +1,25 @@
+public import SusiOperatorLog
+
+/// What a command that listens (`susi serve`, `susi web`) reads from its command line: the
+/// port, the TLS files and the operators' log.
+public struct ListeningOptions: Sendable {
+  public var port: Int
+  public var tls: ServingTLSFiles?
+  public var log: OperatorLog
+
+  /// The options `invocation` gives (`--port` defaults to `defaultPort`); nil after saying on
+  /// standard error, as `susi COMPONENT: …`, why one of them is wrong.
+  public static func resolve(_ invocation: Invocation, component: String, defaultPort: Int)
+    -> ListeningOptions?
+  {
+    do throws(UsageError) {
+      let port = try invocation.parsed.port(default: defaultPort)
+      let tls = try ServingTLSFiles.resolve(invocation.parsed)
+      guard let log = OperatorLogOptions.log(invocation, component: component) else { return nil }
+      return ListeningOptions(port: port, tls: tls, log: log)
+    } catch {
+      StandardStream.error.line("susi \(component): \(error.message)")
+      return nil
+    }
+  }
+}
