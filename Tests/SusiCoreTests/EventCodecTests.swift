@@ -40,6 +40,13 @@ public import Testing
     }
   }
 
+  /// Replay moves every event it reads through the reader and the reducer: a payload that holds
+  /// a whole skill is boxed, so that no action costs a copy of hundreds of bytes.
+  @Test func anEventIsSmallToCopy() {
+    #expect(MemoryLayout<Action>.size <= 96)
+    #expect(MemoryLayout<Event>.size <= 192)
+  }
+
   @Test func writesTheEnvelopeFieldsFirstInAFixedOrder() {
     let event = Event(
       seq: 8, at: Self.at, origin: .runner, cause: 7, id: ["b": 1, "a": [true]],

@@ -153,6 +153,37 @@ import Testing
     }
   }
 
+  @Test func readsTheChecksumDigitsAndRefusesAnyOtherByteAmongThem() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.file("digits.jsonl")
+    let object = #"{"v":2,"seq":2,"type":"x""#
+    let crc = CRC32C.checksum(Array(object.utf8))
+    let digits = Array(String(crc, radix: 16).leftPadded(to: 8).utf8)
+    func read(_ digits: [UInt8]) throws -> EventLogError.Code? {
+      let line = Array(object.utf8) + Array(#","crc":""#.utf8) + digits + Array(#""}"#.utf8)
+      try writeFile(path, Array(#"{"seq":1}\#n"#.utf8) + line + [0x0A])
+      let reader = try EventLogReader(path: path)
+      _ = try reader.next()
+      return eventLogError { _ = try reader.next() }?.code
+    }
+    #expect(try read(digits) == nil)
+    // Every byte in one place; in every place, those next to the digits' ranges and a few more.
+    let edges: [UInt8] =
+      [0x01, 0x20, 0x22, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x46, 0x47, 0x60]
+      + [0x61, 0x66, 0x67, 0x7F, 0x80, 0xB0, 0xE6, 0xFF]
+    let cases = (0..<8).flatMap { position in
+      (position == 5 ? Array(UInt8.min...UInt8.max) : edges).map { (position, $0) }
+    }
+    for (position, byte) in cases where byte != 0x0A && byte != 0 {
+      var changed = digits
+      changed[position] = byte
+      let isHex = (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+      let expected: EventLogError.Code? =
+        byte == digits[position] ? nil : isHex ? .checksumMismatch : .malformedLine
+      #expect(try read(changed) == expected, "byte \(byte) at \(position)")
+    }
+  }
+
   @Test func rejectsLinesLongerThanTheLimit() throws {
     let directory = try TemporaryDirectory()
     let path = directory.file("long.jsonl")
@@ -172,5 +203,11 @@ import Testing
     let error = eventLogError { _ = try EventLogReader(path: directory.file("absent.jsonl")) }
     #expect(error?.code == .fileError)
     #expect(error?.errno == ENOENT)
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to length: Int) -> String {
+    String(repeating: "0", count: max(0, length - count)) + self
   }
 }

@@ -150,4 +150,76 @@ import Testing
       #expect(throws: JSONParseError.self) { _ = try reader.int() }
     }
   }
+
+  @Test func findsTheMemberAWriterPutsNextByItsBytes() throws {
+    let text = #"{"v":2,"query":"hi","q":1, "spaced":2,"\u0071":3,"last":4}"#
+    try Array(text.utf8).withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      try reader.enterObject()
+      let found1 = reader.nextKey(is: "query")
+      #expect(!found1, "not the first member")
+      let found2 = reader.nextKey(is: "v")
+      #expect(found2)
+      #expect(try reader.int() == 2)
+      let found3 = reader.nextKey(is: "quer")
+      #expect(!found3, "a prefix is not the key")
+      let found4 = reader.nextKey(is: "queryX")
+      #expect(!found4)
+      let found5 = reader.nextKey(is: "query")
+      #expect(found5)
+      #expect(try reader.string() == "hi")
+      let found6 = reader.nextKey(is: "q")
+      #expect(found6)
+      #expect(try reader.int() == 1)
+      // Whitespace and escapes are left to nextKey, which then reads the key.
+      let found7 = reader.nextKey(is: "spaced")
+      #expect(!found7)
+      let spaced = try #require(try reader.nextKey())
+      #expect(spaced == "spaced")
+      #expect(try reader.int() == 2)
+      let found8 = reader.nextKey(is: "q")
+      #expect(!found8)
+      let escaped = try #require(try reader.nextKey())
+      #expect(escaped.hasEscapes)
+      #expect(try reader.int() == 3)
+      let found9 = reader.nextKey(is: "last")
+      #expect(found9)
+      #expect(try reader.int() == 4)
+      let found10 = reader.nextKey(is: "last")
+      #expect(!found10, "the object has ended")
+      #expect(try reader.nextKey() == nil)
+      try reader.finish()
+    }
+  }
+
+  @Test(arguments: [
+    "1", "7", "42", "1234567890", "12345678901234567", "123456789012345678",
+    "9223372036854775807", "9223372036854775808", "-5", "0", "00", "01", "1.5", "1e3", "1E3",
+    "2.", "12 ", "12,", "12]", "-", "x",
+  ])
+  func readsIntegersAsTheParserDoes(_ number: String) {
+    // In an array, so that something follows the number.
+    let text = "[" + number + "]"
+    let parsed = try? JSONParser.parse(text)
+    Array(text.utf8).withUnsafeBytes { raw in
+      var reader = JSONReader(raw)
+      var read: Int?
+      do {
+        try reader.enterArray()
+        _ = try reader.nextElement()
+        read = try reader.int()
+        // Whatever follows the number must end the array, as `[n]` does.
+        if try reader.nextElement() { read = nil }
+        try reader.finish()
+      } catch {
+        read = nil
+      }
+      if case .array(let elements) = parsed, elements.count == 1, case .int(let value) = elements[0]
+      {
+        #expect(read == value, "\(number)")
+      } else {
+        #expect(read == nil, "\(number)")
+      }
+    }
+  }
 }

@@ -40,7 +40,7 @@ public enum Action: Equatable, Sendable {
   // Large payloads are boxed, so that every other action (and every event) stays small to copy.
   indirect case skillLoaded(SkillLoaded)
   indirect case ratingSubmitted(RatingSubmitted)
-  case userRatingLoaded(UserRatingLoaded)
+  indirect case userRatingLoaded(UserRatingLoaded)
   case settingsChanged(SettingsChanged)
   case settingsSynced(SettingsSynced)
   case messageReceived(MessageReceived)

@@ -95,6 +95,37 @@ public struct JSONParser: ~Copyable {
     JSONParseError(offset: index, reason: reason)
   }
 
+  /// Moves `index` past the bytes that need nothing done inside a string (printable ASCII other
+  /// than `"` and `\`), eight at a time; stops at the first other byte, or where fewer than
+  /// eight bytes are left.
+  @inlinable @inline(__always)
+  mutating func skipPlainStringBytes() {
+    guard let base else { return }
+    while end &- index >= 8 {
+      let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      let special = Self.unplainBytes(word)
+      guard special == 0 else {
+        index &+= special.trailingZeroBitCount &>> 3
+        return
+      }
+      index &+= 8
+    }
+  }
+
+  /// The high bit of each byte of `word` (in memory order from the lowest) that is a quote, a
+  /// backslash, a control character or not ASCII. The lowest such byte is always marked; bytes
+  /// above it may be marked when they are not such bytes (a borrow), so only the lowest counts.
+  @inlinable @inline(__always)
+  static func unplainBytes(_ word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let quotes = word ^ (ones &* 0x22)
+    let backslashes = word ^ (ones &* 0x5C)
+    let zeroQuote = (quotes &- ones) & ~quotes
+    let zeroBackslash = (backslashes &- ones) & ~backslashes
+    let control = word &- (ones &* 0x20)
+    return (zeroQuote | zeroBackslash | control | word) & (ones &* 0x80)
+  }
+
   @inlinable @inline(__always)
   mutating func skipWhitespace() {
     // Compact text (what programs write) has none: one comparison and out.
@@ -218,6 +249,8 @@ public struct JSONParser: ~Copyable {
     // UTF-8 check.
     var high: UInt8 = 0
     while index < end {
+      skipPlainStringBytes()
+      guard index < end else { break }
       let c = byte(index)
       if c == UInt8(ascii: "\"") {
         let slice = UnsafeBufferPointer(start: base! + start, count: index - start)

@@ -198,19 +198,28 @@ enum EventLogLine {
     return (value, index)
   }
 
+  /// The 8 lower-case hex digits at `start`, read all at once (no branch per digit).
   private static func parseHex(_ line: UnsafeMutableRawBufferPointer, at start: Int) -> UInt32? {
-    var value: UInt32 = 0
-    for index in start..<(start + 8) {
-      let byte = line[index]
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-      default: return nil
-      }
-      value = value << 4 | UInt32(digit)
-    }
-    return value
+    guard start >= 0, line.count - start >= 8, let base = line.baseAddress else { return nil }
+    let word = UInt64(littleEndian: (base + start).loadUnaligned(as: UInt64.self))
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs = ones &* 0x80
+    guard word & highs == 0 else { return nil }
+    // A byte below 0x80 plus at most 0x50 stays below 0x100: no carry reaches the next byte, and
+    // each sum's high bit says whether the byte is at least the bound.
+    let atLeastZero = word &+ ones &* (0x80 - 0x30)
+    let aboveNine = word &+ ones &* (0x80 - 0x3A)
+    let atLeastA = word &+ ones &* (0x80 - 0x61)
+    let aboveF = word &+ ones &* (0x80 - 0x67)
+    let digits = atLeastZero & ~aboveNine & highs
+    let letters = atLeastA & ~aboveF & highs
+    guard digits | letters == highs else { return nil }
+    // Each byte's value (a-f: low nibble + 9), then the eight nibbles gathered, first one highest.
+    var value = (word & (ones &* 0x0F)) &+ (letters &>> 7) &* 9
+    value = ((value & 0x000F_000F_000F_000F) &<< 4) | ((value &>> 8) & 0x000F_000F_000F_000F)
+    value = ((value & 0x0000_00FF_0000_00FF) &<< 8) | ((value &>> 16) & 0x0000_00FF_0000_00FF)
+    value = ((value & 0xFFFF) &<< 16) | ((value &>> 32) & 0xFFFF)
+    return UInt32(truncatingIfNeeded: value)
   }
 
   private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

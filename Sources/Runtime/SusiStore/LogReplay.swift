@@ -28,7 +28,28 @@ public enum LogReplay {
   public static func run(
     path: String, into recovered: inout Recovered, until: Int? = nil,
     after checkpoint: EventLogCheckpoint? = nil,
-    visit: (Event, [Effect], State) throws -> Void = { _, _, _ in }
+    visit: (Event, [Effect], State) throws -> Void
+  ) throws(Failure) -> EventLogTornTail? {
+    try run(
+      path: path, into: &recovered, until: until, after: checkpoint, visiting: true, visit)
+  }
+
+  /// Replays the log at `path` into `recovered`, as `run(path:into:until:after:visit:)` does
+  /// with nobody to visit.
+  @discardableResult
+  public static func run(
+    path: String, into recovered: inout Recovered, until: Int? = nil,
+    after checkpoint: EventLogCheckpoint? = nil
+  ) throws(Failure) -> EventLogTornTail? {
+    try run(
+      path: path, into: &recovered, until: until, after: checkpoint, visiting: false
+    ) { _, _, _ in }
+  }
+
+  private static func run(
+    path: String, into recovered: inout Recovered, until: Int?,
+    after checkpoint: EventLogCheckpoint?, visiting: Bool,
+    _ visit: (Event, [Effect], State) throws -> Void
   ) throws(Failure) -> EventLogTornTail? {
     let reader: EventLogReader
     do {
@@ -56,6 +77,12 @@ public enum LogReplay {
             path: path, line: record.line,
             message: "the record's seq \(event.seq) does not match its frame (\(record.seq))",
             isCorruption: true)
+        }
+        // Without a visitor nothing reads the state between events: handing it to one would
+        // copy it (a retain of each of its members) per event.
+        guard visiting else {
+          recovered.apply(event)
+          return
         }
         let effects = recovered.apply(event).effects
         try visit(event, effects, recovered.state)

@@ -27,8 +27,12 @@ public struct ResultLedger: Sendable {
 
   /// Records a result of `cause`, forgetting the cause once it is paid up.
   mutating func settle(_ cause: Int) {
-    guard let entry = owed[cause] else { return }
-    if entry.results <= 1 { owed[cause] = nil } else { owed[cause] = (entry.id, entry.results - 1) }
+    guard let index = owed.index(forKey: cause) else { return }
+    if owed.values[index].results <= 1 {
+      owed.remove(at: index)
+    } else {
+      owed.values[index].results -= 1
+    }
   }
 
   /// The id to stamp on a result of `cause` (the ledger is settled when that result is folded in).

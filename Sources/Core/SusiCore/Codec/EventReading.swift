@@ -37,16 +37,16 @@ extension Event {
     var type: ActionType?
     var action: Action?
     try r.enterObject()
-    while let key = try r.nextKey() {
-      let field = EnvelopeFields(key)
-      guard !field.isEmpty, seen.isDisjoint(with: field) else { throw Unusual() }
+    // Member i of `envelopeMembers` is the field with raw value 1 << i.
+    let complete = try readMembers(&r, envelopeMembers) { index, r in
+      let field = EnvelopeFields(rawValue: 1 << index)
       seen.insert(field)
       switch field {
       case .version: version = try r.int()
       case .seq: seq = try r.int()
       case .at:
         let text = try r.stringBytes()
-        guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { throw Unusual() }
+        guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { return false }
         at = t
       case .origin: origin.rawValue = try r.string()
       case .requestID: if !(try r.null()) { origin.requestID = try r.string() }
@@ -59,13 +59,15 @@ extension Event {
         }
       case .idempotencyKey: if !(try r.null()) { idempotencyKey = try r.string() }
       case .type:
-        guard let t = actionType(try r.stringBytes()) else { throw Unusual() }
+        guard let t = actionType(try r.stringBytes()) else { return false }
         type = t
       default:  // .payload
-        guard let type, let a = try readAction(type, &r) else { throw Unusual() }
+        guard let type, let a = try readAction(type, &r) else { return false }
         action = a
       }
+      return true
     }
+    guard complete else { throw Unusual() }
     try r.finish()
     guard version == 1 || version == formatVersion, seen.contains(.required) else {
       throw Unusual()
@@ -74,7 +76,8 @@ extension Event {
       // No payload member: `{}`.
       action = try Action.decode(type: type.rawValue, payload: nil)
     }
-    guard let action else { throw Unusual() }
+    // Moved out, not copied.
+    guard let action = action.take() else { throw Unusual() }
     return Event(
       seq: seq, at: at, origin: origin, cause: cause, id: id, idempotencyKey: idempotencyKey,
       action: action)
@@ -93,6 +96,9 @@ extension Event {
 
   /// The action type named by `key`; nil for an unknown name or one written with escapes.
   private static func actionType(_ key: JSONReader.Key) -> ActionType? {
+    // Most of a log.
+    if key == "messageReceived" { return .messageReceived }
+    if key == "sendMessage" { return .sendMessage }
     guard !key.hasEscapes, key.bytes.count < actionTypesByLength.count else { return nil }
     for candidate in actionTypesByLength[key.bytes.count]
     where candidate.name.withUnsafeBytes({ $0.elementsEqual(key.bytes) }) {
@@ -104,37 +110,25 @@ extension Event {
   /// The envelope's members, to refuse a repeated one.
   private struct EnvelopeFields: OptionSet {
     let rawValue: UInt16
-    init(rawValue: UInt16) { self.rawValue = rawValue }
 
     static let version = EnvelopeFields(rawValue: 1)
     static let seq = EnvelopeFields(rawValue: 2)
     static let at = EnvelopeFields(rawValue: 4)
     static let origin = EnvelopeFields(rawValue: 8)
-    static let cause = EnvelopeFields(rawValue: 16)
-    static let id = EnvelopeFields(rawValue: 32)
-    static let idempotencyKey = EnvelopeFields(rawValue: 64)
-    static let type = EnvelopeFields(rawValue: 128)
-    static let payload = EnvelopeFields(rawValue: 256)
-    static let requestID = EnvelopeFields(rawValue: 512)
+    static let requestID = EnvelopeFields(rawValue: 16)
+    static let cause = EnvelopeFields(rawValue: 32)
+    static let id = EnvelopeFields(rawValue: 64)
+    static let idempotencyKey = EnvelopeFields(rawValue: 128)
+    static let type = EnvelopeFields(rawValue: 256)
+    static let payload = EnvelopeFields(rawValue: 512)
     static let required: EnvelopeFields = [.seq, .at, .origin, .type]
-
-    init(_ key: JSONReader.Key) {
-      // The length picks the one candidate; its bytes must then match. (A one-character
-      // `StaticString` may have no pointer for `==` to compare, so `v` is checked by hand.)
-      switch key.bytes.count {
-      case 1: self = !key.hasEscapes && key.bytes[0] == UInt8(ascii: "v") ? .version : []
-      case 2: self = key == "at" ? .at : key == "id" ? .id : []
-      case 3: self = key == "seq" ? .seq : []
-      case 4: self = key == "type" ? .type : []
-      case 5: self = key == "cause" ? .cause : []
-      case 6: self = key == "origin" ? .origin : []
-      case 7: self = key == "payload" ? .payload : []
-      case 9: self = key == "requestId" ? .requestID : []
-      case 14: self = key == "idempotencyKey" ? .idempotencyKey : []
-      default: self = []
-      }
-    }
   }
+
+  /// The envelope's members in the order the writer writes them: member i is the field whose
+  /// raw value is 1 << i.
+  private static let envelopeMembers: [StaticString] = [
+    "v", "seq", "at", "origin", "requestId", "cause", "id", "idempotencyKey", "type", "payload",
+  ]
 
   // MARK: Payloads
 
@@ -144,13 +138,11 @@ extension Event {
     case .sendMessage:
       var query: String?
       var language: String??
-      let complete = try readObject(&r) { key, r in
-        if key == "query", query == nil {
+      let complete = try readObject(&r, sendMessageMembers) { index, r in
+        if index == 0 {
           query = try r.string()
-        } else if key == "language", language == nil {
-          language = .some(try r.null() ? nil : try r.string())
         } else {
-          return false
+          language = .some(try r.null() ? nil : try r.string())
         }
         return true
       }
@@ -170,21 +162,17 @@ extension Event {
     var skill: String??
     var planned: [PlannedAnswer]?
     var anonymous: Bool??
-    let complete = try readObject(&r) { key, r in
-      if key == "query", query == nil {
-        query = try r.string()
-      } else if key == "answers", answers == nil {
+    let complete = try readObject(&r, messageReceivedMembers) { index, r in
+      switch index {
+      case 0: query = try r.string()
+      case 1:
         guard let read = try readAnswers(&r) else { return false }
         answers = read
-      } else if key == "skill", skill == nil {
-        skill = .some(try r.null() ? nil : try r.string())
-      } else if key == "anonymous", anonymous == nil {
-        anonymous = .some(try r.null() ? nil : try r.bool())
-      } else if key == "planned", planned == nil {
+      case 2: skill = .some(try r.null() ? nil : try r.string())
+      case 3:
         // Rare: read through the tree decoder's own reader.
         planned = try readPlanned(member("planned", try r.value()), "planned")
-      } else {
-        return false
+      default: anonymous = .some(try r.null() ? nil : try r.bool())
       }
       return true
     }
@@ -217,55 +205,86 @@ extension Event {
   /// or nil.
   private static func readPlainAnswer(_ r: inout JSONReader) throws -> AnswerAction? {
     try r.enterObject()
-    guard let first = try r.nextKey(), first == "type" else { return nil }
+    if !r.nextKey(is: "type") {
+      guard let first = try r.nextKey(), first == "type" else { return nil }
+    }
     let type = try r.stringBytes()
     if type == "answer" {
       var expression: String?
       var language: String??
       var mood: String??
-      while let key = try r.nextKey() {
-        if key == "expression", expression == nil {
-          expression = try r.string()
-        } else if key == "language", language == nil {
-          language = .some(try r.null() ? nil : try r.string())
-        } else if key == "mood", mood == nil {
-          mood = .some(try r.null() ? nil : try r.string())
-        } else {
-          return nil
+      let complete = try readMembers(&r, answerMembers) { index, r in
+        switch index {
+        case 0: expression = try r.string()
+        case 1: language = .some(try r.null() ? nil : try r.string())
+        default: mood = .some(try r.null() ? nil : try r.string())
         }
+        return true
       }
-      guard let expression else { return nil }
+      guard complete, let expression else { return nil }
       return .answer(expression: expression, language: language ?? nil, mood: mood ?? nil)
     }
     if type == "websearch" {
       var query: String?
       var count: Int??
-      while let key = try r.nextKey() {
-        if key == "query", query == nil {
+      let complete = try readMembers(&r, websearchMembers) { index, r in
+        if index == 0 {
           query = try r.string()
-        } else if key == "count", count == nil {
-          count = .some(try r.null() ? nil : try r.int())
         } else {
-          return nil
+          count = .some(try r.null() ? nil : try r.int())
         }
+        return true
       }
-      guard let query else { return nil }
+      guard complete, let query else { return nil }
       return .websearch(query: query, count: count ?? nil)
     }
     return nil
   }
 
-  /// Reads an object member by member through `member` (which returns false for a member it
-  /// does not take); false when a member was refused or the value is not an object.
+  private static let sendMessageMembers: [StaticString] = ["query", "language"]
+  private static let messageReceivedMembers: [StaticString] = [
+    "query", "answers", "skill", "planned", "anonymous",
+  ]
+  private static let answerMembers: [StaticString] = ["expression", "language", "mood"]
+  private static let websearchMembers: [StaticString] = ["query", "count"]
+
+  /// Reads an object whose members are among `names` through `member`, which gets each one's
+  /// index in `names` (and returns false to refuse it); false when the value is not an object.
   private static func readObject(
-    _ r: inout JSONReader, _ member: (JSONReader.Key, inout JSONReader) throws -> Bool
+    _ r: inout JSONReader, _ names: [StaticString],
+    _ member: (Int, inout JSONReader) throws -> Bool
   ) throws -> Bool {
     guard try r.kind() == .object else { return false }
     try r.enterObject()
-    while let key = try r.nextKey() {
-      guard try member(key, &r) else { return false }
+    return try readMembers(&r, names, member)
+  }
+
+  /// Reads the rest of an object (the reader past its `{` or a member), whose members are among
+  /// `names`, through `member`, which gets each one's index in `names` (and returns false to
+  /// refuse it). False when a member is not in `names` or comes twice.
+  ///
+  /// `names` lists the members in the order the writer writes them: the one that comes next is
+  /// found by its bytes, without reading its key (`JSONReader.nextKey(is:)`); any other is read
+  /// and looked up.
+  private static func readMembers(
+    _ r: inout JSONReader, _ names: [StaticString],
+    _ member: (Int, inout JSONReader) throws -> Bool
+  ) throws -> Bool {
+    var seen: UInt32 = 0
+    var next = 0
+    while true {
+      var index = next
+      while index < names.count, !r.nextKey(is: names[index]) { index += 1 }
+      if index == names.count {
+        guard let key = try r.nextKey() else { return true }
+        guard let found = names.firstIndex(where: { key == $0 }) else { return false }
+        index = found
+      }
+      guard seen & (1 << index) == 0 else { return false }
+      seen |= 1 << index
+      next = index + 1
+      guard try member(index, &r) else { return false }
     }
-    return true
   }
 
   /// A reader over the one-member object `{key: value}`, named like the payload, for the tree

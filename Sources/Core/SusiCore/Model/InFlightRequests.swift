@@ -15,8 +15,12 @@ public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDict
   public subscript(seq: Int) -> InFlightRequest? {
     get { bySeq[seq] }
     set {
-      if let old = bySeq[seq]?.key { unindex(seq, key: old) }
-      bySeq[seq] = newValue
+      // One look-up in `bySeq`, which also hands back the request it replaces.
+      let old =
+        if let newValue { bySeq.updateValue(newValue, forKey: seq) } else {
+          bySeq.removeValue(forKey: seq)
+        }
+      if let key = old?.key { unindex(seq, key: key) }
       if let key = newValue?.key { byKey[key, default: []].insert(seq) }
     }
   }

@@ -10,7 +10,7 @@ extension State {
   public static let transcriptLimit = 1_000
 
   /// Appends a transcript line, dropping the oldest ones in bulk past the limit.
-  private mutating func record(_ entry: ChatEntry) {
+  private mutating func record(_ entry: consuming ChatEntry) {
     if transcript.count >= 2 * Self.transcriptLimit {
       transcript.removeFirst(transcript.count - Self.transcriptLimit + 1)
     }
@@ -20,7 +20,10 @@ extension State {
   mutating func sendMessage(_ p: Action.SendMessage, _ event: Event) -> Reaction {
     let query = p.query.trimmed
     guard !query.isEmpty else { return .rejected("the query is empty") }
-    guard query.count <= Self.maximumQueryLength else {
+    // A string has no more characters than UTF-8 bytes: count characters only when it may be
+    // too long.
+    guard query.utf8.count <= Self.maximumQueryLength || query.count <= Self.maximumQueryLength
+    else {
       return .rejected("the query is longer than \(Self.maximumQueryLength) characters")
     }
     record(ChatEntry(seq: event.seq, at: event.at, speaker: .user, query: query))

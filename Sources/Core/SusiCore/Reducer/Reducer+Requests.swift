@@ -27,7 +27,8 @@ extension State {
       request.intent == intent || (orPlannedAnswer && request.isPlannedAnswer)
     else { return nil }
     inFlight[cause] = nil
-    lastErrors[request.type.rawValue] = nil
+    // Most of the time there is no error to clear: spare hashing the name.
+    if !lastErrors.isEmpty { lastErrors[request.type.rawValue] = nil }
     return request
   }
 
