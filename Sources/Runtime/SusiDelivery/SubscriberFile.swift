@@ -9,8 +9,9 @@ public protocol SubscriberStorage: Sendable {
   var name: String { get }
   /// Every subscriber, in the order they were added.
   func load() throws(PrivateFile.Failure) -> [Subscriber]
-  /// Adds `subscriber`, refusing a duplicate id; returns every subscriber stored now.
-  func add(_ subscriber: Subscriber) throws(PrivateFile.Failure) -> [Subscriber]
+  /// Adds `subscriber` unless one of its id is stored already (another node may have added it);
+  /// returns whether it did, and every subscriber stored now.
+  func add(_ subscriber: Subscriber) throws(PrivateFile.Failure) -> (added: Bool, now: [Subscriber])
   /// Removes subscriber `id`; returns whether there was one, and every subscriber stored now.
   func remove(_ id: String) throws(PrivateFile.Failure) -> (removed: Bool, now: [Subscriber])
 }
@@ -79,20 +80,24 @@ public final class SubscriberFile: Sendable {
     entries.withLock { $0.first { $0.id == id } }
   }
 
-  /// Adds a subscriber and writes the file; refuses a duplicate id.
-  public func add(_ subscriber: Subscriber) throws(PrivateFile.Failure) {
+  /// Adds a subscriber and writes the file; false (and nothing written) when a subscriber of
+  /// that id exists already.
+  @discardableResult
+  public func add(_ subscriber: Subscriber) throws(PrivateFile.Failure) -> Bool {
     if let storage {
       return try entries.withLock { (list) throws(PrivateFile.Failure) in
-        list = try storage.add(subscriber)
+        let stored = try storage.add(subscriber)
+        list = stored.now
+        return stored.added
       }
     }
-    try update { (list) throws(PrivateFile.Failure) in
-      guard !list.contains(where: { $0.id == subscriber.id }) else {
-        throw PrivateFile.Failure(
-          path: path ?? "subscribers", reason: "a subscriber \(subscriber.id) exists already")
-      }
+    var added = false
+    try update { list in
+      guard !list.contains(where: { $0.id == subscriber.id }) else { return }
       list.append(subscriber)
+      added = true
     }
+    return added
   }
 
   /// Removes a subscriber and writes the file; false when there was none.

@@ -24,16 +24,18 @@ public struct SubscriberRegistry: Sendable {
     }
     var subscriber = subscriber
     if subscriber.after == nil { subscriber.after = lastSeq }
-    guard file.subscriber(subscriber.id) == nil else {
-      throw SubscriberRefusal(
-        kind: .conflict, message: "a subscriber \(subscriber.id) exists already")
-    }
+    let conflict = SubscriberRefusal(
+      kind: .conflict, message: "a subscriber \(subscriber.id) exists already")
+    guard file.subscriber(subscriber.id) == nil else { throw conflict }
+    let added: Bool
     do {
       try cursors.clearBeforeRegistering(subscriber.id)
-      try file.add(subscriber)
+      added = try file.add(subscriber)
     } catch {
       throw SubscriberRefusal(kind: .storage, message: "\(error)")
     }
+    // Another node of a fleet added one of this id since this node last read the list.
+    guard added else { throw conflict }
     return subscriber
   }
 

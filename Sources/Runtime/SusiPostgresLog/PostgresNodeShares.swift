@@ -113,18 +113,16 @@ public final class PostgresSubscribers: SubscriberStorage {
     return list
   }
 
-  public func add(_ subscriber: Subscriber) throws(PrivateFile.Failure) -> [Subscriber] {
+  public func add(_ subscriber: Subscriber) throws(PrivateFile.Failure) -> (
+    added: Bool, now: [Subscriber]
+  ) {
     let inserted = try connection.run(name) { open throws(PostgresError) in
       try open.execute(
         "INSERT INTO susi_subscribers (log, id, subscriber) VALUES ($1, $2, $3) "
           + "ON CONFLICT (log, id) DO NOTHING",
         [.text(location.table), .text(subscriber.id), .bytes(subscriber.storedEntry())])
     }
-    guard inserted.affected == 1 else {
-      throw PrivateFile.Failure(
-        path: name, reason: "a subscriber \(subscriber.id) exists already")
-    }
-    return try load()
+    return (inserted.affected == 1, try load())
   }
 
   public func remove(_ id: String) throws(PrivateFile.Failure) -> (
