@@ -177,9 +177,9 @@ let package = Package(
       path: "Frontends/susi", swiftSettings: strict),
 
     // Testing: support linked by tests (and the benchmarks) only. A deterministic, realistic
-    // event stream; a loopback HTTP client and threads for blocking waits (nothing of susi's
-    // own); the reducer tester; and the runtime's helpers: a scripted runner, a fake transport,
-    // a test clock, and the driver of the built binary.
+    // event stream; a loopback HTTP client, threads for blocking waits and a scratch folder per
+    // test process (nothing of susi's own); the reducer tester; and the runtime's helpers: a
+    // scripted runner, a fake transport, a test clock, and the driver of the built binary.
     module("SusiSamples", in: "Testing", dependencies: ["SusiCore", "SusiJSON"]),
     module("SusiHTTPTesting", in: "Testing", dependencies: ["SusiHTTPTypes"]),
     // A certificate authority made at run time, for the TLS tests and benchmarks.
@@ -206,9 +206,11 @@ let package = Package(
       name: "SusiJSONTests", dependencies: ["SusiJSON", "SusiCrypto"], swiftSettings: strict),
     .testTarget(name: "SusiCryptoTests", dependencies: ["SusiCrypto"], swiftSettings: strict),
     .testTarget(
-      name: "SusiTLSTests", dependencies: ["SusiTLS", "SusiTLSTesting"], swiftSettings: strict),
+      name: "SusiTLSTests", dependencies: ["SusiTLS", "SusiTLSTesting", "SusiHTTPTesting"],
+      swiftSettings: strict),
     .testTarget(name: "SusiScriptTests", dependencies: ["SusiScript"], swiftSettings: strict),
-    .testTarget(name: "SusiFilesTests", dependencies: ["SusiFiles"], swiftSettings: strict),
+    .testTarget(
+      name: "SusiFilesTests", dependencies: ["SusiHTTPTesting", "SusiFiles"], swiftSettings: strict),
     .testTarget(
       name: "SusiTerminalTests", dependencies: ["SusiTerminal", "SusiTesting"],
       swiftSettings: strict),
@@ -221,6 +223,7 @@ let package = Package(
     .testTarget(
       name: "SusiEventLogTests",
       dependencies: [
+        "SusiHTTPTesting",
         "SusiEventLog", "SusiStore", "SusiTesting", "SusiCrypto", "SusiSamples", "susi-log-child",
         "SusiClock",
       ],
@@ -228,6 +231,7 @@ let package = Package(
     .testTarget(
       name: "SusiStoreTests",
       dependencies: [
+        "SusiHTTPTesting",
         "SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON", "SusiSamples",
         "SusiClock", "SusiCoreTesting",
       ],
@@ -242,7 +246,9 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "SusiRoundTripTests",
-      dependencies: ["SusiRoundTrip", "SusiCore", "SusiJSON", "SusiStore", "SusiEventLog"],
+      dependencies: [
+        "SusiHTTPTesting", "SusiRoundTrip", "SusiCore", "SusiJSON", "SusiStore", "SusiEventLog",
+      ],
       exclude: ["Inputs"], swiftSettings: strict),
     .testTarget(
       name: "SusiDeliveryTests",
@@ -306,6 +312,7 @@ let package = Package(
     .testTarget(
       name: "ReplayTests",
       dependencies: [
+        "SusiHTTPTesting",
         "SusiApplication", "SusiCommandLine", "SusiCore", "SusiEventLog", "SusiJSON", "SusiStore",
         "SusiTesting", "SusiServer", "susi",
       ],

@@ -3,6 +3,7 @@ import SusiApplication
 import SusiCommandLine
 import SusiCore
 import SusiCoreTesting
+import SusiHTTPTesting
 import SusiStore
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
   }
 
   private func freshFolder() throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let folder = TestScratch.root.appendingPathComponent(
       "susi-app-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

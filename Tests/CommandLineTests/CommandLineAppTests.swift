@@ -15,7 +15,7 @@ struct CommandLineAppTests {
   }
 
   private func folder() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let path = TestScratch.root.appendingPathComponent(
       "susi-cli-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -1,5 +1,6 @@
 import Foundation
 import SusiCommandLine
+import SusiHTTPTesting
 import SusiJSON
 import SusiTesting
 import Testing
@@ -13,7 +14,7 @@ struct ConfigAndOptionsTests {
   init() throws { susi = try SusiBinary.built() }
 
   private func folder() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let path = TestScratch.root.appendingPathComponent(
       "susi-config-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -197,7 +198,7 @@ struct ConfigAndOptionsTests {
 /// Remembering a server keeps the CA file remembered with it, and forgets one given for another.
 @Suite struct RememberingAServerTests {
   @Test func aCAFileStaysWithItsServerOnly() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let dir = TestScratch.root.appendingPathComponent(
       "susi-remember-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 import SusiTesting
 import Testing
 
@@ -14,7 +15,7 @@ struct RememberedServerTests {
   static let gone = "http://127.0.0.1:1"
 
   private func folder() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let path = TestScratch.root.appendingPathComponent(
       "susi-server-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 import SusiTesting
 import Testing
 
@@ -15,7 +16,7 @@ struct SecretCanaryTests {
   }
 
   @Test func thePasswordAndTheTokenStayOutOfEverything() async throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let dir = TestScratch.root.appendingPathComponent(
       "susi-canary-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

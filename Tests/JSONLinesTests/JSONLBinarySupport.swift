@@ -8,7 +8,7 @@ import SusiTesting
 enum JSONLBinary {
   /// A fresh, empty folder for one test's state.
   static func freshFolder() throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let folder = TestScratch.root.appendingPathComponent(
       "susi-jsonl-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 import SusiTesting
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
   init() throws { susi = try SusiBinary.built() }
 
   @Test func aHugeAverageAndDatesOutside0000To9999AreSummarised() async throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let dir = TestScratch.root.appendingPathComponent(
       "susi-replay-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 import SusiTesting
 import Testing
 
@@ -20,7 +21,7 @@ struct ReplayCommandTests {
   }
 
   private func folder() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let path = TestScratch.root.appendingPathComponent(
       "susi-replay-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -202,7 +203,7 @@ struct ReplayCommandTests {
 @Suite struct ReplayTerminalSafetyTests {
   @Test func theSummaryOfAHostileLogHoldsNoEscapeSequence() async throws {
     let susi = try SusiBinary.built()
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let dir = TestScratch.root.appendingPathComponent(
       "susi-replay-hostile-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -6,6 +6,7 @@ import SusiCoreTesting
 import SusiDelivery
 import SusiHTTPClient
 import SusiHTTPServer
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
@@ -39,7 +40,7 @@ final class InstantRunner: EffectsRunner {
 
 /// A fresh folder for one test's files.
 func temporaryDirectory() -> String {
-  let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+  let path = TestScratch.root.appendingPathComponent(
     "susi-webhook-\(UUID().uuidString)"
   ).path
   try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -1,13 +1,14 @@
 import Foundation
 import SusiCrypto
 import SusiEventLog
+import SusiHTTPTesting
 
 /// A fresh folder under the system's temporary directory, removed when the value goes away.
 final class TemporaryDirectory {
   let path: String
 
   init() throws {
-    let url = FileManager.default.temporaryDirectory
+    let url = TestScratch.root
       .appendingPathComponent("susi-eventlog-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
     path = url.path

@@ -1,5 +1,6 @@
 import Foundation
 import SusiFiles
+import SusiHTTPTesting
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Testing
 
 @Suite struct PrivateFileTests {
   private func folder() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let path = TestScratch.root.appendingPathComponent(
       "susi-files-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiEventLog
+import SusiHTTPTesting
 import SusiJSON
 import SusiRoundTrip
 import SusiStore
@@ -11,7 +12,7 @@ import Testing
 @Suite struct HostileReplyTests {
   /// A fresh folder, removed by the caller.
   static func folder() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let path = TestScratch.root.appendingPathComponent(
       "susi-roundtrip-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

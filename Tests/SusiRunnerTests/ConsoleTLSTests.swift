@@ -1,6 +1,7 @@
 import Foundation
 import SusiHTTPClient
 import SusiHTTPServer
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiTLSTesting
 import Synchronization
@@ -30,7 +31,7 @@ struct ConsoleTLSTests {
   }
 
   @Test func aCAFileWithoutCertificatesIsNamed() throws {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let file = TestScratch.root.appendingPathComponent(
       "console-ca-\(UUID().uuidString).pem")
     try "no certificates".write(to: file, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: file) }

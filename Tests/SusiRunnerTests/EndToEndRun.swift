@@ -4,6 +4,7 @@ import SusiCore
 import SusiCoreTesting
 import SusiEventLog
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
@@ -51,7 +52,7 @@ final class EndToEndRun: Sendable {
 
   /// Starts the server and the client in a new temporary folder.
   static func start() async throws -> EndToEndRun {
-    let folder = FileManager.default.temporaryDirectory
+    let folder = TestScratch.root
       .appendingPathComponent("susi-e2e-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(
       atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -1,6 +1,7 @@
 import Foundation
 import SusiClock
 import SusiCore
+import SusiHTTPTesting
 import SusiJSON
 import SusiRunner
 import SusiTesting
@@ -42,7 +43,7 @@ final class Harness: Sendable {
   deinit { try? FileManager.default.removeItem(atPath: directory) }
 
   static func makeTemporaryFolder() -> String {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let url = TestScratch.root.appendingPathComponent(
       "susi-runner-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url.path

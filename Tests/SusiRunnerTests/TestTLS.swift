@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 import SusiTLS
 import SusiTLSTesting
 
@@ -10,7 +11,7 @@ enum TestTLS {
   }()
 
   static let folder: String = {
-    let path = NSTemporaryDirectory() + "susi-tls-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let path = TestScratch.root.path + "/susi-tls-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
   }()

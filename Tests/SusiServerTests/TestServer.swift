@@ -1,6 +1,7 @@
 import Foundation
 import SusiClock
 import SusiHTTPServer
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
 import Testing
@@ -89,7 +90,7 @@ extension HTTPResponse {
 
 /// A fresh empty folder for one test.
 func temporaryDirectory() throws -> URL {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+  let url = TestScratch.root.appendingPathComponent(
     "susi-server-tests-\(UUID().uuidString)")
   try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   return url

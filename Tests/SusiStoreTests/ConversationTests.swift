@@ -2,6 +2,7 @@ import Foundation
 import SusiClock
 import SusiCore
 import SusiCoreTesting
+import SusiHTTPTesting
 import SusiStore
 import SusiTesting
 import Synchronization
@@ -52,7 +53,7 @@ import Testing
   }
 
   @Test func anotherProcesssIntentWithTheSameOriginIsAnotherEvent() async throws {
-    let folder = FileManager.default.temporaryDirectory
+    let folder = TestScratch.root
       .appendingPathComponent("susi-conversation-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -3,6 +3,7 @@ import SusiClock
 import SusiCore
 import SusiCoreTesting
 import SusiEventLog
+import SusiHTTPTesting
 import SusiStore
 import SusiTesting
 import Synchronization
@@ -59,7 +60,7 @@ import Testing
   }
 
   @Test func logHistoryReadsCheckedLinesAndFindsLateSeqs() throws {
-    let path = FileManager.default.temporaryDirectory
+    let path = TestScratch.root
       .appendingPathComponent("susi-following-\(UUID().uuidString).jsonl").path
     let writer = try EventLogWriter(path: path, options: .init(fsync: .never, firstSeq: nil))
     var lines: [[UInt8]] = []
@@ -85,7 +86,7 @@ import Testing
   }
 
   @Test func logHistoryRefusesADamagedLine() throws {
-    let path = FileManager.default.temporaryDirectory
+    let path = TestScratch.root
       .appendingPathComponent("susi-following-\(UUID().uuidString).jsonl").path
     let writer = try EventLogWriter(path: path, options: .init(fsync: .never, firstSeq: nil))
     for seq in 1...3 { _ = try writer.appendLine(event(seq).line) }

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiEventLog
+import SusiHTTPTesting
 import SusiSamples
 import SusiStore
 import Testing
@@ -11,7 +12,7 @@ import Testing
   /// A log of `count` realistic events in a fresh folder, and a feed over it that keeps only a
   /// few events in memory, so most reads go back to the file.
   private func log(count: Int) throws -> (path: String, feed: EventFeed) {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let folder = TestScratch.root.appendingPathComponent(
       "susi-past-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -3,6 +3,7 @@ import SusiClock
 import SusiCore
 import SusiCoreTesting
 import SusiEventLog
+import SusiHTTPTesting
 import SusiStore
 import SusiTesting
 import Testing
@@ -48,7 +49,7 @@ import Testing
   }
 
   private func log() throws -> String {
-    let folder = FileManager.default.temporaryDirectory
+    let folder = TestScratch.root
       .appendingPathComponent("susi-shared-plans-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     return folder + "/events.jsonl"

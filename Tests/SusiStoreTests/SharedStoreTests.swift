@@ -3,6 +3,7 @@ import SusiClock
 import SusiCore
 import SusiCoreTesting
 import SusiEventLog
+import SusiHTTPTesting
 import SusiStore
 import SusiTesting
 import Testing
@@ -27,7 +28,7 @@ import Testing
   }
 
   private func logFolder() throws -> String {
-    let folder = FileManager.default.temporaryDirectory
+    let folder = TestScratch.root
       .appendingPathComponent("susi-shared-store-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     return folder

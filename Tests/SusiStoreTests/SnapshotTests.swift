@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiEventLog
+import SusiHTTPTesting
 import SusiJSON
 import SusiSamples
 import SusiStore
@@ -14,7 +15,7 @@ import Testing
 
   /// A fresh folder holding a copy of `bytes` as `events.jsonl`.
   private func folder(with bytes: [UInt8]) throws -> (folder: String, log: String) {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let folder = TestScratch.root.appendingPathComponent(
       "susi-snapshot-\(UUID().uuidString)"
     ).path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 import SusiTLS
 import SusiTLSTesting
 import Testing
@@ -12,7 +13,7 @@ import Testing
 
   static let folder: String = {
     let path =
-      NSTemporaryDirectory() + "susi-tls-session-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+      TestScratch.root.path + "/susi-tls-session-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
   }()

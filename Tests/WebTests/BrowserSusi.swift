@@ -66,7 +66,7 @@ final class BrowserSusi: Sendable {
   }
 
   private static func makeFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    let folder = TestScratch.root.appendingPathComponent(
       "susi-web-test-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     return folder

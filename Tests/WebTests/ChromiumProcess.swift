@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 import SusiJSON
 import SusiTesting
 import Synchronization
@@ -44,7 +45,7 @@ final class ChromiumProcess: Sendable {
   /// Starts a headless browser with a fresh profile in a temporary folder.
   init() throws {
     let path = try Self.executable()
-    folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+    folder = TestScratch.root.appendingPathComponent(
       "susi-chromium-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let (childReads, parentWrites) = try Spawn.pipe()

@@ -21,7 +21,7 @@ import Synchronization
 
 /// A fresh folder for one test's files.
 func temporaryDirectory() -> String {
-  let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+  let path = TestScratch.root.appendingPathComponent(
     "susi-web-\(UUID().uuidString)"
   ).path
   try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

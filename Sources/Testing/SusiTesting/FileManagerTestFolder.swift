@@ -1,4 +1,5 @@
 import Foundation
+import SusiHTTPTesting
 
 /// A fresh folder under the temporary directory for one test.
 public struct FileManagerTestFolder: Sendable {
@@ -6,7 +7,7 @@ public struct FileManagerTestFolder: Sendable {
 
   public init() {
     path =
-      FileManager.default.temporaryDirectory.appendingPathComponent(
+      TestScratch.root.appendingPathComponent(
         "susi-text-\(UUID().uuidString)"
       ).path
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

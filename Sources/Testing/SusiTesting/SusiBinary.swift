@@ -45,7 +45,7 @@ public struct SusiBinary: Sendable {
   {
     var environment = [
       "PATH": "/usr/bin:/bin", "HOME": folder, "XDG_STATE_HOME": folder + "/xdg", "LANG": "C.UTF-8",
-      "TERM": "xterm", "TZ": "UTC",
+      "TERM": "xterm", "TZ": "UTC", "TMPDIR": TestScratch.root.path,
     ]
     environment.merge(extra) { $1 }
     return environment
