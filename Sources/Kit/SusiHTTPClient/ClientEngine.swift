@@ -142,7 +142,10 @@ final class ClientEngine: @unchecked Sendable {
       // Kept watched for input while idle: the server closing it (or sending anything) takes it
       // out of the pool at once, and the next exchange on it needs no new registration.
       loop.change(connection.fd, events: EPOLLIN.rawValue)
-      loop.rewatch(connection.fd) { [unowned self, unowned connection] _ in
+      // Weak: the pool may be gone by the time the loop sees the server close an idle
+      // connection (the transport released at exit, its loop not stopped yet).
+      loop.rewatch(connection.fd) { [weak self, weak connection] _ in
+        guard let self, let connection else { return }
         idleConnectionStirred(connection)
       }
     } else {
