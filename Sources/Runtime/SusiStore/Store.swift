@@ -358,8 +358,10 @@ public actor Store {
     follower = nil
     watch?.stop()
     watch = nil
-    plannedJobs = []
+    // Planned answers stay marked until the runner has stopped: one that comes due meanwhile is
+    // logged only if no other process logged its delivery first (see `receive`).
     await runner.shutdown()
+    plannedJobs = []
     accessFollowers = [:]
     feed.close()
     sink.close()
