@@ -128,12 +128,8 @@ struct PostgresServeNodesTests {
     SusiBinary.isolatedEnvironment(folder.path, ["SUSI_EMBEDDED_PORT": "0"])
   }
 
-  /// Starts `susi serve` on a free loopback port; the process and its port.
   private func startNode(_ arguments: [String]) async throws -> (SusiProcess, Int) {
-    let server = try susi.start(["serve", "--port", "0"] + arguments, environment: environment)
-    let url = try await onThread { try server.nextLine() } ?? ""
-    let port = try #require(url.split(separator: ":").last.flatMap { Int($0) }, "printed: \(url)")
-    return (server, port)
+    try await susi.startServeNode(arguments, environment: environment)
   }
 
   @Test func anIntentPostedToOneNodeReachesAStreamOnTheOther() async throws {
@@ -210,10 +206,7 @@ struct PostgresKilledNodeTests {
   }
 
   private func startNode(_ arguments: [String]) async throws -> (SusiProcess, Int) {
-    let server = try susi.start(["serve", "--port", "0"] + arguments, environment: environment)
-    let url = try await onThread { try server.nextLine() } ?? ""
-    let port = try #require(url.split(separator: ":").last.flatMap { Int($0) }, "printed: \(url)")
-    return (server, port)
+    try await susi.startServeNode(arguments, environment: environment)
   }
 
   /// Posts `sendMessage` intents from `clients` connections until `stop` says so or a post

@@ -27,11 +27,7 @@ struct PostgresFleetTests {
   }
 
   private func startNode(_ arguments: [String]) async throws -> (SusiProcess, Int) {
-    let server = try susi.start(
-      ["serve", "--port", "0", "--allow-private-targets"] + arguments, environment: environment)
-    let url = try await onThread { try server.nextLine() } ?? ""
-    let port = try #require(url.split(separator: ":").last.flatMap { Int($0) }, "printed: \(url)")
-    return (server, port)
+    try await susi.startServeNode(["--allow-private-targets"] + arguments, environment: environment)
   }
 
   @Test func intentsPostedToTwoNodesAreLoggedOnceInOrderAndSeenByStreamsAndSubscribers()
