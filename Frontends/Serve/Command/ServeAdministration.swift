@@ -120,17 +120,9 @@ public struct ServeAdministration: Sendable {
   func listKeys(json: Bool = false) async -> Outcome {
     let access = await store.state.access
     if json {
-      let keys = access.keys.keys.sorted().map { id -> JSON in
-        let key = access.keys[id]!
-        var object: [(String, JSON)] = [
-          ("id", .string(id)), ("groups", .array(key.groups.map { .string($0) })),
-          ("issuedAt", .string(key.issuedAt.rfc3339)), ("issuedBy", .string(key.issuedBy)),
-        ]
-        if let label = key.label { object.append(("label", .string(label))) }
-        if let revoked = key.revokedAt { object.append(("revokedAt", .string(revoked.rfc3339))) }
-        return .object(JSONObject(object))
-      }
-      return .success(JSON.array(keys).compactText + "\n")
+      var w = JSONWriter()
+      WebhookHandler.writeKeys(access, to: &w)
+      return .success(String(decoding: w.bytes, as: UTF8.self) + "\n")
     }
     var out = ""
     for id in access.keys.keys.sorted() {

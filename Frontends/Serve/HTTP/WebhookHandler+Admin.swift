@@ -70,19 +70,20 @@ extension WebhookHandler {
   func listKeys(_ caller: Caller) async throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.keysManage)
     let access = await store.state.access
-    return Self.json(200) { o in
-      o.field("keys") { w in
-        w.array(access.keys.keys.sorted()) { w, id in
-          let key = access.keys[id]!
-          w.object {
-            $0.field("id", id)
-            $0.field("groups", key.groups)
-            $0.field("label", key.label)
-            $0.field("issuedBy", key.issuedBy)
-            $0.field("issuedAt", key.issuedAt.rfc3339)
-            $0.field("revokedAt", key.revokedAt?.rfc3339)
-          }
-        }
+    return Self.json(200) { o in o.field("keys") { Self.writeKeys(access, to: &$0) } }
+  }
+
+  /// Every key (never its secret), by id: what `GET /admin/keys` and `keys list --json` show.
+  static func writeKeys(_ access: AccessControl, to w: inout JSONWriter) {
+    w.array(access.keys.keys.sorted()) { w, id in
+      let key = access.keys[id]!
+      w.object {
+        $0.field("id", id)
+        $0.field("groups", key.groups)
+        $0.field("label", key.label)
+        $0.field("issuedBy", key.issuedBy)
+        $0.field("issuedAt", key.issuedAt.rfc3339)
+        $0.field("revokedAt", key.revokedAt?.rfc3339)
       }
     }
   }

@@ -102,8 +102,8 @@ public final class WebhookHandler: HTTPHandler {
   }
 
   private func handle(_ request: HTTPRequest, principal: Principal?) async -> HTTPResponse {
-    guard let route = WebhookRoute(target: request.target) ?? WebhookRoute(path: request.path)
-    else {
+    let (routes, parameters) = WebhookRoute.matching(request)
+    guard let pattern = routes.first?.pattern else {
       let response = WebhookError.notFound(
         "no route \(request.path); see the list of endpoints in the README"
       ).response
@@ -112,61 +112,39 @@ public final class WebhookHandler: HTTPHandler {
     }
     let response: HTTPResponse
     do {
-      response = try await answer(request, route, principal)
+      guard let route = routes.first(where: { $0.method == request.method }) else {
+        let allowed = routes.map(\.method.text).joined(separator: ", ")
+        throw WebhookError(
+          405, "method_not_allowed", "\(pattern) answers \(allowed)", headers: ["Allow": allowed])
+      }
+      let principal = try principal ?? authenticate(request, needed: route.needsCaller)
+      response = try await route.answer(
+        self,
+        .init(
+          request: request, caller: principal.caller, holds: principal.holds,
+          parameters: parameters))
     } catch {
-      response = error.response
+      response = (error as? WebhookError ?? WebhookError(500, "internal", "\(error)")).response
     }
-    metrics.recordRequest(route: route.pattern, status: response.status)
+    metrics.recordRequest(route: pattern, status: response.status)
     return response
   }
 
-  private func answer(_ request: HTTPRequest, _ route: WebhookRoute, _ principal: Principal?)
-    async throws(WebhookError) -> HTTPResponse
+  /// The caller of a request that sent its own key (nobody for a route that needs none).
+  private func authenticate(_ request: HTTPRequest, needed: Bool) throws(WebhookError) -> Principal
   {
-    guard route.methods.contains(request.method) else {
-      let allowed = route.methods.map(\.text).joined(separator: ", ")
-      throw WebhookError(
-        405, "method_not_allowed",
-        "\(route.pattern) answers \(allowed)", headers: ["Allow": allowed])
+    guard needed else {
+      return Principal(caller: Caller(keyID: "", privileges: []), holds: { _ in false })
     }
-    if route == .healthz { return await healthz() }
     let caller: Caller
-    let holds: @Sendable (Privilege) -> Bool
-    if let principal {
-      caller = principal.caller
-      holds = principal.holds
-    } else {
-      do {
-        caller = try gate.authenticate(request.headers)
-      } catch {
-        throw .unauthorized(error.message)
-      }
-      let gate = self.gate
-      let keyID = caller.keyID
-      holds = { gate.allows(keyID, $0) }
+    do {
+      caller = try gate.authenticate(request.headers)
+    } catch {
+      throw .unauthorized(error.message)
     }
-    switch route {
-    case .actions: return try await postAction(request, caller)
-    case .state: return try await getState(caller)
-    case .events: return try await getEvents(request, caller)
-    case .eventStream: return try eventStream(request, caller, holds: holds)
-    case .healthz: return await healthz()
-    case .metrics: return try await getMetrics(caller)
-    case .adminAccess: return try await getAccess(caller)
-    case .adminGroups: return try await createGroup(request, caller)
-    case .adminGroupPrivileges(let group): return try await grant(request, caller, group: group)
-    case .adminGroupPrivilege(let group, let privilege):
-      return try await revoke(request, caller, group: group, privilege: privilege)
-    case .adminKeys:
-      return request.method == .get
-        ? try await listKeys(caller) : try await issueKey(request, caller)
-    case .adminKey(let id): return try await revokeKey(request, caller, id: id)
-    case .adminSubscribers:
-      return request.method == .get
-        ? try await listSubscribers(caller) : try await addSubscriber(request, caller)
-    case .adminSubscriber(let id): return try await removeSubscriber(caller, id: id)
-    case .adminSubscriberEnable(let id): return try await enableSubscriber(caller, id: id)
-    }
+    let gate = self.gate
+    let keyID = caller.keyID
+    return Principal(caller: caller, holds: { gate.allows(keyID, $0) })
   }
 
   // MARK: Shared pieces

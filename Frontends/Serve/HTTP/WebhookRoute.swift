@@ -1,101 +1,91 @@
+import SusiAccess
+import SusiCore
+import SusiHTTPServer
 import SusiHTTPTypes
 
-/// The routes of the webhook frontend, matched from a request's path.
-enum WebhookRoute: Equatable, Sendable {
-  case actions
-  case state
-  case events
-  case eventStream
-  case healthz
-  case metrics
-  case adminAccess
-  case adminGroups
-  case adminGroupPrivileges(group: String)
-  case adminGroupPrivilege(group: String, privilege: String)
-  case adminKeys
-  case adminKey(id: String)
-  case adminSubscribers
-  case adminSubscriber(id: String)
-  case adminSubscriberEnable(id: String)
+/// One route of the webhook frontend: the method and pattern it answers (`{name}` matches one
+/// non-empty path segment; the pattern is also the `route` label of metrics) and what answers
+/// it. `WebhookRoute.all` is every route, in one place.
+struct WebhookRoute: Sendable {
+  /// Throws only `WebhookError`s (a closure cannot declare that without repeating it per row).
+  typealias Answer = @Sendable (WebhookHandler, Call) async throws -> HTTPResponse
 
-  /// The route of the busiest paths straight from the request target (no percent-decoding,
-  /// no splitting); nil means "match the decoded path instead".
-  init?(target: String) {
-    var path = Substring(target)
-    if let mark = path.utf8.firstIndex(of: UInt8(ascii: "?")) { path = path[..<mark] }
-    switch path {
-    case "/actions": self = .actions
-    case "/events": self = .events
-    case "/events/stream": self = .eventStream
-    case "/state": self = .state
-    default: return nil
-    }
+  /// A request whose caller is known, with the values of the pattern's `{…}` segments.
+  struct Call {
+    var request: HTTPRequest
+    var caller: Caller
+    var holds: @Sendable (Privilege) -> Bool
+    var parameters: [String]
   }
 
-  /// The route for `path`, or nil (404).
-  init?(path: String) {
-    let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(
-      String.init)
-    switch parts {
-    case ["actions"]: self = .actions
-    case ["state"]: self = .state
-    case ["events"]: self = .events
-    case ["events", "stream"]: self = .eventStream
-    case ["healthz"]: self = .healthz
-    case ["metrics"]: self = .metrics
-    case ["admin", "access"]: self = .adminAccess
-    case ["admin", "groups"]: self = .adminGroups
-    case let p
-    where p.count == 4 && p[0] == "admin" && p[1] == "groups" && p[3] == "privileges"
-      && !p[2].isEmpty:
-      self = .adminGroupPrivileges(group: p[2])
-    case let p
-    where p.count == 5 && p[0] == "admin" && p[1] == "groups" && p[3] == "privileges"
-      && !p[2].isEmpty
-      && !p[4].isEmpty:
-      self = .adminGroupPrivilege(group: p[2], privilege: p[4])
-    case ["admin", "keys"]: self = .adminKeys
-    case let p where p.count == 3 && p[0] == "admin" && p[1] == "keys" && !p[2].isEmpty:
-      self = .adminKey(id: p[2])
-    case ["admin", "subscribers"]: self = .adminSubscribers
-    case let p where p.count == 3 && p[0] == "admin" && p[1] == "subscribers" && !p[2].isEmpty:
-      self = .adminSubscriber(id: p[2])
-    case let p
-    where p.count == 4 && p[0] == "admin" && p[1] == "subscribers" && p[3] == "enable"
-      && !p[2].isEmpty:
-      self = .adminSubscriberEnable(id: p[2])
-    default: return nil
-    }
+  let method: HTTPMethod
+  let pattern: String
+  /// False only for `/healthz`, which answers without a key.
+  var needsCaller = true
+  let answer: Answer
+
+  static let all: [WebhookRoute] = [
+    .init(method: .post, pattern: "/actions") { try await $0.postAction($1.request, $1.caller) },
+    .init(method: .get, pattern: "/state") { try await $0.getState($1.caller) },
+    .init(method: .get, pattern: "/events") { try await $0.getEvents($1.request, $1.caller) },
+    .init(method: .get, pattern: "/events/stream") {
+      try $0.eventStream($1.request, $1.caller, holds: $1.holds)
+    },
+    .init(method: .get, pattern: "/healthz", needsCaller: false) { h, _ in await h.healthz() },
+    .init(method: .get, pattern: "/metrics") { try await $0.getMetrics($1.caller) },
+    .init(method: .get, pattern: "/admin/access") { try await $0.getAccess($1.caller) },
+    .init(method: .post, pattern: "/admin/groups") {
+      try await $0.createGroup($1.request, $1.caller)
+    },
+    .init(method: .post, pattern: "/admin/groups/{group}/privileges") {
+      try await $0.grant($1.request, $1.caller, group: $1.parameters[0])
+    },
+    .init(method: .delete, pattern: "/admin/groups/{group}/privileges/{privilege}") {
+      try await $0.revoke(
+        $1.request, $1.caller, group: $1.parameters[0], privilege: $1.parameters[1])
+    },
+    .init(method: .get, pattern: "/admin/keys") { try await $0.listKeys($1.caller) },
+    .init(method: .post, pattern: "/admin/keys") { try await $0.issueKey($1.request, $1.caller) },
+    .init(method: .delete, pattern: "/admin/keys/{id}") {
+      try await $0.revokeKey($1.request, $1.caller, id: $1.parameters[0])
+    },
+    .init(method: .get, pattern: "/admin/subscribers") { try await $0.listSubscribers($1.caller) },
+    .init(method: .post, pattern: "/admin/subscribers") {
+      try await $0.addSubscriber($1.request, $1.caller)
+    },
+    .init(method: .delete, pattern: "/admin/subscribers/{id}") {
+      try await $0.removeSubscriber($1.caller, id: $1.parameters[0])
+    },
+    .init(method: .post, pattern: "/admin/subscribers/{id}/enable") {
+      try await $0.enableSubscriber($1.caller, id: $1.parameters[0])
+    },
+  ]
+
+  /// The routes without `{…}`, by pattern: the busiest paths are matched straight from the
+  /// request target (no percent-decoding, no splitting).
+  private static let fixed = Dictionary(grouping: all.filter { !$0.pattern.contains("{") }) {
+    Substring($0.pattern)
   }
 
-  /// The route's pattern, used as the `route` label of metrics.
-  var pattern: String {
-    switch self {
-    case .actions: "/actions"
-    case .state: "/state"
-    case .events: "/events"
-    case .eventStream: "/events/stream"
-    case .healthz: "/healthz"
-    case .metrics: "/metrics"
-    case .adminAccess: "/admin/access"
-    case .adminGroups: "/admin/groups"
-    case .adminGroupPrivileges: "/admin/groups/{group}/privileges"
-    case .adminGroupPrivilege: "/admin/groups/{group}/privileges/{privilege}"
-    case .adminKeys: "/admin/keys"
-    case .adminKey: "/admin/keys/{id}"
-    case .adminSubscribers: "/admin/subscribers"
-    case .adminSubscriber: "/admin/subscribers/{id}"
-    case .adminSubscriberEnable: "/admin/subscribers/{id}/enable"
+  /// The routes whose pattern matches the request's path (one per method), with the values of
+  /// their `{…}` segments; empty means 404.
+  static func matching(_ request: HTTPRequest) -> (routes: [WebhookRoute], parameters: [String]) {
+    var target = Substring(request.target)
+    if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) { target = target[..<mark] }
+    if let routes = fixed[target] { return (routes, []) }
+    let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+    for route in all {
+      let pattern = route.pattern.split(separator: "/", omittingEmptySubsequences: false)
+        .dropFirst()
+      guard pattern.count == parts.count else { continue }
+      var parameters: [String] = []
+      let matches = zip(pattern, parts).allSatisfy { expected, part in
+        guard expected.hasPrefix("{") else { return expected == part }
+        parameters.append(String(part))
+        return !part.isEmpty
+      }
+      if matches { return (all.filter { $0.pattern == route.pattern }, parameters) }
     }
-  }
-
-  /// The methods the route answers.
-  var methods: [HTTPMethod] {
-    switch self {
-    case .actions, .adminGroups, .adminGroupPrivileges, .adminSubscriberEnable: [.post]
-    case .state, .events, .eventStream, .healthz, .metrics, .adminAccess: [.get]
-    case .adminGroupPrivilege, .adminKey, .adminSubscriber: [.delete]
-    case .adminKeys, .adminSubscribers: [.get, .post]
-    }
+    return ([], [])
   }
 }

@@ -30,45 +30,25 @@ public final class WebhookMetrics: Sendable {
   }
 
   /// Figures that are read at the moment of the scrape rather than counted.
-  public struct Gauges: Sendable {
+  struct Gauges {
     /// Events appended since the server started.
-    public var eventsAppended: Int
-    /// The newest seq in the log.
-    public var lastSeq: Int
+    var eventsAppended: Int
+    var lastSeq: Int
     /// Requests the runner is working on.
-    public var effectsInFlight: Int
-    /// Each subscriber's backlog and state.
-    public var subscribers: [SubscriberGauge]
-
-    /// The figures of one scrape.
-    public init(
-      eventsAppended: Int, lastSeq: Int, effectsInFlight: Int, subscribers: [SubscriberGauge]
-    ) {
-      self.eventsAppended = eventsAppended
-      self.lastSeq = lastSeq
-      self.effectsInFlight = effectsInFlight
-      self.subscribers = subscribers
-    }
+    var effectsInFlight: Int
+    var subscribers: [SubscriberGauge]
   }
 
-  /// One subscriber's figures.
-  public struct SubscriberGauge: Sendable {
-    /// The subscriber's id.
-    public var id: String
+  struct SubscriberGauge {
+    var id: String
     /// Log events it has not been sent yet.
-    public var backlog: Int
+    var backlog: Int
     /// Whether deliveries to it have stopped.
-    public var disabled: Bool
-    /// A subscriber's figures.
-    public init(id: String, backlog: Int, disabled: Bool) {
-      self.id = id
-      self.backlog = backlog
-      self.disabled = disabled
-    }
+    var disabled: Bool
   }
 
   /// The exposition text: `# HELP`/`# TYPE` lines, then samples, every line ending in `\n`.
-  public func render(_ gauges: Gauges) -> String {
+  func render(_ gauges: Gauges) -> String {
     var out = PrometheusText()
     out.family(
       "susi_http_requests_total", "counter",

@@ -202,3 +202,70 @@ extension TextSession {
     return await input.nextLine()
   }
 }
+
+extension TextCommands {
+  /// The commands of this file, in the order `/help` lists them.
+  static let accountCommands: [TextCommandRow] = [
+    TextCommandRow(
+      name: "settings", help: "show your settings",
+      shell: Shell(
+        summary: "show, change or fetch your settings",
+        usage: "settings [set KEY VALUE | sync]",
+        discussion: """
+          'settings' shows the settings last confirmed by the server, 'settings set KEY VALUE'
+          changes one (needs a login), 'settings sync' fetches yours from the server. The server
+          keeps every value as text; true/false also read yes/no, on/off and 1/0. The keys:
+
+          """ + settingKeys,
+        examples: ["susi settings", "susi settings set theme dark", "susi settings sync"],
+        arguments: 0...100),
+      data: [.settingsChanged, .settingsSynced]
+    ) { session, _ in await session.showSettings() },
+    TextCommandRow(
+      name: "set", usage: "KEY VALUE", arguments: .setting,
+      help: "change a setting on the server (logged in)"
+    ) { try await $0.set($1.key ?? "", $1.text ?? "") },
+    TextCommandRow(name: "sync", help: "fetch your settings from the server (logged in)") {
+      session, _ in try await session.sync()
+    },
+    TextCommandRow(
+      name: "login", usage: "[EMAIL]",
+      arguments: .word(required: false, tooMany: "takes one EMAIL (the password is asked for)"),
+      help: "log in; the password is asked for without echo",
+      shell: Shell(
+        summary: "log in to the SUSI server", usage: "login [EMAIL] [--password-file FILE]",
+        discussion: """
+          The password is asked for without echo on a terminal, read from the first line of stdin
+          otherwise, or from --password-file. It is never taken from the command line or the
+          environment, and never written to the event log.
+          """,
+        examples: [
+          "susi login me@example.org",
+          "susi login me@example.org --password-file ~/.susi-password",
+        ],
+        options: [passwordFile], arguments: 0...1),
+      data: [.loggedIn]
+    ) { try await $0.login(email: $1.text) },
+    TextCommandRow(
+      name: "logout", help: "log out",
+      shell: Shell(examples: ["susi logout"]),
+      data: [.loggedOut]
+    ) { session, _ in try await session.logout() },
+    TextCommandRow(
+      name: "signup", usage: "[EMAIL]",
+      arguments: .word(required: false, tooMany: "takes one EMAIL (the password is asked for)"),
+      help: "create an account",
+      shell: Shell(
+        summary: "create an account on the SUSI server",
+        usage: "signup [EMAIL] [--password-file FILE]",
+        discussion:
+          "The password is read the same way as for login; on a terminal it is asked for twice.",
+        examples: ["susi signup me@example.org"], options: [passwordFile], arguments: 0...1),
+      data: [.signedUp]
+    ) { try await $0.signup(email: $1.text) },
+    TextCommandRow(
+      name: "server", usage: "[URL]", arguments: .word(required: false, tooMany: "takes one URL"),
+      help: "show the server in use, or switch ('embedded' = built in)"
+    ) { try await $0.server($1.text) },
+  ]
+}

@@ -103,3 +103,50 @@ extension TextSession {
     }
   }
 }
+
+extension TextCommands {
+  /// The command that asks SUSI.
+  static let asking: [TextCommandRow] = [
+    TextCommandRow(
+      name: "ask", usage: "TEXT...", arguments: .text(needs: "a question"),
+      shell: Shell(
+        summary: "ask SUSI one question and print the answer",
+        discussion: """
+          Answers SUSI plans for later (reminders) are not waited for: susi says when each is due
+          and exits; the next susi run after that time shows it. --wait waits for them instead.
+          """,
+        examples: [
+          "susi ask what is the capital of france", "susi ask \"flip a coin\"",
+          "susi ask --wait \"remind me in 2 minutes to stretch\"",
+        ],
+        arguments: 1...1000),
+      data: [.messageReceived], searchesWeb: true, fetchesPages: true
+    ) { try await $0.ask($1.text ?? "") }
+  ]
+}
+
+extension TextCommands {
+  /// The web search, link previews and the server's memory, in the order `/help` lists them.
+  static let lookupCommands: [TextCommandRow] = [
+    TextCommandRow(
+      name: "search", usage: "TEXT", arguments: .text(needs: "some TEXT to search for"),
+      help: "search the web",
+      shell: Shell(
+        usage: "search TEXT...",
+        examples: ["susi search swift programming language"], arguments: 1...1000),
+      data: [.websearchLoaded], searchesWeb: true, fetchesPages: true
+    ) { try await $0.search($1.text ?? "", count: nil) },
+    TextCommandRow(
+      name: "preview", usage: "URL", arguments: .word(required: true, tooMany: "needs one URL"),
+      help: "show what a web page says about itself",
+      shell: Shell(
+        examples: ["susi preview https://www.swift.org"], arguments: 1...1),
+      data: [.linkPreviewLoaded], fetchesPages: true
+    ) { try await $0.preview($1.text ?? "") },
+    TextCommandRow(
+      name: "history", help: "show what the server remembers of your chats",
+      shell: Shell(examples: ["susi history"]),
+      data: [.historyLoaded]
+    ) { session, _ in try await session.history() },
+  ]
+}

@@ -43,3 +43,19 @@ extension TextSession {
       ]))
   }
 }
+
+extension TextCommands {
+  /// The commands of this file, in the order `/help` lists them.
+  static let infoCommands: [TextCommandRow] = [
+    TextCommandRow(
+      name: "replay", help: "where this session's event log is and how to replay it"
+    ) { session, _ in await session.replayHelp() },
+    TextCommandRow(name: "help", aliases: ["?"], help: "this list") { session, _ in
+      await session.help()
+    },
+    TextCommandRow(
+      name: "quit", aliases: ["exit", "q"],
+      help: "leave (Ctrl-D works too; Ctrl-C cancels a request)"
+    ) { _, _ in throw Outcome.quit },
+  ]
+}

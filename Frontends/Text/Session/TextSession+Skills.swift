@@ -129,3 +129,56 @@ extension TextSession {
     }
   }
 }
+
+extension TextCommands {
+  /// The commands of this file, in the order `/help` lists them.
+  static let skillCommands: [TextCommandRow] = [
+    TextCommandRow(
+      name: "groups", help: "list the skill groups",
+      shell: Shell(examples: ["susi groups"]),
+      data: [.groupsLoaded]
+    ) { session, _ in try await session.groups() },
+    TextCommandRow(
+      name: "skills", usage: "[GROUP]", arguments: .text(needs: nil),
+      help: "list the skills of a group, or all skills", completes: .groups,
+      shell: Shell(
+        summary: "list the skills of a group, or every skill",
+        discussion:
+          "The group name is matched ignoring case. Without a group, every skill is loaded in one request.",
+        examples: [
+          "susi skills", "susi skills Knowledge",
+          "susi skills \"Games, Trivia and Accessories\"",
+        ],
+        arguments: 0...100),
+      data: [.skillsLoaded]
+    ) { try await $0.skills(group: $1.text) },
+    TextCommandRow(
+      name: "skill", usage: "NAME", arguments: .text(needs: "a skill NAME"),
+      help: "show a skill: description, examples, ratings", completes: .skills,
+      shell: Shell(
+        discussion: """
+          NAME is the skill's name or tag, ignoring case; GROUP/NAME picks one of several skills
+          with the same name. Unknown names are looked up once more after loading every skill.
+          """,
+        examples: ["susi skill \"Flip a coin\"", "susi skill Knowledge/Capitals"],
+        arguments: 1...100),
+      data: [.skillLoaded], fetchesPages: true
+    ) { try await $0.skill(named: $1.text ?? "") },
+    TextCommandRow(
+      name: "rate", usage: "NAME STARS", arguments: .rating,
+      help: "rate a skill from 1 to 5 stars (logged in)", completes: .skills,
+      shell: Shell(
+        summary: "rate a skill from 1 to 5 stars (needs a login)",
+        examples: ["susi rate \"Flip a coin\" 5"], arguments: 2...100),
+      data: [.ratingSubmitted]
+    ) { try await $0.rate($1.text ?? "", stars: $1.stars ?? 0) },
+    TextCommandRow(
+      name: "myrating", usage: "NAME", arguments: .text(needs: "a skill NAME"),
+      help: "show your own rating of a skill (logged in)", completes: .skills,
+      shell: Shell(
+        summary: "show your own rating of a skill (needs a login)",
+        examples: ["susi myrating \"Flip a coin\""], arguments: 1...100),
+      data: [.userRatingLoaded]
+    ) { try await $0.myRating($1.text ?? "") },
+  ]
+}
