@@ -216,20 +216,8 @@ extension WebhookHandler {
     }
   }
 
-  func removeSubscriber(_ caller: Caller, id: String) async throws(WebhookError) -> HTTPResponse {
-    try await changeSubscriber(caller, id, "removed") {
-      (deliveries) async throws(SubscriberRefusal) in try await deliveries.remove(id)
-    }
-  }
-
-  func enableSubscriber(_ caller: Caller, id: String) async throws(WebhookError) -> HTTPResponse {
-    try await changeSubscriber(caller, id, "enabled") {
-      (deliveries) async throws(SubscriberRefusal) in try await deliveries.enable(id)
-    }
-  }
-
   /// Removes or enables the subscriber `id`: `{"id":…,"<done>":true}`.
-  private func changeSubscriber(
+  func changeSubscriber(
     _ caller: Caller, _ id: String, _ done: StaticString,
     _ change: (DeliveryService) async throws(SubscriberRefusal) -> Void
   ) async throws(WebhookError) -> HTTPResponse {

@@ -1,5 +1,6 @@
 import SusiAccess
 import SusiCore
+import SusiDelivery
 import SusiHTTPServer
 import SusiHTTPTypes
 
@@ -54,10 +55,16 @@ struct WebhookRoute: Sendable {
       try await $0.addSubscriber($1.request, $1.caller)
     },
     .init(method: .delete, pattern: "/admin/subscribers/{id}") {
-      try await $0.removeSubscriber($1.caller, id: $1.parameters[0])
+      let id = $1.parameters[0]
+      return try await $0.changeSubscriber($1.caller, id, "removed") {
+        (deliveries) async throws(SubscriberRefusal) in try await deliveries.remove(id)
+      }
     },
     .init(method: .post, pattern: "/admin/subscribers/{id}/enable") {
-      try await $0.enableSubscriber($1.caller, id: $1.parameters[0])
+      let id = $1.parameters[0]
+      return try await $0.changeSubscriber($1.caller, id, "enabled") {
+        (deliveries) async throws(SubscriberRefusal) in try await deliveries.enable(id)
+      }
     },
   ]
 
