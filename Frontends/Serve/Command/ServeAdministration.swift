@@ -49,34 +49,69 @@ public struct ServeAdministration: Sendable {
 
   /// The words after `serve` (`keys issue`, `groups grant ops search`), with the options given.
   public func run(_ words: [String], options: [String: String]) async -> Outcome {
-    switch (words.first, words.dropFirst().first) {
-    case ("keys", "init"): return await initialKey(label: options[.label])
-    case ("keys", "issue"):
-      return await issueKey(groups: Self.list(options[.groups]), label: options[.label])
-    case ("keys", "revoke"): return await revokeKey(words)
-    case ("keys", "list"): return await listKeys(json: options[.json] != nil)
-    case ("groups", "list"): return await listGroups(json: options[.json] != nil)
-    case ("groups", "create"):
-      return await groupChange(words, count: 3) {
-        .createAccessGroup(.init(by: "local", group: $0[2]))
-      }
-    case ("groups", "grant"):
-      return await groupChange(words, count: 4) {
-        .grantPrivilege(.init(by: "local", group: $0[2], privilege: Privilege(rawValue: $0[3])))
-      }
-    case ("groups", "revoke"):
-      return await groupChange(words, count: 4) {
-        .revokePrivilege(.init(by: "local", group: $0[2], privilege: Privilege(rawValue: $0[3])))
-      }
-    case ("subscribers", "list"): return await listSubscribers()
-    case ("subscribers", "add"): return await addSubscriber(words, options: options)
-    case ("subscribers", "remove"): return removeSubscriber(words)
-    default:
+    guard let task = Self.tasks.first(where: { words.starts(with: $0.words) }) else {
       return .failure(
         "unknown 'serve \(words.joined(separator: " "))'; see 'susi help serve' for keys, groups and subscribers",
         exitCode: ExitCode.usage)
     }
+    if let arguments = task.arguments,
+      words.count != 2 + arguments.split(separator: " ").prefix(while: { !$0.hasPrefix("[") }).count
+    {
+      let usage = (["susi serve"] + task.words + [arguments]).joined(separator: " ")
+      return .failure("usage: \(usage)", exitCode: ExitCode.usage)
+    }
+    return await task.run(self, words, options)
   }
+
+  /// One task: its two words, the arguments that follow them (the words before the first `[`
+  /// are required; nil: words after them are not looked at) and what runs it.
+  struct Task: Sendable {
+    var words: [String]
+    var arguments: String?
+    var run: @Sendable (ServeAdministration, [String], [String: String]) async -> Outcome
+  }
+
+  /// Every task, as `susi help serve` lists them.
+  static let tasks: [Task] = [
+    Task(words: ["keys", "init"]) { admin, _, options in
+      await admin.initialKey(label: options[.label])
+    },
+    Task(words: ["keys", "issue"]) { admin, _, options in
+      await admin.issueKey(groups: list(options[.groups]), label: options[.label])
+    },
+    Task(words: ["keys", "revoke"], arguments: "KEY-ID") { admin, words, _ in
+      await admin.revokeKey(words[2])
+    },
+    Task(words: ["keys", "list"]) { admin, _, options in
+      await admin.listKeys(json: options[.json] != nil)
+    },
+    Task(words: ["groups", "list"]) { admin, _, options in
+      await admin.listGroups(json: options[.json] != nil)
+    },
+    Task(words: ["groups", "create"], arguments: "NAME") { admin, words, _ in
+      await admin.groupChange(words[2], .createAccessGroup(.init(by: "local", group: words[2])))
+    },
+    Task(words: ["groups", "grant"], arguments: "GROUP PRIVILEGE") { admin, words, _ in
+      await admin.groupChange(
+        words[2],
+        .grantPrivilege(
+          .init(by: "local", group: words[2], privilege: Privilege(rawValue: words[3]))))
+    },
+    Task(words: ["groups", "revoke"], arguments: "GROUP PRIVILEGE") { admin, words, _ in
+      await admin.groupChange(
+        words[2],
+        .revokePrivilege(
+          .init(by: "local", group: words[2], privilege: Privilege(rawValue: words[3]))))
+    },
+    Task(words: ["subscribers", "list"]) { admin, _, _ in await admin.listSubscribers() },
+    Task(
+      words: ["subscribers", "add"],
+      arguments: "URL [--events TYPE,…] [--secret whsec_…] [--id ID] [--after SEQ]"
+    ) { await $0.addSubscriber(url: $1[2], options: $2) },
+    Task(words: ["subscribers", "remove"], arguments: "ID") { admin, words, _ in
+      admin.removeSubscriber(words[2])
+    },
+  ]
 
   // MARK: Keys
 
@@ -105,16 +140,13 @@ public struct ServeAdministration: Sendable {
         + "callers send it as 'Authorization: Bearer <key>'.\n")
   }
 
-  func revokeKey(_ words: [String]) async -> Outcome {
-    guard words.count == 3 else {
-      return .failure("usage: susi serve keys revoke KEY-ID", exitCode: ExitCode.usage)
-    }
+  func revokeKey(_ id: String) async -> Outcome {
     do {
-      _ = try await keysAndGroups.revokeKey(words[2], by: AccessControl.localOperator, origin: .cli)
+      _ = try await keysAndGroups.revokeKey(id, by: AccessControl.localOperator, origin: .cli)
     } catch {
       return Self.outcome(refused: error)
     }
-    return .success("", notes: "Revoked \(words[2]).\n")
+    return .success("", notes: "Revoked \(id).\n")
   }
 
   func listKeys(json: Bool = false) async -> Outcome {
@@ -157,22 +189,13 @@ public struct ServeAdministration: Sendable {
     return .success(out)
   }
 
-  private func groupChange(_ words: [String], count: Int, _ make: ([String]) -> Action) async
-    -> Outcome
-  {
-    guard words.count == count else {
-      let usage =
-        count == 3
-        ? "susi serve groups create NAME" : "susi serve groups \(words[1]) GROUP PRIVILEGE"
-      return .failure("usage: \(usage)", exitCode: ExitCode.usage)
-    }
+  private func groupChange(_ group: String, _ action: Action) async -> Outcome {
     let sent: SentAction
     do {
-      sent = try await keysAndGroups.change(make(words), origin: .cli)
+      sent = try await keysAndGroups.change(action, origin: .cli)
     } catch {
       return Self.outcome(refused: error)
     }
-    let group = words[2]
     let privileges = sent.access.groups[group]?.privileges.sortedNames.joined(separator: " ") ?? ""
     return .success("\(group): \(privileges)\n")
   }
@@ -200,12 +223,7 @@ public struct ServeAdministration: Sendable {
     return .success(out)
   }
 
-  func addSubscriber(_ words: [String], options: [String: String]) async -> Outcome {
-    guard words.count == 3 else {
-      return .failure(
-        "usage: susi serve subscribers add URL [--events TYPE,…] [--secret whsec_…] [--id ID] [--after SEQ]",
-        exitCode: ExitCode.usage)
-    }
+  func addSubscriber(url: String, options: [String: String]) async -> Outcome {
     var secret = WebhookSecret.generate()
     if let text = options[.secret] {
       guard let given = WebhookSecret(text) else {
@@ -222,7 +240,7 @@ public struct ServeAdministration: Sendable {
       after = seq
     }
     let subscriber = Subscriber(
-      id: options[.id] ?? Subscriber.generateID(), url: words[2],
+      id: options[.id] ?? Subscriber.generateID(), url: url,
       events: EventFilter(names: Self.list(options[.events])),
       secret: secret, after: after)
     if let problem = subscriber.problem { return .failure(problem, exitCode: ExitCode.usage) }
@@ -245,16 +263,13 @@ public struct ServeAdministration: Sendable {
     )
   }
 
-  func removeSubscriber(_ words: [String]) -> Outcome {
-    guard words.count == 3 else {
-      return .failure("usage: susi serve subscribers remove ID", exitCode: ExitCode.usage)
-    }
+  func removeSubscriber(_ id: String) -> Outcome {
     do {
-      try subscribers.remove(words[2])
+      try subscribers.remove(id)
     } catch {
       return outcome(refused: error)
     }
-    return .success("", notes: "Removed subscriber \(words[2]).\n")
+    return .success("", notes: "Removed subscriber \(id).\n")
   }
 
   /// Why a subscriber change was refused, and the exit code for it.
