@@ -15,6 +15,7 @@ public enum Action: Equatable, Sendable {
   // MARK: Intents
   case setServer(SetServer)
   case signup(Signup)
+  case recoverPassword(RecoverPassword)
   case login(Login)
   case logout
   case loadGroups(LoadGroups)
@@ -39,6 +40,7 @@ public enum Action: Equatable, Sendable {
   // MARK: Results
   case serverChanged(ServerChanged)
   case signedUp(SignedUp)
+  case passwordRecoveryRequested(PasswordRecoveryRequested)
   case loggedIn(LoggedIn)
   case loginFailed(LoginFailed)
   case loggedOut(LoggedOut)
@@ -67,6 +69,7 @@ public enum ActionType: String, CaseIterable, Sendable {
   // MARK: Intents
   case setServer
   case signup
+  case recoverPassword
   case login
   case logout
   case loadGroups
@@ -91,6 +94,7 @@ public enum ActionType: String, CaseIterable, Sendable {
   // MARK: Results
   case serverChanged
   case signedUp
+  case passwordRecoveryRequested
   case loggedIn
   case loginFailed
   case loggedOut
@@ -118,6 +122,7 @@ extension Action {
     switch self {
     case .setServer: .setServer
     case .signup: .signup
+    case .recoverPassword: .recoverPassword
     case .login: .login
     case .logout: .logout
     case .loadGroups: .loadGroups
@@ -140,6 +145,7 @@ extension Action {
     case .revokeKey: .revokeKey
     case .serverChanged: .serverChanged
     case .signedUp: .signedUp
+    case .passwordRecoveryRequested: .passwordRecoveryRequested
     case .loggedIn: .loggedIn
     case .loginFailed: .loginFailed
     case .loggedOut: .loggedOut
@@ -165,6 +171,7 @@ extension Action {
     switch self {
     case .setServer(let p): p.write(to: &o)
     case .signup(let p): p.write(to: &o)
+    case .recoverPassword(let p): p.write(to: &o)
     case .login(let p): p.write(to: &o)
     case .logout, .syncSettings: break
     case .loadGroups(let p): p.write(to: &o)
@@ -186,6 +193,7 @@ extension Action {
     case .revokeKey(let p): p.write(to: &o)
     case .serverChanged(let p): p.write(to: &o)
     case .signedUp(let p): p.write(to: &o)
+    case .passwordRecoveryRequested(let p): p.write(to: &o)
     case .loggedIn(let p): p.write(to: &o)
     case .loginFailed(let p): p.write(to: &o)
     case .loggedOut(let p): p.write(to: &o)
@@ -214,6 +222,7 @@ extension Action {
     switch type {
     case .setServer: .setServer(try SetServer(reading: r))
     case .signup: .signup(try Signup(reading: r))
+    case .recoverPassword: .recoverPassword(try RecoverPassword(reading: r))
     case .login: .login(try Login(reading: r))
     case .logout: .logout
     case .loadGroups: .loadGroups(try LoadGroups(reading: r))
@@ -236,6 +245,8 @@ extension Action {
     case .revokeKey: .revokeKey(try RevokeKey(reading: r))
     case .serverChanged: .serverChanged(try ServerChanged(reading: r))
     case .signedUp: .signedUp(try SignedUp(reading: r))
+    case .passwordRecoveryRequested:
+      .passwordRecoveryRequested(try PasswordRecoveryRequested(reading: r))
     case .loggedIn: .loggedIn(try LoggedIn(reading: r))
     case .loginFailed: .loginFailed(try LoginFailed(reading: r))
     case .loggedOut: .loggedOut(try LoggedOut(reading: r))
@@ -262,6 +273,7 @@ extension Action {
     switch self {
     case .setServer(let p): state.setServer(p, event)
     case .signup(let p): state.signup(p, event)
+    case .recoverPassword(let p): state.recoverPassword(p, event)
     case .login(let p): state.login(p, event)
     case .logout: state.logout(event)
     case .loadGroups(let p): state.loadGroups(p, event)
@@ -284,6 +296,7 @@ extension Action {
     case .revokeKey(let p): state.revokeKey(p, event)
     case .serverChanged(let p): state.serverChanged(p, event)
     case .signedUp: state.finished(event, completing: .signup)
+    case .passwordRecoveryRequested: state.finished(event, completing: .recoverPassword)
     case .loggedIn(let p): state.loggedIn(p, event)
     case .loginFailed(let p): state.loginFailed(p, event)
     case .loggedOut: state.loggedOut(event)
@@ -312,11 +325,14 @@ extension ActionSpec {
     .intent(.setServer, ["url"], "use another SUSI server (a URL, or embedded)"),
     .intent(.signup, ["email", "password"], "create an account on the server"),
     .intent(
+      .recoverPassword, ["email"], "ask the server to mail a link for setting a new password"),
+    .intent(
       .login, ["email", "password", "validSeconds"], supersedes: .sameType,
       "log in; the password never reaches the log"),
     .intent(.logout, [], "log out"),
     .result(.serverChanged, "the server in use changed"),
     .result(.signedUp, "the account was created"),
+    .result(.passwordRecoveryRequested, "the server's answer to a password recovery"),
     .result(.loggedIn, "logged in"),
     .result(.loginFailed, "the login was refused"),
     .result(.loggedOut, "logged out"),
@@ -375,6 +391,15 @@ extension Action {
     }
   }
 
+  /// Ask the server to mail a link for setting a new password to an account's address.
+  public struct RecoverPassword: Equatable, Sendable {
+    public var email: String
+    public init(email: String) { self.email = email }
+
+    init(reading r: FieldReader) throws(JSONShapeError) { self.init(email: try r.string("email")) }
+    func write(to o: inout JSONWriter.ObjectFields) { o.field("email", email) }
+  }
+
   public struct ServerChanged: Equatable, Sendable {
     public var url: String
     public init(url: String) { self.url = url }
@@ -397,6 +422,30 @@ extension Action {
     }
     func write(to o: inout JSONWriter.ObjectFields) {
       o.field("email", email)
+      o.field("message", message)
+    }
+  }
+
+  /// The server knows the address. `mailed` says whether it sent the recovery mail; `message`
+  /// is the server's word on it (why not, when it did not: a server may have mail turned off).
+  public struct PasswordRecoveryRequested: Equatable, Sendable {
+    public var email: String
+    public var mailed: Bool
+    public var message: String
+    public init(email: String, mailed: Bool, message: String) {
+      self.email = email
+      self.mailed = mailed
+      self.message = message
+    }
+
+    init(reading r: FieldReader) throws(JSONShapeError) {
+      self.init(
+        email: try r.string("email"), mailed: try r.bool("mailed"), message: try r.string("message")
+      )
+    }
+    func write(to o: inout JSONWriter.ObjectFields) {
+      o.field("email", email)
+      o.field("mailed", mailed)
       o.field("message", message)
     }
   }

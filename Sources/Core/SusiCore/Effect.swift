@@ -8,6 +8,8 @@ public import SusiJSON
 /// carries everything the runner needs.
 public enum Effect: Equatable, Sendable {
   case signup(server: String, email: String, password: Secret)
+  /// Ask the server to mail the account at `email` a link for setting a new password.
+  case recoverPassword(server: String, email: String)
   case login(server: String, email: String, password: Secret, validSeconds: Int?)
   /// Drop the token (and tell the server): comes back as `loggedOut {reason}`.
   case logout(server: String, reason: String?)
@@ -50,6 +52,7 @@ public enum Effect: Equatable, Sendable {
 public protocol EffectPerforming: Sendable {
   associatedtype Failure: Error
   func signup(server: String, email: String, password: Secret) async throws(Failure) -> Action
+  func recoverPassword(server: String, email: String) async throws(Failure) -> Action
   func login(server: String, email: String, password: Secret, validSeconds: Int?)
     async throws(Failure) -> Action
   func logout(server: String, reason: String?) async throws(Failure) -> Action
@@ -82,6 +85,8 @@ extension Effect {
     switch self {
     case .signup(let server, let email, let password):
       return try await p.signup(server: server, email: email, password: password)
+    case .recoverPassword(let server, let email):
+      return try await p.recoverPassword(server: server, email: email)
     case .login(let server, let email, let password, let validSeconds):
       return try await p.login(
         server: server, email: email, password: password, validSeconds: validSeconds)
@@ -126,7 +131,8 @@ extension Effect {
   /// The SUSI server an effect talks to, when it talks to one.
   public var server: String? {
     switch self {
-    case .signup(let server, _, _), .login(let server, _, _, _), .logout(let server, _),
+    case .signup(let server, _, _), .recoverPassword(let server, _), .login(let server, _, _, _),
+      .logout(let server, _),
       .fetchGroups(let server, _), .fetchSkills(let server, _, _), .fetchSkill(let server, _, _, _),
       .rateSkill(let server, _, _, _, _), .fetchUserRating(let server, _, _, _),
       .storeSettings(let server, _), .fetchSettings(let server), .chat(let server, _, _),
@@ -153,6 +159,13 @@ extension Effect {
             o.field("server", server)
             o.field("email", email)
             o.field("password", Secret.redactedText)
+          }
+        }
+      case .recoverPassword(let server, let email):
+        o.field("recoverPassword") {
+          $0.object { o in
+            o.field("server", server)
+            o.field("email", email)
           }
         }
       case .login(let server, let email, _, let validSeconds):
