@@ -29,14 +29,16 @@ public import Testing
   @Test func theTypeNamesAreTheLogsInTheDocumentedOrder() {
     #expect(
       ActionType.intents.map(\.rawValue) == [
-        "setServer", "signup", "login", "logout", "loadGroups", "loadSkills", "loadSkill",
-        "submitRating", "loadUserRating", "changeSettings", "syncSettings", "sendMessage",
+        "setServer", "signup", "recoverPassword", "login", "logout", "loadGroups", "loadSkills",
+        "loadSkill", "submitRating", "loadUserRating", "changeSettings", "syncSettings",
+        "sendMessage",
         "loadHistory", "search", "loadLinkPreview", "cacheImage", "cancelRequest",
         "createAccessGroup", "grantPrivilege", "revokePrivilege", "issueKey", "revokeKey",
       ])
     #expect(
       ActionType.results.map(\.rawValue) == [
-        "serverChanged", "signedUp", "loggedIn", "loginFailed", "loggedOut", "groupsLoaded",
+        "serverChanged", "signedUp", "passwordRecoveryRequested", "loggedIn", "loginFailed",
+        "loggedOut", "groupsLoaded",
         "skillsLoaded", "skillLoaded", "ratingSubmitted", "userRatingLoaded", "settingsChanged",
         "settingsSynced", "messageReceived", "historyLoaded", "websearchLoaded",
         "linkPreviewLoaded", "imageCached", "requestFailed", "actionRejected",

@@ -45,6 +45,14 @@ import Testing
     _ = try Action.decode(type: action.type.rawValue, payload: .object(written), strict: true)
   }
 
+  /// The admin group holds every privilege, so an intent with a new privilege makes every log
+  /// replay to another state: snapshots made before must be ignored.
+  @Test func aNewPrivilegeComesWithANewReducerVersion() {
+    #expect(
+      (State.reducerVersion, Privilege.all.count) == (5, 24),
+      "a privilege was added or removed: bump State.reducerVersion, then the numbers here")
+  }
+
   @Test func privilegesComeFromTheTable() {
     #expect(Privilege.forIntent(.submitRating) == "submitRating")
     #expect(Privilege.forIntent(.grantPrivilege) == .groupsManage)

@@ -49,6 +49,7 @@ enum SampleActions {
   static let all: [Action] = [
     .setServer(.init(url: "http://localhost:4000")),
     .signup(.init(email: Fixture.email, password: Secret("hunter2"))),
+    .recoverPassword(.init(email: Fixture.email)),
     .login(.init(email: Fixture.email, password: Secret("hunter2"))),
     .login(.init(email: Fixture.email, password: Secret("p@ss word"), validSeconds: 3600)),
     .logout,
@@ -85,6 +86,10 @@ enum SampleActions {
 
     .serverChanged(.init(url: "embedded")),
     .signedUp(.init(email: Fixture.email, message: "You successfully signed-up! Check your mail.")),
+    .passwordRecoveryRequested(
+      .init(email: Fixture.email, mailed: true, message: "Recovery email sent to your email ID.")),
+    .passwordRecoveryRequested(
+      .init(email: Fixture.email, mailed: false, message: "Mail sending disabled")),
     .loggedIn(.init(email: Fixture.email, expiresAt: nil)),
     .loggedIn(.init(email: Fixture.email, expiresAt: Timestamp(milliseconds: 1_795_946_400_123))),
     .loginFailed(

@@ -48,6 +48,41 @@ import Testing
       effects: [.signup(server: "embedded", email: Fixture.email, password: Secret("b"))])
   }
 
+  // MARK: password recovery
+
+  @Test func recoverPasswordAsksTheServerWithoutALogin() {
+    var t = ReducerTester()
+    let at = t.now
+    t.send(
+      .recoverPassword(.init(email: Fixture.email)),
+      { $0.inFlight[1] = InFlightRequest(type: "recoverPassword", since: at) },
+      effects: [.recoverPassword(server: "embedded", email: Fixture.email)])
+  }
+
+  @Test(arguments: invalidEmails)
+  func recoverPasswordRejectsAnInvalidEmail(email: String) {
+    var t = ReducerTester()
+    t.send(.recoverPassword(.init(email: email)), rejected: "'\(email)' is not an email address")
+  }
+
+  @Test func theServersAnswerCompletesTheRecoveryAndClearsItsError() {
+    var t = ReducerTester()
+    let at = t.now
+    t.prepare { $0.lastErrors = ["recoverPassword": Fixture.error(), "login": Fixture.error()] }
+    let asked = t.send(
+      .recoverPassword(.init(email: Fixture.email)),
+      { $0.inFlight[1] = InFlightRequest(type: "recoverPassword", since: at) },
+      effects: [.recoverPassword(server: "embedded", email: Fixture.email)])
+    t.receive(
+      .passwordRecoveryRequested(
+        .init(email: Fixture.email, mailed: false, message: "Mail sending disabled")),
+      cause: asked
+    ) {
+      $0.inFlight = [:]
+      $0.lastErrors["recoverPassword"] = nil
+    }
+  }
+
   @Test func signedUpCompletesTheSignupAndClearsItsError() {
     var t = ReducerTester()
     let at = t.now

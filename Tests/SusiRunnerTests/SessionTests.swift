@@ -214,6 +214,35 @@ struct SessionTests {
     #expect(request.parameters == ["signup": Self.email, "password": Self.password])
   }
 
+  @Test func passwordRecoveryPostsTheAddressAndSaysWhetherTheMailWentOut() async {
+    for (accepted, message) in [
+      (true, "Recovery email sent to your email ID. Please check"),
+      (false, "Mail sending disabled"),
+    ] {
+      let harness = Harness { _ in
+        .json(#"{"accepted":\#(accepted),"message":"\#(message)"}"#)
+      }
+      let result = await harness.run(.recoverPassword(server: "embedded", email: Self.email))
+      #expect(
+        result
+          == .passwordRecoveryRequested(
+            .init(email: Self.email, mailed: accepted, message: message)))
+      let request = harness.transport.requests[0]
+      #expect(request.path == "/aaa/recoverpassword.json")
+      #expect(request.method == .post)
+      #expect(request.parameters == ["forgotemail": Self.email])
+    }
+  }
+
+  @Test func passwordRecoveryForAnUnknownAddressFails() async {
+    let harness = Harness { _ in .jettyError(422, "email does not exist") }
+    let result = await harness.run(.recoverPassword(server: "embedded", email: Self.email))
+    #expect(
+      result
+        == .requestFailed(
+          .init(cause: 1, error: .init(kind: .http, status: 422, message: "email does not exist"))))
+  }
+
   @Test func signupFailuresCarryTheServersReason() async {
     let harness = Harness { _ in .jettyError(422, "email is already taken") }
     let result = await harness.run(

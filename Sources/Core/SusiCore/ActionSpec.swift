@@ -60,56 +60,14 @@ public struct ActionSpec: Sendable {
   }
 }
 
-/// The `type` of an action: its name in the log and on the wire is the raw value.
-///
-/// Cases are in the documented order (Events/README.md): every intent, then every result.
-/// Names are an external contract: add types, never rename one.
-public enum ActionType: String, CaseIterable, Sendable {
-  // MARK: Intents
-  case setServer
-  case signup
-  case login
-  case logout
-  case loadGroups
-  case loadSkills
-  case loadSkill
-  case submitRating
-  case loadUserRating
-  case changeSettings
-  case syncSettings
-  case sendMessage
-  case loadHistory
-  case search
-  case loadLinkPreview
-  case cacheImage
-  case cancelRequest
-  case createAccessGroup
-  case grantPrivilege
-  case revokePrivilege
-  case issueKey
-  case revokeKey
+extension Action {
+  /// Whether an action is asked for (intent) or reports what happened (result).
+  public enum Kind: Sendable { case intent, result }
 
-  // MARK: Results
-  case serverChanged
-  case signedUp
-  case loggedIn
-  case loginFailed
-  case loggedOut
-  case groupsLoaded
-  case skillsLoaded
-  case skillLoaded
-  case ratingSubmitted
-  case userRatingLoaded
-  case settingsChanged
-  case settingsSynced
-  case messageReceived
-  case historyLoaded
-  case websearchLoaded
-  case linkPreviewLoaded
-  case imageCached
-  case requestFailed
-  case actionRejected
+  public var kind: Kind { type.kind }
+}
 
+extension ActionType {
   /// Every intent type, in the documented order.
   public static let intents: [ActionType] = allCases.filter { $0.kind == .intent }
 
@@ -136,75 +94,11 @@ extension ActionSpec {
     $0.fields.map(Set.init)
   }
 
-  /// Every entry, in the documented order: the intents, then the results.
-  public static let every: [ActionSpec] = [
-    .intent(.setServer, ["url"], "use another SUSI server (a URL, or embedded)"),
-    .intent(.signup, ["email", "password"], "create an account on the server"),
-    .intent(
-      .login, ["email", "password", "validSeconds"], supersedes: .sameType,
-      "log in; the password never reaches the log"),
-    .intent(.logout, [], "log out"),
-    .intent(
-      .loadGroups, ["language"], supersedes: .sameType, "load the names of the skill groups"),
-    .intent(
-      .loadSkills, ["group", "language"], supersedes: .sameSubject,
-      "load one group's skills, or every skill"),
-    .intent(
-      .loadSkill, ["group", "skill", "language"], supersedes: .sameSubject,
-      "load one skill's details"),
-    .intent(
-      .submitRating, ["group", "skill", "stars", "language"], needsLoginTo: "rate skills",
-      "rate a skill from 1 to 5 stars"),
-    .intent(
-      .loadUserRating, ["group", "skill", "language"], needsLoginTo: "read your ratings",
-      supersedes: .sameSubject, "load your own rating of a skill"),
-    .intent(
-      .changeSettings, ["settings"], needsLoginTo: "change settings",
-      "change settings on the server"),
-    .intent(
-      .syncSettings, [], needsLoginTo: "sync settings", supersedes: .sameType,
-      "load the settings from the server"),
-    .intent(.sendMessage, ["query", "language"], "ask SUSI something"),
-    .intent(
-      .loadHistory, [], supersedes: .sameType,
-      "load the next page of the server's memory of your chats"),
-    .intent(.search, ["query"], supersedes: .sameSubject, "search the web"),
-    .intent(
-      .loadLinkPreview, ["url"], supersedes: .sameSubject, "load the title and image of a page"),
-    .intent(.cacheImage, ["url"], "keep an image in the local cache"),
-    .intent(.cancelRequest, ["seq"], "cancel the request of an earlier intent"),
-    .intent(
-      .createAccessGroup, ["by", "group"], privilege: .groupsManage,
-      "create an access group for keys"),
-    .intent(
-      .grantPrivilege, ["by", "group", "privilege"], privilege: .groupsManage,
-      "add a privilege to an access group"),
-    .intent(
-      .revokePrivilege, ["by", "group", "privilege"], privilege: .groupsManage,
-      "take a privilege away from an access group"),
-    .intent(
-      .issueKey, ["by", "key", "groups", "label"], privilege: .keysManage,
-      "record a new access key"),
-    .intent(.revokeKey, ["by", "key"], privilege: .keysManage, "stop an access key from working"),
-
-    .result(.serverChanged, "the server in use changed"),
-    .result(.signedUp, "the account was created"),
-    .result(.loggedIn, "logged in"),
-    .result(.loginFailed, "the login was refused"),
-    .result(.loggedOut, "logged out"),
-    .result(.groupsLoaded, "the skill groups"),
-    .result(.skillsLoaded, "a list of skills"),
-    .result(.skillLoaded, "one skill's details"),
-    .result(.ratingSubmitted, "the rating was taken; the skill's new ratings"),
-    .result(.userRatingLoaded, "your own rating of a skill"),
-    .result(.settingsChanged, "the settings were changed"),
-    .result(.settingsSynced, "the settings on the server"),
-    .result(.messageReceived, "SUSI's answer"),
-    .result(.historyLoaded, "a page of the server's memory of your chats"),
-    .result(.websearchLoaded, "web-search results"),
-    .result(.linkPreviewLoaded, "a page's title and image"),
-    .result(.imageCached, "an image is in the local cache"),
-    .result(.requestFailed, "a request failed"),
-    .result(.actionRejected, "an intent was refused; nothing changed"),
-  ]
+  /// Every entry, in the documented order: the intents, then the results. The rows are kept
+  /// beside their payload types, by domain, in `Action.swift`.
+  public static let every: [ActionSpec] = {
+    let rows = session + skills + settings + chat + web + requests + access
+    let byType = Dictionary(rows.map { ($0.type, $0) }, uniquingKeysWith: { first, _ in first })
+    return ActionType.allCases.compactMap { byType[$0] }
+  }()
 }

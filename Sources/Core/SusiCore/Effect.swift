@@ -8,6 +8,8 @@ public import SusiJSON
 /// carries everything the runner needs.
 public enum Effect: Equatable, Sendable {
   case signup(server: String, email: String, password: Secret)
+  /// Ask the server to mail the account at `email` a link for setting a new password.
+  case recoverPassword(server: String, email: String)
   case login(server: String, email: String, password: Secret, validSeconds: Int?)
   /// Drop the token (and tell the server): comes back as `loggedOut {reason}`.
   case logout(server: String, reason: String?)
@@ -39,6 +41,109 @@ public enum Effect: Equatable, Sendable {
   case supersede(seq: Int)
 }
 
+// How the runner performs an effect: `perform(with:)` hands each case to its method of
+// `EffectPerforming`, which the runner implements beside the other requests of that domain. A
+// new effect is a case here, its line in each switch below and its requirement; the compiler
+// then asks the runner for the method.
+
+/// What carries out effects: one method per effect that asks the world for something, each
+/// returning the one result action the effect owes (or throwing the failure that becomes
+/// `requestFailed`).
+public protocol EffectPerforming: Sendable {
+  associatedtype Failure: Error
+  func signup(server: String, email: String, password: Secret) async throws(Failure) -> Action
+  func recoverPassword(server: String, email: String) async throws(Failure) -> Action
+  func login(server: String, email: String, password: Secret, validSeconds: Int?)
+    async throws(Failure) -> Action
+  func logout(server: String, reason: String?) async throws(Failure) -> Action
+  func fetchGroups(server: String, language: String) async throws(Failure) -> Action
+  func fetchSkills(server: String, group: String?, language: String) async throws(Failure)
+    -> Action
+  func fetchSkill(server: String, group: String, skill: String, language: String)
+    async throws(Failure) -> Action
+  func rateSkill(server: String, group: String, skill: String, language: String, stars: Int)
+    async throws(Failure) -> Action
+  func fetchUserRating(server: String, group: String, skill: String, language: String)
+    async throws(Failure) -> Action
+  /// Looks the skill `effect` names up first, then performs `effect`.
+  func resolvingSkill(_ effect: Effect) async throws(Failure) -> Action
+  func storeSettings(server: String, settings: [String: SettingValue]) async throws(Failure)
+    -> Action
+  func fetchSettings(server: String) async throws(Failure) -> Action
+  func chat(server: String, query: String, language: String?) async throws(Failure) -> Action
+  func fetchHistory(server: String, before: Timestamp?) async throws(Failure) -> Action
+  func webSearch(query: String) async throws(Failure) -> Action
+  func fetchLinkPreview(url: String) async throws(Failure) -> Action
+  func cacheImage(url: String) async throws(Failure) -> Action
+  func deliverLater(delayMilliseconds: Int, message: Action.MessageReceived)
+    async throws(Failure) -> Action
+}
+
+extension Effect {
+  /// The result of this effect as `performer` carries it out.
+  public func perform<P: EffectPerforming>(with p: P) async throws(P.Failure) -> Action {
+    switch self {
+    case .signup(let server, let email, let password):
+      return try await p.signup(server: server, email: email, password: password)
+    case .recoverPassword(let server, let email):
+      return try await p.recoverPassword(server: server, email: email)
+    case .login(let server, let email, let password, let validSeconds):
+      return try await p.login(
+        server: server, email: email, password: password, validSeconds: validSeconds)
+    case .logout(let server, let reason):
+      return try await p.logout(server: server, reason: reason)
+    case .fetchGroups(let server, let language):
+      return try await p.fetchGroups(server: server, language: language)
+    case .fetchSkills(let server, let group, let language):
+      return try await p.fetchSkills(server: server, group: group, language: language)
+    case .fetchSkill(let server, let group, let skill, let language):
+      return try await p.fetchSkill(server: server, group: group, skill: skill, language: language)
+    case .rateSkill(let server, let group, let skill, let language, let stars):
+      return try await p.rateSkill(
+        server: server, group: group, skill: skill, language: language, stars: stars)
+    case .fetchUserRating(let server, let group, let skill, let language):
+      return try await p.fetchUserRating(
+        server: server, group: group, skill: skill, language: language)
+    case .resolvingSkill(let effect):
+      return try await p.resolvingSkill(effect)
+    case .storeSettings(let server, let settings):
+      return try await p.storeSettings(server: server, settings: settings)
+    case .fetchSettings(let server):
+      return try await p.fetchSettings(server: server)
+    case .chat(let server, let query, let language):
+      return try await p.chat(server: server, query: query, language: language)
+    case .fetchHistory(let server, let before):
+      return try await p.fetchHistory(server: server, before: before)
+    case .webSearch(let query):
+      return try await p.webSearch(query: query)
+    case .fetchLinkPreview(let url):
+      return try await p.fetchLinkPreview(url: url)
+    case .cacheImage(let url):
+      return try await p.cacheImage(url: url)
+    case .deliverLater(let delay, let message):
+      return try await p.deliverLater(delayMilliseconds: delay, message: message)
+    case .cancel(let seq), .supersede(let seq):
+      // The runner cancels; reaching here means there was nothing to cancel.
+      return .actionRejected(Action.ActionRejected(reason: "nothing is in flight for seq \(seq)"))
+    }
+  }
+
+  /// The SUSI server an effect talks to, when it talks to one.
+  public var server: String? {
+    switch self {
+    case .signup(let server, _, _), .recoverPassword(let server, _), .login(let server, _, _, _),
+      .logout(let server, _),
+      .fetchGroups(let server, _), .fetchSkills(let server, _, _), .fetchSkill(let server, _, _, _),
+      .rateSkill(let server, _, _, _, _), .fetchUserRating(let server, _, _, _),
+      .storeSettings(let server, _), .fetchSettings(let server), .chat(let server, _, _),
+      .fetchHistory(let server, _):
+      server
+    case .resolvingSkill(let effect): effect.server
+    case .webSearch, .fetchLinkPreview, .cacheImage, .deliverLater, .cancel, .supersede: nil
+    }
+  }
+}
+
 // How an effect is shown (`susi replay --step`): one JSON object named after the effect, holding
 // its values, written by the same codecs as the log. Effects never reach the log; secrets show as
 // `[redacted]`. Nothing reads this back.
@@ -54,6 +159,13 @@ extension Effect {
             o.field("server", server)
             o.field("email", email)
             o.field("password", Secret.redactedText)
+          }
+        }
+      case .recoverPassword(let server, let email):
+        o.field("recoverPassword") {
+          $0.object { o in
+            o.field("server", server)
+            o.field("email", email)
           }
         }
       case .login(let server, let email, _, let validSeconds):

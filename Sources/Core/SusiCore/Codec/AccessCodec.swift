@@ -1,57 +1,6 @@
 public import SusiJSON
 
-// How access intents and the access part of the state are written and read back.
-
-extension Action.CreateAccessGroup {
-  func write(to o: inout JSONWriter.ObjectFields) {
-    o.field("by", by)
-    o.field("group", group)
-  }
-
-  init(reading r: FieldReader) throws(JSONShapeError) {
-    self.init(by: try r.string("by"), group: try r.string("group"))
-  }
-}
-
-extension Action.PrivilegeChange {
-  func write(to o: inout JSONWriter.ObjectFields) {
-    o.field("by", by)
-    o.field("group", group)
-    o.field("privilege", privilege.rawValue)
-  }
-
-  init(reading r: FieldReader) throws(JSONShapeError) {
-    self.init(
-      by: try r.string("by"), group: try r.string("group"),
-      privilege: Privilege(rawValue: try r.string("privilege")))
-  }
-}
-
-extension Action.IssueKey {
-  func write(to o: inout JSONWriter.ObjectFields) {
-    o.field("by", by)
-    o.field("key", key)
-    o.field("groups", groups)
-    o.field("label", label)
-  }
-
-  init(reading r: FieldReader) throws(JSONShapeError) {
-    self.init(
-      by: try r.string("by"), key: try r.string("key"), groups: try r.strings("groups"),
-      label: try r.optionalString("label"))
-  }
-}
-
-extension Action.RevokeKey {
-  func write(to o: inout JSONWriter.ObjectFields) {
-    o.field("by", by)
-    o.field("key", key)
-  }
-
-  init(reading r: FieldReader) throws(JSONShapeError) {
-    self.init(by: try r.string("by"), key: try r.string("key"))
-  }
-}
+// How the access part of the state is written.
 
 extension AccessControl {
   /// Writes the groups and keys with every object's keys sorted (part of the canonical state).

@@ -1,4 +1,4 @@
-// The server in use, signup, login and logout.
+// The server in use, signup, password recovery, login and logout.
 
 extension State {
   /// The longest token lifetime a login may ask for, in seconds (ten years).
@@ -39,6 +39,11 @@ extension State {
     if let problem = Validation.emailProblem(p.email) { return .rejected(problem) }
     if p.password.isEmpty { return .rejected("the password is empty") }
     return start(.signup, event, .signup(server: server, email: p.email, password: p.password))
+  }
+
+  mutating func recoverPassword(_ p: Action.RecoverPassword, _ event: Event) -> Reaction {
+    if let problem = Validation.emailProblem(p.email) { return .rejected(problem) }
+    return start(.recoverPassword, event, .recoverPassword(server: server, email: p.email))
   }
 
   mutating func login(_ p: Action.Login, _ event: Event) -> Reaction {

@@ -42,6 +42,11 @@ enum Endpoints {
     why: "creates an account and may mail a verification link; a resend is refused with"
       + " 'email is already taken' and can mail the user twice")
 
+  static let recoverPassword = Endpoint(
+    path: "/aaa/recoverpassword.json", method: .post, access: .anonymous, idempotent: false,
+    why: "each call mails the account a new link for setting a password; a resend can mail"
+      + " the user twice")
+
   static let groups = Endpoint(
     path: "/cms/getGroups.json", method: .get, access: .anonymous, idempotent: true,
     why: "read-only")
@@ -95,7 +100,7 @@ enum Endpoints {
 
   /// Every endpoint, for documentation and tests.
   static let all: [Endpoint] = [
-    login, logout, signup, groups, skillList, skillMetadata, rateSkill, userRating,
+    login, logout, signup, recoverPassword, groups, skillList, skillMetadata, rateSkill, userRating,
     changeSettings, listSettings, chat, memory, webSearch, linkPreview, image,
   ]
 }

@@ -1,3 +1,4 @@
+import SusiClock
 import SusiCore
 
 // Chat and the server's memory of it.
@@ -37,5 +38,13 @@ extension EffectPerformer {
       return date < before
     }
     return .historyLoaded(Action.HistoryLoaded(entries: entries, remaining: history.remaining))
+  }
+
+  /// A planned answer, delivered after its delay.
+  func deliverLater(delayMilliseconds delay: Int, message: Action.MessageReceived)
+    async throws(RunnerFailure) -> Action
+  {
+    do { try await clock.sleep(milliseconds: Int64(delay)) } catch { throw .cancelled }
+    return .messageReceived(message)
   }
 }

@@ -1,7 +1,7 @@
 import SusiCore
 import SusiStore
 
-// Signup, login and logout.
+// Signup, password recovery, login and logout.
 
 extension EffectPerformer {
   func signup(server: String, email: String, password: Secret) async throws(RunnerFailure) -> Action
@@ -12,6 +12,19 @@ extension EffectPerformer {
       APICall(Endpoints.signup, [("signup", email), ("password", password.reveal())]), base: base)
     let message = try AuthDecoder.signup(reply, place: Endpoints.signup.path)
     return .signedUp(Action.SignedUp(email: email, message: message))
+  }
+
+  /// Asks the server to mail a link for a new password. A known address is answered 200,
+  /// `accepted` saying whether the mail went out (and `message` why not); an unknown one 422,
+  /// which is a failure.
+  func recoverPassword(server: String, email: String) async throws(RunnerFailure) -> Action {
+    let reply = try await call(
+      APICall(Endpoints.recoverPassword, [("forgotemail", email)]), base: try baseURL(server))
+    let mailed = reply.bool("accepted") ?? false
+    let message =
+      reply.nonEmptyText("message") ?? (mailed ? "the recovery mail is on its way" : "no mail sent")
+    return .passwordRecoveryRequested(
+      Action.PasswordRecoveryRequested(email: email, mailed: mailed, message: message))
   }
 
   /// Logs in with `type=access-token` (hyphen) in a POST form body, and keeps the token in the

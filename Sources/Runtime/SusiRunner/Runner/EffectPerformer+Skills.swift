@@ -6,7 +6,8 @@ extension EffectPerformer {
   /// The model every skill call names; the public server has only `general`.
   static let model = "general"
 
-  func fetchGroups(server: String) async throws(RunnerFailure) -> Action {
+  /// The group names; they are the same in every language, so `language` is not sent.
+  func fetchGroups(server: String, language: String) async throws(RunnerFailure) -> Action {
     let reply = try await call(
       APICall(Endpoints.groups, [("model", Self.model)]), base: try baseURL(server))
     return .groupsLoaded(
@@ -62,6 +63,15 @@ extension EffectPerformer {
       )
     }
     return resolved
+  }
+
+  /// Looks the skill `effect` names up first (one metadata request), then performs `effect`;
+  /// its result carries the skill as `resolved`.
+  func resolvingSkill(_ effect: Effect) async throws(RunnerFailure) -> Action {
+    guard let named = effect.namedSkill else { return try await effect.perform(with: self) }
+    let resolved = try await resolveSkill(
+      server: named.server, group: named.group, skill: named.skill, language: named.language)
+    return try await effect.perform(with: self).carrying(resolved: resolved)
   }
 
   func rateSkill(server: String, group: String, skill: String, language: String, stars: Int)

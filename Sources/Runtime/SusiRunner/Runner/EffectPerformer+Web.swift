@@ -24,7 +24,7 @@ extension EffectPerformer {
 
   /// Reads at most the body limit of the page (its head is what matters), within the preview
   /// timeout, following redirects.
-  func linkPreview(url: String) async throws(RunnerFailure) -> Action {
+  func fetchLinkPreview(url: String) async throws(RunnerFailure) -> Action {
     let request = TransportRequest(
       url: url,
       headers: [
@@ -49,6 +49,13 @@ extension EffectPerformer {
     return .linkPreviewLoaded(
       Action.LinkPreviewLoaded(
         url: url, title: preview.title, description: preview.description, image: preview.image))
+  }
+}
+
+extension EffectPerformer {
+  /// The image from the cache, downloaded first when it is not there.
+  func cacheImage(url: String) async throws(RunnerFailure) -> Action {
+    .imageCached(try await images.image(url).get())
   }
 }
 

@@ -10,8 +10,11 @@ import SusiStore
 ///
 /// Each `Effect` case maps to a result (see `Effect` and the reducer): success to its
 /// past-tense action, any failure to `requestFailed {cause, error}` (`loginFailed` for a
-/// login). The domains live in `EffectPerformer+*.swift`.
-struct EffectPerformer: Sendable {
+/// login). `Effect.perform(with:)` hands each effect to its method, which lives with its domain
+/// in `EffectPerformer+*.swift`.
+struct EffectPerformer: EffectPerforming {
+  typealias Failure = RunnerFailure
+
   let sender: RequestSender
   let credentials: CredentialsStore
   let images: ImageCache
@@ -84,52 +87,7 @@ struct EffectPerformer: Sendable {
   }
 
   private func outcome(of effect: Effect) async throws(RunnerFailure) -> Action {
-    switch effect {
-    case .signup(let server, let email, let password):
-      return try await signup(server: server, email: email, password: password)
-    case .login(let server, let email, let password, let validSeconds):
-      return try await login(
-        server: server, email: email, password: password, validSeconds: validSeconds)
-    case .logout(let server, let reason):
-      return await logout(server: server, reason: reason)
-    case .fetchGroups(let server, _):
-      return try await fetchGroups(server: server)
-    case .fetchSkills(let server, let group, let language):
-      return try await fetchSkills(server: server, group: group, language: language)
-    case .fetchSkill(let server, let group, let skill, let language):
-      return try await fetchSkill(server: server, group: group, skill: skill, language: language)
-    case .rateSkill(let server, let group, let skill, let language, let stars):
-      return try await rateSkill(
-        server: server, group: group, skill: skill, language: language, stars: stars)
-    case .fetchUserRating(let server, let group, let skill, let language):
-      return try await fetchUserRating(
-        server: server, group: group, skill: skill, language: language)
-    case .resolvingSkill(let effect):
-      guard let named = effect.namedSkill else { return try await outcome(of: effect) }
-      let resolved = try await resolveSkill(
-        server: named.server, group: named.group, skill: named.skill, language: named.language)
-      return try await outcome(of: effect).carrying(resolved: resolved)
-    case .storeSettings(let server, let settings):
-      return try await storeSettings(server: server, settings: settings)
-    case .fetchSettings(let server):
-      return try await fetchSettings(server: server)
-    case .chat(let server, let query, let language):
-      return try await chat(server: server, query: query, language: language)
-    case .fetchHistory(let server, let before):
-      return try await fetchHistory(server: server, before: before)
-    case .webSearch(let query):
-      return try await webSearch(query: query)
-    case .fetchLinkPreview(let url):
-      return try await linkPreview(url: url)
-    case .cacheImage(let url):
-      return .imageCached(try await images.image(url).get())
-    case .deliverLater(let delay, let message):
-      do { try await clock.sleep(milliseconds: Int64(delay)) } catch { throw .cancelled }
-      return .messageReceived(message)
-    case .cancel(let seq), .supersede(let seq):
-      // The runner cancels; reaching here means there was nothing to cancel.
-      return .actionRejected(Action.ActionRejected(reason: "nothing is in flight for seq \(seq)"))
-    }
+    try await effect.perform(with: self)
   }
 
   // MARK: Shared plumbing
@@ -197,22 +155,6 @@ extension Effect {
       .fetchUserRating(let server, let group, let skill, let language):
       (server, group, skill, language)
     default: nil
-    }
-  }
-
-  /// The SUSI server an effect talks to, when it talks to one.
-  var server: String? {
-    switch self {
-    case .signup(let server, _, _), .login(let server, _, _, _), .logout(let server, _),
-      .fetchGroups(let server, _), .fetchSkills(let server, _, _), .fetchSkill(let server, _, _, _),
-      .rateSkill(let server, _, _, _, _), .fetchUserRating(let server, _, _, _),
-      .storeSettings(let server, _), .fetchSettings(let server), .chat(let server, _, _),
-      .fetchHistory(let server, _):
-      server
-    case .resolvingSkill(let effect): effect.server
-    case .webSearch, .fetchLinkPreview, .cacheImage, .deliverLater, .cancel,
-      .supersede:
-      nil
     }
   }
 }
