@@ -76,7 +76,7 @@ extension PostgresBenchmark {
       String(
         format:
           "the snapshot at seq %d: %d bytes; read from the database %.2f ms, decoded %.2f ms "
-          + "(of which the state digest it checks: %.2f ms)",
+          + "(the state digest, which format 1 had a start recompute: %.2f ms)",
         newest, bytes.count, fetch, decode, digest))
 
     _ = try await start(fresh)  // creates its tables
