@@ -1,9 +1,10 @@
 // susi-bench snapshot [--snapshot-events=N] [--snapshot-loop=N]: what a snapshot costs a start.
 //
 // Folds N realistic events (1,000,000 by default) in memory, then measures, best of 20: writing
-// the snapshot's bytes (with the state digest its header records), reading them back as a start
-// does (`Snapshot(decoding:)`, every check included), and the state digest (what a start
-// recomputed to check a snapshot before format 2). With `--snapshot-loop=N` it then reads the
+// the snapshot's bytes (with the state digest its header records; then with the check a writer
+// makes, `Snapshot.checkedEncoding`), reading them back as a start does (`Snapshot(decoding:)`,
+// every check included), and the state digest (what a start recomputed to check a snapshot
+// before format 2). With `--snapshot-loop=N` it then reads the
 // snapshot N more times and prints nothing else, for a profiler (`perf record`).
 
 import Foundation
@@ -46,9 +47,11 @@ struct SnapshotBenchmark {
       return
     }
     let written = best { _ = snapshot.encoded() }
+    let checked = try bestThrowing { _ = try snapshot.checkedEncoding() }
     let read = try bestThrowing { _ = try Snapshot(decoding: bytes) }
     let stateDigest = best { _ = Snapshot.digest(recovered.state) }
     print(String(format: "  written (body, header, state digest)   %8.2f ms", written))
+    print(String(format: "  the same, checked as a writer does      %8.2f ms", checked))
     print(String(format: "  read back as a start reads it           %8.2f ms", read))
     print(String(format: "    the state digest (canonical + SHA)    %8.2f ms", stateDigest))
   }
