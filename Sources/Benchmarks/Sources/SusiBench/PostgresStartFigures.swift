@@ -18,7 +18,7 @@ extension PostgresBenchmark {
   func startFigures(_ base: String) async throws {
     let count = startEvents
     guard count > 0 else { return }
-    let rounds = 5
+    let rounds = 15
     let fresh = try PostgresLogLocation(base + "&log=start_fresh")
     let long = try PostgresLogLocation(base + "&log=start_long")
 
