@@ -233,7 +233,7 @@ let package = Package(
       dependencies: [
         "SusiHTTPTesting",
         "SusiStore", "SusiCore", "SusiTesting", "SusiEventLog", "SusiJSON", "SusiSamples",
-        "SusiClock", "SusiCoreTesting",
+        "SusiClock", "SusiCoreTesting", "SusiCrypto",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -123,9 +123,9 @@ import Testing
     try Data(good.dropLast(100)).write(to: URL(fileURLWithPath: snapshotPath))
     expectIgnored(files, because: "cut short")
     let newer = String(decoding: good, as: UTF8.self).replacingOccurrences(
-      of: #"{"snapshot":1,"#, with: #"{"snapshot":2,"#)
+      of: #"{"snapshot":2,"#, with: #"{"snapshot":3,"#)
     try newer.write(toFile: snapshotPath, atomically: false, encoding: .utf8)
-    expectIgnored(files, because: "format version 2")
+    expectIgnored(files, because: "format version 3")
     let olderReducer = String(decoding: good, as: UTF8.self).replacingOccurrences(
       of: #""reducer":\#(State.reducerVersion),"#, with: #""reducer":1,"#)
     try olderReducer.write(toFile: snapshotPath, atomically: false, encoding: .utf8)

@@ -51,7 +51,8 @@ public struct PostgresSnapshots: SnapshotDestination {
         description: "the log's record at seq \(seq) is not the one this node appended")
     }
     let checkpoint = EventLogCheckpoint(seq: seq, lineNumber: seq, offset: 0, line: record)
-    let encoded = Snapshot(checkpoint: checkpoint, recovered: book).encodedWithDigest()
+    // Nothing is written when the snapshot does not read back as the book it was made from.
+    let encoded = try Snapshot(checkpoint: checkpoint, recovered: book).checkedEncoding()
     try connection.executePipeline([
       ("BEGIN", []),
       (

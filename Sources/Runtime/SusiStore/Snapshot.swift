@@ -8,11 +8,16 @@ import SusiJSON
 /// record (seq, line, byte offset, CRC) so it is only ever applied to the log it came from.
 ///
 /// A file holds two lines (the format is described in Events/README.md):
-/// a header `{"snapshot":1,"seq":…,"line":…,"offset":…,"recordLength":…,"recordCRC":"…",
-/// "stateDigest":"…","bodyLength":…,"bodySHA256":"…"}` and the body, one JSON object.
+/// a header `{"snapshot":2,"reducer":…,"seq":…,"line":…,"offset":…,"recordLength":…,
+/// "recordCRC":"…","stateDigest":"…","bodyLength":…,"sha256":"…"}` and the body, one JSON object.
+/// `sha256` covers the header before it and the body, so a start checks a snapshot by hashing its
+/// bytes; that its body reads back as exactly the book it was made from is checked once, when it
+/// is written (`checkedEncoding`), not at every start.
 public struct Snapshot: Sendable {
-  /// The format version written and the only one read.
-  public static let formatVersion = 1
+  /// The format version written. Version 1 (the body's own SHA-256 in `bodySHA256`, the header
+  /// not covered) is still read, with the check it was written without: its state is read back
+  /// and must have the recorded digest.
+  public static let formatVersion = 2
 
   public var checkpoint: EventLogCheckpoint
   public var recovered: Recovered
@@ -22,20 +27,47 @@ public struct Snapshot: Sendable {
     self.recovered = recovered
   }
 
-  /// Why a snapshot file cannot be used.
+  /// Why a snapshot file cannot be used (or written).
   public struct Problem: Error, Sendable, CustomStringConvertible {
     public var description: String
 
     public init(description: String) { self.description = description }
   }
 
-  /// The file's bytes: header line and body line.
+  /// The file's bytes: header line and body line (not checked: see `checkedEncoding`).
   public func encoded() -> [UInt8] { encodedWithDigest().bytes }
 
-  /// The file's bytes, and the state digest its header records.
+  /// The file's bytes, and the state digest its header records (not checked: see
+  /// `checkedEncoding`).
   public func encodedWithDigest() -> (bytes: [UInt8], stateDigest: String) {
-    let body = Self.body(of: recovered)
     let stateDigest = Self.digest(recovered.state)
+    return (encoded(body: Self.body(of: recovered), stateDigest: stateDigest), stateDigest)
+  }
+
+  /// The file's bytes and the state digest its header records, once the body is known to read
+  /// back as this book: the book read from it is equal to this one (`==`) and writes the same
+  /// body again, byte for byte, so it also has the same state digest (`State.canonicalJSON` is
+  /// made from the same fields the body holds). What a start reads is then only checked by its
+  /// hash. Throws, and nothing should be written, when the book does not survive its own body.
+  public func checkedEncoding() throws(Problem) -> (bytes: [UInt8], stateDigest: String) {
+    let body = Self.body(of: recovered)
+    let readBack: Recovered
+    do {
+      readBack = try Self.readBody(body[...])
+    } catch {
+      throw Problem(description: "its body does not read back: \(error)")
+    }
+    guard readBack.lastSeq == recovered.lastSeq, readBack.state == recovered.state,
+      Self.body(of: readBack) == body
+    else {
+      throw Problem(description: "its body does not read back as the state it was made from")
+    }
+    let stateDigest = Self.digest(recovered.state)
+    return (encoded(body: body, stateDigest: stateDigest), stateDigest)
+  }
+
+  /// The header (ending in its hash), then `body`.
+  func encoded(body: [UInt8], stateDigest: String) -> [UInt8] {
     var w = JSONWriter(capacity: 512)
     w.object { o in
       o.field("snapshot", Self.formatVersion)
@@ -47,13 +79,29 @@ public struct Snapshot: Sendable {
       o.field("recordCRC", Self.hex(checkpoint.recordCRC))
       o.field("stateDigest", stateDigest)
       o.field("bodyLength", body.count)
-      o.field("bodySHA256", ByteEncoding.hex(Digest.sha256(body)))
     }
-    return (w.bytes + [0x0A] + body + [0x0A], stateDigest)
+    // The header so far, without its closing brace, is what the hash covers (with the body).
+    var bytes = w.bytes
+    bytes.removeLast()
+    var hasher = SHA256Hasher()
+    hasher.update(bytes)
+    hasher.update(body)
+    bytes += Self.hashMember + Array(ByteEncoding.hex(hasher.finalize()).utf8) + Array("\"}".utf8)
+    bytes.reserveCapacity(bytes.count + body.count + 2)
+    bytes.append(0x0A)
+    bytes += body
+    bytes.append(0x0A)
+    return bytes
   }
 
-  /// Reads a snapshot file's bytes, checking its version, its body's hash, and that the state
-  /// read back has the digest the header recorded.
+  /// How the hash member starts: the header's last member.
+  static let hashMember = Array(#","sha256":""#.utf8)
+  /// The length of the header's end from `hashMember` on: it, 64 hex digits, `"}`.
+  static let hashEnd = hashMember.count + 64 + 2
+
+  /// Reads a snapshot file's bytes, checking its version, that it was made by this reducer, its
+  /// length and its hash (format 1: its body's hash, and that the state read back has the digest
+  /// the header recorded).
   public init(decoding bytes: [UInt8]) throws(Problem) {
     guard let newline = bytes.firstIndex(of: 0x0A) else { throw Problem(description: "no header") }
     let header: FieldReader
@@ -64,9 +112,10 @@ public struct Snapshot: Sendable {
     }
     do {
       let version = try header.int("snapshot")
-      guard version == Self.formatVersion else {
+      guard version == Self.formatVersion || version == 1 else {
         throw Problem(
-          description: "format version \(version); this susi reads version \(Self.formatVersion)")
+          description:
+            "format version \(version); this susi reads versions 1 to \(Self.formatVersion)")
       }
       let reducer = try header.int("reducer")
       guard reducer == State.reducerVersion else {
@@ -80,9 +129,25 @@ public struct Snapshot: Sendable {
       guard bodyLength >= 0, bytes.count == bodyStart + bodyLength + 1, bytes.last == 0x0A else {
         throw Problem(description: "the file is not as long as its header says (cut short?)")
       }
-      let body = Array(bytes[bodyStart..<(bodyStart + bodyLength)])
-      guard ByteEncoding.hex(Digest.sha256(body)) == (try header.string("bodySHA256")) else {
-        throw Problem(description: "its body does not match its checksum")
+      let body = bytes[bodyStart..<(bodyStart + bodyLength)]
+      if version == 1 {
+        guard ByteEncoding.hex(Digest.sha256(body)) == (try header.string("bodySHA256")) else {
+          throw Problem(description: "its body does not match its checksum")
+        }
+      } else {
+        let hashed = newline - Self.hashEnd
+        guard hashed > 0,
+          bytes[hashed..<(hashed + Self.hashMember.count)].elementsEqual(Self.hashMember)
+        else {
+          throw Problem(description: "its header does not end in its checksum")
+        }
+        var hasher = SHA256Hasher()
+        hasher.update(bytes[..<hashed])
+        hasher.update(body)
+        let recorded = bytes[(hashed + Self.hashMember.count)..<(newline - 2)]
+        guard Array(ByteEncoding.hex(hasher.finalize()).utf8).elementsEqual(recorded) else {
+          throw Problem(description: "it does not match its checksum")
+        }
       }
       guard let crc = UInt32(try header.string("recordCRC"), radix: 16) else {
         throw Problem(description: "recordCRC is not hex")
@@ -90,13 +155,12 @@ public struct Snapshot: Sendable {
       checkpoint = EventLogCheckpoint(
         seq: try header.int("seq"), line: try header.int("line"), offset: try header.int("offset"),
         recordLength: try header.int("recordLength"), recordCRC: crc)
-      recovered = try Self.recovered(
-        from: FieldReader(try JSONParser.parse(body, maximumDepth: Nesting.readable)))
+      recovered = try Self.readBody(body)
       guard recovered.lastSeq == checkpoint.seq else {
         throw Problem(
           description: "its body covers seq \(recovered.lastSeq), not \(checkpoint.seq)")
       }
-      guard Self.digest(recovered.state) == (try header.string("stateDigest")) else {
+      if version == 1, Self.digest(recovered.state) != (try header.string("stateDigest")) {
         throw Problem(description: "the state read back does not have the recorded digest")
       }
     } catch let problem as Problem {
@@ -104,6 +168,42 @@ public struct Snapshot: Sendable {
     } catch {
       throw Problem(description: "\(error)")
     }
+  }
+
+  /// Reads a body (see `body(of:)`): with a pull reader (the state through
+  /// `State.readSnapshot`), or, when the body is not exactly what `body(of:)` writes, as a tree,
+  /// whose result and errors are the reference.
+  static func readBody(_ body: ArraySlice<UInt8>) throws -> Recovered {
+    try body.withUnsafeBytes { bytes in
+      var reader = JSONReader(bytes, maximumDepth: Nesting.readable)
+      if let read = try? readBodyWithPullReader(&reader) { return read }
+      return try recovered(
+        from: FieldReader(try JSONParser.parse(bytes, maximumDepth: Nesting.readable)))
+    }
+  }
+
+  /// Thrown when a body must be read as a tree.
+  private struct Unusual: Error {}
+
+  /// The body read with a pull reader; throws when it must be read as a tree.
+  static func readBodyWithPullReader(_ r: inout JSONReader) throws -> Recovered {
+    var others: [(String, JSON)] = []
+    var seen: Set<String> = []
+    var state: State?
+    try r.enterObject()
+    while let key = try r.nextKey() {
+      guard !key.hasEscapes else { throw Unusual() }
+      let name = String(decoding: key.bytes, as: UTF8.self)
+      guard seen.insert(name).inserted else { throw Unusual() }
+      if name == "state" {
+        state = try State.readSnapshot(&r)
+      } else {
+        others.append((name, try r.value()))
+      }
+    }
+    try r.finish()
+    guard let state else { throw Unusual() }
+    return try recovered(from: FieldReader(JSONObject(others)), state: state)
   }
 
   /// The SHA-256 of the state's canonical JSON, in hex (what `susi replay --digest` prints).
@@ -140,8 +240,17 @@ public struct Snapshot: Sendable {
     return w.bytes
   }
 
-  static func recovered(from r: FieldReader) throws(JSONShapeError) -> Recovered {
-    var recovered = Recovered(state: try State(snapshot: try r.object("state")))
+  /// The book in the body `r`; with `state`, that is its state (read already), and `r` need not
+  /// hold one.
+  static func recovered(from r: FieldReader, state: State? = nil) throws(JSONShapeError)
+    -> Recovered
+  {
+    var recovered: Recovered
+    if let state {
+      recovered = Recovered(state: state)
+    } else {
+      recovered = Recovered(state: try State(snapshot: try r.object("state")))
+    }
     recovered.lastSeq = try r.int("lastSeq")
     if let at = try r.optionalString("lastAt") {
       guard let parsed = Timestamp(rfc3339: at) else {

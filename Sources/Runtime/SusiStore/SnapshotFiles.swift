@@ -46,14 +46,20 @@ public struct SnapshotFiles: Sendable {
   }
 
   /// Writes `snapshot` atomically (see the type), then deletes all but the newest `kept` and any
-  /// temporary file a crash left behind.
+  /// temporary file a crash left behind. Nothing is written when the snapshot does not read back
+  /// as the book it was made from (`Snapshot.checkedEncoding`).
   public func write(_ snapshot: Snapshot) throws(Failure) {
     let final = path(forSeq: snapshot.checkpoint.seq)
+    let bytes: [UInt8]
+    do {
+      bytes = try snapshot.checkedEncoding().bytes
+    } catch {
+      throw Failure(path: final, what: "write", problem: error.description)
+    }
     let temporary = final + ".\(getpid()).tmp"
     unlink(temporary)
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw Failure(path: temporary, what: "create") }
-    let bytes = snapshot.encoded()
     var done = 0
     var failed = false
     bytes.withUnsafeBytes { buffer in
@@ -146,9 +152,11 @@ public struct SnapshotFiles: Sendable {
     public var path: String
     public var what: String
     public var errno: Int32 = Glibc.errno
+    /// Why, when it is not a system call that failed.
+    public var problem: String?
 
     public var description: String {
-      "cannot \(what) \(path): \(String(cString: strerror(errno)))"
+      "cannot \(what) \(path): \(problem ?? String(cString: strerror(errno)))"
     }
   }
 }

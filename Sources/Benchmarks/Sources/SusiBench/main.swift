@@ -39,6 +39,7 @@ let benchmarks: [Benchmark] = [
   realLogBenchmark,
   postgresBenchmark,
   fleetBenchmark,
+  snapshotBenchmark,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

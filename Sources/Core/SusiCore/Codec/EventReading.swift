@@ -184,7 +184,7 @@ extension Event {
 
   /// The answers array; plain answers are read field by field, any other kind through its tree
   /// reader. Nil to use the tree decoder.
-  private static func readAnswers(_ r: inout JSONReader) throws -> [AnswerAction]? {
+  static func readAnswers(_ r: inout JSONReader) throws -> [AnswerAction]? {
     var answers: [AnswerAction] = []
     try r.enterArray()
     while try r.nextElement() {
@@ -266,7 +266,7 @@ extension Event {
   /// `names` lists the members in the order the writer writes them: the one that comes next is
   /// found by its bytes, without reading its key (`JSONReader.nextKey(is:)`); any other is read
   /// and looked up.
-  private static func readMembers(
+  static func readMembers(
     _ r: inout JSONReader, _ names: [StaticString],
     _ member: (Int, inout JSONReader) throws -> Bool
   ) throws -> Bool {
