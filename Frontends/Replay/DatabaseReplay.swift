@@ -16,7 +16,7 @@ enum DatabaseReplay {
       path: log, name: location.description, isFile: false,
       fold: { recovered, until, visit in
         try PostgresLogRecovery.replay(
-          location, on: connection, into: &recovered, until: until, visit: visit)
+          location, on: connection, into: &recovered, until: until, visit: visit ?? { _, _, _ in })
         return nil
       },
       // None when the database has no snapshots table yet.

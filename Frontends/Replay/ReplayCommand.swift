@@ -151,12 +151,12 @@ public enum ReplayCommand {
         StandardStream.error.line(
           "susi replay: started from the snapshot at seq \(snapshot.checkpoint.seq)")
         recovered = snapshot.recovered
-        guard log.isFile else { return try log.fold(&recovered, until) { _, _, _ in } }
+        guard log.isFile else { return try log.fold(&recovered, until, nil) }
         return try LogReplay.run(
           path: log.path, into: &recovered, until: until, after: snapshot.checkpoint)
       }
     }
-    return try log.fold(&recovered, until) { _, _, _ in }
+    return try log.fold(&recovered, until, nil)
   }
 
   /// Says that the log ends in a torn record: replay skips it, and the next start of susi cuts it
@@ -291,7 +291,7 @@ public enum ReplayCommand {
 
   private static func verify(_ log: ReplaySource, until: Int?) throws -> Int32 {
     var recovered = Recovered()
-    if let torn = try log.fold(&recovered, until, { _, _, _ in }) {
+    if let torn = try log.fold(&recovered, until, nil) {
       StandardStream.error.line(
         "susi replay: NOT verified: \(torn); the next start of susi cuts it off, "
           + "so the log does not hold what was written")
@@ -310,7 +310,7 @@ public enum ReplayCommand {
     }
     // A second replay in this process must agree too (catches state kept outside the reducer).
     var again = Recovered()
-    _ = try log.fold(&again, until ?? last) { _, _, _ in }
+    _ = try log.fold(&again, until ?? last, nil)
     let hereAgain = digest(again.state)
     if here == there && here == hereAgain {
       // A recorded state beside the log (NAME.state.json, as Events/ keeps them) must match too.
@@ -343,7 +343,7 @@ public enum ReplayCommand {
     while bad - good > 1 {
       let middle = (good + bad) / 2
       var probe = Recovered()
-      _ = try log.fold(&probe, middle) { _, _, _ in }
+      _ = try log.fold(&probe, middle, nil)
       if digest(probe.state) == childDigest(path: path, until: middle) {
         good = middle
       } else {
@@ -423,10 +423,11 @@ struct ReplaySource {
   var path: String
   var name: String
   var isFile: Bool
-  /// Folds the log into `recovered` up to `until`, calling `visit` with each event, what it
-  /// asked for and the state after it; says why a torn last record was not applied.
+  /// Folds the log into `recovered` up to `until`, calling `visit` (when given) with each event,
+  /// what it asked for and the state after it; says why a torn last record was not applied.
+  /// Without a visitor the state is not handed out per event (which would copy it each time).
   var fold:
-    (inout Recovered, Int?, (Event, [Effect], State) throws -> Void) throws -> (
+    (inout Recovered, Int?, ((Event, [Effect], State) throws -> Void)?) throws -> (
       any CustomStringConvertible
     )?
 
@@ -437,7 +438,10 @@ struct ReplaySource {
     ReplaySource(
       path: path, name: path, isFile: true,
       fold: { recovered, until, visit in
-        try LogReplay.run(path: path, into: &recovered, until: until, visit: visit)
+        guard let visit else {
+          return try LogReplay.run(path: path, into: &recovered, until: until)
+        }
+        return try LogReplay.run(path: path, into: &recovered, until: until, visit: visit)
       },
       newestSnapshot: { SnapshotFiles(logPath: path).newestValid() })
   }

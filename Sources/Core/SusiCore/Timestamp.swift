@@ -104,6 +104,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
   }
 
   private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+    if let milliseconds = parseWritten(b) { return milliseconds }
     var i = 0
     func number(_ count: Int) -> Int? {
       guard i + count <= b.count else { return nil }
@@ -179,6 +180,39 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     let milliseconds = seconds * 1000 + Int64(millis)
     guard (-limit...limit).contains(milliseconds) else { return nil }
     return milliseconds
+  }
+
+  /// The form `append(to:)` writes for years 0000–9999 (`2026-11-21T10:00:00.123Z`, every `at`
+  /// of a log), read by fixed positions; nil for anything else, which `parse` reads the long way.
+  private static func parseWritten(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+    guard b.count == 24, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
+      b[10] == UInt8(ascii: "T"), b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+      b[19] == UInt8(ascii: "."), b[23] == UInt8(ascii: "Z")
+    else { return nil }
+    // Each digit's value, or one above 9 for a byte that is not a digit.
+    var bad: UInt8 = 0
+    func digits(_ from: Int, _ count: Int) -> Int {
+      var value = 0
+      for j in from..<(from + count) {
+        let d = b[j] &- 0x30
+        bad |= d > 9 ? 1 : 0
+        value = value &* 10 &+ Int(d)
+      }
+      return value
+    }
+    let year = digits(0, 4)
+    let month = digits(5, 2)
+    let day = digits(8, 2)
+    let hour = digits(11, 2)
+    let minute = digits(14, 2)
+    let second = digits(17, 2)
+    let millis = digits(20, 3)
+    guard bad == 0, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+      hour < 24, minute < 60, second < 61
+    else { return nil }
+    let days = Self.days(fromCivil: year, month, day)
+    let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
+    return seconds * 1000 + Int64(millis)
   }
 
   private static func isLeap(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }

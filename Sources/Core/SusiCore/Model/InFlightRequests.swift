@@ -28,8 +28,18 @@ public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDict
   /// Removes and returns the request asked for by `seq`.
   @discardableResult
   public mutating func removeValue(forKey seq: Int) -> InFlightRequest? {
-    let request = bySeq[seq]
-    self[seq] = nil
+    removeValue(forKey: seq) { _ in true }
+  }
+
+  /// Removes and returns the request asked for by `seq` when `matches` accepts it; one look-up
+  /// (a chat's reply ends its request on every exchange).
+  @discardableResult
+  public mutating func removeValue(
+    forKey seq: Int, where matches: (InFlightRequest) -> Bool
+  ) -> InFlightRequest? {
+    guard let index = bySeq.index(forKey: seq), matches(bySeq.values[index]) else { return nil }
+    let request = bySeq.remove(at: index).value
+    if let key = request.key { unindex(seq, key: key) }
     return request
   }
 

@@ -23,10 +23,11 @@ extension State {
   mutating func finish(
     _ event: Event, completing intent: ActionType, orPlannedAnswer: Bool = false
   ) -> InFlightRequest? {
-    guard let cause = event.cause, let request = inFlight[cause],
-      request.intent == intent || (orPlannedAnswer && request.isPlannedAnswer)
+    guard let cause = event.cause,
+      let request = inFlight.removeValue(
+        forKey: cause,
+        where: { $0.intent == intent || (orPlannedAnswer && $0.isPlannedAnswer) })
     else { return nil }
-    inFlight[cause] = nil
     // Most of the time there is no error to clear: spare hashing the name.
     if !lastErrors.isEmpty { lastErrors[request.type.rawValue] = nil }
     return request
