@@ -201,11 +201,11 @@ public final class SocketTransport: HTTPTransport {
   }
 
   /// Headers the transport writes itself: a request's own are left out.
-  private static let managedHeaders: Set<String> = [
+  private static let managedHeaders = [
     "host", "content-length", "connection", "transfer-encoding", "proxy-authorization",
   ]
 
-  /// The request line, headers and body as sent.
+  /// The request line, headers and body as sent, built as bytes (no intermediate strings).
   static func requestBytes(
     _ request: TransportRequest, url: HTTPURL, proxy: ProxySettings.Proxy? = nil
   ) throws(TransportError) -> [UInt8] {
@@ -213,25 +213,45 @@ public final class SocketTransport: HTTPTransport {
     guard method.isValidToken else {
       throw .invalidURL("the method \(request.method) cannot be sent")
     }
+    let isBreak = { (byte: UInt8) in byte == 13 || byte == 10 }
+    let host = url.hostHeader
+    var head: [UInt8] = []
+    head.reserveCapacity(256 + url.target.utf8.count + request.body.count)
+    head.append(contentsOf: method.text.utf8)
+    head.append(UInt8(ascii: " "))
     // Through a proxy, a plain request names the whole URL (absolute form).
-    let target = proxy == nil ? url.target : "http://\(url.hostHeader)\(url.target)"
-    var head = "\(method.text) \(target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
-    if let authorization = proxy?.authorization {
-      head += "Proxy-Authorization: \(authorization)\r\n"
+    if proxy != nil {
+      head.append(contentsOf: "http://".utf8)
+      head.append(contentsOf: host.utf8)
     }
-    for field in request.headers where !Self.managedHeaders.contains(field.name.lowercased()) {
-      let isBreak = { (byte: UInt8) in byte == 13 || byte == 10 }
+    head.append(contentsOf: url.target.utf8)
+    head.append(contentsOf: " HTTP/1.1\r\nHost: ".utf8)
+    head.append(contentsOf: host.utf8)
+    head.append(contentsOf: "\r\n".utf8)
+    if let authorization = proxy?.authorization {
+      head.append(contentsOf: "Proxy-Authorization: ".utf8)
+      head.append(contentsOf: authorization.utf8)
+      head.append(contentsOf: "\r\n".utf8)
+    }
+    for field in request.headers
+    where !managedHeaders.contains(where: { HTTPHeaders.namesMatch($0, field.name) }) {
       guard !field.name.utf8.contains(where: isBreak), !field.value.utf8.contains(where: isBreak)
       else {
         throw .invalidURL("the header \(field.name) holds a line break")
       }
-      head += "\(field.name): \(field.value)\r\n"
+      head.append(contentsOf: field.name.utf8)
+      head.append(contentsOf: ": ".utf8)
+      head.append(contentsOf: field.value.utf8)
+      head.append(contentsOf: "\r\n".utf8)
     }
     if !request.body.isEmpty || method.expectsBody {
-      head += "Content-Length: \(request.body.count)\r\n"
+      head.append(contentsOf: "Content-Length: ".utf8)
+      head.append(contentsOf: String(request.body.count).utf8)
+      head.append(contentsOf: "\r\n".utf8)
     }
-    head += "\r\n"
-    return Array(head.utf8) + request.body
+    head.append(contentsOf: "\r\n".utf8)
+    head.append(contentsOf: request.body)
+    return head
   }
 
   /// Runs `work` on a thread that may block, and waits for it without holding one of the
