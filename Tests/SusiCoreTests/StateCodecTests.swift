@@ -92,6 +92,23 @@ import Testing
     #expect(third.canonicalJSON() != Self.rich().canonicalJSON())
   }
 
+  @Test func ratingsOfSkillsWhoseNamesJoinAlikeKeepTheirOwnKeys() throws {
+    // Both pairs would read "a/b/c" joined by a slash; a group or skill name is whatever the
+    // user typed or the server sent.
+    var state = State()
+    state.userRatings[SkillID(group: "a/b", skill: "c")] = UserRating(stars: 4)
+    state.userRatings[SkillID(group: "a", skill: "b/c")] = UserRating(stars: 2)
+    state.userRatings[SkillID(group: #"a\"#, skill: "b/c")] = UserRating(stars: 1)
+    state.userRatings[SkillID(group: "Games", skill: "Flip a coin")] = UserRating(stars: 5)
+    let json = try JSONParser.parse(state.canonicalJSON())
+    #expect(
+      json["userRatings"]
+        == .object([
+          "Games/Flip a coin": .int(5), "a/b/c": .int(2), #"a\/b/c"#: .int(4),
+          #"a\\/b/c"#: .int(1),
+        ]))
+  }
+
   @Test func theJSONValueMatchesTheBytes() throws {
     let state = Self.rich()
     #expect(state.json == (try JSONParser.parse(state.canonicalJSON())))

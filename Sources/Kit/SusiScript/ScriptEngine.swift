@@ -25,51 +25,72 @@ public enum ScriptEngine {
   public static func evaluate(_ source: String, limits: ScriptLimits = ScriptLimits())
     -> Result<ScriptOutcome, ScriptError>
   {
-    guard source.utf8.count <= maximumScriptBytes else {
-      return .failure(.failed("the script is longer than \(maximumScriptBytes) bytes"))
-    }
-    guard running.reserve(limits.maximumConcurrentScripts) else {
-      return .failure(.busy(limits.maximumConcurrentScripts))
-    }
-    defer { running.release() }
-    var source = source
-    var kept = idle.withLock { $0.take(matching: limits) }
-    while true {
-      let reused = kept != nil
-      let worker: Worker
-      if let taken = kept {
-        worker = taken
-        kept = nil
-      } else {
-        guard let fresh = Worker(limits) else { return .failure(.cannotStart(lastError)) }
-        worker = fresh
+    shared.evaluate(source, limits: limits)
+  }
+
+  /// The workers every caller shares.
+  private static let shared = Workers()
+
+  /// Scripts running and the one worker kept between them. Tests that watch which worker is
+  /// kept make their own, so scripts run by other tests at the same time do not change it.
+  final class Workers: Sendable {
+    private let running = Counter()
+    private let idle = Mutex(IdleWorker())
+
+    /// The process id of the worker kept between scripts.
+    var keptWorker: pid_t? { idle.withLock { $0.worker?.pid } }
+
+    init() {}
+
+    func evaluate(_ source: String, limits: ScriptLimits) -> Result<ScriptOutcome, ScriptError> {
+      guard source.utf8.count <= maximumScriptBytes else {
+        return .failure(.failed("the script is longer than \(maximumScriptBytes) bytes"))
       }
-      // A kept worker may have ended meanwhile (killed from outside, or after the engine gave
-      // up): then a fresh one runs the script.
-      guard worker.send(&source) else {
-        let error = worker.end(limits: limits)
-        if reused { continue }
-        return .failure(error)
+      guard running.reserve(limits.maximumConcurrentScripts) else {
+        return .failure(.busy(limits.maximumConcurrentScripts))
       }
-      switch worker.readOutcome(limits: limits) {
-      case .timedOut:
-        worker.kill()
-        return .failure(.timedOut(seconds: limits.seconds))
-      case .ended:
-        let error = worker.end(limits: limits)
-        if reused { continue }
-        return .failure(error)
-      case .outcome(let status, let payload):
-        let result = outcome(status, payload, limits: limits)
-        if status == UInt8(ascii: "R") || status == UInt8(ascii: "E") {
-          // A worker that answered normally serves the next script; one that ran out of memory
-          // may have been left by duktape, so it is not kept.
-          let spare = idle.withLock { $0.keep(worker) }
-          spare?.discard()
+      defer { running.release() }
+      var source = source
+      var kept = idle.withLock { $0.take(matching: limits) }
+      while true {
+        let reused = kept != nil
+        let worker: Worker
+        if let taken = kept {
+          worker = taken
+          kept = nil
         } else {
-          worker.discard()
+          guard let fresh = Worker(limits) else {
+            return .failure(.cannotStart(ScriptEngine.lastError))
+          }
+          worker = fresh
         }
-        return result
+        // A kept worker may have ended meanwhile (killed from outside, or after the engine gave
+        // up): then a fresh one runs the script.
+        guard worker.send(&source) else {
+          let error = worker.end(limits: limits)
+          if reused { continue }
+          return .failure(error)
+        }
+        switch worker.readOutcome(limits: limits) {
+        case .timedOut:
+          worker.kill()
+          return .failure(.timedOut(seconds: limits.seconds))
+        case .ended:
+          let error = worker.end(limits: limits)
+          if reused { continue }
+          return .failure(error)
+        case .outcome(let status, let payload):
+          let result = ScriptEngine.outcome(status, payload, limits: limits)
+          if status == UInt8(ascii: "R") || status == UInt8(ascii: "E") {
+            // A worker that answered normally serves the next script; one that ran out of memory
+            // may have been left by duktape, so it is not kept.
+            let spare = idle.withLock { $0.keep(worker) }
+            spare?.discard()
+          } else {
+            worker.discard()
+          }
+          return result
+        }
       }
     }
   }
@@ -105,12 +126,6 @@ public enum ScriptEngine {
     for (index, byte) in bytes.enumerated() where index < 8 { value |= Int(byte) << (8 * index) }
     return value
   }
-
-  private static let running = Counter()
-  private static let idle = Mutex(IdleWorker())
-
-  /// The process id of the worker kept between scripts, for tests.
-  static var keptWorker: pid_t? { idle.withLock { $0.worker?.pid } }
 
   /// How many scripts run at once.
   private final class Counter: Sendable {

@@ -157,9 +157,7 @@ extension State {
       write: { s, w in
         w.sortedObject(
           Dictionary(
-            uniqueKeysWithValues: s.userRatings.map {
-              ("\($0.key.group)/\($0.key.skill)", $0.value)
-            })
+            uniqueKeysWithValues: s.userRatings.map { ($0.key.ratingKey, $0.value) })
         ) {
           w, rating in
           if let stars = rating.stars { w.int(stars) } else { w.raw("null") }
@@ -189,5 +187,22 @@ extension State {
         from: field.json(in: self), to: field.json(in: after), path: field.name)
     }
     return out
+  }
+}
+
+extension SkillID {
+  /// The key of this skill's rating in the state's JSON: `group/skill`, with a backslash or a
+  /// slash inside the group written `\\` or `\/`, so that no two skills share a key (group
+  /// `a/b` with skill `c` and group `a` with skill `b/c` would otherwise both be `a/b/c`).
+  /// Names without either character are written as they are.
+  var ratingKey: String {
+    guard group.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") })
+    else { return group + "/" + skill }
+    var escaped = ""
+    for character in group.unicodeScalars {
+      if character == "/" || character == "\\" { escaped.unicodeScalars.append("\\") }
+      escaped.unicodeScalars.append(character)
+    }
+    return escaped + "/" + skill
   }
 }
