@@ -159,4 +159,16 @@ import Testing
     let error = eventLogError { _ = try EventLogWriter(path: directory.path) }
     #expect(error?.code == .fileError)
   }
+
+  @Test func aLinesObjectIsTheRecordWithoutItsChecksum() {
+    let object = eventObject(seq: 7)
+    let line = EventLogWriter.line(for: object)
+    #expect(line != object)
+    #expect(EventLogWriter.object(inLine: line) == object)
+    // A version 1 line is its object; so is anything without the checksum's shape.
+    let versionOne = Array(#"{"seq":1,"type":"logout","payload":{}}"#.utf8)
+    #expect(EventLogWriter.object(inLine: versionOne) == versionOne)
+    let cut = Array(line.dropLast(3))
+    #expect(EventLogWriter.object(inLine: cut) == cut)
+  }
 }

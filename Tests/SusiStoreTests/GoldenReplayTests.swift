@@ -65,6 +65,7 @@ import Testing
     try reader.forEachRecord { record in
       let event = try Event.decode(record.object)
       let original = Array(lines[record.line - 1].utf8)
+      #expect(try Event.read(logLine: original) == event, "\(log):\(record.line)")
       if record.version == Event.formatVersion {
         #expect(EventLogWriter.line(for: event.encoded()) == original, "\(log):\(record.line)")
       } else {

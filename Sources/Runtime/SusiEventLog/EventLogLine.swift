@@ -163,7 +163,7 @@ enum EventLogLine {
   // MARK: Pieces
 
   /// Whether `bytes` holds `text` at `start`.
-  private static func has(_ text: StaticString, in bytes: UnsafeRawBufferPointer, at start: Int)
+  static func has(_ text: StaticString, in bytes: UnsafeRawBufferPointer, at start: Int)
     -> Bool
   {
     guard start >= 0, bytes.count - start >= text.utf8CodeUnitCount else { return false }
@@ -172,7 +172,7 @@ enum EventLogLine {
       == 0
   }
 
-  private static func startsWithVersionTwoPrefix(_ bytes: UnsafeRawBufferPointer) -> Bool {
+  static func startsWithVersionTwoPrefix(_ bytes: UnsafeRawBufferPointer) -> Bool {
     has(versionTwoPrefix, in: bytes, at: 0)
   }
 
@@ -234,5 +234,23 @@ enum EventLogLine {
     var bytes: [UInt8] = []
     appendHex(value, to: &bytes)
     return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+extension EventLogWriter {
+  /// The record's object in a log line (as the log holds it, without its newline): a version 2
+  /// line without its crc member, any other line as it is. The checksum is not checked here.
+  public static func object(inLine line: [UInt8]) -> [UInt8] {
+    let trailer = EventLogLine.trailerLength
+    let checksum = line.count - trailer
+    let isVersionTwo = line.withUnsafeBytes { bytes in
+      bytes.count > trailer && EventLogLine.startsWithVersionTwoPrefix(bytes)
+        && EventLogLine.has(EventLogLine.checksumOpening, in: bytes, at: checksum)
+        && bytes[bytes.count - 1] == UInt8(ascii: "}")
+    }
+    guard isVersionTwo else { return line }
+    var object = Array(line[..<checksum])
+    object.append(UInt8(ascii: "}"))
+    return object
   }
 }

@@ -118,7 +118,7 @@ public final class PostgresEventSink: EventSink {
       try PostgresEventLog.check(line, seq: seq, location: location)
       let event: Event
       do {
-        event = try Event.decode(line)
+        event = try Event.read(logLine: line)
       } catch {
         throw PostgresLogError.corrupt(location, seq: seq, "the record is not an event: \(error)")
       }

@@ -94,7 +94,7 @@ public enum PostgresLogRecovery {
       for row in rows {
         let event: Event
         do {
-          event = try Event.decode(row.line)
+          event = try Event.read(logLine: row.line)
         } catch {
           throw .corrupt(location, seq: row.seq, "the record is not an event: \(error)")
         }

@@ -1,4 +1,5 @@
-import SusiCore
+public import SusiCore
+import SusiEventLog
 
 /// Why past events could not be read.
 public struct HistoryError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -19,10 +20,18 @@ extension PublishedEvent {
   /// Decodes a log line (as the log holds it, without its newline) into the event it records.
   public init(line: [UInt8]) throws(HistoryError) {
     do {
-      self.init(event: try Event.decode(line), line: line)
+      self.init(event: try Event.read(logLine: line), line: line)
     } catch {
       throw HistoryError("a log line is not an event: \(error)")
     }
+  }
+}
+
+extension Event {
+  /// The event a log line records (as the log holds it, without its newline, its checksum
+  /// checked by whoever read it), read straight from its bytes by the record reader.
+  public static func read(logLine line: [UInt8]) throws -> Event {
+    try EventLogWriter.object(inLine: line).withUnsafeBytes { try Event.read($0) }
   }
 }
 
