@@ -171,4 +171,16 @@ import Testing
     let cut = Array(line.dropLast(3))
     #expect(EventLogWriter.object(inLine: cut) == cut)
   }
+
+  @Test func aLineIsCheckedAsTheReaderChecksItsLines() throws {
+    let line = EventLogWriter.line(for: eventObject(seq: 12))
+    #expect(try EventLogWriter.seq(ofLine: line) == 12)
+    var changed = line
+    changed[20] ^= 0x01
+    #expect(throws: LogLineProblem.self) { try EventLogWriter.seq(ofLine: changed) }
+    #expect(throws: LogLineProblem.self) { try EventLogWriter.seq(ofLine: Array(line.dropLast())) }
+    #expect(throws: LogLineProblem.self) { try EventLogWriter.seq(ofLine: []) }
+    let versionOne = Array(#"{"seq":3,"type":"logout","payload":{}}"#.utf8)
+    #expect(try EventLogWriter.seq(ofLine: versionOne) == 3)
+  }
 }

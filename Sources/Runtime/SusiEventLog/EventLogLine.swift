@@ -238,6 +238,21 @@ enum EventLogLine {
 }
 
 extension EventLogWriter {
+  /// Checks a log line (as the log holds it, without its newline) as the log's reader checks
+  /// each line of a file, and returns the seq it records, or why it is not a record.
+  public static func seq(ofLine line: [UInt8]) throws(LogLineProblem) -> Int {
+    var copy = line
+    let decoded = copy.withUnsafeMutableBytes { bytes in
+      Result { () throws(EventLogLine.Problem) -> EventLogLine.Decoded in
+        try EventLogLine.decode(bytes)
+      }
+    }
+    switch decoded {
+    case .success(let record): return record.seq
+    case .failure(let problem): throw LogLineProblem(message: problem.message)
+    }
+  }
+
   /// The record's object in a log line (as the log holds it, without its newline): a version 2
   /// line without its crc member, any other line as it is. The checksum is not checked here.
   public static func object(inLine line: [UInt8]) -> [UInt8] {
@@ -253,4 +268,9 @@ extension EventLogWriter {
     object.append(UInt8(ascii: "}"))
     return object
   }
+}
+
+/// Why a log line is not a record.
+public struct LogLineProblem: Error, Sendable {
+  public let message: String
 }

@@ -1,3 +1,4 @@
+import Glibc
 import SusiEventLog
 public import SusiPostgres
 
@@ -151,36 +152,26 @@ public enum PostgresEventLog {
     return rows
   }
 
-  /// Checks that `line` is a record with seq `seq`: a version 2 line's checksum must match; a
-  /// version 1 line (copied from an old file log) must be a JSON object with that seq.
+  /// Checks that `line` is a record with seq `seq`, as the file log's reader checks a line (a
+  /// version 2 line's checksum must match; a version 1 line, copied from an old file log, must be
+  /// a JSON object with that seq), and that it holds no raw newline or NUL byte.
   public static func check(_ line: [UInt8], seq: Int, location: PostgresLogLocation)
     throws(PostgresLogError)
   {
-    let prefix = Array(#"{"v":2,"seq":"#.utf8) + Array(String(seq).utf8) + [UInt8(ascii: ",")]
-    if line.starts(with: Array(#"{"v":"#.utf8)) {
-      let trailer = 18
-      guard line.count > prefix.count + trailer, line.starts(with: prefix) else {
-        throw .corrupt(location, seq: seq, "the line does not begin with {\"v\":2,\"seq\":\(seq),")
-      }
-      let crcStart = line.count - trailer
-      let opening = Array(#","crc":""#.utf8)
-      guard Array(line[crcStart..<(crcStart + opening.count)]) == opening,
-        line[line.count - 2] == UInt8(ascii: "\""), line[line.count - 1] == UInt8(ascii: "}"),
-        let stored = UInt32(
-          String(decoding: line[(crcStart + opening.count)..<(line.count - 2)], as: UTF8.self),
-          radix: 16)
-      else {
-        throw .corrupt(location, seq: seq, #"the line does not end with ,"crc":"xxxxxxxx"}"#)
-      }
-      let computed = line.withUnsafeBytes {
-        CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<crcStart]))
-      }
-      guard computed == stored else {
-        throw .corrupt(
-          location, seq: seq, "checksum mismatch: the line was changed after it was written")
-      }
+    let recorded: Int
+    do {
+      recorded = try EventLogWriter.seq(ofLine: line)
+    } catch {
+      throw .corrupt(location, seq: seq, error.message)
     }
-    guard !line.contains(0x0A), !line.contains(0) else {
+    guard recorded == seq else {
+      throw .corrupt(location, seq: seq, "the line says seq \(recorded)")
+    }
+    let clean = line.withUnsafeBytes { bytes in
+      guard let base = bytes.baseAddress else { return true }
+      return memchr(base, 0x0A, bytes.count) == nil && memchr(base, 0, bytes.count) == nil
+    }
+    guard clean else {
       throw .corrupt(location, seq: seq, "the line holds a raw newline or NUL byte")
     }
   }
