@@ -21,8 +21,8 @@ enum EventLogLine {
     var message: String
   }
 
-  /// A valid line's record. For version 2 the line's bytes were rewritten in place so that its
-  /// first `objectLength` bytes are the object without the crc member.
+  /// A valid line's record. For version 2 the object without the crc member is the line's first
+  /// `objectLength` bytes with the last of them (the comma before `"crc"`) read as `}`.
   struct Decoded {
     var version: Int
     var seq: Int
@@ -81,14 +81,14 @@ enum EventLogLine {
   // MARK: Reading
 
   /// Checks one line (without its newline) and returns its record.
-  static func decode(_ line: UnsafeMutableRawBufferPointer) throws(Problem) -> Decoded {
-    if startsWithVersionTwoPrefix(UnsafeRawBufferPointer(line)) {
+  static func decode(_ line: UnsafeRawBufferPointer) throws(Problem) -> Decoded {
+    if startsWithVersionTwoPrefix(line) {
       return try decodeVersionTwo(line)
     }
-    return try decodeVersionOne(UnsafeRawBufferPointer(line))
+    return try decodeVersionOne(line)
   }
 
-  private static func decodeVersionTwo(_ line: UnsafeMutableRawBufferPointer) throws(Problem)
+  private static func decodeVersionTwo(_ line: UnsafeRawBufferPointer) throws(Problem)
     -> Decoded
   {
     let count = line.count
@@ -100,8 +100,7 @@ enum EventLogLine {
         message: #"a version 2 line must end with ,"crc":"xxxxxxxx"}; this one does not"#)
     }
     guard
-      let (seq, end) = parseSeq(
-        UnsafeRawBufferPointer(line), from: versionTwoPrefix.utf8CodeUnitCount),
+      let (seq, end) = parseSeq(line, from: versionTwoPrefix.utf8CodeUnitCount),
       end <= trailerStart, line[end] == UInt8(ascii: ",")
     else {
       throw Problem(code: .malformedLine, message: "the seq is not a positive integer")
@@ -121,7 +120,6 @@ enum EventLogLine {
           + "\(String(decoding: expected, as: UTF8.self)); the line was changed after it was "
           + "written")
     }
-    line[trailerStart] = UInt8(ascii: "}")
     return Decoded(version: 2, seq: seq, objectLength: trailerStart + 1)
   }
 
@@ -177,10 +175,8 @@ enum EventLogLine {
   }
 
   /// Whether `line` has `,"crc":"` at `start` and `"}` as its last two bytes.
-  private static func hasTrailerShape(_ line: UnsafeMutableRawBufferPointer, at start: Int) -> Bool
-  {
-    has(checksumOpening, in: UnsafeRawBufferPointer(line), at: start)
-      && has(#""}"#, in: UnsafeRawBufferPointer(line), at: line.count - 2)
+  static func hasTrailerShape(_ line: UnsafeRawBufferPointer, at start: Int) -> Bool {
+    has(checksumOpening, in: line, at: start) && has(#""}"#, in: line, at: line.count - 2)
   }
 
   /// Reads the decimal seq starting at `start`: 1 to 18 digits, no leading zero. Returns it and
@@ -199,7 +195,7 @@ enum EventLogLine {
   }
 
   /// The 8 lower-case hex digits at `start`, read all at once (no branch per digit).
-  private static func parseHex(_ line: UnsafeMutableRawBufferPointer, at start: Int) -> UInt32? {
+  private static func parseHex(_ line: UnsafeRawBufferPointer, at start: Int) -> UInt32? {
     guard start >= 0, line.count - start >= 8, let base = line.baseAddress else { return nil }
     let word = UInt64(littleEndian: (base + start).loadUnaligned(as: UInt64.self))
     let ones: UInt64 = 0x0101_0101_0101_0101
@@ -241,8 +237,7 @@ extension EventLogWriter {
   /// Checks a log line (as the log holds it, without its newline) as the log's reader checks
   /// each line of a file, and returns the seq it records, or why it is not a record.
   public static func seq(ofLine line: [UInt8]) throws(LogLineProblem) -> Int {
-    var copy = line
-    let decoded = copy.withUnsafeMutableBytes { bytes in
+    let decoded = line.withUnsafeBytes { bytes in
       Result { () throws(EventLogLine.Problem) -> EventLogLine.Decoded in
         try EventLogLine.decode(bytes)
       }
@@ -256,18 +251,17 @@ extension EventLogWriter {
   /// The record's object in a log line (as the log holds it, without its newline): a version 2
   /// line without its crc member, any other line as it is. The checksum is not checked here.
   public static func object(inLine line: [UInt8]) -> [UInt8] {
-    let trailer = EventLogLine.trailerLength
-    let checksum = line.count - trailer
+    let checksum = line.count - EventLogLine.trailerLength
     let isVersionTwo = line.withUnsafeBytes { bytes in
-      bytes.count > trailer && EventLogLine.startsWithVersionTwoPrefix(bytes)
-        && EventLogLine.has(EventLogLine.checksumOpening, in: bytes, at: checksum)
-        && bytes[bytes.count - 1] == UInt8(ascii: "}")
+      checksum > 0 && EventLogLine.startsWithVersionTwoPrefix(bytes)
+        && EventLogLine.hasTrailerShape(bytes, at: checksum)
     }
     guard isVersionTwo else { return line }
     var object = Array(line[..<checksum])
     object.append(UInt8(ascii: "}"))
     return object
   }
+
 }
 
 /// Why a log line is not a record.

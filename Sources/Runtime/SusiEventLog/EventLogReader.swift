@@ -155,7 +155,7 @@ public final class EventLogReader {
   {
     let decoded: EventLogLine.Decoded
     do {
-      decoded = try EventLogLine.decode(line)
+      decoded = try EventLogLine.decode(UnsafeRawBufferPointer(line))
     } catch {
       // Only a final line of nothing but NUL bytes is space a power loss left unwritten; a NUL
       // inside a record that ends in its newline is damage, and is refused like any other.
@@ -175,6 +175,8 @@ public final class EventLogReader {
         }
       throw fail(code: .seqOutOfOrder, line: lineNumber, message: message)
     }
+    // A version 2 record's object ends where its crc member began.
+    if decoded.version == 2 { line[decoded.objectLength - 1] = UInt8(ascii: "}") }
     lastSeq = decoded.seq
     recordCount += 1
     validLength = offset + line.count + 1
