@@ -406,28 +406,24 @@ private final class FleetNode: @unchecked Sendable {
     state.withLock { $0 = (process, port) }
   }
 
+  /// The running process, no longer this node's (nil when none runs).
+  private func forgetProcess() -> Process? {
+    state.withLock { s in
+      defer { s = (nil, 0) }
+      return s.process
+    }
+  }
+
   /// `kill -9`, and waits for the process to end.
   func kill() {
-    guard
-      let process = state.withLock({ s -> Process? in
-        let process = s.process
-        s = (nil, 0)
-        return process
-      })
-    else { return }
+    guard let process = forgetProcess() else { return }
     Glibc.kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
   }
 
   /// SIGTERM, and waits for the process to end.
   func stop() {
-    guard
-      let process = state.withLock({ s -> Process? in
-        let process = s.process
-        s = (nil, 0)
-        return process
-      })
-    else { return }
+    guard let process = forgetProcess() else { return }
     process.terminate()
     process.waitUntilExit()
   }
@@ -690,25 +686,10 @@ private enum FleetHTTP {
 
     init?(port: Int, timeoutSeconds: Int = 30) {
       self.port = port
-      fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      fd = connectToLoopback(port: port)
       guard fd >= 0 else { return nil }
-      var one: Int32 = 1
-      setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
       var limit = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
       setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_port = in_port_t(UInt16(port).bigEndian)
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-      guard connected == 0 else {
-        Glibc.close(fd)
-        return nil
-      }
     }
 
     func close() {

@@ -194,7 +194,7 @@ enum HTTPBenchmark {
       let epollFD = epoll_create1(0)
       var conns: [Connection] = []
       for index in 0..<connections {
-        let fd = Self.connect(port: port)
+        let fd = connectToLoopback(port: port)
         guard fd >= 0 else { continue }
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
@@ -228,7 +228,7 @@ enum HTTPBenchmark {
           if received <= 0 {
             // The server closed the connection (its per-connection request limit): reconnect.
             close(fd)
-            let replacement = Self.connect(port: port)
+            let replacement = connectToLoopback(port: port)
             guard replacement >= 0, HTTPBenchmark.nanoseconds() < stopAt else {
               if replacement >= 0 { close(replacement) }
               if received < 0 { result.errors += 1 }
@@ -313,26 +313,6 @@ enum HTTPBenchmark {
         }
         return bytes.count >= headEnd + bodyLength ? headEnd + bodyLength : nil
       }
-    }
-
-    static func connect(port: Int) -> Int32 {
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_port = in_port_t(UInt16(port).bigEndian)
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-      guard result == 0 else {
-        close(fd)
-        return -1
-      }
-      var one: Int32 = 1
-      setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-      return fd
     }
   }
 

@@ -195,22 +195,12 @@ enum OverloadBenchmark {
 
   /// Sends `request` on a new connection and reads until the server closes it (2 s limit).
   static func exchange(port: Int, _ request: String) -> String? {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = connectToLoopback(port: port)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var limit = timeval(tv_sec: 2, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard connected == 0 else { return nil }
     let bytes = Array(request.utf8)
     guard send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return nil }
     var received: [UInt8] = []

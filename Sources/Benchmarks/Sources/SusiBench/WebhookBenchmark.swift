@@ -201,24 +201,7 @@ struct WebhookLoadClient {
     private var buffer = [UInt8](repeating: 0, count: 64 << 10)
     private var pending: [UInt8] = []
 
-    init(port: Int) {
-      fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      var one: Int32 = 1
-      setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-      var address = sockaddr_in()
-      address.sin_family = sa_family_t(AF_INET)
-      address.sin_port = in_port_t(UInt16(port).bigEndian)
-      address.sin_addr.s_addr = inet_addr("127.0.0.1")
-      let ok = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-      if ok != 0 {
-        Glibc.close(fd)
-        fd = -1
-      }
-    }
+    init(port: Int) { fd = connectToLoopback(port: port) }
 
     func close() { if fd >= 0 { Glibc.close(fd) } }
 
