@@ -381,3 +381,33 @@ func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bo
   }
   return true
 }
+
+extension JSONReader {
+  /// Thrown by `readObject(pulling:_:)` for an object it does not read member by member.
+  public struct UnusualObject: Error {}
+
+  /// Reads the object the reader is at: the member named `name` with `pull`, straight from the
+  /// reader, and every other member as a tree, in order. Throws `UnusualObject` for a key with
+  /// escapes, a repeated key or no member `name`, so that the caller can read the whole object
+  /// as a tree instead.
+  public mutating func readObject<Pulled>(
+    pulling name: String, _ pull: (inout JSONReader) throws -> Pulled
+  ) throws -> (pulled: Pulled, others: [(String, JSON)]) {
+    var others: [(String, JSON)] = []
+    var seen: Set<String> = []
+    var pulled: Pulled?
+    try enterObject()
+    while let key = try nextKey() {
+      guard !key.hasEscapes else { throw UnusualObject() }
+      let member = String(decoding: key.bytes, as: UTF8.self)
+      guard seen.insert(member).inserted else { throw UnusualObject() }
+      if member == name {
+        pulled = try pull(&self)
+      } else {
+        others.append((member, try value()))
+      }
+    }
+    guard let pulled else { throw UnusualObject() }
+    return (pulled, others)
+  }
+}

@@ -182,27 +182,10 @@ public struct Snapshot: Sendable {
     }
   }
 
-  /// Thrown when a body must be read as a tree.
-  private struct Unusual: Error {}
-
   /// The body read with a pull reader; throws when it must be read as a tree.
   static func readBodyWithPullReader(_ r: inout JSONReader) throws -> Recovered {
-    var others: [(String, JSON)] = []
-    var seen: Set<String> = []
-    var state: State?
-    try r.enterObject()
-    while let key = try r.nextKey() {
-      guard !key.hasEscapes else { throw Unusual() }
-      let name = String(decoding: key.bytes, as: UTF8.self)
-      guard seen.insert(name).inserted else { throw Unusual() }
-      if name == "state" {
-        state = try State.readSnapshot(&r)
-      } else {
-        others.append((name, try r.value()))
-      }
-    }
+    let (state, others) = try r.readObject(pulling: "state") { try State.readSnapshot(&$0) }
     try r.finish()
-    guard let state else { throw Unusual() }
     return try recovered(from: FieldReader(JSONObject(others)), state: state)
   }
 

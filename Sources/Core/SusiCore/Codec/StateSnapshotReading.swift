@@ -15,21 +15,9 @@ extension State {
   /// `init(snapshot:)` reads from its tree, faster. Throws when the caller must read it that way
   /// instead (see above).
   public static func readSnapshot(_ r: inout JSONReader) throws -> State {
-    var others: [(String, JSON)] = []
-    var seen: Set<String> = []
-    var transcript: [ChatEntry]?
-    try r.enterObject()
-    while let key = try r.nextKey() {
-      guard !key.hasEscapes else { throw Unusual() }
-      let name = String(decoding: key.bytes, as: UTF8.self)
-      guard seen.insert(name).inserted else { throw Unusual() }
-      if name == "transcript" {
-        transcript = try readTranscript(&r)
-      } else {
-        others.append((name, try r.value()))
-      }
+    var (transcript, others) = try r.readObject(pulling: "transcript") {
+      try readTranscript(&$0)
     }
-    guard let transcript else { throw Unusual() }
     // The tree reader reads the rest; the transcript it is handed is empty.
     others.append(("transcript", .array([])))
     var state = try State(snapshot: FieldReader(JSONObject(others)))
