@@ -147,6 +147,138 @@ struct PostgresSharedStateTests {
     await again.stop()
   }
 
+  @Test func whenTheNewestSnapshotIsDamagedTheNextOlderOneIsUsedWithAWarning() async throws {
+    let location = try freshLog()
+    let node = try await Node(location)
+    try await node.rate(5)
+    await node.stop()
+    let expected = try fullReplay(location)
+    let rows = try execute(location, "SELECT seq FROM susi_snapshots ORDER BY seq")
+    let older = try #require(rows.int(0, 0))
+    let newest = try #require(rows.int(1, 0))
+    #expect(newest == 10 && older < newest)
+    let damaged = try execute(
+      location, "SELECT snapshot FROM susi_snapshots WHERE seq = $1", [.int(newest)])
+    var bytes = try #require(damaged.bytes(0, 0))
+    bytes[bytes.count / 2] ^= 0x01
+    _ = try execute(
+      location, "UPDATE susi_snapshots SET snapshot = $1 WHERE seq = $2",
+      [.bytes(bytes), .int(newest)])
+
+    let again = try await Node(location)
+    #expect(again.opened.snapshotSeq == older)
+    #expect(again.opened.warnings.count == 1)
+    #expect(again.opened.warnings.first?.contains("ignored the snapshot at seq \(newest)") == true)
+    #expect(again.opened.recovered.lastSeq == expected.lastSeq)
+    #expect(
+      Snapshot.digest(again.opened.recovered.state) == Snapshot.digest(expected.state))
+    await again.stop()
+  }
+
+  @Test func aStartOnASnapshotReadsATailOfSeveralBatchesAndReachesTheFullReplaysState()
+    async throws
+  {
+    let location = try freshLog()
+    let node = try await Node(location, every: 10_000)
+    try await node.rate(2)
+    await node.stop()
+    // 1,700 records after the snapshot at 4: read 500, 1,000, then the rest.
+    try insertMessages(5...1704, into: location)
+    let expected = try fullReplay(location)
+
+    let again = try await Node(location, every: 10_000)
+    #expect(again.opened.snapshotSeq == 4)
+    #expect(again.opened.warnings.isEmpty)
+    #expect(again.opened.recovered.lastSeq == 1704)
+    #expect(again.opened.recovered.ledger.count == expected.ledger.count)
+    #expect(
+      Snapshot.digest(again.opened.recovered.state) == Snapshot.digest(expected.state))
+    await again.stop()
+  }
+
+  @Test func aReplayVisitsEveryRecordOnceInOrderAcrossBatchesAndStopsAtUntil() throws {
+    let location = try freshLog()
+    _ = try PostgresEventLog.connect(location)
+    try insertMessages(1...3600, into: location)
+    let connection = try PostgresConnection(location.database)
+    defer { connection.close() }
+    // Batch ends (500, 1,500, 3,500), one before and after them, and the end of the log.
+    for until in [nil, 499, 500, 501, 1500, 3499, 3500, 3501, 3600] as [Int?] {
+      var recovered = Recovered()
+      var seen: [Int] = []
+      try PostgresLogRecovery.replay(
+        location, on: connection, into: &recovered, until: until,
+        visit: { event, _, _ in seen.append(event.seq) })
+      let last = until ?? 3600
+      #expect(seen == Array(1...last), "until \(String(describing: until))")
+      #expect(recovered.lastSeq == last)
+    }
+    // A visitor that fails while the next batch is being read: the replay waits for that read
+    // before it reports the failure, and the connection can be used again.
+    struct Refused: Error {}
+    var recovered = Recovered()
+    #expect {
+      try PostgresLogRecovery.replay(
+        location, on: connection, into: &recovered,
+        visit: { event, _, _ in if event.seq == 700 { throw Refused() } })
+    } throws: { error in "\(error)".contains("seq 700") }
+    #expect(recovered.lastSeq == 700)
+    #expect(try connection.execute("SELECT count(*) FROM \(location.table)").int(0, 0) == 3600)
+  }
+
+  @Test func aDamagedRecordInALaterBatchStopsTheReplayThereAndTheConnectionStaysUsable() throws {
+    let location = try freshLog()
+    _ = try PostgresEventLog.connect(location)
+    try insertMessages(1...2000, into: location)
+    _ = try execute(
+      location,
+      "UPDATE \(location.table) SET line = overlay(line placing '\\x58'::bytea from 30 for 1) "
+        + "WHERE seq = 1600")
+    let connection = try PostgresConnection(location.database)
+    defer { connection.close() }
+    var recovered = Recovered()
+    var seen = 0
+    #expect {
+      try PostgresLogRecovery.replay(
+        location, on: connection, into: &recovered, visit: { _, _, _ in seen += 1 })
+    } throws: { error in
+      "\(error)".contains("seq 1600") && "\(error)".contains("checksum")
+    }
+    // What was applied is the log up to some point before it, in order; the read that was in
+    // flight when the fold stopped is over, so the connection can be used again.
+    #expect(seen < 1600 && recovered.lastSeq == seen)
+    let count = try connection.execute("SELECT count(*) FROM \(location.table)")
+    #expect(count.int(0, 0) == 2000)
+  }
+
+  /// Appends `seqs` to the log as rows, each a question sent from the command line, a second
+  /// apart (as `susi log copy` would write them), in one transaction.
+  func insertMessages(_ seqs: ClosedRange<Int>, into location: PostgresLogLocation) throws {
+    let connection = try PostgresConnection(location.database)
+    defer { connection.close() }
+    try connection.execute("BEGIN")
+    for chunk in stride(from: seqs.lowerBound, through: seqs.upperBound, by: 500) {
+      let last = min(chunk + 499, seqs.upperBound)
+      var sql = "INSERT INTO \(location.table) (seq, at, origin, type, line) VALUES "
+      var values: [PostgresValue] = []
+      for seq in chunk...last {
+        let event = Event(
+          seq: seq,
+          at: Timestamp(milliseconds: ReducerTester.epoch.milliseconds + Int64(seq) * 1000),
+          origin: .cli, action: .sendMessage(.init(query: "question \(seq)")))
+        let p = values.count
+        sql += seq == chunk ? "" : ", "
+        sql += "($\(p + 1), $\(p + 2)::timestamptz, $\(p + 3), $\(p + 4), $\(p + 5))"
+        values += [
+          .int(seq), .text(event.at.rfc3339), .text(event.origin.rawValue),
+          .text(event.action.type.rawValue), .bytes(EventLogWriter.line(for: event.encoded())),
+        ]
+      }
+      try connection.execute(sql, values)
+    }
+    try connection.execute("COMMIT")
+  }
+
   @Test func aSnapshotIsNotUsedOnALogWhoseRecordAtItsSeqIsAnotherOne() async throws {
     let location = try freshLog()
     let node = try await Node(location, every: 0)

@@ -38,8 +38,15 @@ public enum PostgresLogRecovery {
     let connection: PostgresConnection
     let alone: Bool
     var node: Int?
+    let snapshots = PostgresSnapshots(location: location)
+    var checking: (seq: Int, result: BackgroundWork<Result<Snapshot, Snapshot.Problem>>)?
     do {
       connection = try PostgresEventLog.connect(location, durable: durable)
+      // The newest snapshot first: it is decoded and checked on another thread while this one
+      // takes the locks and asks for the records after it.
+      if snapshotEvery > 0, let newest = try snapshots.newest(on: connection) {
+        checking = (newest.seq, BackgroundWork { PostgresSnapshots.check(newest) })
+      }
       // Every live node holds the log's presence lock shared, for as long as its connection
       // lives (a node that dies lets go of it). Taking it exclusively succeeds only when no other
       // node holds it.
@@ -58,18 +65,32 @@ public enum PostgresLogRecovery {
     } catch {
       throw .database(error)
     }
-    let snapshots = PostgresSnapshots(location: location)
     var snapshot: Snapshot?
     var warnings: [String] = []
-    if snapshotEvery > 0 {
-      do {
-        (snapshot, warnings) = try snapshots.newestValid(on: connection)
-      } catch {
-        throw .database(error)
+    var first: [(seq: Int, line: [UInt8])]?
+    if let (seq, result) = checking {
+      let tail = Result { () throws(PostgresLogError) in
+        try PostgresEventLog.lines(
+          after: seq, limit: firstBatch, location: location, on: connection)
+      }
+      switch result.value() {
+      case .success(let checked):
+        snapshot = checked
+        first = try tail.get()
+      case .failure(let problem):
+        // An older one, if any is usable, checked here one after the other.
+        warnings.append(snapshots.warning(seq, problem))
+        do {
+          let older = try snapshots.newestValid(below: seq, on: connection)
+          snapshot = older.snapshot
+          warnings += older.warnings
+        } catch {
+          throw .database(error)
+        }
       }
     }
     var recovered = snapshot?.recovered ?? Recovered()
-    try replay(location, on: connection, into: &recovered)
+    try replay(location, on: connection, into: &recovered, first: first)
     return Opened(
       sink: PostgresEventSink(
         location: location, connection: connection, lastSeq: recovered.lastSeq,
@@ -80,35 +101,91 @@ public enum PostgresLogRecovery {
       snapshotSeq: snapshot?.checkpoint.seq)
   }
 
+  /// How many records the first read of a replay asks for: few, so folding starts soon (and a
+  /// start on a snapshot at the log's end reads little); each read after it asks for twice as
+  /// many as the one before, up to `PostgresEventLog.batch`.
+  static let firstBatch = 500
+
   /// Folds the log's records after `recovered.lastSeq` into `recovered`, up to `until` when given,
   /// calling `visit` after each event with the effects it asked for and the state after it.
+  ///
+  /// The records are read in batches, each asked for on another thread while the one before it
+  /// is folded on this one (`connection` is used by that thread meanwhile, by nobody else).
   public static func replay(
     _ location: PostgresLogLocation, on connection: PostgresConnection,
     into recovered: inout Recovered, until: Int? = nil,
     visit: (Event, [Effect], State) throws -> Void = { _, _, _ in }
   ) throws(PostgresLogError) {
-    while until.map({ recovered.lastSeq < $0 }) ?? true {
-      let limit = min(PostgresEventLog.batch, (until ?? Int.max) - recovered.lastSeq)
-      let rows = try PostgresEventLog.lines(
+    try replay(location, on: connection, into: &recovered, until: until, first: nil, visit: visit)
+  }
+
+  /// `replay(_:on:into:until:visit:)`, with `first` the records read already (asked for with
+  /// `firstBatch` after `recovered.lastSeq`).
+  static func replay(
+    _ location: PostgresLogLocation, on connection: PostgresConnection,
+    into recovered: inout Recovered, until: Int? = nil, first: [(seq: Int, line: [UInt8])]?,
+    visit: (Event, [Effect], State) throws -> Void = { _, _, _ in }
+  ) throws(PostgresLogError) {
+    var size = firstBatch
+    var limit = min(size, (until ?? Int.max) - recovered.lastSeq)
+    guard limit > 0 else { return }
+    var rows: [(seq: Int, line: [UInt8])]
+    if let first {
+      rows = first
+    } else {
+      rows = try PostgresEventLog.lines(
         after: recovered.lastSeq, limit: limit, location: location, on: connection)
-      for row in rows {
-        let event: Event
-        do {
-          event = try Event.read(logLine: row.line)
-        } catch {
-          throw .corrupt(location, seq: row.seq, "the record is not an event: \(error)")
-        }
-        guard event.seq == row.seq else {
-          throw .corrupt(location, seq: row.seq, "the record says seq \(event.seq)")
-        }
-        let effects = recovered.apply(event).effects
-        do {
-          try visit(event, effects, recovered.state)
-        } catch {
-          throw .corrupt(location, seq: row.seq, "\(error)")
+    }
+    let handed = HandedOver(connection)
+    while true {
+      // The next batch, read while this one is folded.
+      var next: BackgroundWork<Result<[(seq: Int, line: [UInt8])], PostgresLogError>>?
+      if rows.count == limit, let last = rows.last?.seq {
+        size = min(size * 2, PostgresEventLog.batch)
+        limit = min(size, (until ?? Int.max) - last)
+        if limit > 0 {
+          let asked = limit
+          next = BackgroundWork {
+            Result { () throws(PostgresLogError) in
+              try PostgresEventLog.lines(
+                after: last, limit: asked, location: location, on: handed.value)
+            }
+          }
         }
       }
-      if rows.count < limit { return }
+      do {
+        try fold(rows, into: &recovered, location: location, visit: visit)
+      } catch {
+        // The connection is the caller's again only once the read in flight is done.
+        _ = next?.value()
+        throw error
+      }
+      guard let next else { return }
+      rows = try next.value().get()
+    }
+  }
+
+  /// Applies `rows` (checked records, in order) to `recovered`.
+  private static func fold(
+    _ rows: [(seq: Int, line: [UInt8])], into recovered: inout Recovered,
+    location: PostgresLogLocation, visit: (Event, [Effect], State) throws -> Void
+  ) throws(PostgresLogError) {
+    for row in rows {
+      let event: Event
+      do {
+        event = try Event.read(logLine: row.line)
+      } catch {
+        throw .corrupt(location, seq: row.seq, "the record is not an event: \(error)")
+      }
+      guard event.seq == row.seq else {
+        throw .corrupt(location, seq: row.seq, "the record says seq \(event.seq)")
+      }
+      let effects = recovered.apply(event).effects
+      do {
+        try visit(event, effects, recovered.state)
+      } catch {
+        throw .corrupt(location, seq: row.seq, "\(error)")
+      }
     }
   }
 }

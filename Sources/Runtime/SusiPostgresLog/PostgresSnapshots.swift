@@ -76,37 +76,71 @@ public struct PostgresSnapshots: SnapshotDestination {
     return (0..<rows.count).compactMap { rows.int($0, 0) }
   }
 
+  /// A snapshot as the database holds it, with the log's record at its seq: not checked yet
+  /// (`check`).
+  public struct Stored: Sendable {
+    public var seq: Int
+    /// The snapshot's bytes (a snapshot file's).
+    public var bytes: [UInt8]
+    /// The log's record at `seq`, nil when the log has none.
+    public var record: [UInt8]?
+  }
+
+  /// The newest snapshot kept (below `seq` when given), read with the log's record at its seq in
+  /// one round trip; nil when there is none.
+  public func newest(below seq: Int? = nil, on connection: PostgresConnection)
+    throws(PostgresError) -> Stored?
+  {
+    let rows = try connection.execute(
+      "SELECT s.seq, s.snapshot, l.line FROM susi_snapshots s "
+        + "LEFT JOIN \(location.table) l ON l.seq = s.seq "
+        + "WHERE s.log = $1 AND s.seq < $2 ORDER BY s.seq DESC LIMIT 1",
+      [.text(location.table), .int(seq ?? Int.max)], binaryResult: true)
+    guard rows.count == 1, let found = rows.int(0, 0), let bytes = rows.bytes(0, 1) else {
+      return nil
+    }
+    return Stored(seq: found, bytes: bytes, record: rows.bytes(0, 2))
+  }
+
   /// The newest snapshot that reads back whole, was made by this version of susi and matches the
   /// log, with one warning line for each newer one that did not (why it was ignored).
   public func newestValid(on connection: PostgresConnection) throws(PostgresError) -> (
     snapshot: Snapshot?, warnings: [String]
   ) {
+    try newestValid(below: nil, on: connection)
+  }
+
+  /// `newestValid(on:)` among the snapshots below `seq` (all when nil).
+  func newestValid(below seq: Int?, on connection: PostgresConnection) throws(PostgresError)
+    -> (snapshot: Snapshot?, warnings: [String])
+  {
     var warnings: [String] = []
-    for seq in try seqs(on: connection) {
-      switch try load(seq, on: connection) {
+    var below = seq
+    while let stored = try newest(below: below, on: connection) {
+      switch Self.check(stored) {
       case .success(let snapshot): return (snapshot, warnings)
       case .failure(let problem):
-        warnings.append(
-          "ignored the snapshot at seq \(seq) in susi_snapshots (log \(location.table)): "
-            + "\(problem); the state is rebuilt from the log instead")
+        warnings.append(warning(stored.seq, problem))
+        below = stored.seq
       }
     }
     return (nil, warnings)
   }
 
-  /// Reads the snapshot at `seq` and checks it against the log.
-  public func load(_ seq: Int, on connection: PostgresConnection) throws(PostgresError)
-    -> Result<Snapshot, Snapshot.Problem>
-  {
-    let row = try connection.execute(
-      "SELECT snapshot FROM susi_snapshots WHERE log = $1 AND seq = $2",
-      [.text(location.table), .int(seq)], binaryResult: true)
-    guard row.count == 1, let bytes = row.bytes(0, 0) else {
-      return .failure(Snapshot.Problem(description: "it is gone"))
-    }
+  /// The line a start prints about the snapshot at `seq` it ignored.
+  func warning(_ seq: Int, _ problem: Snapshot.Problem) -> String {
+    "ignored the snapshot at seq \(seq) in susi_snapshots (log \(location.table)): \(problem); "
+      + "the state is rebuilt from the log instead"
+  }
+
+  /// Reads `stored` back and checks it against the log: whole (its SHA-256), made by this
+  /// version of susi, covering its row's seq, and the log's record at that seq the one it
+  /// names (same length and checksum). Touches no connection, so it may run on any thread.
+  public static func check(_ stored: Stored) -> Result<Snapshot, Snapshot.Problem> {
+    let seq = stored.seq
     let snapshot: Snapshot
     do {
-      snapshot = try Snapshot(decoding: bytes)
+      snapshot = try Snapshot(decoding: stored.bytes)
     } catch {
       return .failure(error)
     }
@@ -114,9 +148,7 @@ public struct PostgresSnapshots: SnapshotDestination {
       return .failure(
         Snapshot.Problem(description: "it covers seq \(snapshot.checkpoint.seq), not \(seq)"))
     }
-    let record = try connection.execute(
-      "SELECT line FROM \(location.table) WHERE seq = $1", [.int(seq)], binaryResult: true)
-    guard record.count == 1, let line = record.bytes(0, 0) else {
+    guard let line = stored.record else {
       return .failure(
         Snapshot.Problem(description: "it does not match the log: the log has no seq \(seq)"))
     }

@@ -131,7 +131,7 @@ extension PostgresBenchmark {
 
   /// One start on `location`: open, load the snapshot, replay the rest, make the store; then
   /// stopped (not timed) without writing a snapshot. Milliseconds.
-  private func start(_ location: PostgresLogLocation) async throws -> Double {
+  func start(_ location: PostgresLogLocation) async throws -> Double {
     let began = ContinuousClock.now
     let node = try PostgresLogRecovery.open(location)
     let store = Store(
@@ -182,7 +182,7 @@ extension PostgresBenchmark {
 
   /// Inserts the realistic events with these seqs, as the log's rows (the lines a file log
   /// holds), 2,000 rows a statement, 50,000 a transaction.
-  private func insertRealistic(_ seqs: ClosedRange<Int>, into location: PostgresLogLocation)
+  func insertRealistic(_ seqs: ClosedRange<Int>, into location: PostgresLogLocation)
     throws
   {
     let connection = try PostgresEventLog.connect(location)

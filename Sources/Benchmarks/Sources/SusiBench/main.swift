@@ -38,6 +38,7 @@ let benchmarks: [Benchmark] = [
   transportBenchmark,
   realLogBenchmark,
   postgresBenchmark,
+  postgresStartProbe,
   fleetBenchmark,
   snapshotBenchmark,
 ]
