@@ -251,6 +251,29 @@ struct PostgresSharedStateTests {
     #expect(count.int(0, 0) == 2000)
   }
 
+  @Test func aRecordThatIsNotAnEventStopsTheReplayRightBeforeItWhereverItIsDecoded() throws {
+    // Rows 1,501 to 2,000 are one batch: 1,600 is in the half its reading thread decodes, 1,900
+    // in the half the folding thread decodes.
+    for bad in [1600, 1900] {
+      let location = try freshLog()
+      _ = try PostgresEventLog.connect(location)
+      try insertMessages(1...2000, into: location)
+      let line = EventLogWriter.line(for: Array(#"{"v":2,"seq":\#(bad),"what":"no event"}"#.utf8))
+      _ = try execute(
+        location, "UPDATE \(location.table) SET line = $1 WHERE seq = $2",
+        [.bytes(line), .int(bad)])
+      let connection = try PostgresConnection(location.database)
+      defer { connection.close() }
+      var recovered = Recovered()
+      #expect {
+        try PostgresLogRecovery.replay(location, on: connection, into: &recovered)
+      } throws: { error in
+        "\(error)".contains("seq \(bad)") && "\(error)".contains("not an event")
+      }
+      #expect(recovered.lastSeq == bad - 1)
+    }
+  }
+
   /// Appends `seqs` to the log as rows, each a question sent from the command line, a second
   /// apart (as `susi log copy` would write them), in one transaction.
   func insertMessages(_ seqs: ClosedRange<Int>, into location: PostgresLogLocation) throws {

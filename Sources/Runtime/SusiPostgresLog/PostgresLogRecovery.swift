@@ -67,11 +67,10 @@ public enum PostgresLogRecovery {
     }
     var snapshot: Snapshot?
     var warnings: [String] = []
-    var first: [(seq: Int, line: [UInt8])]?
+    var first: Batch?
     if let (seq, result) = checking {
       let tail = Result { () throws(PostgresLogError) in
-        try PostgresEventLog.lines(
-          after: seq, limit: firstBatch, location: location, on: connection)
+        try Batch.read(after: seq, limit: firstBatch, location: location, on: connection)
       }
       switch result.value() {
       case .success(let checked):
@@ -109,8 +108,9 @@ public enum PostgresLogRecovery {
   /// Folds the log's records after `recovered.lastSeq` into `recovered`, up to `until` when given,
   /// calling `visit` after each event with the effects it asked for and the state after it.
   ///
-  /// The records are read in batches, each asked for on another thread while the one before it
-  /// is folded on this one (`connection` is used by that thread meanwhile, by nobody else).
+  /// The records are read in batches, each (and the first half of it decoded) on another thread
+  /// while the one before it is folded on this one (`connection` is used by that thread
+  /// meanwhile, by nobody else).
   public static func replay(
     _ location: PostgresLogLocation, on connection: PostgresConnection,
     into recovered: inout Recovered, until: Int? = nil,
@@ -119,73 +119,113 @@ public enum PostgresLogRecovery {
     try replay(location, on: connection, into: &recovered, until: until, first: nil, visit: visit)
   }
 
-  /// `replay(_:on:into:until:visit:)`, with `first` the records read already (asked for with
+  /// `replay(_:on:into:until:visit:)`, with `first` the batch read already (asked for with
   /// `firstBatch` after `recovered.lastSeq`).
   static func replay(
     _ location: PostgresLogLocation, on connection: PostgresConnection,
-    into recovered: inout Recovered, until: Int? = nil, first: [(seq: Int, line: [UInt8])]?,
+    into recovered: inout Recovered, until: Int? = nil, first: Batch?,
     visit: (Event, [Effect], State) throws -> Void = { _, _, _ in }
   ) throws(PostgresLogError) {
     var size = firstBatch
     var limit = min(size, (until ?? Int.max) - recovered.lastSeq)
     guard limit > 0 else { return }
-    var rows: [(seq: Int, line: [UInt8])]
+    var batch: Batch
     if let first {
-      rows = first
+      batch = first
     } else {
-      rows = try PostgresEventLog.lines(
+      batch = try Batch.read(
         after: recovered.lastSeq, limit: limit, location: location, on: connection)
+    }
+    func apply(_ event: Event) throws(PostgresLogError) {
+      let effects = recovered.apply(event).effects
+      do {
+        try visit(event, effects, recovered.state)
+      } catch {
+        throw PostgresLogError.corrupt(location, seq: event.seq, "\(error)")
+      }
     }
     let handed = HandedOver(connection)
     while true {
       // The next batch, read while this one is folded.
-      var next: BackgroundWork<Result<[(seq: Int, line: [UInt8])], PostgresLogError>>?
-      if rows.count == limit, let last = rows.last?.seq {
+      var next: BackgroundWork<Result<Batch, PostgresLogError>>?
+      if batch.failure == nil, batch.rows == limit, let last = batch.lastSeq {
         size = min(size * 2, PostgresEventLog.batch)
         limit = min(size, (until ?? Int.max) - last)
         if limit > 0 {
           let asked = limit
           next = BackgroundWork {
             Result { () throws(PostgresLogError) in
-              try PostgresEventLog.lines(
-                after: last, limit: asked, location: location, on: handed.value)
+              try Batch.read(after: last, limit: asked, location: location, on: handed.value)
             }
           }
         }
       }
-      do {
-        try fold(rows, into: &recovered, location: location, visit: visit)
+      do throws(PostgresLogError) {
+        for event in batch.events { try apply(event) }
+        if let failure = batch.failure { throw failure }
+        // The rest of the batch is decoded here, while the other thread reads the next one.
+        for row in batch.rest { try apply(try decode(row, location: location)) }
       } catch {
         // The connection is the caller's again only once the read in flight is done.
         _ = next?.value()
         throw error
       }
       guard let next else { return }
-      rows = try next.value().get()
+      batch = try next.value().get()
     }
   }
 
-  /// Applies `rows` (checked records, in order) to `recovered`.
-  private static func fold(
-    _ rows: [(seq: Int, line: [UInt8])], into recovered: inout Recovered,
-    location: PostgresLogLocation, visit: (Event, [Effect], State) throws -> Void
-  ) throws(PostgresLogError) {
-    for row in rows {
-      let event: Event
-      do {
-        event = try Event.read(logLine: row.line)
-      } catch {
-        throw .corrupt(location, seq: row.seq, "the record is not an event: \(error)")
+  /// Records read from the log, the first half of them decoded (by the thread that read them;
+  /// the thread folding them decodes the rest): the two threads of a replay then share the work
+  /// about evenly.
+  struct Batch: Sendable {
+    /// The first records' events, in order, up to the first record that is not an event.
+    var events: [Event]
+    /// Why the record after `events` is not an event, if one is not (`rest` is then empty).
+    var failure: PostgresLogError?
+    /// The records after `events`, not decoded yet.
+    var rest: ArraySlice<(seq: Int, line: [UInt8])>
+    /// How many records were read, and the seq of the last.
+    var rows: Int
+    var lastSeq: Int?
+
+    /// Reads at most `limit` records after `seq` (checked as `PostgresEventLog.lines` checks
+    /// them) and decodes the first half.
+    static func read(
+      after seq: Int, limit: Int, location: PostgresLogLocation, on connection: PostgresConnection
+    ) throws(PostgresLogError) -> Batch {
+      let lines = try PostgresEventLog.lines(
+        after: seq, limit: limit, location: location, on: connection)
+      let half = (lines.count + 1) / 2
+      var batch = Batch(
+        events: [], rest: lines[half...], rows: lines.count, lastSeq: lines.last?.seq)
+      batch.events.reserveCapacity(half)
+      for row in lines[..<half] {
+        do {
+          batch.events.append(try decode(row, location: location))
+        } catch {
+          batch.failure = error
+          batch.rest = []
+          break
+        }
       }
-      guard event.seq == row.seq else {
-        throw .corrupt(location, seq: row.seq, "the record says seq \(event.seq)")
-      }
-      let effects = recovered.apply(event).effects
-      do {
-        try visit(event, effects, recovered.state)
-      } catch {
-        throw .corrupt(location, seq: row.seq, "\(error)")
-      }
+      return batch
     }
+  }
+
+  /// The event a record holds, checked to have the record's seq.
+  static func decode(_ row: (seq: Int, line: [UInt8]), location: PostgresLogLocation)
+    throws(PostgresLogError) -> Event
+  {
+    let event: Event
+    do {
+      event = try Event.read(logLine: row.line)
+    } catch {
+      throw .corrupt(location, seq: row.seq, "the record is not an event: \(error)")
+    }
+    guard event.seq == row.seq else {
+      throw .corrupt(location, seq: row.seq, "the record says seq \(event.seq)")
+    }
+    return event
   }
 }
