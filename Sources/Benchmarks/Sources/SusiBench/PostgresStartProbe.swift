@@ -108,8 +108,8 @@ struct PostgresStartProbe {
       guard let cpu = threads[name], !cpu.isEmpty else { continue }
       print(
         String(
-          format: "%@: CPU of the thread that opens the log, during the open: best %.2f ms, median %.2f ms",
-          name, cpu.min()!, median(cpu)))
+          format: "%@: CPU of the thread that opens the log, during the open: best %.2f ms, "
+            + "median %.2f ms", name, cpu.min()!, median(cpu)))
     }
     if let f = walls["fresh"], let l = walls["long"], !f.isEmpty, !l.isEmpty {
       print(
