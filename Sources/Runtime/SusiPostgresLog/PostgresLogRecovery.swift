@@ -41,10 +41,21 @@ public enum PostgresLogRecovery {
     let snapshots = PostgresSnapshots(location: location)
     var checking: (seq: Int, result: BackgroundWork<Result<Snapshot, Snapshot.Problem>>)?
     do {
-      connection = try PostgresEventLog.connect(location, durable: durable)
-      // The newest snapshot first: it is decoded and checked on another thread while this one
-      // takes the locks and asks for the records after it.
-      if snapshotEvery > 0, let newest = try snapshots.newest(on: connection) {
+      connection = try PostgresConnection(location.database)
+      // The newest snapshot first, even before the tables are checked: it is decoded and checked
+      // on another thread while this one checks the tables, takes the locks and asks for the
+      // records after it.
+      var early: Result<PostgresSnapshots.Stored?, PostgresError>?
+      if snapshotEvery > 0 {
+        early = Result { () throws(PostgresError) in try snapshots.newest(on: connection) }
+        if case .success(let newest?) = early {
+          checking = (newest.seq, BackgroundWork { PostgresSnapshots.check(newest) })
+        }
+      }
+      try PostgresEventLog.prepare(location, on: connection)
+      if !durable { try connection.execute("SET synchronous_commit TO off") }
+      // The snapshots table may not have existed yet (it does now): asked again.
+      if case .failure = early, let newest = try snapshots.newest(on: connection) {
         checking = (newest.seq, BackgroundWork { PostgresSnapshots.check(newest) })
       }
       // Every live node holds the log's presence lock shared, for as long as its connection
