@@ -67,17 +67,21 @@ private struct FleetBenchmark {
         + "\(Int(seconds)) s per phase, PostgreSQL with fsync on")
 
     // The anchors: one node on a file log, one node on the database, pgbench.
-    let fileRate = try oneNode(log: directory + "/file/events.jsonl", name: "file", total: total)
+    var cpu = ""
+    let fileRate = try oneNode(
+      log: directory + "/file/events.jsonl", name: "file", total: total, cpu: &cpu)
     fleetSay(
       String(
         format: "one node, file log (fsync batch), %d conns:     %8.0f intents/s", total, fileRate))
+    fleetSay(cpu)
     let oneDatabase = try oneNode(
       log: "postgresql:///bench?host=\(postgres.folder)&user=susi&log=single", name: "single",
-      total: total)
+      total: total, cpu: &cpu)
     fleetSay(
       String(
         format: "one node, database log, %d conns:               %8.0f intents/s", total,
         oneDatabase))
+    fleetSay(cpu)
     let pgbench = try postgres.pgbench(clients: total)
     if let pgbench {
       fleetSay(
@@ -120,9 +124,11 @@ private struct FleetBenchmark {
     // and how often a node waits for the other's append lock.
     let watch = try DatabaseWatch(uri: database)
     watch.start()
+    let cpuBefore = CPUSample()
     let steadyStart = FleetClock.now
     usleep(UInt32(seconds * 1_000_000))
     let steadyEnd = FleetClock.now
+    let cpuAfter = CPUSample()
     let (groups, samples, waiting) = watch.stop()
     let steady = load.acknowledged(between: steadyStart, and: steadyEnd)
     let steadyRate = Double(steady.count) / (Double(steadyEnd - steadyStart) / 1e9)
@@ -144,6 +150,7 @@ private struct FleetBenchmark {
           "  %.0f group commits/s, %.1f events per commit; a node waited for the append lock in %.0f%% of %d samples",
         Double(groups) / seconds, Double(2 * steady.count) / Double(max(1, groups)),
         100 * Double(waiting) / Double(max(1, samples)), samples))
+    fleetSay(cpuAfter.report(since: cpuBefore, intents: steady.count))
     let arrivals = stream.arrivals
     var lags: [Double] = []
     var missing = 0
@@ -260,7 +267,7 @@ private struct FleetBenchmark {
 
   /// One `susi serve` on `log` under `total` connections for `seconds`: acknowledged intents
   /// a second.
-  private func oneNode(log: String, name: String, total: Int) throws -> Double {
+  private func oneNode(log: String, name: String, total: Int, cpu: inout String) throws -> Double {
     let environment = [
       "SUSI_EMBEDDED_PORT": "0", "HOME": directory, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
     ]
@@ -275,11 +282,15 @@ private struct FleetBenchmark {
     let load = FleetLoad(nodes: [node], connectionsPerNode: total, key: key)
     load.start()
     usleep(300_000)
+    let cpuBefore = CPUSample()
     let start = FleetClock.now
     usleep(UInt32(seconds * 1_000_000))
     let end = FleetClock.now
+    let cpuAfter = CPUSample()
     load.stop()
-    return Double(load.acknowledged(between: start, and: end).count) / (Double(end - start) / 1e9)
+    let acknowledged = load.acknowledged(between: start, and: end).count
+    cpu = cpuAfter.report(since: cpuBefore, intents: acknowledged)
+    return Double(acknowledged) / (Double(end - start) / 1e9)
   }
 
   /// Runs the release `susi` to its end; its stdout, or an error with its stderr.
@@ -308,7 +319,8 @@ private struct FleetBenchmark {
 
 /// Watches the fleet's database on connections of its own: counts the log's notifications (one
 /// per group commit) and samples whether a node waits for the append lock (an advisory lock not
-/// granted), every 2 ms.
+/// granted), every 10 ms (reading `pg_locks` takes every lock partition of the server: more often
+/// slows the appends it watches).
 private final class DatabaseWatch: @unchecked Sendable {
   let location: PostgresLogLocation
   private let stopped = Atomic<Bool>(false)
@@ -345,7 +357,7 @@ private final class DatabaseWatch: @unchecked Sendable {
           $0.samples += 1
           if waiters > 0 { $0.waiting += 1 }
         }
-        usleep(2000)
+        usleep(10_000)
       }
     }.start()
   }
@@ -354,6 +366,66 @@ private final class DatabaseWatch: @unchecked Sendable {
     stopped.store(true, ordering: .releasing)
     done.wait()
     return result.withLock { $0 }
+  }
+}
+
+/// CPU time so far: the machine's (busy and all, from /proc/stat) and that of the nodes (the
+/// processes named as the `susi` binary), `postgres` (the server and its backends) and this
+/// process (the load), in clock ticks, from each process's /proc/PID/stat.
+private struct CPUSample {
+  /// The nodes' process name: the binary's file name, cut to the kernel's 15 bytes.
+  static let nodeName = String(
+    decoding: Array(URL(fileURLWithPath: builtSusi).lastPathComponent.utf8.prefix(15)),
+    as: UTF8.self)
+
+  var busy = 0
+  var all = 0
+  var byName: [String: Int] = [:]
+
+  init() {
+    if let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+      let first = text.split(separator: "\n").first
+    {
+      let ticks = first.split(separator: " ").dropFirst().compactMap { Int($0) }
+      all = ticks.reduce(0, +)
+      // idle and iowait are the 4th and 5th.
+      busy = all - (ticks.count > 4 ? ticks[3] + ticks[4] : 0)
+    }
+    let me = getpid()
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+      guard let pid = Int32(entry),
+        let text = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+        let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")")
+      else { continue }
+      var name = pid == me ? "load" : String(text[text.index(after: open)..<close])
+      if name == Self.nodeName { name = "susi" }
+      guard name == "load" || name == "susi" || name == "postgres" else { continue }
+      let fields = text[text.index(after: close)...].split(separator: " ")
+      // After the name: state is the 1st field, utime the 12th, stime the 13th.
+      guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else {
+        continue
+      }
+      byName[name, default: 0] += user + system
+    }
+  }
+
+  /// CPU per intent of each part, and how busy the machine was, since `before`.
+  func report(since before: CPUSample, intents: Int) -> String {
+    let tick = 1e6 / Double(sysconf(Int32(_SC_CLK_TCK)))
+    func perIntent(_ name: String) -> Double {
+      Double((byName[name] ?? 0) - (before.byName[name] ?? 0)) * tick / Double(max(1, intents))
+    }
+    let cores = Double(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    return String(
+      format:
+        "  CPU per intent: nodes %.0f µs, PostgreSQL %.0f µs, load %.0f µs; machine busy %.0f%% of %.0f cores (others' share %.0f%%)",
+      perIntent("susi"), perIntent("postgres"), perIntent("load"),
+      100 * Double(busy - before.busy) / Double(max(1, all - before.all)), cores,
+      100
+        * (Double(busy - before.busy)
+          - Double(
+            ["susi", "postgres", "load"].map { (byName[$0] ?? 0) - (before.byName[$0] ?? 0) }
+              .reduce(0, +))) / Double(max(1, all - before.all)))
   }
 }
 
@@ -488,7 +560,7 @@ private final class FleetLoad: @unchecked Sendable {
         socket?.close()
         socket = port == 0 ? nil : FleetHTTP.Connection(port: port)
         if socket == nil {
-          usleep(2000)
+          usleep(10_000)
           continue
         }
       }
