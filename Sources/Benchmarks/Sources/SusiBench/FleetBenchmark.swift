@@ -11,7 +11,9 @@
 // order.
 //
 // Options: --seconds=N (each measured phase, default 5), --kills=N (default 20),
-// --connections=N (per node, default 16).
+// --connections=N (per node, default 16), --subscriber-during-intake (the webhook subscriber is
+// added before intake is measured rather than after: the nodes then deliver every event to it
+// meanwhile, which the file log's node it is compared with does not).
 
 import Foundation
 import SusiHTTPServer
@@ -33,6 +35,9 @@ private struct FleetBenchmark {
   let seconds: Double
   let kills: Int
   let connectionsPerNode: Int
+  /// Whether the webhook subscriber is delivered to while intake is measured (by default it is
+  /// added after: the one node on a file log it is compared with has none).
+  let subscriberDuringIntake: Bool
   let arguments: [String]
   let directory: String
 
@@ -41,6 +46,7 @@ private struct FleetBenchmark {
     seconds = option("--seconds", in: arguments).flatMap { Double($0) } ?? 5
     kills = option("--kills", in: arguments).flatMap { Int($0) } ?? 20
     connectionsPerNode = option("--connections", in: arguments).flatMap { Int($0) } ?? 16
+    subscriberDuringIntake = arguments.contains("--subscriber-during-intake")
     directory = "/tmp/susi-bench-fleet-\(getpid())"
   }
 
@@ -64,7 +70,8 @@ private struct FleetBenchmark {
     let total = 2 * connectionsPerNode
     fleetSay(
       "\(connectionsPerNode) connections per node posting submitRating (2 events each), "
-        + "\(Int(seconds)) s per phase, PostgreSQL with fsync on")
+        + "\(Int(seconds)) s per phase, PostgreSQL with fsync on; the webhook subscriber "
+        + (subscriberDuringIntake ? "delivered to from the start" : "added after the intake phase"))
 
     // The anchors: one node on a file log, one node on the database, pgbench.
     var cpu = ""
@@ -110,11 +117,14 @@ private struct FleetBenchmark {
     let subscriber =
       #"{"id":"bench","url":"\#(receiver.url)","secret":"\#(secret)","after":0}"#
     // The subscriber list lives in the database: adding it on one node adds it for both.
-    let added = FleetHTTP.request(
-      port: nodes[0].port, "POST", "/admin/subscribers", key: key, body: subscriber)
-    guard added?.status == 201 else {
-      throw FleetFailure("cannot add the subscriber: \(added?.body ?? "no answer")")
+    func addSubscriber() throws {
+      let added = FleetHTTP.request(
+        port: nodes[0].port, "POST", "/admin/subscribers", key: key, body: subscriber)
+      guard added?.status == 201 else {
+        throw FleetFailure("cannot add the subscriber: \(added?.body ?? "no answer")")
+      }
     }
+    if subscriberDuringIntake { try addSubscriber() }
     let stream = FleetStream(node: nodes[1], key: key)
     stream.start()
     let load = FleetLoad(nodes: nodes, connectionsPerNode: connectionsPerNode, key: key)
@@ -172,6 +182,9 @@ private struct FleetBenchmark {
           lags[lags.count / 2], lags[min(lags.count - 1, lags.count * 99 / 100)], lags.last!,
           lags.count, missing == 0 ? "" : ", \(missing) not streamed"))
     }
+
+    // The subscriber gets every event from the first, delivered while the kills go on.
+    if !subscriberDuringIntake { try addSubscriber() }
 
     // Kills: either node, at random moments, restarted at once; the load goes on.
     var killed = [0, 0]
