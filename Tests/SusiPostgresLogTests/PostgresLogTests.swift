@@ -204,7 +204,7 @@ struct PostgresLogTests {
           .init(query: "q", answers: [.answer(expression: "a", language: nil, mood: nil)]))),
     ]
     var lines: [[UInt8]] = []
-    for event in events { lines.append(try sink.append(event: { _ in event })) }
+    for event in events { lines.append(try sink.appendEvent(after: { _ in event })) }
     lines.append(try sink.append(intentRecord(3)))
     try sink.commit()
     sink.close()

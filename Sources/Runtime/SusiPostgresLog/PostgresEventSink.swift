@@ -86,7 +86,7 @@ public final class PostgresEventSink: EventSink {
 
   /// Like `append(after:)`, but the event's columns come from the event itself: its line is
   /// not read back (the encoder made it, so it is a record with the event's seq).
-  public func append(event makeEvent: (_ appendedByOthers: [[UInt8]]) throws -> Event) throws
+  public func appendEvent(after makeEvent: (_ appendedByOthers: [[UInt8]]) throws -> Event) throws
     -> [UInt8]
   {
     try appendInGroup { others, seq throws -> (line: [UInt8], event: Event) in

@@ -21,7 +21,8 @@ public protocol EventSink: Sendable {
   /// Appends the event `makeEvent` returns, encoded, like `append(after:)`; a sink that stores
   /// an event's fields beside its line (a database's columns) takes them from the event rather
   /// than reading the line back.
-  func append(event makeEvent: (_ appendedByOthers: [[UInt8]]) throws -> Event) throws -> [UInt8]
+  func appendEvent(after makeEvent: (_ appendedByOthers: [[UInt8]]) throws -> Event) throws
+    -> [UInt8]
   /// The lines other processes appended since this sink last looked (complete records only;
   /// always empty for a log only this process writes).
   func appendedByOthers() throws -> [[UInt8]]
@@ -52,7 +53,7 @@ extension EventSink {
     try append(try makeRecord([]))
   }
 
-  public func append(event makeEvent: (_ appendedByOthers: [[UInt8]]) throws -> Event) throws
+  public func appendEvent(after makeEvent: (_ appendedByOthers: [[UInt8]]) throws -> Event) throws
     -> [UInt8]
   {
     try append(after: { try makeEvent($0).encoded() })

@@ -159,7 +159,7 @@ public actor Store {
     let line: [UInt8]
     let started = ContinuousClock.now
     do {
-      line = try sink.append(event: { appendedByOthers in
+      line = try sink.appendEvent(after: { appendedByOthers in
         // What other processes logged comes first: our event follows it in seq and time.
         for other in appendedByOthers { try applyOther(other) }
         if onlyIfOwed, let cause, !book.ledger.owes(cause) { throw StandDown() }
