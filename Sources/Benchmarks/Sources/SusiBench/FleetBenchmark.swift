@@ -66,6 +66,7 @@ private struct FleetBenchmark {
     let postgres = try PostgresBenchmark(arguments: ["--seconds=\(Int(seconds))"])
     try postgres.startCluster()
     defer { postgres.stopCluster() }
+    let cluster = postgres.folder + "/data"
     let database = "postgresql:///bench?host=\(postgres.folder)&user=susi&log=fleet"
     let total = 2 * connectionsPerNode
     fleetSay(
@@ -76,14 +77,15 @@ private struct FleetBenchmark {
     // The anchors: one node on a file log, one node on the database, pgbench.
     var cpu = ""
     let fileRate = try oneNode(
-      log: directory + "/file/events.jsonl", name: "file", total: total, cpu: &cpu)
+      log: directory + "/file/events.jsonl", name: "file", total: total, cluster: cluster, cpu: &cpu
+    )
     fleetSay(
       String(
         format: "one node, file log (fsync batch), %d conns:     %8.0f intents/s", total, fileRate))
     fleetSay(cpu)
     let oneDatabase = try oneNode(
       log: "postgresql:///bench?host=\(postgres.folder)&user=susi&log=single", name: "single",
-      total: total, cpu: &cpu)
+      total: total, cluster: cluster, cpu: &cpu)
     fleetSay(
       String(
         format: "one node, database log, %d conns:               %8.0f intents/s", total,
@@ -134,11 +136,11 @@ private struct FleetBenchmark {
     // and how often a node waits for the other's append lock.
     let watch = try DatabaseWatch(uri: database)
     watch.start()
-    let cpuBefore = CPUSample()
+    let cpuBefore = CPUSample(cluster: cluster)
     let steadyStart = FleetClock.now
     usleep(UInt32(seconds * 1_000_000))
     let steadyEnd = FleetClock.now
-    let cpuAfter = CPUSample()
+    let cpuAfter = CPUSample(cluster: cluster)
     let (groups, samples, waiting) = watch.stop()
     let steady = load.acknowledged(between: steadyStart, and: steadyEnd)
     let steadyRate = Double(steady.count) / (Double(steadyEnd - steadyStart) / 1e9)
@@ -280,7 +282,9 @@ private struct FleetBenchmark {
 
   /// One `susi serve` on `log` under `total` connections for `seconds`: acknowledged intents
   /// a second.
-  private func oneNode(log: String, name: String, total: Int, cpu: inout String) throws -> Double {
+  private func oneNode(
+    log: String, name: String, total: Int, cluster: String, cpu: inout String
+  ) throws -> Double {
     let environment = [
       "SUSI_EMBEDDED_PORT": "0", "HOME": directory, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
     ]
@@ -295,11 +299,11 @@ private struct FleetBenchmark {
     let load = FleetLoad(nodes: [node], connectionsPerNode: total, key: key)
     load.start()
     usleep(300_000)
-    let cpuBefore = CPUSample()
+    let cpuBefore = CPUSample(cluster: cluster)
     let start = FleetClock.now
     usleep(UInt32(seconds * 1_000_000))
     let end = FleetClock.now
-    let cpuAfter = CPUSample()
+    let cpuAfter = CPUSample(cluster: cluster)
     load.stop()
     let acknowledged = load.acknowledged(between: start, and: end).count
     cpu = cpuAfter.report(since: cpuBefore, intents: acknowledged)
@@ -382,20 +386,17 @@ private final class DatabaseWatch: @unchecked Sendable {
   }
 }
 
-/// CPU time so far: the machine's (busy and all, from /proc/stat) and that of the nodes (the
-/// processes named as the `susi` binary), `postgres` (the server and its backends) and this
-/// process (the load), in clock ticks, from each process's /proc/PID/stat.
+/// CPU time so far: the machine's (busy and all, from /proc/stat) and that of the nodes (this
+/// process's children), PostgreSQL (the benchmark's own server, `postmaster`, and its children)
+/// and this process (the load), in clock ticks, from each process's /proc/PID/stat; other
+/// processes on the machine (another PostgreSQL too) count as others'.
 private struct CPUSample {
-  /// The nodes' process name: the binary's file name, cut to the kernel's 15 bytes.
-  static let nodeName = String(
-    decoding: Array(URL(fileURLWithPath: builtSusi).lastPathComponent.utf8.prefix(15)),
-    as: UTF8.self)
-
   var busy = 0
   var all = 0
   var byName: [String: Int] = [:]
 
-  init() {
+  /// `cluster`: the data folder of the benchmark's PostgreSQL (its `postmaster.pid` names it).
+  init(cluster: String) {
     if let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
       let first = text.split(separator: "\n").first
     {
@@ -404,18 +405,27 @@ private struct CPUSample {
       // idle and iowait are the 4th and 5th.
       busy = all - (ticks.count > 4 ? ticks[3] + ticks[4] : 0)
     }
+    let postmaster = (try? String(contentsOfFile: cluster + "/postmaster.pid", encoding: .utf8))?
+      .split(separator: "\n").first.flatMap { Int32($0) }
     let me = getpid()
     for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
       guard let pid = Int32(entry),
         let text = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-        let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")")
+        let close = text.lastIndex(of: ")")
       else { continue }
-      var name = pid == me ? "load" : String(text[text.index(after: open)..<close])
-      if name == Self.nodeName { name = "susi" }
-      guard name == "load" || name == "susi" || name == "postgres" else { continue }
       let fields = text[text.index(after: close)...].split(separator: " ")
-      // After the name: state is the 1st field, utime the 12th, stime the 13th.
-      guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else {
+      // After the name: state, ppid, …, utime (the 12th), stime (the 13th).
+      guard fields.count > 12, let parent = Int32(fields[1]), let user = Int(fields[11]),
+        let system = Int(fields[12])
+      else { continue }
+      let name: String
+      if pid == me {
+        name = "load"
+      } else if parent == me {
+        name = "susi"
+      } else if pid == postmaster || (postmaster != nil && parent == postmaster) {
+        name = "postgres"
+      } else {
         continue
       }
       byName[name, default: 0] += user + system
