@@ -57,11 +57,13 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let first = try await SusiApp.start(options(in: folder), origin: .test, startEmbedded: false)
     let second = try await SusiApp.start(options(in: folder), origin: .test, startEmbedded: false)
-    let one = try await first.store.send(
+    // Each waits for its result, which its own runner logs whenever it comes.
+    let one = try await first.sendAndWait(
       .loadGroups(.init()), origin: EventOrigin(rawValue: "first"))
-    let two = try await second.store.send(
+    let two = try await second.sendAndWait(
       .loadGroups(.init()), origin: EventOrigin(rawValue: "second"))
-    #expect(two.seq > one.seq, "the second appended after catching up on the first")
+    #expect(
+      two[0].seq > one[one.count - 1].seq, "the second appended after catching up on the first")
     await first.store.catchUp()
     #expect(await first.store.lastSeq == (await second.store.lastSeq))
     await first.stop()

@@ -186,6 +186,53 @@ struct PostgresLogTests {
     one.close()
   }
 
+  @Test func aGroupsRowsRepeatEachEventsTimeOriginAndTypeAndItsIntentsOwner() async throws {
+    let location = try freshLog()
+    let sink = try PostgresLogRecovery.open(location).sink
+    let node = try #require(sink.node)
+    // One group: an intent with an origin an array literal must quote, a result, and a raw
+    // record appended as bytes; times a millisecond apart.
+    let odd = EventOrigin(rawValue: #"we"ird\, {origin} "#)
+    let events = [
+      Event(
+        seq: 1, at: ReducerTester.epoch, origin: odd, cause: nil, id: nil,
+        idempotencyKey: nil, action: .sendMessage(.init(query: "ünïcode ✓ \\ \""))),
+      Event(
+        seq: 2, at: ReducerTester.epoch.adding(milliseconds: 1), origin: .runner, cause: 1,
+        id: nil, idempotencyKey: nil,
+        action: .messageReceived(
+          .init(query: "q", answers: [.answer(expression: "a", language: nil, mood: nil)]))),
+    ]
+    var lines: [[UInt8]] = []
+    for event in events { lines.append(try sink.appendEvent(after: { _ in event })) }
+    lines.append(try sink.append(intentRecord(3)))
+    try sink.commit()
+    sink.close()
+
+    let connection = try PostgresConnection(location.database)
+    defer { connection.close() }
+    let stored = try connection.execute(
+      """
+      SELECT seq, (extract(epoch FROM at) * 1000)::bigint, origin, type FROM \(location.table)
+      ORDER BY seq
+      """)
+    let expected = events + [try Event.decode(intentRecord(3))]
+    #expect(stored.count == 3)
+    for (row, event) in expected.enumerated() {
+      #expect(stored.int(row, 0) == event.seq)
+      #expect(stored.int(row, 1) == Int(event.at.milliseconds))
+      #expect(stored.text(row, 2) == event.origin.rawValue)
+      #expect(stored.text(row, 3) == event.action.type.rawValue)
+    }
+    #expect(try rows(location).map(\.line) == lines)
+    #expect(try lines.map { try Event.read(logLine: $0) } == expected)
+    // The intents (no cause) are this node's.
+    let owners = try connection.execute(
+      "SELECT seq, node FROM susi_log_owners WHERE log = $1 ORDER BY seq", [.text(location.table)])
+    #expect((0..<owners.count).compactMap { owners.int($0, 0) } == [1, 3])
+    #expect((0..<owners.count).compactMap { owners.int($0, 1) } == [node, node])
+  }
+
   @Test func anotherNodeAppendsAfterAGroupCommitsAndFollowsIt() async throws {
     let location = try freshLog()
     let clock = ManualTimeSource(ReducerTester.epoch)

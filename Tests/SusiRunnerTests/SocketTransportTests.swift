@@ -334,6 +334,43 @@ struct SocketTransportTests {
     #expect(await transport.connectionCounts(server.url) == (open: 100, idle: 100))
   }
 
+  /// A task that prefers the transport runs on the client's loop thread and goes on there after
+  /// the reply: handling a reply wakes no other thread.
+  @Test func aTaskPreferringTheTransportGoesOnOnItsLoopThreadAfterAReply() async throws {
+    let server = try KeepAliveServer()
+    defer { Task { await server.server.shutdown() } }
+    let transport = SocketTransport()
+    let loop = try #require(transport.preferredTaskExecutor as? ClientLoop)
+    let (before, after, status) = try await Task(executorPreference: loop) {
+      let before = loop.isLoopThread
+      let response = try await transport.send(TransportRequest(url: server.url))
+      return (before, loop.isLoopThread, response.status)
+    }.value
+    #expect(before)
+    #expect(after)
+    #expect(status == 200)
+  }
+
+  /// Work for a loop that has stopped (its transport is gone) still runs.
+  @Test func aTaskPreferringAStoppedLoopStillRuns() async throws {
+    let loop = try ClientLoop()
+    loop.stop()
+    let value = await Task(executorPreference: loop) { 42 }.value
+    #expect(value == 42)
+  }
+
+  /// A reply is read once the loop says it arrived, not tried right after the request went out.
+  @Test func aKeptConnectionReadsOnlyWhenTheReplyHasArrived() async throws {
+    let server = try KeepAliveServer()
+    defer { Task { await server.server.shutdown() } }
+    let transport = SocketTransport()
+    for _ in 0..<5 {
+      #expect(try await transport.send(TransportRequest(url: server.url)).status == 200)
+    }
+    #expect(server.connections == 1)
+    #expect(transport.statistics.emptyReads == 0)
+  }
+
   /// The threads of this process.
   static func threadCount() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0

@@ -36,8 +36,9 @@ public struct State: Equatable, Sendable {
 
   /// The version of what the reducer makes of events. Bump it with any change that makes the same
   /// log replay to a different state: snapshots record it, and one made by another version is
-  /// ignored (the next start replays the whole log once and writes a new one). A new intent
-  /// is such a change: its privilege joins the `admin` group's (5: `recoverPassword`).
+  /// ignored (the next start replays the whole log once and writes a new one). A new intent is
+  /// not such a change: its privilege joins the `admin` group's, which a snapshot's reading
+  /// gives every privilege there is.
   public static let reducerVersion = 5
 
   /// The `server` value that means the built-in server.

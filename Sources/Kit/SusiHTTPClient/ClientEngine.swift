@@ -53,11 +53,13 @@ final class ClientEngine: @unchecked Sendable {
     id: Int, _ order: ClientExchange.Order, cancellation: CancellationFlag,
     finish: @escaping @Sendable (Result<TransportResponse, TransportError>) -> Void
   ) {
-    let accepted = loop.execute { [self] in
+    let begin = { @Sendable [self] in
       if cancellation.isSet { return finish(.failure(.cancelled)) }
       start(ClientExchange(id: id, order: order, finish: finish))
     }
-    if !accepted { finish(.failure(.cancelled)) }
+    // On the loop thread already (a task that prefers the loop): the request goes out now.
+    if loop.isLoopThread { return begin() }
+    if !loop.execute(begin) { finish(.failure(.cancelled)) }
   }
 
   /// Ends exchange `id` with `.cancelled` (nothing when it already finished); `cancellation`
@@ -274,7 +276,8 @@ final class ClientEngine: @unchecked Sendable {
     } catch {
       return fail(exchange, error)
     }
-    advance(exchange)
+    // The reply cannot be there yet: the socket is read once the loop says it is readable.
+    advance(exchange, justSent: true)
   }
 
   private func startHandshake(_ exchange: ClientExchange, context: TLSContext)
@@ -307,7 +310,10 @@ final class ClientEngine: @unchecked Sendable {
   }
 
   /// Does all the exchange can do now, then waits for the socket.
-  private func advance(_ exchange: ClientExchange) {
+  ///
+  /// - Parameter justSent: the request was just handed to the socket: on a plain connection
+  ///   nothing of its reply can have arrived, so no read is tried before the socket is readable.
+  private func advance(_ exchange: ClientExchange, justSent: Bool = false) {
     do throws(TransportError) {
       while true {
         let unsent = exchange.outgoing.count - exchange.outgoingStart
@@ -365,9 +371,15 @@ final class ClientEngine: @unchecked Sendable {
           if let reply = try Self.parsed(&parser, &partial, exchange) {
             return complete(exchange, reply: reply, clean: parser.remainder.isEmpty)
           }
+          if justSent && exchange.connection?.tls == nil && !parser.hasReceivedBytes {
+            return wait(exchange)
+          }
           let fed = try exchange.feed(&parser, buffer: buffer)
           exchange.phase = .response(parser, partial)
-          guard fed else { return wait(exchange) }
+          guard fed else {
+            if exchange.connection?.tls == nil { statistics.value.withLock { $0.emptyReads += 1 } }
+            return wait(exchange)
+          }
           exchange.touch(now: ClientLoop.now())
 
         case .queued, .resolving, .connecting, .finished:

@@ -1,4 +1,5 @@
 import CEpoll
+import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -16,6 +17,8 @@ final class ClientLoop: @unchecked Sendable {
   private struct Inbox {
     var work: [@Sendable () -> Void] = []
     var stopped = false
+    /// The loop will look at the inbox before it waits again: woken through the eventfd, or work
+    /// queued by the loop thread itself.
     var wakePending = false
   }
 
@@ -24,6 +27,8 @@ final class ClientLoop: @unchecked Sendable {
   private let wakeFD: Int32
   private let inbox = Mutex(Inbox())
   private let thread = Mutex<pthread_t?>(nil)
+  /// The loop thread's `pthread_self()`, set by that thread when it starts (0 before).
+  private let loopThreadID = Atomic<UInt>(0)
 
   // Loop-thread state.
   private var handlers: [Int32: (UInt32) -> Void] = [:]
@@ -74,12 +79,20 @@ final class ClientLoop: @unchecked Sendable {
       return (true, true)
     }
     // Outside the lock: a system call under it would keep the loop thread (and other senders)
-    // spinning for it. The descriptor lives as long as this object (closed in `deinit`).
-    if wake {
+    // spinning for it. The descriptor lives as long as this object (closed in `deinit`). The
+    // loop thread queuing work for itself needs no wakeup: it looks at the inbox before it
+    // waits again.
+    if wake && !isLoopThread {
       var one: UInt64 = 1
       _ = write(wakeFD, &one, 8)
     }
     return accepted
+  }
+
+  /// Whether the caller runs on the loop thread.
+  var isLoopThread: Bool {
+    let id = loopThreadID.load(ordering: .relaxed)
+    return id != 0 && pthread_equal(pthread_self(), pthread_t(id)) != 0
   }
 
   /// Ends the loop after the work queued so far; its thread then closes the epoll descriptor
@@ -162,6 +175,7 @@ final class ClientLoop: @unchecked Sendable {
 
   private func run() {
     susi_name_current_thread("susi-http-client")
+    loopThreadID.store(UInt(pthread_self()), ordering: .relaxed)
     let capacity: Int32 = 64
     let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
     defer { events.deallocate() }
@@ -197,11 +211,16 @@ final class ClientLoop: @unchecked Sendable {
       } else {
         timeout = -1
       }
+      // Work the loop queued for itself (a task it resumed) runs after a look at the sockets
+      // that does not wait.
+      if inbox.withLock({ $0.wakePending }) { timeout = 0 }
     }
     for fd in handlers.keys { epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
     handlers.removeAll()
     turn = nil
     close(epollFD)
+    // A later thread may be given the same id.
+    loopThreadID.store(0, ordering: .relaxed)
   }
 
   /// Monotonic seconds.
@@ -209,5 +228,18 @@ final class ClientLoop: @unchecked Sendable {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+  }
+}
+
+/// Tasks that prefer the loop (`Task(executorPreference:)`) run their nonisolated parts on the
+/// loop thread: a reply's continuation resumes there in the same turn that read the reply, with
+/// no other thread woken to run it. Such work must not block: every connection waits for it.
+extension ClientLoop: TaskExecutor {
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    let executor = asUnownedTaskExecutor()
+    if execute({ job.runSynchronously(on: executor) }) { return }
+    // The loop has stopped: the job still runs, on the shared pool.
+    DispatchQueue.global().async { job.runSynchronously(on: executor) }
   }
 }

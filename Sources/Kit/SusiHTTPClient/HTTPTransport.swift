@@ -16,10 +16,16 @@ public protocol HTTPTransport: Sendable {
   /// connection and following redirects included): a caller on the machine's clock then needs
   /// no timer of its own. False unless a transport says so.
   func keepsTotalTimeout(of request: TransportRequest) -> Bool
+
+  /// Where a task that sends requests best runs: the thread that reads the replies, so a reply
+  /// goes on in the task without waking another thread. Nil (the default): anywhere.
+  var preferredTaskExecutor: (any TaskExecutor)? { get }
 }
 
 extension HTTPTransport {
   public func keepsTotalTimeout(of request: TransportRequest) -> Bool { false }
+
+  public var preferredTaskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// One HTTP request, with the limits that apply to it.

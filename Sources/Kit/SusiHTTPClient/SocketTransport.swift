@@ -32,6 +32,9 @@ public final class SocketTransport: HTTPTransport {
     public var tlsHandshakes = 0
     /// TLS handshakes that resumed an earlier session.
     public var tlsResumptions = 0
+    /// Reads of a plain connection that found no bytes of the reply yet (each a wasted system
+    /// call: a reply is read once the loop says it arrived).
+    public var emptyReads = 0
   }
 
   private let maximumConnectionsPerOrigin: Int
@@ -150,6 +153,10 @@ public final class SocketTransport: HTTPTransport {
   }
 
   static let maximumRedirects = 5
+
+  /// The client's event loop: a task that runs there reads its reply and goes on in the same
+  /// turn of the loop. Nil when the loop cannot be started.
+  public var preferredTaskExecutor: (any TaskExecutor)? { try? engine().loop }
 
   /// True unless the target policy must look the host up first (that lookup runs before the
   /// deadline is watched).

@@ -1,4 +1,4 @@
-import SusiCore
+public import SusiCore
 import SusiCrypto
 import SusiEventLog
 public import SusiPostgres
@@ -29,9 +29,6 @@ public final class PostgresEventSink: EventSink {
     /// The group's records, inserted when it commits.
     var pending: [(seq: Int, event: Event, line: [UInt8])] = []
   }
-
-  /// How many rows one INSERT statement of a commit carries at most.
-  static let rowsPerInsert = 500
 
   /// Appends to the log at `location` through `connection` (from `PostgresEventLog.connect`),
   /// continuing after `lastSeq`, the last record the store has applied.
@@ -70,6 +67,43 @@ public final class PostgresEventSink: EventSink {
   public func append(after makeRecord: (_ appendedByOthers: [[UInt8]]) throws -> [UInt8]) throws
     -> [UInt8]
   {
+    try appendInGroup { others, seq throws -> (line: [UInt8], event: Event) in
+      let line = EventLogWriter.line(for: try makeRecord(others))
+      try PostgresEventLog.check(line, seq: seq, location: location)
+      let event: Event
+      do {
+        event = try Event.read(logLine: line)
+      } catch {
+        throw PostgresLogError.corrupt(location, seq: seq, "the record is not an event: \(error)")
+      }
+      guard event.seq == seq else {
+        throw PostgresLogError.corrupt(
+          location, seq: seq, "the record has seq \(event.seq) but the log's next seq is \(seq)")
+      }
+      return (line, event)
+    }
+  }
+
+  /// Like `append(after:)`, but the event's columns come from the event itself: its line is
+  /// not read back (the encoder made it, so it is a record with the event's seq).
+  public func appendEvent(after makeEvent: (_ appendedByOthers: [[UInt8]]) throws -> Event) throws
+    -> [UInt8]
+  {
+    try appendInGroup { others, seq throws -> (line: [UInt8], event: Event) in
+      let event = try makeEvent(others)
+      guard event.seq == seq else {
+        throw PostgresLogError.corrupt(
+          location, seq: seq, "the event has seq \(event.seq) but the log's next seq is \(seq)")
+      }
+      return (EventLogWriter.line(for: event.encoded()), event)
+    }
+  }
+
+  /// Appends the record `make` returns for the next seq to the group, opening the group (its
+  /// transaction, the append lock, and what other nodes appended) when none is open.
+  private func appendInGroup(
+    _ make: (_ appendedByOthers: [[UInt8]], _ seq: Int) throws -> (line: [UInt8], event: Event)
+  ) throws -> [UInt8] {
     try appender.withLock { appender throws -> [UInt8] in
       guard let connection = appender.connection else {
         throw PostgresLogError.database(.init(.closed, "the log is closed"))
@@ -103,37 +137,27 @@ public final class PostgresEventSink: EventSink {
       }
       // Holding the lock since the group began, nobody else has appended since.
       let seq = (others.last?.seq ?? lastSeen) + 1
-      // `makeRecord` applies the others first, whatever it then decides (a duplicate key
-      // appends nothing): they count as seen from here on.
+      // `make` applies the others first, whatever it then decides (a duplicate key appends
+      // nothing): they count as seen from here on.
       if let last = others.last { known.store(last.seq, ordering: .releasing) }
-      let record: [UInt8]
+      let made: (line: [UInt8], event: Event)
       do {
-        record = try makeRecord(others.map(\.line))
+        made = try make(others.map(\.line), seq)
+      } catch let error as PostgresLogError {
+        throw error
       } catch {
         // Nothing appended: the group goes on if it has records (the store commits them).
         keepTransaction = !appender.pending.isEmpty
         throw error
       }
-      let line = EventLogWriter.line(for: record)
-      try PostgresEventLog.check(line, seq: seq, location: location)
-      let event: Event
-      do {
-        event = try Event.read(logLine: line)
-      } catch {
-        throw PostgresLogError.corrupt(location, seq: seq, "the record is not an event: \(error)")
-      }
-      guard event.seq == seq else {
-        throw PostgresLogError.corrupt(
-          location, seq: seq, "the record has seq \(event.seq) but the log's next seq is \(seq)")
-      }
-      appender.pending.append((seq, event, line))
+      appender.pending.append((seq, made.event, made.line))
       if groupCommit {
         keepTransaction = true
       } else {
         try commit(&appender, on: connection)
       }
       known.store(seq, ordering: .releasing)
-      return line
+      return made.line
     }
   }
 
@@ -159,26 +183,20 @@ public final class PostgresEventSink: EventSink {
   private func commit(_ appender: inout Appender, on connection: PostgresConnection)
     throws(PostgresLogError)
   {
-    var statements: [(sql: String, parameters: [PostgresValue])] = []
-    var start = 0
     let pending = appender.pending
-    while start < pending.count {
-      let rows = pending[start..<min(start + Self.rowsPerInsert, pending.count)]
-      var sql = "INSERT INTO \(location.table) (seq, at, origin, type, line) VALUES "
-      var parameters: [PostgresValue] = []
-      parameters.reserveCapacity(rows.count * 5)
-      for (index, row) in rows.enumerated() {
-        let n = index * 5
-        sql += index == 0 ? "" : ", "
-        sql += "($\(n + 1), $\(n + 2)::timestamptz, $\(n + 3), $\(n + 4), $\(n + 5))"
-        parameters += [
-          .int(row.seq), .text(row.event.at.rfc3339), .text(row.event.origin.rawValue),
-          .text(row.event.action.type.rawValue), .bytes(row.line),
+    var statements: [(sql: String, parameters: [PostgresValue])] = [
+      (
+        "INSERT INTO \(location.table) (seq, at, origin, type, line) SELECT * FROM "
+          + "unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[], $5::bytea[])",
+        [
+          .text(Self.arrayLiteral(pending.map { String($0.seq) })),
+          .text(Self.arrayLiteral(pending.map { $0.event.at.rfc3339 })),
+          .text(Self.arrayLiteral(pending.map { $0.event.origin.rawValue })),
+          .text(Self.arrayLiteral(pending.map { $0.event.action.type.rawValue })),
+          .bytes(Self.binaryByteaArray(pending.map(\.line))),
         ]
-      }
-      statements.append((sql, parameters))
-      start += Self.rowsPerInsert
-    }
+      )
+    ]
     let intents = pending.filter { $0.event.cause == nil }.map(\.seq)
     if let node, !intents.isEmpty {
       statements.append(
@@ -270,6 +288,45 @@ public final class PostgresEventSink: EventSink {
       converted.rows.append([seqBytes, bytes])
     }
     return converted
+  }
+
+  /// A one-dimensional array in PostgreSQL's text form, each element quoted.
+  static func arrayLiteral(_ elements: [String]) -> String {
+    var literal = "{"
+    for (index, element) in elements.enumerated() {
+      if index > 0 { literal += "," }
+      literal += "\""
+      for character in element.unicodeScalars {
+        if character == "\"" || character == "\\" { literal += "\\" }
+        literal.unicodeScalars.append(character)
+      }
+      literal += "\""
+    }
+    return literal + "}"
+  }
+
+  /// A one-dimensional `bytea[]` in PostgreSQL's binary form (`array_recv`): the dimensions, the
+  /// element type (`bytea`, oid 17), then each element's length and bytes, big-endian.
+  static func binaryByteaArray(_ elements: [[UInt8]]) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + $1.count })
+    func int32(_ value: Int) {
+      let value = UInt32(truncatingIfNeeded: value)
+      bytes += [
+        UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
+        UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value),
+      ]
+    }
+    int32(1)  // dimensions
+    int32(0)  // no nulls
+    int32(17)  // bytea
+    int32(elements.count)
+    int32(1)  // lower bound
+    for element in elements {
+      int32(element.count)
+      bytes += element
+    }
+    return bytes
   }
 
   /// The bytes of a `bytea` in PostgreSQL's hex output format (`\x4a6b…`).

@@ -1,3 +1,4 @@
+public import SusiCore
 import Synchronization
 
 /// Where the store writes its events: the durable log, or memory in tests.
@@ -16,6 +17,11 @@ public protocol EventSink: Sendable {
   /// to as well, `makeRecord` first gets the lines they appended since this sink last looked, and
   /// runs holding the log's append lock, so the record it makes can follow them.
   func append(after makeRecord: (_ appendedByOthers: [[UInt8]]) throws -> [UInt8]) throws
+    -> [UInt8]
+  /// Appends the event `makeEvent` returns, encoded, like `append(after:)`; a sink that stores
+  /// an event's fields beside its line (a database's columns) takes them from the event rather
+  /// than reading the line back.
+  func appendEvent(after makeEvent: (_ appendedByOthers: [[UInt8]]) throws -> Event) throws
     -> [UInt8]
   /// The lines other processes appended since this sink last looked (complete records only;
   /// always empty for a log only this process writes).
@@ -45,6 +51,12 @@ extension EventSink {
     -> [UInt8]
   {
     try append(try makeRecord([]))
+  }
+
+  public func appendEvent(after makeEvent: (_ appendedByOthers: [[UInt8]]) throws -> Event) throws
+    -> [UInt8]
+  {
+    try append(after: { try makeEvent($0).encoded() })
   }
 
   public func appendedByOthers() throws -> [[UInt8]] { [] }

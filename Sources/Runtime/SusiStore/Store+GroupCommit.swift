@@ -24,6 +24,8 @@ struct HeldEvents {
   var gate: [CheckedContinuation<Void, Never>] = []
   /// The first seq of a group whose commit failed: it and every later event are not in the log.
   var failedFrom: Int?
+  /// True when a catch-up was asked for while a commit ran: it runs once the commit ends.
+  var catchUpOwed = false
 }
 
 extension Store {
@@ -106,6 +108,12 @@ extension Store {
     openGate()
     // Events logged while this commit ran (results the runner brought) go next.
     scheduleCommit()
+    // After the senders the gate let through: when one of them opened a group, it read what
+    // other nodes appended and the catch-up finds nothing to read.
+    if held.catchUpOwed {
+      held.catchUpOwed = false
+      Task { await self.catchUp() }
+    }
   }
 
   private func openGate() {

@@ -159,7 +159,7 @@ public actor Store {
     let line: [UInt8]
     let started = ContinuousClock.now
     do {
-      line = try sink.append { appendedByOthers in
+      line = try sink.appendEvent(after: { appendedByOthers in
         // What other processes logged comes first: our event follows it in seq and time.
         for other in appendedByOthers { try applyOther(other) }
         if onlyIfOwed, let cause, !book.ledger.owes(cause) { throw StandDown() }
@@ -174,8 +174,8 @@ public actor Store {
           seq: book.lastSeq + 1, at: at, origin: origin, cause: cause, id: id,
           idempotencyKey: idempotencyKey, action: action)
         logged = event
-        return event.encoded()
-      }
+        return event
+      })
     } catch let error as StoreError {
       if case .duplicate = error { throw error }
       throw fail(error)
@@ -265,6 +265,12 @@ public actor Store {
   /// `followOtherWriters`). Does nothing once the store failed or closed.
   public func catchUp() {
     guard failure == nil else { return }
+    // A commit running holds the sink: the catch-up would wait for it, holding up the store
+    // meanwhile; it runs when the commit ends instead (see `commitHeld`).
+    if held.committing {
+      held.catchUpOwed = true
+      return
+    }
     do {
       for line in try sink.appendedByOthers() { try applyOther(line) }
     } catch let error as StoreError {

@@ -11,7 +11,9 @@
 // order.
 //
 // Options: --seconds=N (each measured phase, default 5), --kills=N (default 20),
-// --connections=N (per node, default 16).
+// --connections=N (per node, default 16), --subscriber-during-intake (the webhook subscriber is
+// added before intake is measured rather than after: the nodes then deliver every event to it
+// meanwhile, which the file log's node it is compared with does not).
 
 import Foundation
 import SusiHTTPServer
@@ -33,6 +35,9 @@ private struct FleetBenchmark {
   let seconds: Double
   let kills: Int
   let connectionsPerNode: Int
+  /// Whether the webhook subscriber is delivered to while intake is measured (by default it is
+  /// added after: the one node on a file log it is compared with has none).
+  let subscriberDuringIntake: Bool
   let arguments: [String]
   let directory: String
 
@@ -41,6 +46,7 @@ private struct FleetBenchmark {
     seconds = option("--seconds", in: arguments).flatMap { Double($0) } ?? 5
     kills = option("--kills", in: arguments).flatMap { Int($0) } ?? 20
     connectionsPerNode = option("--connections", in: arguments).flatMap { Int($0) } ?? 16
+    subscriberDuringIntake = arguments.contains("--subscriber-during-intake")
     directory = "/tmp/susi-bench-fleet-\(getpid())"
   }
 
@@ -60,24 +66,31 @@ private struct FleetBenchmark {
     let postgres = try PostgresBenchmark(arguments: ["--seconds=\(Int(seconds))"])
     try postgres.startCluster()
     defer { postgres.stopCluster() }
+    let cluster = postgres.folder + "/data"
     let database = "postgresql:///bench?host=\(postgres.folder)&user=susi&log=fleet"
     let total = 2 * connectionsPerNode
     fleetSay(
       "\(connectionsPerNode) connections per node posting submitRating (2 events each), "
-        + "\(Int(seconds)) s per phase, PostgreSQL with fsync on")
+        + "\(Int(seconds)) s per phase, PostgreSQL with fsync on; the webhook subscriber "
+        + (subscriberDuringIntake ? "delivered to from the start" : "added after the intake phase"))
 
     // The anchors: one node on a file log, one node on the database, pgbench.
-    let fileRate = try oneNode(log: directory + "/file/events.jsonl", name: "file", total: total)
+    var cpu = ""
+    let fileRate = try oneNode(
+      log: directory + "/file/events.jsonl", name: "file", total: total, cluster: cluster, cpu: &cpu
+    )
     fleetSay(
       String(
         format: "one node, file log (fsync batch), %d conns:     %8.0f intents/s", total, fileRate))
+    fleetSay(cpu)
     let oneDatabase = try oneNode(
       log: "postgresql:///bench?host=\(postgres.folder)&user=susi&log=single", name: "single",
-      total: total)
+      total: total, cluster: cluster, cpu: &cpu)
     fleetSay(
       String(
         format: "one node, database log, %d conns:               %8.0f intents/s", total,
         oneDatabase))
+    fleetSay(cpu)
     let pgbench = try postgres.pgbench(clients: total)
     if let pgbench {
       fleetSay(
@@ -106,11 +119,14 @@ private struct FleetBenchmark {
     let subscriber =
       #"{"id":"bench","url":"\#(receiver.url)","secret":"\#(secret)","after":0}"#
     // The subscriber list lives in the database: adding it on one node adds it for both.
-    let added = FleetHTTP.request(
-      port: nodes[0].port, "POST", "/admin/subscribers", key: key, body: subscriber)
-    guard added?.status == 201 else {
-      throw FleetFailure("cannot add the subscriber: \(added?.body ?? "no answer")")
+    func addSubscriber() throws {
+      let added = FleetHTTP.request(
+        port: nodes[0].port, "POST", "/admin/subscribers", key: key, body: subscriber)
+      guard added?.status == 201 else {
+        throw FleetFailure("cannot add the subscriber: \(added?.body ?? "no answer")")
+      }
     }
+    if subscriberDuringIntake { try addSubscriber() }
     let stream = FleetStream(node: nodes[1], key: key)
     stream.start()
     let load = FleetLoad(nodes: nodes, connectionsPerNode: connectionsPerNode, key: key)
@@ -120,9 +136,11 @@ private struct FleetBenchmark {
     // and how often a node waits for the other's append lock.
     let watch = try DatabaseWatch(uri: database)
     watch.start()
+    let cpuBefore = CPUSample(cluster: cluster)
     let steadyStart = FleetClock.now
     usleep(UInt32(seconds * 1_000_000))
     let steadyEnd = FleetClock.now
+    let cpuAfter = CPUSample(cluster: cluster)
     let (groups, samples, waiting) = watch.stop()
     let steady = load.acknowledged(between: steadyStart, and: steadyEnd)
     let steadyRate = Double(steady.count) / (Double(steadyEnd - steadyStart) / 1e9)
@@ -144,6 +162,7 @@ private struct FleetBenchmark {
           "  %.0f group commits/s, %.1f events per commit; a node waited for the append lock in %.0f%% of %d samples",
         Double(groups) / seconds, Double(2 * steady.count) / Double(max(1, groups)),
         100 * Double(waiting) / Double(max(1, samples)), samples))
+    fleetSay(cpuAfter.report(since: cpuBefore, intents: steady.count))
     let arrivals = stream.arrivals
     var lags: [Double] = []
     var missing = 0
@@ -165,6 +184,9 @@ private struct FleetBenchmark {
           lags[lags.count / 2], lags[min(lags.count - 1, lags.count * 99 / 100)], lags.last!,
           lags.count, missing == 0 ? "" : ", \(missing) not streamed"))
     }
+
+    // The subscriber gets every event from the first, delivered while the kills go on.
+    if !subscriberDuringIntake { try addSubscriber() }
 
     // Kills: either node, at random moments, restarted at once; the load goes on.
     var killed = [0, 0]
@@ -260,7 +282,9 @@ private struct FleetBenchmark {
 
   /// One `susi serve` on `log` under `total` connections for `seconds`: acknowledged intents
   /// a second.
-  private func oneNode(log: String, name: String, total: Int) throws -> Double {
+  private func oneNode(
+    log: String, name: String, total: Int, cluster: String, cpu: inout String
+  ) throws -> Double {
     let environment = [
       "SUSI_EMBEDDED_PORT": "0", "HOME": directory, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
     ]
@@ -275,11 +299,15 @@ private struct FleetBenchmark {
     let load = FleetLoad(nodes: [node], connectionsPerNode: total, key: key)
     load.start()
     usleep(300_000)
+    let cpuBefore = CPUSample(cluster: cluster)
     let start = FleetClock.now
     usleep(UInt32(seconds * 1_000_000))
     let end = FleetClock.now
+    let cpuAfter = CPUSample(cluster: cluster)
     load.stop()
-    return Double(load.acknowledged(between: start, and: end).count) / (Double(end - start) / 1e9)
+    let acknowledged = load.acknowledged(between: start, and: end).count
+    cpu = cpuAfter.report(since: cpuBefore, intents: acknowledged)
+    return Double(acknowledged) / (Double(end - start) / 1e9)
   }
 
   /// Runs the release `susi` to its end; its stdout, or an error with its stderr.
@@ -308,7 +336,8 @@ private struct FleetBenchmark {
 
 /// Watches the fleet's database on connections of its own: counts the log's notifications (one
 /// per group commit) and samples whether a node waits for the append lock (an advisory lock not
-/// granted), every 2 ms.
+/// granted), every 10 ms (reading `pg_locks` takes every lock partition of the server: more often
+/// slows the appends it watches).
 private final class DatabaseWatch: @unchecked Sendable {
   let location: PostgresLogLocation
   private let stopped = Atomic<Bool>(false)
@@ -345,7 +374,7 @@ private final class DatabaseWatch: @unchecked Sendable {
           $0.samples += 1
           if waiters > 0 { $0.waiting += 1 }
         }
-        usleep(2000)
+        usleep(10_000)
       }
     }.start()
   }
@@ -354,6 +383,72 @@ private final class DatabaseWatch: @unchecked Sendable {
     stopped.store(true, ordering: .releasing)
     done.wait()
     return result.withLock { $0 }
+  }
+}
+
+/// CPU time so far: the machine's (busy and all, from /proc/stat) and that of the nodes (this
+/// process's children), PostgreSQL (the benchmark's own server, `postmaster`, and its children)
+/// and this process (the load), in clock ticks, from each process's /proc/PID/stat; other
+/// processes on the machine (another PostgreSQL too) count as others'.
+private struct CPUSample {
+  var busy = 0
+  var all = 0
+  var byName: [String: Int] = [:]
+
+  /// `cluster`: the data folder of the benchmark's PostgreSQL (its `postmaster.pid` names it).
+  init(cluster: String) {
+    if let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+      let first = text.split(separator: "\n").first
+    {
+      let ticks = first.split(separator: " ").dropFirst().compactMap { Int($0) }
+      all = ticks.reduce(0, +)
+      // idle and iowait are the 4th and 5th.
+      busy = all - (ticks.count > 4 ? ticks[3] + ticks[4] : 0)
+    }
+    let postmaster = (try? String(contentsOfFile: cluster + "/postmaster.pid", encoding: .utf8))?
+      .split(separator: "\n").first.flatMap { Int32($0) }
+    let me = getpid()
+    for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+      guard let pid = Int32(entry),
+        let text = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+        let close = text.lastIndex(of: ")")
+      else { continue }
+      let fields = text[text.index(after: close)...].split(separator: " ")
+      // After the name: state, ppid, …, utime (the 12th), stime (the 13th).
+      guard fields.count > 12, let parent = Int32(fields[1]), let user = Int(fields[11]),
+        let system = Int(fields[12])
+      else { continue }
+      let name: String
+      if pid == me {
+        name = "load"
+      } else if parent == me {
+        name = "susi"
+      } else if pid == postmaster || (postmaster != nil && parent == postmaster) {
+        name = "postgres"
+      } else {
+        continue
+      }
+      byName[name, default: 0] += user + system
+    }
+  }
+
+  /// CPU per intent of each part, and how busy the machine was, since `before`.
+  func report(since before: CPUSample, intents: Int) -> String {
+    let tick = 1e6 / Double(sysconf(Int32(_SC_CLK_TCK)))
+    func perIntent(_ name: String) -> Double {
+      Double((byName[name] ?? 0) - (before.byName[name] ?? 0)) * tick / Double(max(1, intents))
+    }
+    let cores = Double(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    return String(
+      format:
+        "  CPU per intent: nodes %.0f µs, PostgreSQL %.0f µs, load %.0f µs; machine busy %.0f%% of %.0f cores (others' share %.0f%%)",
+      perIntent("susi"), perIntent("postgres"), perIntent("load"),
+      100 * Double(busy - before.busy) / Double(max(1, all - before.all)), cores,
+      100
+        * (Double(busy - before.busy)
+          - Double(
+            ["susi", "postgres", "load"].map { (byName[$0] ?? 0) - (before.byName[$0] ?? 0) }
+              .reduce(0, +))) / Double(max(1, all - before.all)))
   }
 }
 
@@ -488,7 +583,7 @@ private final class FleetLoad: @unchecked Sendable {
         socket?.close()
         socket = port == 0 ? nil : FleetHTTP.Connection(port: port)
         if socket == nil {
-          usleep(2000)
+          usleep(10_000)
           continue
         }
       }

@@ -1,7 +1,19 @@
 import SusiClock
 import SusiCore
+import SusiHTTPTypes
 
 // Chat and the server's memory of it.
+
+extension Endpoints {
+  static let chat = Endpoint(
+    path: "/susi/chat.json", method: .get, access: .tokenIfLoggedIn, idempotent: false,
+    why: "each query becomes a new exchange in the user's memory, counts as skill usage and"
+      + " may get a different (random) answer; a resend would duplicate the conversation")
+
+  static let memory = Endpoint(
+    path: "/susi/memory.json", method: .get, access: .tokenIfLoggedIn, idempotent: true,
+    why: "read-only")
+}
 
 extension EffectPerformer {
   /// Sends a query with the machine's time zone and language and, when logged in, the token

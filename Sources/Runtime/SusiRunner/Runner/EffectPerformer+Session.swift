@@ -1,7 +1,29 @@
 import SusiCore
+import SusiHTTPTypes
 import SusiStore
 
 // Signup, password recovery, login and logout.
+
+extension Endpoints {
+  static let login = Endpoint(
+    path: "/aaa/login.json", method: .post, access: .anonymous, idempotent: false,
+    why: "every login mints a new token, and failed attempts count towards the server's"
+      + " lockout (10 per minute), so a blind resend could lock the account")
+
+  static let logout = Endpoint(
+    path: "/aaa/login.json", method: .post, access: .user, idempotent: true,
+    why: "logout only ends the server-side session; ending it twice changes nothing")
+
+  static let signup = Endpoint(
+    path: "/aaa/signup.json", method: .post, access: .anonymous, idempotent: false,
+    why: "creates an account and may mail a verification link; a resend is refused with"
+      + " 'email is already taken' and can mail the user twice")
+
+  static let recoverPassword = Endpoint(
+    path: "/aaa/recoverpassword.json", method: .post, access: .anonymous, idempotent: false,
+    why: "each call mails the account a new link for setting a password; a resend can mail"
+      + " the user twice")
+}
 
 extension EffectPerformer {
   func signup(server: String, email: String, password: Secret) async throws(RunnerFailure) -> Action

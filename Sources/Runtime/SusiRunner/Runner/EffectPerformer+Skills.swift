@@ -1,6 +1,38 @@
 import SusiCore
+import SusiHTTPTypes
 
 // Groups, skills, skill details, ratings and settings.
+
+extension Endpoints {
+  static let groups = Endpoint(
+    path: "/cms/getGroups.json", method: .get, access: .anonymous, idempotent: true,
+    why: "read-only")
+
+  static let skillList = Endpoint(
+    path: "/cms/getSkillList.json", method: .get, access: .anonymous, idempotent: true,
+    why: "read-only")
+
+  static let skillMetadata = Endpoint(
+    path: "/cms/getSkillMetadata.json", method: .get, access: .anonymous, idempotent: true,
+    why: "read-only")
+
+  static let rateSkill = Endpoint(
+    path: "/cms/fiveStarRateSkill.json", method: .post, access: .user, idempotent: true,
+    why: "one rating per user and skill: a repeat replaces the user's stars with the same"
+      + " value (old bucket -1, new bucket +1), so the aggregate ends up the same")
+
+  static let userRating = Endpoint(
+    path: "/cms/getRatingByUser.json", method: .get, access: .user, idempotent: true,
+    why: "read-only")
+
+  static let changeSettings = Endpoint(
+    path: "/aaa/changeUserSettings.json", method: .post, access: .user, idempotent: true,
+    why: "sets named keys to given values; setting them again to the same values is a no-op")
+
+  static let listSettings = Endpoint(
+    path: "/aaa/listUserSettings.json", method: .get, access: .user, idempotent: true,
+    why: "read-only")
+}
 
 extension EffectPerformer {
   /// The model every skill call names; the public server has only `general`.

@@ -4,6 +4,20 @@ import SusiHTTPTypes
 
 // Web search, link previews and image downloads: requests to hosts other than the SUSI server.
 
+extension Endpoints {
+  static let webSearch = Endpoint(
+    path: "websearch", method: .get, access: .anonymous, idempotent: true,
+    why: "a read-only query to the search service")
+
+  static let linkPreview = Endpoint(
+    path: "link preview", method: .get, access: .anonymous, idempotent: true,
+    why: "a plain GET of a public page")
+
+  static let image = Endpoint(
+    path: "image", method: .get, access: .anonymous, idempotent: true,
+    why: "a plain GET of an image")
+}
+
 extension EffectPerformer {
   func webSearch(query: String) async throws(RunnerFailure) -> Action {
     let url = URLResolver.appendingQuery(

@@ -51,6 +51,9 @@ public final class SusiRunner: EffectsRunner {
 
   private let performer: EffectPerformer
   private let limit: Int
+  /// Where effects run: the HTTP client's event loop when the transport has one, so a reply
+  /// is decoded and delivered by the thread that read it (see `launch`).
+  private let executor: (any TaskExecutor)?
   private let book = Mutex(Book())
 
   /// A runner with everything `configuration` says: transport (`SocketTransport` unless given),
@@ -89,6 +92,7 @@ public final class SusiRunner: EffectsRunner {
       machineLanguage: configuration.machineLanguage ?? MachineLocale.language(),
       deviceType: configuration.deviceType, targets: targets)
     limit = max(1, configuration.concurrencyLimit)
+    executor = transport.preferredTaskExecutor
   }
 
   /// Begins `effect` for the event with seq `cause`; its one result goes to `deliver`.
@@ -129,9 +133,13 @@ public final class SusiRunner: EffectsRunner {
   }
 
   /// Starts `job`'s task; `result` skips the work (a job cancelled while it waited).
+  ///
+  /// The task prefers the transport's event loop: a chat's request is written, its reply read,
+  /// decoded and handed to the store without a hop to another thread in between (each hop
+  /// wakes a thread). What an effect does besides waiting is short, so the loop keeps up.
   private func launch(_ job: Job, in book: inout Book, result: Action? = nil) {
     let performer = performer
-    book.tasks[job.id] = Task {
+    book.tasks[job.id] = Task(executorPreference: executor) {
       let action: Action
       if let result {
         action = result
@@ -144,7 +152,7 @@ public final class SusiRunner: EffectsRunner {
 
   private func finish(_ job: Job, with action: Action, usedSlot: Bool) async {
     var action = action
-    let deliver = book.withLock { book -> Bool in
+    let (deliver, launched) = book.withLock { book -> (Bool, Bool) in
       // A running request only sees its task cancelled; say why it was.
       if case .requestFailed(var failed) = action, failed.error.kind == .cancelled,
         let reason = book.cancelReasons[job.cause]
@@ -152,15 +160,19 @@ public final class SusiRunner: EffectsRunner {
         failed.error = reason.requestError
         action = .requestFailed(failed)
       }
+      var launched = false
       if usedSlot {
         if !book.isShutDown, let next = book.dequeue() {
           launch(next, in: &book)
+          launched = true
         } else {
           book.running -= 1
         }
       }
-      return !book.isShutDown
+      return (!book.isShutDown, launched)
     }
+    // The next effect's request goes out first; this result is logged meanwhile.
+    if launched && executor != nil { await Task.yield() }
     if deliver { await job.deliver(action) }
     let waiters = book.withLock { book -> [CheckedContinuation<Void, Never>] in
       book.tasks[job.id] = nil
