@@ -112,7 +112,7 @@ extension Store {
     // other nodes appended and the catch-up finds nothing to read.
     if held.catchUpOwed {
       held.catchUpOwed = false
-      Task { await self.catchUp() }
+      Task { self.catchUp() }
     }
   }
 
