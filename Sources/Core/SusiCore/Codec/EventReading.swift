@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 
 // Reading a log record straight from its bytes: replay and every start decode millions of them.
 //
@@ -11,9 +11,13 @@ import SusiJSON
 // so the result, and every error message, is the tree decoder's.
 
 extension Event {
-  /// Reads a record (a JSON object, checksum already removed), like `decode(_:)`, faster.
-  public static func read(_ bytes: UnsafeRawBufferPointer) throws(EventDecodingError) -> Event {
-    var reader = JSONReader(bytes, maximumDepth: Nesting.readable)
+  /// Reads a record (a JSON object, checksum already removed), like `decode(_:)`, faster. With
+  /// `strings`, a string read before in the same cache (the same answer or skill in record
+  /// after record) is shared rather than made again.
+  public static func read(
+    _ bytes: UnsafeRawBufferPointer, strings: JSONStringCache? = nil
+  ) throws(EventDecodingError) -> Event {
+    var reader = JSONReader(bytes, maximumDepth: Nesting.readable, strings: strings)
     do {
       return try readFast(&reader)
     } catch {
@@ -37,8 +41,10 @@ extension Event {
     var type: ActionType?
     var action: Action?
     try r.enterObject()
-    // Member i of `envelopeMembers` is the field with raw value 1 << i.
-    let complete = try readMembers(&r, envelopeMembers) { index, r in
+    // Member i of `envelopeMembers` is the field with raw value 1 << i. A plain loop rather than
+    // a closure: the fields are then ordinary locals, moved into the event at the end.
+    var members = Members(envelopeMembers)
+    while let index = try members.next(&r) {
       let field = EnvelopeFields(rawValue: 1 << index)
       seen.insert(field)
       switch field {
@@ -46,7 +52,7 @@ extension Event {
       case .seq: seq = try r.int()
       case .at:
         let text = try r.stringBytes()
-        guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { return false }
+        guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { throw Unusual() }
         at = t
       case .origin: origin.rawValue = try r.string()
       case .requestID: if !(try r.null()) { origin.requestID = try r.string() }
@@ -59,15 +65,14 @@ extension Event {
         }
       case .idempotencyKey: if !(try r.null()) { idempotencyKey = try r.string() }
       case .type:
-        guard let t = actionType(try r.stringBytes()) else { return false }
+        guard let t = actionType(try r.stringBytes()) else { throw Unusual() }
         type = t
       default:  // .payload
-        guard let type, let a = try readAction(type, &r) else { return false }
+        guard let type, let a = try readAction(type, &r) else { throw Unusual() }
         action = a
       }
-      return true
     }
-    guard complete else { throw Unusual() }
+    guard !members.refused else { throw Unusual() }
     try r.finish()
     guard version == 1 || version == formatVersion, seen.contains(.required) else {
       throw Unusual()
@@ -138,15 +143,17 @@ extension Event {
     case .sendMessage:
       var query: String?
       var language: String??
-      let complete = try readObject(&r, sendMessageMembers) { index, r in
+      guard try r.kind() == .object else { return nil }
+      try r.enterObject()
+      var members = Members(sendMessageMembers)
+      while let index = try members.next(&r) {
         if index == 0 {
           query = try r.string()
         } else {
           language = .some(try r.null() ? nil : try r.string())
         }
-        return true
       }
-      guard complete, let query else { return nil }
+      guard !members.refused, let query else { return nil }
       return .sendMessage(Action.SendMessage(query: query, language: language ?? nil))
     case .messageReceived:
       return try readMessageReceived(&r).map(Action.messageReceived)
@@ -162,11 +169,14 @@ extension Event {
     var skill: String??
     var planned: [PlannedAnswer]?
     var anonymous: Bool??
-    let complete = try readObject(&r, messageReceivedMembers) { index, r in
+    guard try r.kind() == .object else { return nil }
+    try r.enterObject()
+    var members = Members(messageReceivedMembers)
+    while let index = try members.next(&r) {
       switch index {
       case 0: query = try r.string()
       case 1:
-        guard let read = try readAnswers(&r) else { return false }
+        guard let read = try readAnswers(&r) else { return nil }
         answers = read
       case 2: skill = .some(try r.null() ? nil : try r.string())
       case 3:
@@ -174,9 +184,8 @@ extension Event {
         planned = try readPlanned(member("planned", try r.value()), "planned")
       default: anonymous = .some(try r.null() ? nil : try r.bool())
       }
-      return true
     }
-    guard complete, let query, let answers else { return nil }
+    guard !members.refused, let query, let answers else { return nil }
     return Action.MessageReceived(
       query: query, answers: answers, skill: skill ?? nil, planned: planned ?? [],
       anonymous: anonymous ?? nil)
@@ -188,6 +197,8 @@ extension Event {
     var answers: [AnswerAction] = []
     try r.enterArray()
     while try r.nextElement() {
+      // Most replies carry two answers (an answer and a web search): one allocation, not two.
+      if answers.isEmpty { answers.reserveCapacity(2) }
       let start = r.position
       if let answer = try readPlainAnswer(&r) {
         answers.append(answer)
@@ -213,29 +224,29 @@ extension Event {
       var expression: String?
       var language: String??
       var mood: String??
-      let complete = try readMembers(&r, answerMembers) { index, r in
+      var members = Members(answerMembers)
+      while let index = try members.next(&r) {
         switch index {
         case 0: expression = try r.string()
         case 1: language = .some(try r.null() ? nil : try r.string())
         default: mood = .some(try r.null() ? nil : try r.string())
         }
-        return true
       }
-      guard complete, let expression else { return nil }
+      guard !members.refused, let expression else { return nil }
       return .answer(expression: expression, language: language ?? nil, mood: mood ?? nil)
     }
     if type == "websearch" {
       var query: String?
       var count: Int??
-      let complete = try readMembers(&r, websearchMembers) { index, r in
+      var members = Members(websearchMembers)
+      while let index = try members.next(&r) {
         if index == 0 {
           query = try r.string()
         } else {
           count = .some(try r.null() ? nil : try r.int())
         }
-        return true
       }
-      guard complete, let query else { return nil }
+      guard !members.refused, let query else { return nil }
       return .websearch(query: query, count: count ?? nil)
     }
     return nil
@@ -248,42 +259,57 @@ extension Event {
   private static let answerMembers: [StaticString] = ["expression", "language", "mood"]
   private static let websearchMembers: [StaticString] = ["query", "count"]
 
-  /// Reads an object whose members are among `names` through `member`, which gets each one's
-  /// index in `names` (and returns false to refuse it); false when the value is not an object.
-  private static func readObject(
-    _ r: inout JSONReader, _ names: [StaticString],
-    _ member: (Int, inout JSONReader) throws -> Bool
-  ) throws -> Bool {
-    guard try r.kind() == .object else { return false }
-    try r.enterObject()
-    return try readMembers(&r, names, member)
-  }
-
   /// Reads the rest of an object (the reader past its `{` or a member), whose members are among
   /// `names`, through `member`, which gets each one's index in `names` (and returns false to
   /// refuse it). False when a member is not in `names` or comes twice.
-  ///
-  /// `names` lists the members in the order the writer writes them: the one that comes next is
-  /// found by its bytes, without reading its key (`JSONReader.nextKey(is:)`); any other is read
-  /// and looked up.
   static func readMembers(
     _ r: inout JSONReader, _ names: [StaticString],
     _ member: (Int, inout JSONReader) throws -> Bool
   ) throws -> Bool {
-    var seen: UInt32 = 0
-    var next = 0
-    while true {
-      var index = next
+    var members = Members(names)
+    while let index = try members.next(&r) {
+      guard try member(index, &r) else { return false }
+    }
+    return !members.refused
+  }
+
+  /// The members of an object (the reader past its `{`) whose members are among `names`, one
+  /// after the other: `next` gives each one's index in `names`, with the reader at its value,
+  /// which the caller reads.
+  ///
+  /// `names` lists the members in the order the writer writes them: the one that comes next is
+  /// found by its bytes, without reading its key (`JSONReader.nextKey(is:)`); any other is read
+  /// and looked up.
+  struct Members {
+    let names: [StaticString]
+    private var seen: UInt32 = 0
+    private var following = 0
+    /// True when `next` stopped at a member not in `names` or one that came twice: the object is
+    /// not one this reader reads.
+    private(set) var refused = false
+
+    init(_ names: [StaticString]) { self.names = names }
+
+    /// The index in `names` of the next member, or nil after the object's `}` (or when
+    /// `refused`).
+    mutating func next(_ r: inout JSONReader) throws -> Int? {
+      var index = following
       while index < names.count, !r.nextKey(is: names[index]) { index += 1 }
       if index == names.count {
-        guard let key = try r.nextKey() else { return true }
-        guard let found = names.firstIndex(where: { key == $0 }) else { return false }
+        guard let key = try r.nextKey() else { return nil }
+        guard let found = names.firstIndex(where: { key == $0 }) else {
+          refused = true
+          return nil
+        }
         index = found
       }
-      guard seen & (1 << index) == 0 else { return false }
+      guard seen & (1 << index) == 0 else {
+        refused = true
+        return nil
+      }
       seen |= 1 << index
-      next = index + 1
-      guard try member(index, &r) else { return false }
+      following = index + 1
+      return index
     }
   }
 
