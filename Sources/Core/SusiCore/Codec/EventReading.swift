@@ -32,60 +32,70 @@ extension Event {
   private static func readFast(_ r: inout JSONReader) throws -> Event {
     var seen = EnvelopeFields()
     var version = 1
-    var seq = 0
-    var at = Timestamp(milliseconds: 0)
-    var origin = EventOrigin.cli
-    var cause: Int?
-    var id: JSON?
-    var idempotencyKey: String?
     var type: ActionType?
-    var action: Action?
+    var hasAction = false
+    // The fields go straight into the event that is returned, with a stand-in action until the
+    // payload is read.
+    var event = Event(
+      seq: 0, at: Timestamp(milliseconds: 0), origin: EventOrigin(rawValue: "cli"), action: .logout
+    )
     try r.enterObject()
-    // Member i of `envelopeMembers` is the field with raw value 1 << i. A plain loop rather than
-    // a closure: the fields are then ordinary locals, moved into the event at the end.
+    // Member i of `envelopeMembers` is the field with raw value 1 << i.
     var members = Members(envelopeMembers)
     while let index = try members.next(&r) {
       let field = EnvelopeFields(rawValue: 1 << index)
       seen.insert(field)
       switch field {
       case .version: version = try r.int()
-      case .seq: seq = try r.int()
+      case .seq: event.seq = try r.int()
       case .at:
         let text = try r.stringBytes()
         guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { throw Unusual() }
-        at = t
-      case .origin: origin.rawValue = try r.string()
-      case .requestID: if !(try r.null()) { origin.requestID = try r.string() }
-      case .cause: if !(try r.null()) { cause = try r.int() }
+        event.at = t
+      case .origin: event.origin.rawValue = try origin(&r)
+      case .requestID: if !(try r.null()) { event.origin.requestID = try r.string() }
+      case .cause: if !(try r.null()) { event.cause = try r.int() }
       case .id:
         switch try r.kind() {
         case .null: _ = try r.null()
-        case .number: id = try r.number()
-        default: id = try r.value()
+        case .number: event.id = try r.number()
+        default: event.id = try r.value()
         }
-      case .idempotencyKey: if !(try r.null()) { idempotencyKey = try r.string() }
+      case .idempotencyKey: if !(try r.null()) { event.idempotencyKey = try r.string() }
       case .type:
         guard let t = actionType(try r.stringBytes()) else { throw Unusual() }
         type = t
       default:  // .payload
         guard let type, let a = try readAction(type, &r) else { throw Unusual() }
-        action = a
+        event.action = a
+        hasAction = true
       }
     }
     guard !members.refused else { throw Unusual() }
     try r.finish()
-    guard version == 1 || version == formatVersion, seen.contains(.required) else {
+    guard version == 1 || version == formatVersion, seen.contains(.required), let type else {
       throw Unusual()
     }
-    if action == nil, let type {
+    if !hasAction {
       // No payload member: `{}`.
-      action = try Action.decode(type: type.rawValue, payload: nil)
+      event.action = try Action.decode(type: type.rawValue, payload: nil)
     }
-    // Moved out, not copied.
-    guard let action = action.take() else { throw Unusual() }
-    return Event(
-      seq: seq, at: at, origin: origin, cause: cause, id: id, idempotencyKey: idempotencyKey,
-      action: action)
+    return event
+  }
+
+  /// The origins this code names, as the log writes them.
+  private static let knownOrigins: [(name: StaticString, origin: EventOrigin)] = [
+    ("jsonl", .jsonl), ("runner", .runner), ("cli", .cli), ("webhook", .webhook), ("web", .web),
+    ("store", .store),
+  ]
+
+  /// The origin's name: one this code names without making a string, any other read as one.
+  private static func origin(_ r: inout JSONReader) throws -> String {
+    let start = r.position
+    let text = try r.stringBytes()
+    for known in knownOrigins where text == known.name { return known.origin.rawValue }
+    r.restore(start)
+    return try r.string()
   }
 
   /// The action types by the length of their names, to find one without making a string.
@@ -142,7 +152,7 @@ extension Event {
     switch type {
     case .sendMessage:
       var query: String?
-      var language: String??
+      var language: String?
       guard try r.kind() == .object else { return nil }
       try r.enterObject()
       var members = Members(sendMessageMembers)
@@ -150,11 +160,11 @@ extension Event {
         if index == 0 {
           query = try r.string()
         } else {
-          language = .some(try r.null() ? nil : try r.string())
+          language = try r.null() ? nil : try r.string()
         }
       }
       guard !members.refused, let query else { return nil }
-      return .sendMessage(Action.SendMessage(query: query, language: language ?? nil))
+      return .sendMessage(Action.SendMessage(query: query, language: language))
     case .messageReceived:
       return try readMessageReceived(&r).map(Action.messageReceived)
     default:
@@ -166,9 +176,9 @@ extension Event {
   private static func readMessageReceived(_ r: inout JSONReader) throws -> Action.MessageReceived? {
     var query: String?
     var answers: [AnswerAction]?
-    var skill: String??
+    var skill: String?
     var planned: [PlannedAnswer]?
-    var anonymous: Bool??
+    var anonymous: Bool?
     guard try r.kind() == .object else { return nil }
     try r.enterObject()
     var members = Members(messageReceivedMembers)
@@ -178,17 +188,17 @@ extension Event {
       case 1:
         guard let read = try readAnswers(&r) else { return nil }
         answers = read
-      case 2: skill = .some(try r.null() ? nil : try r.string())
+      case 2: skill = try r.null() ? nil : try r.string()
       case 3:
         // Rare: read through the tree decoder's own reader.
         planned = try readPlanned(member("planned", try r.value()), "planned")
-      default: anonymous = .some(try r.null() ? nil : try r.bool())
+      default: anonymous = try r.null() ? nil : try r.bool()
       }
     }
     guard !members.refused, let query, let answers else { return nil }
     return Action.MessageReceived(
-      query: query, answers: answers, skill: skill ?? nil, planned: planned ?? [],
-      anonymous: anonymous ?? nil)
+      query: query, answers: answers, skill: skill, planned: planned ?? [],
+      anonymous: anonymous)
   }
 
   /// The answers array; plain answers are read field by field, any other kind through its tree
@@ -222,32 +232,32 @@ extension Event {
     let type = try r.stringBytes()
     if type == "answer" {
       var expression: String?
-      var language: String??
-      var mood: String??
+      var language: String?
+      var mood: String?
       var members = Members(answerMembers)
       while let index = try members.next(&r) {
         switch index {
         case 0: expression = try r.string()
-        case 1: language = .some(try r.null() ? nil : try r.string())
-        default: mood = .some(try r.null() ? nil : try r.string())
+        case 1: language = try r.null() ? nil : try r.string()
+        default: mood = try r.null() ? nil : try r.string()
         }
       }
       guard !members.refused, let expression else { return nil }
-      return .answer(expression: expression, language: language ?? nil, mood: mood ?? nil)
+      return .answer(expression: expression, language: language, mood: mood)
     }
     if type == "websearch" {
       var query: String?
-      var count: Int??
+      var count: Int?
       var members = Members(websearchMembers)
       while let index = try members.next(&r) {
         if index == 0 {
           query = try r.string()
         } else {
-          count = .some(try r.null() ? nil : try r.int())
+          count = try r.null() ? nil : try r.int()
         }
       }
       guard !members.refused, let query else { return nil }
-      return .websearch(query: query, count: count ?? nil)
+      return .websearch(query: query, count: count)
     }
     return nil
   }
@@ -292,7 +302,7 @@ extension Event {
 
     /// The index in `names` of the next member, or nil after the object's `}` (or when
     /// `refused`).
-    mutating func next(_ r: inout JSONReader) throws -> Int? {
+    @inline(__always) mutating func next(_ r: inout JSONReader) throws -> Int? {
       var index = following
       while index < names.count, !r.nextKey(is: names[index]) { index += 1 }
       if index == names.count {
