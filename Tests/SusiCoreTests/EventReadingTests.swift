@@ -80,6 +80,25 @@ import Testing
     }
   }
 
+  /// Replay reads with a string cache: every record, read twice through one cache (so that the
+  /// second time its strings come from the cache), gives what the tree decoder gives.
+  @Test func readsEveryRecordThroughAStringCacheAsTheTreeDecoderDoes() {
+    let cache = JSONStringCache()
+    let long =
+      #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00Z","origin":"runner","cause":1,"type":"messageReceived","payload":{"query":"a query of more than sixteen bytes","answers":[{"type":"answer","expression":"I don't know the answer to that question.","language":"en","mood":"sabta"},{"type":"websearch","query":"a query of more than sixteen bytes"}],"skill":"/susi_server/conf/os_skills/system/en/en_0090_fail.json"}}"#
+    let records = Self.records + (Self.foreign + [long]).map { Array($0.utf8) }
+    for _ in 0..<2 {
+      for record in records {
+        let read: Outcome = record.withUnsafeBytes { raw in
+          do { return .event(try Event.read(raw, strings: cache)) } catch {
+            return .error("\(error)")
+          }
+        }
+        #expect(read == Self.outcomes(record).decoded, "\(String(decoding: record, as: UTF8.self))")
+      }
+    }
+  }
+
   @Test func readsTheRecordsTheWriterWritesWithoutFallingBackToAnError() {
     for record in Self.records {
       guard case .event = Self.outcomes(record).read else {

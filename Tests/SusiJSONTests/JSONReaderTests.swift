@@ -32,12 +32,16 @@ import Testing
 
   private struct Unsupported: Error {}
 
-  /// The parser's and the reader's verdicts on `text`: equal values, or both refusing.
-  private func agree(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+  /// The parser's and the reader's verdicts on `text`: equal values, or both refusing; with
+  /// `strings`, the reader makes its strings through that cache.
+  private func agree(
+    _ text: String, strings: JSONStringCache? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
     let bytes = Array(text.utf8)
     let parsed = try? JSONParser.parse(bytes)
     bytes.withUnsafeBytes { raw in
-      var reader = JSONReader(raw)
+      var reader = JSONReader(raw, strings: strings)
       let read: JSON?
       do {
         let value = try Self.tree(&reader)
@@ -65,6 +69,70 @@ import Testing
   @Test(arguments: texts)
   func readsWhatTheParserReadsAndRefusesWhatItRefuses(text: String) {
     agree(text)
+  }
+
+  /// Strings around the lengths the cache keeps (16 to 256 bytes), with escapes, non-ASCII text
+  /// and invalid UTF-8, each read twice through one cache: the same values and refusals as the
+  /// parser's, whether or not the cache holds them.
+  @Test func readsStringsThroughACacheAsTheParserDoes() {
+    let cache = JSONStringCache()
+    var texts = Self.texts
+    for length in [15, 16, 17, 40, 255, 256, 257] {
+      let plain = String(repeating: "a", count: length - 1) + "z"
+      texts.append("\"\(plain)\"")
+      texts.append("[\"\(plain)\",\"\(plain)x\",\"\(plain)\"]")
+      texts.append("\"caf\u{e9} \(plain)\"")
+      texts.append("\"\(plain)\\n\"")
+      texts.append("\"\(plain)\\u0041\"")
+      texts.append("\"\(plain)\\ud800\"")
+      texts.append("{\"\(plain)\":\"\(plain)\"}")
+    }
+    for _ in 0..<2 {
+      for text in texts { agree(text, strings: cache) }
+    }
+    for bytes: [UInt8] in [Array(#""0123456789abcdef"#.utf8) + [0xFF, 0x22]] {
+      bytes.withUnsafeBytes { raw in
+        var reader = JSONReader(raw, strings: cache)
+        #expect(throws: JSONParseError.self) { _ = try reader.string() }
+      }
+    }
+  }
+
+  @Test func handsBackTheStringItKeptForTheSameBytes() throws {
+    let text =
+      #"["I don't know the answer to that question.","I don't know the answer to that question."]"#
+    let cache = JSONStringCache()
+    let (first, second) = try Array(text.utf8).withUnsafeBytes { raw in
+      var reader = JSONReader(raw, strings: cache)
+      try reader.enterArray()
+      _ = try reader.nextElement()
+      let first = try reader.string()
+      _ = try reader.nextElement()
+      return (first, try reader.string())
+    }
+    #expect(first == "I don't know the answer to that question.")
+    #expect(second == first)
+    // One buffer for both: the second read made no string of its own.
+    let firstStart = first.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+    let secondStart = second.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+    #expect(firstStart != nil && firstStart == secondStart)
+  }
+
+  @Test func readsNumbersAsTheParserDoes() throws {
+    let numbers = [
+      "1", "7", "42", "12345678901234567", "123456789012345678", "9223372036854775807",
+      "9223372036854775808", "0", "-3", "1.5", "2e3", "2E3", "10.0",
+    ]
+    for text in numbers {
+      let parsed = try JSONParser.parse(Array("[\(text)]".utf8))
+      try Array("[\(text)]".utf8).withUnsafeBytes { raw in
+        var reader = JSONReader(raw)
+        try reader.enterArray()
+        _ = try reader.nextElement()
+        let read = try reader.number()
+        #expect([read] == parsed.array ?? [], "\(text)")
+      }
+    }
   }
 
   @Test func refusesInvalidUTF8InKeysAndStrings() {

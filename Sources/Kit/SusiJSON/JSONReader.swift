@@ -51,14 +51,21 @@ public struct JSONReader: ~Copyable {
   }
 
   @usableFromInline var parser: JSONParser
+  /// Where `string()` looks for a string read before; nil: every string is made anew.
+  @usableFromInline let strings: JSONStringCache?
   @usableFromInline var depth = 0
   /// True right after `{` or `[`: the next member or element needs no comma before it.
   @usableFromInline var justOpened = false
 
-  /// A reader over `bytes` that refuses nesting deeper than `maximumDepth`.
-  public init(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = JSONParser.maximumDepth) {
+  /// A reader over `bytes` that refuses nesting deeper than `maximumDepth`; with `strings`,
+  /// `string()` hands back a string kept there for the same bytes rather than a new one.
+  public init(
+    _ bytes: UnsafeRawBufferPointer, maximumDepth: Int = JSONParser.maximumDepth,
+    strings: JSONStringCache? = nil
+  ) {
     parser = JSONParser(
       bytes.bindMemory(to: UInt8.self), repeatedKeys: .refuse, depthLimit: maximumDepth)
+    self.strings = strings
     parser.skipWhitespace()
   }
 
@@ -210,7 +217,14 @@ public struct JSONReader: ~Copyable {
   /// Reads a string.
   @inlinable public mutating func string() throws(JSONParseError) -> String {
     try expect(UInt8(ascii: "\""), "expected a string")
-    return try parser.parseString()
+    guard let strings else { return try parser.parseString() }
+    let start = parser.index
+    let text = try scanString()
+    guard !text.hasEscapes else {
+      parser.index = start
+      return try parser.parseString()
+    }
+    return strings.string(text.bytes)
   }
 
   /// Reads a string without making a `String` of it: its bytes between the quotes (checked as
@@ -247,26 +261,8 @@ public struct JSONReader: ~Copyable {
 
   /// Reads a number written as an integer that fits in `Int`.
   @inlinable public mutating func int() throws(JSONParseError) -> Int {
+    if let value = shortPositiveInteger() { return value }
     let start = parser.index
-    // Most integers are positive and short: read them here; anything else (a sign, a zero, a
-    // fraction, an exponent, 18 digits or more, whitespace) the parser reads.
-    if start < parser.end, case let first = parser.byte(start), first &- 0x31 < 9 {
-      var value = Int(first &- 0x30)
-      var i = start &+ 1
-      while i < parser.end, i &- start < 18, case let digit = parser.byte(i) &- 0x30, digit < 10 {
-        value = value &* 10 &+ Int(digit)
-        i &+= 1
-      }
-      if i < parser.end, i &- start < 18 {
-        let next = parser.byte(i)
-        if next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E"),
-          next &- 0x30 >= 10
-        {
-          parser.index = i
-          return value
-        }
-      }
-    }
     switch try number() {
     case .int(let value): return value
     default: throw JSONParseError(offset: start, reason: "expected an integer")
@@ -275,12 +271,36 @@ public struct JSONReader: ~Copyable {
 
   /// Reads a number as `JSONParser` would (`.int`, `.double` or `.number`).
   @inlinable public mutating func number() throws(JSONParseError) -> JSON {
+    if let value = shortPositiveInteger() { return .int(value) }
     parser.skipWhitespace()
     guard parser.index < parser.end else { throw parser.error("unexpected end of input") }
     switch parser.byte(parser.index) {
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parser.parseNumber()
     default: throw parser.error("expected a number")
     }
+  }
+
+  /// Reads the integer the reader is at when it is written as most integers are (1 to 17 digits,
+  /// no sign, no leading zero, no fraction or exponent, nothing before it), which the parser
+  /// would read as `.int`; nil, reading nothing, for anything else, which the parser reads.
+  @inlinable @inline(__always) mutating func shortPositiveInteger() -> Int? {
+    let start = parser.index
+    guard start < parser.end, case let first = parser.byte(start), first &- 0x31 < 9 else {
+      return nil
+    }
+    var value = Int(first &- 0x30)
+    var i = start &+ 1
+    while i < parser.end, i &- start < 18, case let digit = parser.byte(i) &- 0x30, digit < 10 {
+      value = value &* 10 &+ Int(digit)
+      i &+= 1
+    }
+    guard i < parser.end, i &- start < 18 else { return nil }
+    let next = parser.byte(i)
+    guard next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E"),
+      next &- 0x30 >= 10
+    else { return nil }
+    parser.index = i
+    return value
   }
 
   /// Reads the next value whole, as a tree.

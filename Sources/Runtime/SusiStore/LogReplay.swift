@@ -1,5 +1,6 @@
 public import SusiCore
 public import SusiEventLog
+import SusiJSON
 
 /// Reads a log from the start and folds it through the reducer, one record at a time: memory
 /// stays flat whatever the log's length (only the state grows).
@@ -63,12 +64,14 @@ public enum LogReplay {
         path: path, line: error.line, message: error.message, isCorruption: error.isCorruption)
     }
     defer { reader.close() }
+    // The same answers, skills and languages come back record after record.
+    let strings = JSONStringCache()
     do {
       try reader.forEachRecord { record in
         if let until, record.seq > until { throw StopReplay() }
         let event: Event
         do {
-          event = try Event.read(record.object)
+          event = try Event.read(record.object, strings: strings)
         } catch {
           throw Failure(path: path, line: record.line, message: "\(error)", isCorruption: true)
         }

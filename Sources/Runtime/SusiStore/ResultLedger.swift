@@ -7,8 +7,9 @@ import SusiJSON
 /// An id travels through chains: a planned answer is caused by the answer that carried it, which
 /// was caused by the query that had the id.
 public struct ResultLedger: Sendable {
-  /// Internal so snapshots (Recovered+Snapshot) can save and restore it.
-  var owed: [Int: (id: JSON?, results: Int)] = [:]
+  /// Internal so snapshots (Recovered+Snapshot) can save and restore it. In seq order: the
+  /// events that owe results are the recent ones, added in increasing seq.
+  var owed = SeqMap<(id: JSON?, results: Int)>()
 
   public init() {}
 
@@ -27,11 +28,12 @@ public struct ResultLedger: Sendable {
 
   /// Records a result of `cause`, forgetting the cause once it is paid up.
   mutating func settle(_ cause: Int) {
-    guard let index = owed.index(forKey: cause) else { return }
-    if owed.values[index].results <= 1 {
-      owed.remove(at: index)
-    } else {
-      owed.values[index].results -= 1
+    owed.modifyValue(forKey: cause) { entry in
+      if let results = entry?.results, results > 1 {
+        entry?.results = results - 1
+      } else {
+        entry = nil
+      }
     }
   }
 

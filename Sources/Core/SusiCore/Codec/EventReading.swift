@@ -1,4 +1,4 @@
-import SusiJSON
+public import SusiJSON
 
 // Reading a log record straight from its bytes: replay and every start decode millions of them.
 //
@@ -11,9 +11,13 @@ import SusiJSON
 // so the result, and every error message, is the tree decoder's.
 
 extension Event {
-  /// Reads a record (a JSON object, checksum already removed), like `decode(_:)`, faster.
-  public static func read(_ bytes: UnsafeRawBufferPointer) throws(EventDecodingError) -> Event {
-    var reader = JSONReader(bytes, maximumDepth: Nesting.readable)
+  /// Reads a record (a JSON object, checksum already removed), like `decode(_:)`, faster. With
+  /// `strings`, a string read before in the same cache (the same answer or skill in record
+  /// after record) is shared rather than made again.
+  public static func read(
+    _ bytes: UnsafeRawBufferPointer, strings: JSONStringCache? = nil
+  ) throws(EventDecodingError) -> Event {
+    var reader = JSONReader(bytes, maximumDepth: Nesting.readable, strings: strings)
     do {
       return try readFast(&reader)
     } catch {
@@ -28,59 +32,70 @@ extension Event {
   private static func readFast(_ r: inout JSONReader) throws -> Event {
     var seen = EnvelopeFields()
     var version = 1
-    var seq = 0
-    var at = Timestamp(milliseconds: 0)
-    var origin = EventOrigin.cli
-    var cause: Int?
-    var id: JSON?
-    var idempotencyKey: String?
     var type: ActionType?
-    var action: Action?
+    var hasAction = false
+    // The fields go straight into the event that is returned, with a stand-in action until the
+    // payload is read.
+    var event = Event(
+      seq: 0, at: Timestamp(milliseconds: 0), origin: EventOrigin(rawValue: "cli"), action: .logout
+    )
     try r.enterObject()
     // Member i of `envelopeMembers` is the field with raw value 1 << i.
-    let complete = try readMembers(&r, envelopeMembers) { index, r in
+    var members = Members(envelopeMembers)
+    while let index = try members.next(&r) {
       let field = EnvelopeFields(rawValue: 1 << index)
       seen.insert(field)
       switch field {
       case .version: version = try r.int()
-      case .seq: seq = try r.int()
+      case .seq: event.seq = try r.int()
       case .at:
         let text = try r.stringBytes()
-        guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { return false }
-        at = t
-      case .origin: origin.rawValue = try r.string()
-      case .requestID: if !(try r.null()) { origin.requestID = try r.string() }
-      case .cause: if !(try r.null()) { cause = try r.int() }
+        guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { throw Unusual() }
+        event.at = t
+      case .origin: event.origin.rawValue = try origin(&r)
+      case .requestID: if !(try r.null()) { event.origin.requestID = try r.string() }
+      case .cause: if !(try r.null()) { event.cause = try r.int() }
       case .id:
         switch try r.kind() {
         case .null: _ = try r.null()
-        case .number: id = try r.number()
-        default: id = try r.value()
+        case .number: event.id = try r.number()
+        default: event.id = try r.value()
         }
-      case .idempotencyKey: if !(try r.null()) { idempotencyKey = try r.string() }
+      case .idempotencyKey: if !(try r.null()) { event.idempotencyKey = try r.string() }
       case .type:
-        guard let t = actionType(try r.stringBytes()) else { return false }
+        guard let t = actionType(try r.stringBytes()) else { throw Unusual() }
         type = t
       default:  // .payload
-        guard let type, let a = try readAction(type, &r) else { return false }
-        action = a
+        guard let type, let a = try readAction(type, &r) else { throw Unusual() }
+        event.action = a
+        hasAction = true
       }
-      return true
     }
-    guard complete else { throw Unusual() }
+    guard !members.refused else { throw Unusual() }
     try r.finish()
-    guard version == 1 || version == formatVersion, seen.contains(.required) else {
+    guard version == 1 || version == formatVersion, seen.contains(.required), let type else {
       throw Unusual()
     }
-    if action == nil, let type {
+    if !hasAction {
       // No payload member: `{}`.
-      action = try Action.decode(type: type.rawValue, payload: nil)
+      event.action = try Action.decode(type: type.rawValue, payload: nil)
     }
-    // Moved out, not copied.
-    guard let action = action.take() else { throw Unusual() }
-    return Event(
-      seq: seq, at: at, origin: origin, cause: cause, id: id, idempotencyKey: idempotencyKey,
-      action: action)
+    return event
+  }
+
+  /// The origins this code names, as the log writes them.
+  private static let knownOrigins: [(name: StaticString, origin: EventOrigin)] = [
+    ("jsonl", .jsonl), ("runner", .runner), ("cli", .cli), ("webhook", .webhook), ("web", .web),
+    ("store", .store),
+  ]
+
+  /// The origin's name: one this code names without making a string, any other read as one.
+  private static func origin(_ r: inout JSONReader) throws -> String {
+    let start = r.position
+    let text = try r.stringBytes()
+    for known in knownOrigins where text == known.name { return known.origin.rawValue }
+    r.restore(start)
+    return try r.string()
   }
 
   /// The action types by the length of their names, to find one without making a string.
@@ -137,17 +152,19 @@ extension Event {
     switch type {
     case .sendMessage:
       var query: String?
-      var language: String??
-      let complete = try readObject(&r, sendMessageMembers) { index, r in
+      var language: String?
+      guard try r.kind() == .object else { return nil }
+      try r.enterObject()
+      var members = Members(sendMessageMembers)
+      while let index = try members.next(&r) {
         if index == 0 {
           query = try r.string()
         } else {
-          language = .some(try r.null() ? nil : try r.string())
+          language = try r.null() ? nil : try r.string()
         }
-        return true
       }
-      guard complete, let query else { return nil }
-      return .sendMessage(Action.SendMessage(query: query, language: language ?? nil))
+      guard !members.refused, let query else { return nil }
+      return .sendMessage(Action.SendMessage(query: query, language: language))
     case .messageReceived:
       return try readMessageReceived(&r).map(Action.messageReceived)
     default:
@@ -159,27 +176,29 @@ extension Event {
   private static func readMessageReceived(_ r: inout JSONReader) throws -> Action.MessageReceived? {
     var query: String?
     var answers: [AnswerAction]?
-    var skill: String??
+    var skill: String?
     var planned: [PlannedAnswer]?
-    var anonymous: Bool??
-    let complete = try readObject(&r, messageReceivedMembers) { index, r in
+    var anonymous: Bool?
+    guard try r.kind() == .object else { return nil }
+    try r.enterObject()
+    var members = Members(messageReceivedMembers)
+    while let index = try members.next(&r) {
       switch index {
       case 0: query = try r.string()
       case 1:
-        guard let read = try readAnswers(&r) else { return false }
+        guard let read = try readAnswers(&r) else { return nil }
         answers = read
-      case 2: skill = .some(try r.null() ? nil : try r.string())
+      case 2: skill = try r.null() ? nil : try r.string()
       case 3:
         // Rare: read through the tree decoder's own reader.
         planned = try readPlanned(member("planned", try r.value()), "planned")
-      default: anonymous = .some(try r.null() ? nil : try r.bool())
+      default: anonymous = try r.null() ? nil : try r.bool()
       }
-      return true
     }
-    guard complete, let query, let answers else { return nil }
+    guard !members.refused, let query, let answers else { return nil }
     return Action.MessageReceived(
-      query: query, answers: answers, skill: skill ?? nil, planned: planned ?? [],
-      anonymous: anonymous ?? nil)
+      query: query, answers: answers, skill: skill, planned: planned ?? [],
+      anonymous: anonymous)
   }
 
   /// The answers array; plain answers are read field by field, any other kind through its tree
@@ -188,6 +207,8 @@ extension Event {
     var answers: [AnswerAction] = []
     try r.enterArray()
     while try r.nextElement() {
+      // Most replies carry two answers (an answer and a web search): one allocation, not two.
+      if answers.isEmpty { answers.reserveCapacity(2) }
       let start = r.position
       if let answer = try readPlainAnswer(&r) {
         answers.append(answer)
@@ -211,32 +232,32 @@ extension Event {
     let type = try r.stringBytes()
     if type == "answer" {
       var expression: String?
-      var language: String??
-      var mood: String??
-      let complete = try readMembers(&r, answerMembers) { index, r in
+      var language: String?
+      var mood: String?
+      var members = Members(answerMembers)
+      while let index = try members.next(&r) {
         switch index {
         case 0: expression = try r.string()
-        case 1: language = .some(try r.null() ? nil : try r.string())
-        default: mood = .some(try r.null() ? nil : try r.string())
+        case 1: language = try r.null() ? nil : try r.string()
+        default: mood = try r.null() ? nil : try r.string()
         }
-        return true
       }
-      guard complete, let expression else { return nil }
-      return .answer(expression: expression, language: language ?? nil, mood: mood ?? nil)
+      guard !members.refused, let expression else { return nil }
+      return .answer(expression: expression, language: language, mood: mood)
     }
     if type == "websearch" {
       var query: String?
-      var count: Int??
-      let complete = try readMembers(&r, websearchMembers) { index, r in
+      var count: Int?
+      var members = Members(websearchMembers)
+      while let index = try members.next(&r) {
         if index == 0 {
           query = try r.string()
         } else {
-          count = .some(try r.null() ? nil : try r.int())
+          count = try r.null() ? nil : try r.int()
         }
-        return true
       }
-      guard complete, let query else { return nil }
-      return .websearch(query: query, count: count ?? nil)
+      guard !members.refused, let query else { return nil }
+      return .websearch(query: query, count: count)
     }
     return nil
   }
@@ -248,42 +269,57 @@ extension Event {
   private static let answerMembers: [StaticString] = ["expression", "language", "mood"]
   private static let websearchMembers: [StaticString] = ["query", "count"]
 
-  /// Reads an object whose members are among `names` through `member`, which gets each one's
-  /// index in `names` (and returns false to refuse it); false when the value is not an object.
-  private static func readObject(
-    _ r: inout JSONReader, _ names: [StaticString],
-    _ member: (Int, inout JSONReader) throws -> Bool
-  ) throws -> Bool {
-    guard try r.kind() == .object else { return false }
-    try r.enterObject()
-    return try readMembers(&r, names, member)
-  }
-
   /// Reads the rest of an object (the reader past its `{` or a member), whose members are among
   /// `names`, through `member`, which gets each one's index in `names` (and returns false to
   /// refuse it). False when a member is not in `names` or comes twice.
-  ///
-  /// `names` lists the members in the order the writer writes them: the one that comes next is
-  /// found by its bytes, without reading its key (`JSONReader.nextKey(is:)`); any other is read
-  /// and looked up.
   static func readMembers(
     _ r: inout JSONReader, _ names: [StaticString],
     _ member: (Int, inout JSONReader) throws -> Bool
   ) throws -> Bool {
-    var seen: UInt32 = 0
-    var next = 0
-    while true {
-      var index = next
+    var members = Members(names)
+    while let index = try members.next(&r) {
+      guard try member(index, &r) else { return false }
+    }
+    return !members.refused
+  }
+
+  /// The members of an object (the reader past its `{`) whose members are among `names`, one
+  /// after the other: `next` gives each one's index in `names`, with the reader at its value,
+  /// which the caller reads.
+  ///
+  /// `names` lists the members in the order the writer writes them: the one that comes next is
+  /// found by its bytes, without reading its key (`JSONReader.nextKey(is:)`); any other is read
+  /// and looked up.
+  struct Members {
+    let names: [StaticString]
+    private var seen: UInt32 = 0
+    private var following = 0
+    /// True when `next` stopped at a member not in `names` or one that came twice: the object is
+    /// not one this reader reads.
+    private(set) var refused = false
+
+    init(_ names: [StaticString]) { self.names = names }
+
+    /// The index in `names` of the next member, or nil after the object's `}` (or when
+    /// `refused`).
+    @inline(__always) mutating func next(_ r: inout JSONReader) throws -> Int? {
+      var index = following
       while index < names.count, !r.nextKey(is: names[index]) { index += 1 }
       if index == names.count {
-        guard let key = try r.nextKey() else { return true }
-        guard let found = names.firstIndex(where: { key == $0 }) else { return false }
+        guard let key = try r.nextKey() else { return nil }
+        guard let found = names.firstIndex(where: { key == $0 }) else {
+          refused = true
+          return nil
+        }
         index = found
       }
-      guard seen & (1 << index) == 0 else { return false }
+      guard seen & (1 << index) == 0 else {
+        refused = true
+        return nil
+      }
       seen |= 1 << index
-      next = index + 1
-      guard try member(index, &r) else { return false }
+      following = index + 1
+      return index
     }
   }
 

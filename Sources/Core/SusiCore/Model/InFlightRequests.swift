@@ -1,8 +1,9 @@
-/// The requests asked for and not yet answered, by the seq of the asking event, with an index by
-/// superseding key: starting a keyed request finds the older ones with its key without looking
-/// at every request in flight (a replay of a busy log starts thousands of requests).
+/// The requests asked for and not yet answered, by the seq of the asking event (in seq order),
+/// with an index by superseding key: starting a keyed request finds the older ones with its key
+/// without looking at every request in flight (a replay of a busy log starts thousands of
+/// requests).
 public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDictionaryLiteral {
-  private var bySeq: [Int: InFlightRequest] = [:]
+  private var bySeq = SeqMap<InFlightRequest>()
   /// The seqs of the requests in flight with each key.
   private var byKey: [String: Set<Int>] = [:]
 
@@ -37,8 +38,7 @@ public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDict
   public mutating func removeValue(
     forKey seq: Int, where matches: (InFlightRequest) -> Bool
   ) -> InFlightRequest? {
-    guard let index = bySeq.index(forKey: seq), matches(bySeq.values[index]) else { return nil }
-    let request = bySeq.remove(at: index).value
+    guard let request = bySeq.removeValue(forKey: seq, where: matches) else { return nil }
     if let key = request.key { unindex(seq, key: key) }
     return request
   }
@@ -46,11 +46,13 @@ public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDict
   /// The seqs of the requests in flight with `key`, oldest first.
   public func seqs(withKey key: String) -> [Int] { byKey[key].map { $0.sorted() } ?? [] }
 
-  public var keys: Dictionary<Int, InFlightRequest>.Keys { bySeq.keys }
+  /// The seqs of the requests in flight, in increasing order.
+  public var keys: [Int] { bySeq.keys }
   public var count: Int { bySeq.count }
   public var isEmpty: Bool { bySeq.isEmpty }
 
-  public func makeIterator() -> Dictionary<Int, InFlightRequest>.Iterator { bySeq.makeIterator() }
+  /// The requests in increasing seq order.
+  public func makeIterator() -> SeqMap<InFlightRequest>.Iterator { bySeq.makeIterator() }
 
   public static func == (a: InFlightRequests, b: InFlightRequests) -> Bool { a.bySeq == b.bySeq }
 

@@ -9,6 +9,8 @@ extension State {
 
   /// The `prefLanguage` setting, when set.
   var preferredLanguage: String? {
+    // Most states have no settings: spare hashing the name.
+    guard !settings.isEmpty else { return nil }
     if case .string(let language)? = settings["prefLanguage"], !language.isEmpty { return language }
     return nil
   }
