@@ -70,6 +70,18 @@ import Testing
     #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[7]}}"#,
     #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[],"planned":[{"delay":5,"answers":[]}]}}"#,
     #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"map","latitude":"$lat$","raw":{}}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"table","columns":[{"key":"a","header":"A","width":3}],"rows":[]}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"table","columns":[{"key":1,"header":"A"}],"rows":[["x"]]}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"table","columns":[{"header":"A","key":"a"}],"rows":[["x",{"b":[1,null]}],[]]}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"table","columns":[],"rows":["x"]}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"table","rows":[]}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"table","columns":[],"rows":[],"columns":[]}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"rss","items":[{"title":"t","description":null,"link":"l"},{}]}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"rss","items":[{"title":5}]}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"rss","items":[{"title":"t","image":"i"}]}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"rss","items":[],"count":3}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"rss","items":{}}]}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"rss"}]}}"#,
     #"[1]"#, "", "{", #"{"v":2}"#,
   ]
 

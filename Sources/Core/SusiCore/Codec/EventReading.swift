@@ -259,7 +259,76 @@ extension Event {
       guard !members.refused, let query else { return nil }
       return .websearch(query: query, count: count)
     }
+    if type == "table" { return try readTable(&r) }
+    if type == "rss" { return try readFeed(&r) }
     return nil
+  }
+
+  /// The rest of a table answer as this writer writes it (`columns`, then `rows` of arrays whose
+  /// cells are kept as JSON values), or nil.
+  private static func readTable(_ r: inout JSONReader) throws -> AnswerAction? {
+    var columns: [TableColumn]?
+    var rows: [[JSON]]?
+    var members = Members(tableMembers)
+    while let index = try members.next(&r) {
+      guard try r.kind() == .array else { return nil }
+      try r.enterArray()
+      if index == 0 {
+        var read: [TableColumn] = []
+        while try r.nextElement() {
+          guard try r.kind() == .object else { return nil }
+          try r.enterObject()
+          var key: String?
+          var header: String?
+          var fields = Members(columnMembers)
+          while let field = try fields.next(&r) {
+            guard try r.kind() == .string else { return nil }
+            if field == 0 { key = try r.string() } else { header = try r.string() }
+          }
+          guard !fields.refused, let key, let header else { return nil }
+          read.append(TableColumn(key: key, header: header))
+        }
+        columns = read
+      } else {
+        var read: [[JSON]] = []
+        while try r.nextElement() {
+          guard try r.kind() == .array else { return nil }
+          try r.enterArray()
+          var cells: [JSON] = []
+          while try r.nextElement() { cells.append(try r.value()) }
+          read.append(cells)
+        }
+        rows = read
+      }
+    }
+    guard !members.refused, let columns, let rows else { return nil }
+    return .table(columns: columns, rows: rows)
+  }
+
+  /// The rest of an RSS answer as this writer writes it (`items` of title, description and
+  /// link, each a string or null), or nil.
+  private static func readFeed(_ r: inout JSONReader) throws -> AnswerAction? {
+    guard r.nextKey(is: "items"), try r.kind() == .array else { return nil }
+    var items: [FeedItem] = []
+    try r.enterArray()
+    while try r.nextElement() {
+      guard try r.kind() == .object else { return nil }
+      try r.enterObject()
+      var texts: [String?] = [nil, nil, nil]
+      var fields = Members(feedItemMembers)
+      while let field = try fields.next(&r) {
+        switch try r.kind() {
+        case .string: texts[field] = try r.string()
+        case .null: _ = try r.null()
+        default: return nil
+        }
+      }
+      guard !fields.refused else { return nil }
+      items.append(FeedItem(title: texts[0], description: texts[1], link: texts[2]))
+    }
+    // The answer ends after its items.
+    guard try r.nextKey() == nil else { return nil }
+    return .rss(items: items)
   }
 
   private static let sendMessageMembers: [StaticString] = ["query", "language"]
@@ -268,6 +337,9 @@ extension Event {
   ]
   private static let answerMembers: [StaticString] = ["expression", "language", "mood"]
   private static let websearchMembers: [StaticString] = ["query", "count"]
+  private static let tableMembers: [StaticString] = ["columns", "rows"]
+  private static let columnMembers: [StaticString] = ["key", "header"]
+  private static let feedItemMembers: [StaticString] = ["title", "description", "link"]
 
   /// Reads the rest of an object (the reader past its `{` or a member), whose members are among
   /// `names`, through `member`, which gets each one's index in `names` (and returns false to
