@@ -308,26 +308,30 @@ extension Event {
   /// The rest of an RSS answer as this writer writes it (`items` of title, description and
   /// link, each a string or null), or nil.
   private static func readFeed(_ r: inout JSONReader) throws -> AnswerAction? {
-    guard r.nextKey(is: "items"), try r.kind() == .array else { return nil }
-    var items: [FeedItem] = []
-    try r.enterArray()
-    while try r.nextElement() {
-      guard try r.kind() == .object else { return nil }
-      try r.enterObject()
-      var texts: [String?] = [nil, nil, nil]
-      var fields = Members(feedItemMembers)
-      while let field = try fields.next(&r) {
-        switch try r.kind() {
-        case .string: texts[field] = try r.string()
-        case .null: _ = try r.null()
-        default: return nil
+    var items: [FeedItem]?
+    var members = Members(feedMembers)
+    while try members.next(&r) != nil {
+      guard try r.kind() == .array else { return nil }
+      var read: [FeedItem] = []
+      try r.enterArray()
+      while try r.nextElement() {
+        guard try r.kind() == .object else { return nil }
+        try r.enterObject()
+        var texts: [String?] = [nil, nil, nil]
+        var fields = Members(feedItemMembers)
+        while let field = try fields.next(&r) {
+          switch try r.kind() {
+          case .string: texts[field] = try r.string()
+          case .null: _ = try r.null()
+          default: return nil
+          }
         }
+        guard !fields.refused else { return nil }
+        read.append(FeedItem(title: texts[0], description: texts[1], link: texts[2]))
       }
-      guard !fields.refused else { return nil }
-      items.append(FeedItem(title: texts[0], description: texts[1], link: texts[2]))
+      items = read
     }
-    // The answer ends after its items.
-    guard try r.nextKey() == nil else { return nil }
+    guard !members.refused, let items else { return nil }
     return .rss(items: items)
   }
 
@@ -339,21 +343,8 @@ extension Event {
   private static let websearchMembers: [StaticString] = ["query", "count"]
   private static let tableMembers: [StaticString] = ["columns", "rows"]
   private static let columnMembers: [StaticString] = ["key", "header"]
+  private static let feedMembers: [StaticString] = ["items"]
   private static let feedItemMembers: [StaticString] = ["title", "description", "link"]
-
-  /// Reads the rest of an object (the reader past its `{` or a member), whose members are among
-  /// `names`, through `member`, which gets each one's index in `names` (and returns false to
-  /// refuse it). False when a member is not in `names` or comes twice.
-  static func readMembers(
-    _ r: inout JSONReader, _ names: [StaticString],
-    _ member: (Int, inout JSONReader) throws -> Bool
-  ) throws -> Bool {
-    var members = Members(names)
-    while let index = try members.next(&r) {
-      guard try member(index, &r) else { return false }
-    }
-    return !members.refused
-  }
 
   /// The members of an object (the reader past its `{`) whose members are among `names`, one
   /// after the other: `next` gives each one's index in `names`, with the reader at its value,

@@ -40,16 +40,19 @@ extension State {
       var speaker: ChatEntry.Speaker?
       guard try r.kind() == .object else { throw Unusual() }
       try r.enterObject()
-      let complete = try Event.readMembers(&r, transcriptMembers) { index, r in
+      var members = Event.Members(transcriptMembers)
+      while let index = try members.next(&r) {
         switch index {
         case 0:
           if !(try r.null()) {
-            guard let read = try Event.readAnswers(&r) else { return false }
+            guard let read = try Event.readAnswers(&r) else { throw Unusual() }
             answers = read
           }
         case 1:
           let text = try r.stringBytes()
-          guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { return false }
+          guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else {
+            throw Unusual()
+          }
           at = t
         case 2: query = try r.string()
         case 3: seq = try r.int()
@@ -61,12 +64,11 @@ extension State {
           } else if text == "user" {
             speaker = .user
           } else {
-            return false
+            throw Unusual()
           }
         }
-        return true
       }
-      guard complete, let at, let query, let seq, let speaker else { throw Unusual() }
+      guard !members.refused, let at, let query, let seq, let speaker else { throw Unusual() }
       entries.append(
         ChatEntry(seq: seq, at: at, speaker: speaker, query: query, answers: answers, skill: skill))
     }
