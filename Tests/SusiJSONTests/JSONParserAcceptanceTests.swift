@@ -112,6 +112,30 @@ import Testing
     #expect(try parse("0.000") == .double(0))
   }
 
+  @Test func readsEveryShortDecimalAsTheDoubleItsTextNames() throws {
+    // Decimals of up to 15 digits take a shorter way than other numbers: the value must be the
+    // one the standard library reads from the text, bit for bit, sign of zero included.
+    var generator = SplitMix(seed: 24)
+    var literals = ["-0.0", "0.000000000000001", "99999999999999.9", "9999999999999.99", "-0.5"]
+    for _ in 0..<20_000 {
+      let fractionDigits = Int(generator.next() % 15) + 1
+      let integerDigits = Int(generator.next() % UInt64(16 - fractionDigits))
+      var integerLimit: UInt64 = 1
+      for _ in 0..<integerDigits { integerLimit *= 10 }
+      var fraction = ""
+      for _ in 0..<fractionDigits { fraction += String(generator.next() % 10) }
+      let sign = generator.next() % 2 == 0 ? "" : "-"
+      literals.append("\(sign)\(generator.next() % integerLimit).\(fraction)")
+    }
+    for literal in literals {
+      guard case .double(let value) = try parse(literal) else {
+        Issue.record("\(literal) did not read as a double")
+        continue
+      }
+      #expect(value.bitPattern == Double(literal)!.bitPattern, "\(literal)")
+    }
+  }
+
   @Test func acceptsNestingUpToTheLimit() throws {
     let depth = JSONParser.maximumDepth
     let arrays = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
@@ -137,5 +161,18 @@ import Testing
   @Test func parsesScalarsAtTheTopLevel() throws {
     #expect(try parse(" 7 ") == 7)
     #expect(try parse("\"top\"") == "top")
+  }
+}
+
+/// A small seeded generator, so that the same literals are tried on every run.
+private struct SplitMix {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
   }
 }

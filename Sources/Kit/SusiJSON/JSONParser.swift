@@ -381,12 +381,30 @@ public struct JSONParser: ~Copyable {
         index += 1
       }
     }
+    let integerDigits = index - start - (negative ? 1 : 0)
+    var fractionDigits = 0
     if index < end, byte(index) == UInt8(ascii: ".") {
       integer = false
       index += 1
       let digits = index
-      while index < end, case let c = byte(index), c >= 0x30 && c <= 0x39 { index += 1 }
-      guard index > digits else { throw error("invalid number") }
+      while index < end, case let c = byte(index), c >= 0x30 && c <= 0x39 {
+        let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
+        let (m2, o2) = m1.addingReportingOverflow(UInt64(c - 0x30))
+        overflow = overflow || o1 || o2
+        magnitude = m2
+        index += 1
+      }
+      fractionDigits = index - digits
+      guard fractionDigits > 0 else { throw error("invalid number") }
+      // At most 15 digits and no exponent: the digits as an integer and the power of ten are
+      // both exact doubles, so one division rounds correctly (what `Double(text)` gives), and
+      // 15 significant digits always survive writing the value back.
+      if integerDigits + fractionDigits <= 15,
+        index == end || byte(index) | 0x20 != UInt8(ascii: "e")
+      {
+        let value = Double(magnitude) / Self.exactPowersOfTen[fractionDigits]
+        return .double(negative ? -value : value)
+      }
     }
     if index < end, byte(index) | 0x20 == UInt8(ascii: "e") {
       integer = false
@@ -412,6 +430,11 @@ public struct JSONParser: ~Copyable {
     // JSON cannot carry infinity, so a value that would become one could not be written back.
     guard value.isFinite else { throw JSONParseError(offset: start, reason: "number out of range") }
     return Self.holdsExactly(value, literal: text) ? .double(value) : .number(text)
+  }
+
+  /// 10⁰ … 10¹⁵, each exactly a `Double`.
+  private static let exactPowersOfTen: [Double] = (0...15).reduce(into: []) { powers, n in
+    powers.append(n == 0 ? 1 : powers[n - 1] * 10)
   }
 
   /// Whether writing `value` back gives the number `literal` says. Up to 15 significant digits

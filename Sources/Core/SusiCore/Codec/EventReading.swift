@@ -295,6 +295,7 @@ extension Event {
           guard try r.kind() == .array else { return nil }
           try r.enterArray()
           var cells: [JSON] = []
+          cells.reserveCapacity(columns?.count ?? 0)
           while try r.nextElement() { cells.append(try r.value()) }
           read.append(cells)
         }
