@@ -135,6 +135,13 @@ let package = Package(
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiPostgres", "SusiPostgresLog",
       ]),
+    // The commands that read a log without driving the state: `susi replay` and `susi log copy`.
+    module(
+      "SusiTools", in: "App",
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
+        "SusiEventLog", "SusiPostgres", "SusiPostgresLog",
+      ]),
 
     // Frontends: thin layers that turn input into intents and events into output.
     frontend(
@@ -162,16 +169,10 @@ let package = Package(
         "SusiAccess", "SusiTerminal",
       ],
       exclude: ["Screenshots"], resources: [.copy("Resources")]),
-    frontend(
-      "SusiReplay", folder: "Replay",
-      dependencies: [
-        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
-        "SusiEventLog", "SusiPostgres", "SusiPostgresLog",
-      ]),
     .executableTarget(
       name: "susi",
       dependencies: [
-        "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
+        "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiTools", "SusiServer", "CEpoll",
         "SusiCommandLine", "SusiHTTPServer", "SusiTLS", "SusiCore", "SusiOperatorLog",
       ],
       path: "Frontends/susi", swiftSettings: strict),

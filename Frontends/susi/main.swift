@@ -6,9 +6,9 @@ import CEpoll
 import Foundation
 import SusiCommandLine
 import SusiJSONLines
-import SusiReplay
 import SusiServe
 import SusiText
+import SusiTools
 import SusiWeb
 
 StandardStream.ignoreBrokenPipes()
