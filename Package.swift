@@ -128,19 +128,24 @@ let package = Package(
     // runner and the built-in server.
     module(
       "SusiCommandLine", in: "App",
-      dependencies: ["SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON", "SusiOperatorLog"]),
+      dependencies: [
+        "SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON", "SusiOperatorLog", "SusiHTTPServer",
+        "SusiTLS",
+      ]),
     module(
       "SusiApplication", in: "App",
       dependencies: [
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiPostgres", "SusiPostgresLog",
       ]),
-    // The commands that read a log without driving the state: `susi replay` and `susi log copy`.
+    // The commands that read or serve without driving the state: `susi replay` and `susi log
+    // copy` (log tools) and `susi server` (the built-in server in the foreground).
     module(
       "SusiTools", in: "App",
       dependencies: [
         "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
-        "SusiEventLog", "SusiPostgres", "SusiPostgresLog",
+        "SusiEventLog", "SusiPostgres", "SusiPostgresLog", "SusiServer", "SusiHTTPServer",
+        "SusiOperatorLog", "SusiTLS",
       ]),
 
     // Frontends: thin layers that turn input into intents and events into output.

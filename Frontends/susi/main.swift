@@ -21,7 +21,7 @@ let commands =
     JSONLinesCommand.command,
     ReplayCommand.command,
     LogCopyCommand.command,
-    ServerCommandSpec.command,
+    ServerCommand.command,
     ServeCommand.command(web: WebCommand.mount),
     WebCommand.command,
     ConfigCommand.command,
