@@ -138,8 +138,9 @@ let package = Package(
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiPostgres", "SusiPostgresLog",
       ]),
-    // The commands that read or serve without driving the state: `susi replay` and `susi log
-    // copy` (log tools) and `susi server` (the built-in server in the foreground).
+    // The commands that read, serve or install without driving the state: `susi replay` and
+    // `susi log copy` (log tools), `susi server` (the built-in server in the foreground) and
+    // `susi install`/`uninstall`.
     module(
       "SusiTools", in: "App",
       dependencies: [
@@ -177,8 +178,8 @@ let package = Package(
     .executableTarget(
       name: "susi",
       dependencies: [
-        "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiTools", "SusiServer", "CEpoll",
-        "SusiCommandLine", "SusiHTTPServer", "SusiTLS", "SusiCore", "SusiOperatorLog",
+        "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiTools", "CEpoll",
+        "SusiCommandLine",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 

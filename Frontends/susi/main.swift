@@ -28,7 +28,10 @@ let commands =
   ]
 let app = CommandLineApp(
   commands: ToolCommands.adding(
-    to: commands, version: SusiVersion.current, more: InstallCommand.commands),
+    to: commands, version: SusiVersion.current,
+    more: {
+      InstallCommand.commands(completions: $0, manPage: $1) { WebPages.installed()?.folder }
+    }),
   defaultCommand: "chat", version: SusiVersion.current)
 
 exit(
