@@ -52,9 +52,7 @@ public enum ServeCommand {
       "susi serve --web --port 8080          # the browser pages at http://127.0.0.1:8080/web/",
     ],
     options: [
-      OptionSpec(
-        .port, short: "-p", value: "N",
-        help: "port to listen on; 0 = any free port (default 8080)"),
+      .port(default: 8080),
       OptionSpec(.host, value: "ADDR", help: "address to bind (default 127.0.0.1)"),
       OptionSpec(.keys, value: "FILE", help: "hashes of the keys (default: LOG.keys)"),
       OptionSpec(.web, help: "also serve the browser pages under /web/ (sign in with a key)"),

@@ -30,6 +30,15 @@ public struct ListeningOptions: Sendable {
   }
 }
 
+extension OptionSpec {
+  /// `--port N` (`-p`) of a command that listens, whose default is `port`.
+  public static func port(default port: Int) -> OptionSpec {
+    OptionSpec(
+      .port, short: "-p", value: "N",
+      help: "port to listen on; 0 = any free port (default \(port))")
+  }
+}
+
 extension HTTPServerTLS {
   /// Re-reads the certificate and key on every SIGHUP, for `susi serve`, `susi web` and
   /// `susi server`; a failure is reported and the ones in use stay.

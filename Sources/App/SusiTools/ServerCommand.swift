@@ -40,9 +40,7 @@ public enum ServerCommand {
         "susi server use embedded",
       ],
       options: [
-        OptionSpec(
-          .port, short: "-p", value: "N",
-          help: "port to listen on; 0 = any free port (default 0)"),
+        .port(default: 0),
         OptionSpec(
           .host, value: "ADDR", help: "address to bind, or localhost (default 127.0.0.1)"),
         OptionSpec(
