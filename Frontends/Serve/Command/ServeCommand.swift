@@ -146,14 +146,13 @@ public enum ServeCommand {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }
     let ownership: ServeOwnership
-    do { ownership = try ServeOwnership(log: SusiApp.besideLog(invocation.common)) } catch {
-      switch error {
-      case .held:
-        return fail(
-          "another 'susi serve' is running on \(invocation.common.log); one server per log "
-            + "delivers the webhooks and owns the subscribers", ExitCode.cannotCreate)
-      case .cannotMake(let problem): return fail(problem, ExitCode.cannotCreate)
-      }
+    do {
+      ownership = try ServeOwnership(
+        log: SusiApp.besideLog(invocation.common),
+        held: "another 'susi serve' is running on \(invocation.common.log); one server per log "
+          + "delivers the webhooks and owns the subscribers")
+    } catch {
+      return fail(error.message, ExitCode.cannotCreate)
     }
     defer { withExtendedLifetime(ownership) {} }
     let app: SusiApp
@@ -208,15 +207,13 @@ public enum ServeCommand {
       && !(PostgresLogLocation.isLocation(invocation.common.log)
         && !invocation.parsed.has(.subscribers))
     {
-      do { ownership = try ServeOwnership(log: SusiApp.besideLog(invocation.common)) } catch {
-        switch error {
-        case .held:
-          return fail(
-            "'susi serve' is running on \(invocation.common.log) and owns its subscribers file; "
-              + "make this change through its /admin API, or stop it first",
-            ExitCode.cannotCreate)
-        case .cannotMake(let problem): return fail(problem, ExitCode.cannotCreate)
-        }
+      do {
+        ownership = try ServeOwnership(
+          log: SusiApp.besideLog(invocation.common),
+          held: "'susi serve' is running on \(invocation.common.log) and owns its subscribers "
+            + "file; make this change through its /admin API, or stop it first")
+      } catch {
+        return fail(error.message, ExitCode.cannotCreate)
       }
     }
     let app: SusiApp
