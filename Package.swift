@@ -128,12 +128,25 @@ let package = Package(
     // runner and the built-in server.
     module(
       "SusiCommandLine", in: "App",
-      dependencies: ["SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON", "SusiOperatorLog"]),
+      dependencies: [
+        "SusiCore", "SusiTerminal", "SusiFiles", "SusiJSON", "SusiOperatorLog", "SusiHTTPServer",
+        "SusiTLS",
+      ]),
     module(
       "SusiApplication", in: "App",
       dependencies: [
         "SusiCore", "SusiStore", "SusiEventLog", "SusiRunner", "SusiServer", "SusiJSON",
         "SusiCommandLine", "SusiClock", "SusiHTTPClient", "SusiPostgres", "SusiPostgresLog",
+      ]),
+    // The commands that read, serve or install without driving the state: `susi replay` and
+    // `susi log copy` (log tools), `susi server` (the built-in server in the foreground) and
+    // `susi install`/`uninstall`.
+    module(
+      "SusiTools", in: "App",
+      dependencies: [
+        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
+        "SusiEventLog", "SusiPostgres", "SusiPostgresLog", "SusiServer", "SusiHTTPServer",
+        "SusiOperatorLog", "SusiTLS",
       ]),
 
     // Frontends: thin layers that turn input into intents and events into output.
@@ -162,17 +175,11 @@ let package = Package(
         "SusiAccess", "SusiTerminal",
       ],
       exclude: ["Screenshots"], resources: [.copy("Resources")]),
-    frontend(
-      "SusiReplay", folder: "Replay",
-      dependencies: [
-        "SusiCore", "SusiStore", "SusiJSON", "SusiCrypto", "SusiFiles", "SusiCommandLine",
-        "SusiEventLog", "SusiPostgres", "SusiPostgresLog",
-      ]),
     .executableTarget(
       name: "susi",
       dependencies: [
-        "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiReplay", "SusiServer", "CEpoll",
-        "SusiCommandLine", "SusiHTTPServer", "SusiTLS", "SusiCore", "SusiOperatorLog",
+        "SusiText", "SusiJSONLines", "SusiServe", "SusiWeb", "SusiTools", "CEpoll",
+        "SusiCommandLine",
       ],
       path: "Frontends/susi", swiftSettings: strict),
 

@@ -36,8 +36,7 @@ public enum WebCommand {
       "susi web --state-dir /tmp/demo --log /tmp/demo/events.jsonl",
     ],
     options: [
-      OptionSpec(
-        .port, short: "-p", value: "N", help: "port to listen on; 0 = any free port (default 0)"),
+      .port(default: 0),
       OptionSpec(
         .host, value: "ADDR", help: "loopback address to bind: 127.0.0.1 (default) or ::1"),
       OptionSpec(.open, help: "open the URL in the system browser (xdg-open)"),

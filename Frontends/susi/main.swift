@@ -6,9 +6,9 @@ import CEpoll
 import Foundation
 import SusiCommandLine
 import SusiJSONLines
-import SusiReplay
 import SusiServe
 import SusiText
+import SusiTools
 import SusiWeb
 
 StandardStream.ignoreBrokenPipes()
@@ -21,14 +21,17 @@ let commands =
     JSONLinesCommand.command,
     ReplayCommand.command,
     LogCopyCommand.command,
-    ServerCommandSpec.command,
+    ServerCommand.command,
     ServeCommand.command(web: WebCommand.mount),
     WebCommand.command,
     ConfigCommand.command,
   ]
 let app = CommandLineApp(
   commands: ToolCommands.adding(
-    to: commands, version: SusiVersion.current, more: InstallCommand.commands),
+    to: commands, version: SusiVersion.current,
+    more: {
+      InstallCommand.commands(completions: $0, manPage: $1) { WebPages.installed()?.folder }
+    }),
   defaultCommand: "chat", version: SusiVersion.current)
 
 exit(

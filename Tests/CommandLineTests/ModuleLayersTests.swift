@@ -15,14 +15,14 @@ import Testing
   static let steps: [String: Int] = [
     "SusiHTTPClient": 1, "SusiHTTPServer": 2, "SusiOperatorLog": 3,
     "SusiStore": 1, "SusiRunner": 2, "SusiDelivery": 2, "SusiAccess": 2, "SusiPostgresLog": 3,
-    "SusiApplication": 1,
+    "SusiApplication": 1, "SusiTools": 1,
   ]
 
   /// The frontends, above every layer folder: the web frontend serves the API of `susi serve`,
   /// and `susi` ties them all together.
   static let frontends: [(folder: String, module: String, layer: Int)] = [
     ("Text", "SusiText", 40), ("JSONLines", "SusiJSONLines", 40), ("Serve", "SusiServe", 40),
-    ("Replay", "SusiReplay", 40), ("Web", "SusiWeb", 41), ("susi", "susi", 42),
+    ("Web", "SusiWeb", 41), ("susi", "susi", 42),
   ]
 
   /// Folders that are not part of the shipped layers: benchmarks, the fuzz target, test support

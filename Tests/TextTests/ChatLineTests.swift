@@ -1,3 +1,4 @@
+import SusiCommandLine
 import SusiText
 import Testing
 

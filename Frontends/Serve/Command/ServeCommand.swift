@@ -52,9 +52,7 @@ public enum ServeCommand {
       "susi serve --web --port 8080          # the browser pages at http://127.0.0.1:8080/web/",
     ],
     options: [
-      OptionSpec(
-        .port, short: "-p", value: "N",
-        help: "port to listen on; 0 = any free port (default 8080)"),
+      .port(default: 8080),
       OptionSpec(.host, value: "ADDR", help: "address to bind (default 127.0.0.1)"),
       OptionSpec(.keys, value: "FILE", help: "hashes of the keys (default: LOG.keys)"),
       OptionSpec(.web, help: "also serve the browser pages under /web/ (sign in with a key)"),
@@ -103,53 +101,38 @@ public enum ServeCommand {
   /// Options only the key commands read.
   static let unusedByServing: [OptionName] = [.groups, .label, .json]
 
-  /// Where the files beside the log are.
-  struct Paths {
-    var keys: String
-    var subscribers: String
-    var cursors: String
+  /// Where the key hashes, the subscribers and the delivery cursors are kept: in the database
+  /// when the log is in PostgreSQL (every node of a fleet shares them, and leases share the
+  /// subscribers among the nodes) unless `--keys` or `--subscribers` name a file; else in the
+  /// files beside the log (and no leases: this one server delivers every subscriber).
+  struct Storage {
+    var keys: KeyFile
+    var subscribers: SubscriberFile
+    var cursors: any DeliveryCursorStore
+    var leases: (any DeliveryLeases)?
 
-    init(_ invocation: Invocation) {
+    init(_ app: SusiApp, _ invocation: Invocation) throws {
       // Beside the log file; for a log in PostgreSQL, in this node's state folder.
       let log = SusiApp.besideLog(invocation.common)
-      keys = invocation.parsed.value(.keys) ?? log + ".keys"
-      subscribers = invocation.parsed.value(.subscribers) ?? log + ".subscribers"
-      cursors = log + ".cursors"
+      let (parsed, database) = (invocation.parsed, app.databaseLog)
+      keys =
+        if let database, !parsed.has(.keys) {
+          try KeyFile(storage: PostgresKeyHashes(location: database.location))
+        } else { try KeyFile(path: parsed.value(.keys) ?? log + ".keys") }
+      subscribers =
+        if let database, !parsed.has(.subscribers) {
+          try SubscriberFile(storage: PostgresSubscribers(location: database.location))
+        } else { try SubscriberFile(path: parsed.value(.subscribers) ?? log + ".subscribers") }
+      guard let database else {
+        (cursors, leases) = (try DeliveryCursors(path: log + ".cursors"), nil)
+        return
+      }
+      // A node without a node number (one not serving) only reads and edits cursors; a number
+      // far above the ones live nodes take keeps it apart from them.
+      let shared = try PostgresDeliveryLeases(
+        location: database.location, node: database.node ?? Int.random(in: 1 << 40..<1 << 50))
+      (cursors, leases) = (shared, shared)
     }
-  }
-
-  /// The key hashes and the subscribers: in the database when the log is in PostgreSQL (every
-  /// node of a fleet shares them) unless `--keys` or `--subscribers` name a file, else in the
-  /// files beside the log.
-  static func shared(_ app: SusiApp, paths: Paths, _ invocation: Invocation) throws -> (
-    keys: KeyFile, subscribers: SubscriberFile
-  ) {
-    let database = app.databaseLog?.location
-    let keys =
-      if let database, !invocation.parsed.has(.keys) {
-        try KeyFile(storage: PostgresKeyHashes(location: database))
-      } else { try KeyFile(path: paths.keys) }
-    let subscribers =
-      if let database, !invocation.parsed.has(.subscribers) {
-        try SubscriberFile(storage: PostgresSubscribers(location: database))
-      } else { try SubscriberFile(path: paths.subscribers) }
-    return (keys, subscribers)
-  }
-
-  /// Where the delivery cursors are kept, and the leases that share the subscribers among the
-  /// nodes of a fleet: in the database when the log is in PostgreSQL, else in the cursors file
-  /// beside the log (and no leases: this one server delivers every subscriber).
-  static func deliveryState(_ app: SusiApp, paths: Paths) throws -> (
-    cursors: any DeliveryCursorStore, leases: (any DeliveryLeases)?
-  ) {
-    guard let database = app.databaseLog else {
-      return (try DeliveryCursors(path: paths.cursors), nil)
-    }
-    // A node without a node number (one not serving) only reads and edits cursors; a number
-    // far above the ones live nodes take keeps it apart from them.
-    let leases = try PostgresDeliveryLeases(
-      location: database.location, node: database.node ?? Int.random(in: 1 << 40..<1 << 50))
-    return (leases, leases)
   }
 
   static func serve(_ invocation: Invocation, web: WebMount?) async -> Int32 {
@@ -162,16 +145,14 @@ public enum ServeCommand {
     if invocation.parsed.has(.web) && web == nil {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }
-    let paths = Paths(invocation)
     let ownership: ServeOwnership
-    do { ownership = try ServeOwnership(log: SusiApp.besideLog(invocation.common)) } catch {
-      switch error {
-      case .held:
-        return fail(
-          "another 'susi serve' is running on \(invocation.common.log); one server per log "
-            + "delivers the webhooks and owns the subscribers", ExitCode.cannotCreate)
-      case .cannotMake(let problem): return fail(problem, ExitCode.cannotCreate)
-      }
+    do {
+      ownership = try ServeOwnership(
+        log: SusiApp.besideLog(invocation.common),
+        held: "another 'susi serve' is running on \(invocation.common.log); one server per log "
+          + "delivers the webhooks and owns the subscribers")
+    } catch {
+      return fail(error.message, ExitCode.cannotCreate)
     }
     defer { withExtendedLifetime(ownership) {} }
     let app: SusiApp
@@ -183,8 +164,7 @@ public enum ServeCommand {
     for warning in app.warnings { log.warning(warning) }
     let service: WebhookService
     do {
-      let (keys, subscribers) = try shared(app, paths: paths, invocation)
-      let (cursors, leases) = try deliveryState(app, paths: paths)
+      let storage = try Storage(app, invocation)
       // One transport (one event loop, one pool per origin) for every subscriber.
       let transport = SocketTransport(
         caFile: app.caFile, proxies: ProxySettings(environment: ProcessInfo.processInfo.environment)
@@ -192,7 +172,8 @@ public enum ServeCommand {
       var options = WebhookHandler.Options()
       if app.databaseLog != nil { options.logProblem = { app.logProblem() } }
       service = await WebhookService.start(
-        store: app.store, keys: keys, subscribers: subscribers, cursors: cursors, leases: leases,
+        store: app.store, keys: storage.keys, subscribers: storage.subscribers,
+        cursors: storage.cursors, leases: storage.leases,
         transport: { _ in transport },
         policy: DeliveryPolicy(
           targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets)),
@@ -218,7 +199,6 @@ public enum ServeCommand {
   static let fileChanges: Set<[String]> = [["subscribers", "add"], ["subscribers", "remove"]]
 
   static func administer(_ invocation: Invocation) async -> Int32 {
-    let paths = Paths(invocation)
     var ownership: ServeOwnership?
     defer { withExtendedLifetime(ownership) {} }
     // Subscribers in the database are shared: running nodes read them again (see
@@ -227,15 +207,13 @@ public enum ServeCommand {
       && !(PostgresLogLocation.isLocation(invocation.common.log)
         && !invocation.parsed.has(.subscribers))
     {
-      do { ownership = try ServeOwnership(log: SusiApp.besideLog(invocation.common)) } catch {
-        switch error {
-        case .held:
-          return fail(
-            "'susi serve' is running on \(invocation.common.log) and owns its subscribers file; "
-              + "make this change through its /admin API, or stop it first",
-            ExitCode.cannotCreate)
-        case .cannotMake(let problem): return fail(problem, ExitCode.cannotCreate)
-        }
+      do {
+        ownership = try ServeOwnership(
+          log: SusiApp.besideLog(invocation.common),
+          held: "'susi serve' is running on \(invocation.common.log) and owns its subscribers "
+            + "file; make this change through its /admin API, or stop it first")
+      } catch {
+        return fail(error.message, ExitCode.cannotCreate)
       }
     }
     let app: SusiApp
@@ -247,10 +225,10 @@ public enum ServeCommand {
     for warning in app.warnings { StandardStream.error.line("susi serve: warning: \(warning)") }
     let outcome: ServeAdministration.Outcome
     do {
-      let (keys, subscribers) = try shared(app, paths: paths, invocation)
+      let storage = try Storage(app, invocation)
       let administration = ServeAdministration(
-        store: app.store, keys: keys, subscribers: subscribers,
-        cursors: try deliveryState(app, paths: paths).cursors,
+        store: app.store, keys: storage.keys, subscribers: storage.subscribers,
+        cursors: storage.cursors,
         targets: TargetPolicy(allowsPrivateTargets: invocation.common.allowsPrivateTargets))
       outcome = await administration.run(invocation.arguments, options: invocation.parsed.options)
     } catch {

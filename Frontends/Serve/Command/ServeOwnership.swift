@@ -11,28 +11,27 @@ import SusiFiles
 final class ServeOwnership {
   private let fd: Int32
 
-  /// Why ownership was not taken.
-  enum Refusal: Error {
-    /// A running `susi serve` owns the files.
-    case held
-    /// The lock file cannot be made (its folder cannot be created, or is read-only).
-    case cannotMake(String)
+  /// Why ownership was not taken: a running `susi serve` owns the files (`held`), or the lock
+  /// file cannot be made.
+  struct Refusal: Error {
+    var message: String
   }
 
-  /// Takes ownership of the files beside `log` (creating their folder, private, when missing).
-  init(log: String) throws(Refusal) {
+  /// Takes ownership of the files beside `log` (creating their folder, private, when missing);
+  /// when a running server holds them, the refusal says `held`.
+  init(log: String, held: String) throws(Refusal) {
     let path = log + ".serve.lock"
     do { try PrivateFile.makeDirectory(PrivateFile.directory(of: path)) } catch {
-      throw .cannotMake("\(error)")
+      throw Refusal(message: "\(error)")
     }
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
-      throw .cannotMake("cannot create \(path): \(String(cString: strerror(errno)))")
+      throw Refusal(message: "cannot create \(path): \(String(cString: strerror(errno)))")
     }
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       if errno == EINTR { continue }
       close(fd)
-      throw .held
+      throw Refusal(message: held)
     }
     self.fd = fd
   }

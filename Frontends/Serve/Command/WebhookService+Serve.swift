@@ -5,10 +5,6 @@ public import SusiOperatorLog
 import SusiStore
 import SusiTLS
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 extension WebhookService {
   /// Runs `handler` on `host:port` until SIGINT or SIGTERM, for `susi serve` and `susi web`:
   /// prints the base URL (`announce` may turn it into more, or act once the port is known),
@@ -36,7 +32,7 @@ extension WebhookService {
     if let warning = ServingTLSFiles.exposureWarning(host: host, tls: tls != nil) {
       log.warning(warning)
     }
-    let reloads = tls.map { Self.reloadOnHangup($0, log: log) }
+    let reloads = tls.map { $0.reloadOnHangup(log: log) }
     defer { reloads?.cancel() }
     let server = HTTPServer(
       configuration: .init(host: host, port: port, tls: tls),
@@ -63,18 +59,5 @@ extension WebhookService {
     await shutdown()
     await app.stop()
     return ExitCode.success
-  }
-
-  /// Re-reads the certificate and key on every SIGHUP; a failure is reported and the ones in
-  /// use stay.
-  public static func reloadOnHangup(_ tls: HTTPServerTLS, log: OperatorLog) -> SignalCatcher {
-    SignalCatcher([SIGHUP]) { _ in
-      do throws(TLSSetupError) {
-        try tls.reload()
-        log.info("certificate re-read from \(tls.certificateFile)")
-      } catch {
-        log.warning("kept the certificate in use: \(error.message)")
-      }
-    }
   }
 }

@@ -117,14 +117,11 @@ extension WebhookHandler {
     try caller.require(Privilege.metricsRead)
     let inFlight = await store.state.inFlight.count
     let lastSeq = await store.lastSeq
-    let subscribers = (deliveries?.statuses(lastSeq: lastSeq) ?? []).map {
-      WebhookMetrics.SubscriberGauge(id: $0.id, backlog: $0.backlog, disabled: $0.disabled != nil)
-    }
     let text =
       metrics.render(
-        WebhookMetrics.Gauges(
-          eventsAppended: lastSeq - startSeq, lastSeq: lastSeq, effectsInFlight: inFlight,
-          subscribers: subscribers)) + WebhookMetrics.render(store.timings)
+        appended: lastSeq - startSeq, lastSeq: lastSeq, inFlight: inFlight,
+        subscribers: deliveries?.statuses(lastSeq: lastSeq) ?? [])
+      + WebhookMetrics.render(store.timings)
     return HTTPResponse(
       status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)
   }

@@ -29,26 +29,11 @@ public final class WebhookMetrics: Sendable {
     requests.withLock { $0[RequestKey(route: route, status: status)] ?? 0 }
   }
 
-  /// Figures that are read at the moment of the scrape rather than counted.
-  struct Gauges {
-    /// Events appended since the server started.
-    var eventsAppended: Int
-    var lastSeq: Int
-    /// Requests the runner is working on.
-    var effectsInFlight: Int
-    var subscribers: [SubscriberGauge]
-  }
-
-  struct SubscriberGauge {
-    var id: String
-    /// Log events it has not been sent yet.
-    var backlog: Int
-    /// Whether deliveries to it have stopped.
-    var disabled: Bool
-  }
-
   /// The exposition text: `# HELP`/`# TYPE` lines, then samples, every line ending in `\n`.
-  func render(_ gauges: Gauges) -> String {
+  /// `appended` counts the events since the server started; the rest is read at the scrape.
+  func render(appended: Int, lastSeq: Int, inFlight: Int, subscribers: [SubscriberStatus])
+    -> String
+  {
     var out = PrometheusText()
     out.family(
       "susi_http_requests_total", "counter",
@@ -62,14 +47,14 @@ public final class WebhookMetrics: Sendable {
     }
     out.single(
       "susi_events_appended_total", "counter",
-      help: "Events appended to the log since this server started.", gauges.eventsAppended)
+      help: "Events appended to the log since this server started.", appended)
     out.single(
-      "susi_log_last_seq", "gauge", help: "The seq of the newest event in the log.", gauges.lastSeq)
+      "susi_log_last_seq", "gauge", help: "The seq of the newest event in the log.", lastSeq)
     out.single(
       "susi_effects_in_flight", "gauge",
       help: "Requests the effects runner has been asked for and not yet answered.",
-      gauges.effectsInFlight)
-    let subscribers = gauges.subscribers.sorted { $0.id < $1.id }
+      inFlight)
+    let subscribers = subscribers.sorted { $0.id < $1.id }
     out.family(
       "susi_webhook_delivery_backlog", "gauge",
       help:
@@ -83,7 +68,7 @@ public final class WebhookMetrics: Sendable {
       help: "1 when deliveries to a subscriber have stopped (410 Gone).")
     for s in subscribers {
       out.sample(
-        "susi_webhook_subscriber_disabled", labels: ["subscriber": s.id], s.disabled ? 1 : 0)
+        "susi_webhook_subscriber_disabled", labels: ["subscriber": s.id], s.disabled == nil ? 0 : 1)
     }
     out.family(
       "susi_webhook_deliveries_total", "counter",

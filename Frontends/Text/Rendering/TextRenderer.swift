@@ -1,5 +1,6 @@
 public import Foundation
 public import SusiCommandLine
+import SusiCore
 public import SusiTerminal
 
 /// Turns susi's values into text for a person: pure functions from values to lines, so every
@@ -40,4 +41,16 @@ public struct TextRenderer: Sendable {
 
   /// Lines joined for printing.
   static func join(_ lines: [String]) -> String { lines.joined(separator: "\n") }
+}
+
+extension TextRenderer {
+  /// When something is due: `at 14:35 (in 29 min 58 s)`.
+  func dueText(_ due: Timestamp, now: Timestamp) -> String {
+    "at \(DateText.clock(due, now: now, zone: timeZone)) (\(DateText.relative(due, now: now)))"
+  }
+
+  /// A date to the minute in this renderer's time zone.
+  func dateText(_ moment: Timestamp, seconds: Bool = false) -> String {
+    DateText.minutes(moment, zone: timeZone, seconds: seconds)
+  }
 }

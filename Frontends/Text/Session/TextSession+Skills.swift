@@ -1,3 +1,4 @@
+import SusiCommandLine
 import SusiCore
 import SusiStore
 import SusiTerminal

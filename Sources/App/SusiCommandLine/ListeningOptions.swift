@@ -1,4 +1,10 @@
+public import SusiHTTPServer
 public import SusiOperatorLog
+import SusiTLS
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// What a command that listens (`susi serve`, `susi web`) reads from its command line: the
 /// port, the TLS files and the operators' log.
@@ -20,6 +26,30 @@ public struct ListeningOptions: Sendable {
     } catch {
       StandardStream.error.line("susi \(component): \(error.message)")
       return nil
+    }
+  }
+}
+
+extension OptionSpec {
+  /// `--port N` (`-p`) of a command that listens, whose default is `port`.
+  public static func port(default port: Int) -> OptionSpec {
+    OptionSpec(
+      .port, short: "-p", value: "N",
+      help: "port to listen on; 0 = any free port (default \(port))")
+  }
+}
+
+extension HTTPServerTLS {
+  /// Re-reads the certificate and key on every SIGHUP, for `susi serve`, `susi web` and
+  /// `susi server`; a failure is reported and the ones in use stay.
+  public func reloadOnHangup(log: OperatorLog) -> SignalCatcher {
+    SignalCatcher([SIGHUP]) { _ in
+      do throws(TLSSetupError) {
+        try self.reload()
+        log.info("certificate re-read from \(self.certificateFile)")
+      } catch {
+        log.warning("kept the certificate in use: \(error.message)")
+      }
     }
   }
 }

@@ -1,19 +1,19 @@
-import Foundation
-import SusiCommandLine
+public import Foundation
+public import SusiCommandLine
 import SusiServer
-import SusiWeb
 
 /// `susi install` and `susi uninstall`: put this `susi` under a prefix with everything it reads
 /// beside it (the built-in server's skills, the web pages, the manual page, shell completion),
 /// and take exactly that away again. What was installed is listed in
 /// `PREFIX/share/susi/installed-files`, which `uninstall` reads.
-enum InstallCommand {
+public enum InstallCommand {
   static let prefixOption = OptionSpec(
     .prefix, value: "DIR", help: "where to install (default: ~/.local)")
 
-  static func commands(
+  /// The two commands; `webPages` finds the folder of the browser pages to install, if any.
+  public static func commands(
     completions: @escaping @Sendable () -> [String: String],
-    manPage: @escaping @Sendable () -> String
+    manPage: @escaping @Sendable () -> String, webPages: @escaping @Sendable () -> URL?
   ) -> [Command] {
     let unused = CommonOptions.specs.map(\.option).filter { $0 != .help && $0 != .version }
     let install = CommandSpec(
@@ -41,7 +41,9 @@ enum InstallCommand {
     ).refusing(unused)
     return [
       Command(install) { invocation in
-        run { try Installation(prefix: prefix(invocation)).install(completions(), manPage()) }
+        run {
+          try Installation(prefix: prefix(invocation)).install(completions(), manPage(), webPages())
+        }
       },
       Command(uninstall) { invocation in
         run { try Installation(prefix: prefix(invocation)).uninstall() }
@@ -93,13 +95,13 @@ struct Installation {
     "fish": "share/fish/vendor_completions.d/susi.fish",
   ]
 
-  func install(_ completions: [String: String], _ manPage: String) throws -> String {
+  func install(_ completions: [String: String], _ manPage: String, _ pages: URL?) throws -> String {
     let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     let skills: URL
     do { skills = try ServerConfiguration.bundledDataDirectory } catch {
       throw InstallError(message: "\(error)", code: ExitCode.noInput)
     }
-    guard let pages = WebPages.installed()?.folder else {
+    guard let pages else {
       throw InstallError(message: "the web pages of this susi are missing", code: ExitCode.noInput)
     }
     let binary = prefix.appendingPathComponent("bin/susi")

@@ -1,11 +1,11 @@
-import Foundation
-import SusiCore
+public import Foundation
+public import SusiCore
 
 /// Dates for people, to the minute, in the renderer's time zone: the local one unless `--utc`
 /// or `TZ=UTC` (`2026-11-21 10:00 UTC`, `2026-11-21 11:00 +01:00`). The log's RFC 3339 text is
 /// exact but hard to scan.
-enum DateText {
-  static func minutes(_ moment: Timestamp, zone: TimeZone, seconds: Bool = false) -> String {
+public enum DateText {
+  public static func minutes(_ moment: Timestamp, zone: TimeZone, seconds: Bool = false) -> String {
     let (text, suffix) = local(moment, zone: zone)
     let (date, clock) = split(text)
     let time = clock.prefix(seconds ? 8 : 5)
@@ -19,7 +19,7 @@ enum DateText {
   }
 
   /// The time of day alone when `moment` falls on the same day as `now`, else with its date.
-  static func clock(_ moment: Timestamp, now: Timestamp, zone: TimeZone) -> String {
+  public static func clock(_ moment: Timestamp, now: Timestamp, zone: TimeZone) -> String {
     let (text, suffix) = local(moment, zone: zone)
     let today = split(local(now, zone: zone).text).date
     let (date, clock) = split(text)
@@ -30,7 +30,7 @@ enum DateText {
   }
 
   /// How far `moment` is from `now`, roughly: `in 30 min`, `2 h ago`, `in 3 days`.
-  static func relative(_ moment: Timestamp, now: Timestamp) -> String {
+  public static func relative(_ moment: Timestamp, now: Timestamp) -> String {
     let seconds = (moment.milliseconds - now.milliseconds) / 1000
     let size = abs(seconds)
     let amount: String
@@ -60,31 +60,19 @@ enum DateText {
     )
   }
 
-  static func isUTC(_ zone: TimeZone) -> Bool {
+  public static func isUTC(_ zone: TimeZone) -> Bool {
     ["UTC", "GMT", "Etc/UTC", "Etc/GMT", "UCT", "Zulu", "Etc/Zulu", "Universal"].contains(
       zone.identifier)
   }
 
   /// The zone to show times in: UTC with `--utc`, else `TZ` when it names a zone, else the
   /// machine's own.
-  static func zone(utc: Bool, environment: [String: String]) -> TimeZone {
+  public static func zone(utc: Bool, environment: [String: String]) -> TimeZone {
     if utc { return TimeZone(identifier: "UTC")! }
     if var name = environment["TZ"], !name.isEmpty {
       if name.hasPrefix(":") { name.removeFirst() }
       if let zone = TimeZone(identifier: name) { return zone }
     }
     return TimeZone.current
-  }
-}
-
-extension TextRenderer {
-  /// When something is due: `at 14:35 (in 29 min 58 s)`.
-  func dueText(_ due: Timestamp, now: Timestamp) -> String {
-    "at \(DateText.clock(due, now: now, zone: timeZone)) (\(DateText.relative(due, now: now)))"
-  }
-
-  /// A date to the minute in this renderer's time zone.
-  func dateText(_ moment: Timestamp, seconds: Bool = false) -> String {
-    DateText.minutes(moment, zone: timeZone, seconds: seconds)
   }
 }

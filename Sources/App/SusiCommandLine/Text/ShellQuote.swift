@@ -1,7 +1,7 @@
 /// Quotes text so a POSIX shell reads it back as one word, for hints people copy.
-enum ShellQuote {
+public enum ShellQuote {
   /// `"text"` when double quotes are safe, else `'text'` with embedded `'` escaped.
-  static func quote(_ text: String) -> String {
+  public static func quote(_ text: String) -> String {
     let special: Set<Character> = ["\"", "$", "`", "\\", "!"]
     if !text.contains(where: special.contains) { return "\"\(text)\"" }
     return "'"
@@ -10,7 +10,7 @@ enum ShellQuote {
   }
 
   /// `text` as it is when a shell reads it as one plain word, else quoted.
-  static func quoteIfNeeded(_ text: String) -> String {
+  public static func quoteIfNeeded(_ text: String) -> String {
     let plain =
       !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:=,@%".contains($0) }
     return plain ? text : quote(text)

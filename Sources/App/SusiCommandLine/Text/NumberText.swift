@@ -1,7 +1,7 @@
 /// Number formatting without a locale: renderings must not change with the machine's settings.
-enum NumberText {
+public enum NumberText {
   /// `value` with exactly `decimals` digits after the point (`4.33` → `"4.3"` for 1).
-  static func fixed(_ value: Double, decimals: Int) -> String {
+  public static func fixed(_ value: Double, decimals: Int) -> String {
     guard value.isFinite, abs(value) < 1e15, decimals >= 0, decimals <= 9 else { return "\(value)" }
     var scale: Int64 = 1
     for _ in 0..<decimals { scale *= 10 }
@@ -16,7 +16,7 @@ enum NumberText {
 
   /// `value` with at most `decimals` digits after the point and no trailing zeros
   /// (`52.520000` → `"52.52"`, `13.0` → `"13"`).
-  static func trimmed(_ value: Double, maximumDecimals decimals: Int) -> String {
+  public static func trimmed(_ value: Double, maximumDecimals decimals: Int) -> String {
     var text = fixed(value, decimals: decimals)
     guard text.contains(".") else { return text }
     while text.hasSuffix("0") { text.removeLast() }
@@ -25,7 +25,7 @@ enum NumberText {
   }
 
   /// `count` and `noun`, plural unless one: `1 skill`, `3 skills`.
-  static func counted(_ count: Int, _ noun: String) -> String {
+  public static func counted(_ count: Int, _ noun: String) -> String {
     "\(count) \(noun)\(count == 1 ? "" : "s")"
   }
 }

@@ -1,3 +1,4 @@
+import SusiCommandLine
 import SusiCore
 import SusiJSON
 import SusiStore
@@ -38,7 +39,8 @@ enum StateReport {
         "  \(group): "
         + skills.map { skill in
           guard let rating = skill.rating, rating.total > 0 else { return skill.displayName }
-          return "\(skill.displayName) (\(formatAverage(rating.average))★ × \(rating.total))"
+          return
+            "\(skill.displayName) (\(NumberText.trimmed(rating.average, maximumDecimals: 2))★ × \(rating.total))"
         }.joined(separator: ", ") + "\n"
     }
     if !state.userRatings.isEmpty {
@@ -89,13 +91,6 @@ enum StateReport {
       }
     }
     return out
-  }
-
-  static func formatAverage(_ value: Double) -> String {
-    let rounded = (value * 100).rounded() / 100
-    // A log may hold any average a server sent (1e308): only what an Int holds becomes one.
-    guard rounded.isFinite, abs(rounded) < 1e15 else { return String(value) }
-    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
   }
 
   /// One answer action in a few words.

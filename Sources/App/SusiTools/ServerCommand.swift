@@ -1,14 +1,13 @@
 import Foundation
-import SusiCommandLine
+public import SusiCommandLine
 import SusiCore
 import SusiHTTPServer
 import SusiOperatorLog
-import SusiServe
 import SusiServer
 import SusiTLS
 
 /// `susi server`: the built-in SUSI-compatible server in the foreground.
-enum ServerCommandSpec {
+public enum ServerCommand {
   static let spec: CommandSpec = {
     var spec = CommandSpec(
       name: "server", summary: "run the built-in SUSI-compatible server",
@@ -41,9 +40,7 @@ enum ServerCommandSpec {
         "susi server use embedded",
       ],
       options: [
-        OptionSpec(
-          .port, short: "-p", value: "N",
-          help: "port to listen on; 0 = any free port (default 0)"),
+        .port(default: 0),
         OptionSpec(
           .host, value: "ADDR", help: "address to bind, or localhost (default 127.0.0.1)"),
         OptionSpec(
@@ -72,7 +69,7 @@ enum ServerCommandSpec {
     return spec
   }()
 
-  static let command = Command(spec) { invocation in
+  public static let command = Command(spec) { invocation in
     if let folder = invocation.parsed.value(.checkSkills) {
       return checkSkills(folder, listExamples: invocation.parsed.has(.examples))
     }
@@ -96,7 +93,7 @@ enum ServerCommandSpec {
       log.warning(warning)
     }
     configuration.frontHandler = { RequestLogging($0, log: log) }
-    let reloads = configuration.tls.map { WebhookService.reloadOnHangup($0, log: log) }
+    let reloads = configuration.tls.map { $0.reloadOnHangup(log: log) }
     defer { reloads?.cancel() }
     let signals = ShutdownSignal()
     return await ServerForeground.run(
