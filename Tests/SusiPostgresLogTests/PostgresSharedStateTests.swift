@@ -418,7 +418,7 @@ struct PostgresSharedStateTests {
     await clock.waitForSleepers(count: 2)
     #expect(b.statuses(lastSeq: 0).isEmpty)
 
-    try a.add(
+    try a.register(
       Subscriber(
         id: "hook", url: "http://127.0.0.1:9/hook", events: [],
         secret: PostgresDeliveryTests.secret, after: 0), lastSeq: 0)

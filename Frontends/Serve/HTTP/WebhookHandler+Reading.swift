@@ -120,7 +120,7 @@ extension WebhookHandler {
     let text =
       metrics.render(
         appended: lastSeq - startSeq, lastSeq: lastSeq, inFlight: inFlight,
-        subscribers: deliveries?.statuses(lastSeq: lastSeq) ?? [])
+        subscribers: deliveries.statuses(lastSeq: lastSeq))
       + WebhookMetrics.render(store.timings)
     return HTTPResponse(
       status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: text)

@@ -16,7 +16,7 @@ public import SusiStore
 public final class WebhookHandler: HTTPHandler {
   let store: Store
   let gate: AccessGate
-  let deliveries: DeliveryService?
+  let deliveries: DeliveryService
   let metrics: WebhookMetrics
   let clock: any TimeSource
   let options: Options
@@ -59,7 +59,7 @@ public final class WebhookHandler: HTTPHandler {
 
   /// A handler in front of `store`; usually made by `WebhookService.start`.
   public init(
-    store: Store, gate: AccessGate, deliveries: DeliveryService?,
+    store: Store, gate: AccessGate, deliveries: DeliveryService,
     metrics: WebhookMetrics,
     clock: any TimeSource = SystemTimeSource(), options: Options = Options(), startSeq: Int = 0
   ) {

@@ -25,48 +25,24 @@ struct WebhookRoute: Sendable {
   var needsCaller = true
   let answer: Answer
 
-  static let all: [WebhookRoute] = [
-    .init(method: .post, pattern: "/actions") { try await $0.postAction($1.request, $1.caller) },
-    .init(method: .get, pattern: "/state") { try await $0.getState($1.caller) },
-    .init(method: .get, pattern: "/events") { try await $0.getEvents($1.request, $1.caller) },
-    .init(method: .get, pattern: "/events/stream") {
-      try $0.eventStream($1.request, $1.caller, holds: $1.holds)
-    },
-    .init(method: .get, pattern: "/healthz", needsCaller: false) { h, _ in await h.healthz() },
-    .init(method: .get, pattern: "/metrics") { try await $0.getMetrics($1.caller) },
-    .init(method: .get, pattern: "/admin/access") { try await $0.getAccess($1.caller) },
-    .init(method: .post, pattern: "/admin/groups") {
-      try await $0.createGroup($1.request, $1.caller)
-    },
-    .init(method: .post, pattern: "/admin/groups/{group}/privileges") {
-      try await $0.grant($1.request, $1.caller, group: $1.parameters[0])
-    },
-    .init(method: .delete, pattern: "/admin/groups/{group}/privileges/{privilege}") {
-      try await $0.revoke(
-        $1.request, $1.caller, group: $1.parameters[0], privilege: $1.parameters[1])
-    },
-    .init(method: .get, pattern: "/admin/keys") { try await $0.listKeys($1.caller) },
-    .init(method: .post, pattern: "/admin/keys") { try await $0.issueKey($1.request, $1.caller) },
-    .init(method: .delete, pattern: "/admin/keys/{id}") {
-      try await $0.revokeKey($1.request, $1.caller, id: $1.parameters[0])
-    },
-    .init(method: .get, pattern: "/admin/subscribers") { try await $0.listSubscribers($1.caller) },
-    .init(method: .post, pattern: "/admin/subscribers") {
-      try await $0.addSubscriber($1.request, $1.caller)
-    },
-    .init(method: .delete, pattern: "/admin/subscribers/{id}") {
-      let id = $1.parameters[0]
-      return try await $0.changeSubscriber($1.caller, id, "removed") {
-        (deliveries) async throws(SubscriberRefusal) in try await deliveries.remove(id)
+  static let all: [WebhookRoute] =
+    [
+      .init(method: .post, pattern: "/actions") { try await $0.postAction($1.request, $1.caller) },
+      .init(method: .get, pattern: "/state") { try await $0.getState($1.caller) },
+      .init(method: .get, pattern: "/events") { try await $0.getEvents($1.request, $1.caller) },
+      .init(method: .get, pattern: "/events/stream") {
+        try $0.eventStream($1.request, $1.caller, holds: $1.holds)
+      },
+      .init(method: .get, pattern: "/healthz", needsCaller: false) { h, _ in await h.healthz() },
+      .init(method: .get, pattern: "/metrics") { try await $0.getMetrics($1.caller) },
+    ]
+    + AdminTask.all.compactMap { task in
+      task.route.map { route in
+        WebhookRoute(method: route.method, pattern: route.pattern) {
+          try await $0.administer(task, $1)
+        }
       }
-    },
-    .init(method: .post, pattern: "/admin/subscribers/{id}/enable") {
-      let id = $1.parameters[0]
-      return try await $0.changeSubscriber($1.caller, id, "enabled") {
-        (deliveries) async throws(SubscriberRefusal) in try await deliveries.enable(id)
-      }
-    },
-  ]
+    }
 
   /// The routes without `{…}`, by pattern: the busiest paths are matched straight from the
   /// request target (no percent-decoding, no splitting).

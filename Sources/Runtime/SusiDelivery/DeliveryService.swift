@@ -5,12 +5,13 @@ public import SusiStore
 import Synchronization
 
 /// Runs one delivery worker per subscriber, and adds, removes and re-enables subscribers while
-/// the deliveries run (the webhook frontend's admin routes call it).
+/// the deliveries run (the webhook frontend's admin routes call it): it starts and stops the
+/// workers around the registry's changes.
 ///
 /// With `leases` (nodes of a fleet sharing a database log), a subscriber is delivered only while
 /// this node holds its lease: a keeper task per subscriber takes or renews the lease every third
 /// of its duration, starts the worker when it holds it and stops the worker when it does not.
-public final class DeliveryService: Sendable {
+public final class DeliveryService: SubscriberAdministration {
   private let feed: EventFeed
   private let registry: SubscriberRegistry
   private let makeTransport: @Sendable (Subscriber) -> any HTTPTransport
@@ -87,11 +88,7 @@ public final class DeliveryService: Sendable {
       }
       let ids = Set(now.map(\.id))
       for subscriber in now where !kept.contains(subscriber.id) { begin(subscriber) }
-      for gone in kept.subtracting(ids) {
-        await stopKeeper(gone)
-        await stopWorker(gone)
-        leases?.release(gone)
-      }
+      for gone in kept.subtracting(ids) { await stop(gone) }
     }
   }
 
@@ -167,15 +164,18 @@ public final class DeliveryService: Sendable {
 
   /// Registers a subscriber (see `SubscriberRegistry.register`) and starts delivering to it.
   /// With no `after`, it gets the events that follow `lastSeq` (the log's last event now).
-  public func add(_ subscriber: Subscriber, lastSeq: Int) throws(SubscriberRefusal) {
-    begin(try registry.register(subscriber, lastSeq: lastSeq))
+  @discardableResult
+  public func register(_ subscriber: Subscriber, lastSeq: Int) throws(SubscriberRefusal)
+    -> Subscriber
+  {
+    let added = try registry.register(subscriber, lastSeq: lastSeq)
+    begin(added)
+    return added
   }
 
   /// Stops delivering to a subscriber and forgets it and its cursor.
   public func remove(_ id: String) async throws(SubscriberRefusal) {
-    await stopKeeper(id)
-    await stopWorker(id)
-    leases?.release(id)
+    await stop(id)
     try registry.remove(id)
   }
 
@@ -184,15 +184,16 @@ public final class DeliveryService: Sendable {
     guard let subscriber = registry.file.subscriber(id) else {
       throw SubscriberRefusal(kind: .notFound, message: "no subscriber is called '\(id)'")
     }
+    await stop(id)
+    try registry.enable(id)
+    begin(subscriber)
+  }
+
+  /// Stops keeping the lease on `id`, stops its worker and releases the lease.
+  private func stop(_ id: String) async {
     await stopKeeper(id)
     await stopWorker(id)
     leases?.release(id)
-    do {
-      try registry.cursors.enable(id)
-    } catch {
-      throw SubscriberRefusal(kind: .storage, message: "\(error)")
-    }
-    begin(subscriber)
   }
 
   private func stopWorker(_ id: String) async {

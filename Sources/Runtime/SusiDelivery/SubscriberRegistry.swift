@@ -1,6 +1,22 @@
+/// Registering, removing and re-enabling subscribers, and listing them with their progress: what
+/// `susi serve`'s admin tasks do. `SubscriberRegistry` changes the files only (for a command
+/// line beside a server); `DeliveryService` also stops and starts the deliveries.
+public protocol SubscriberAdministration: Sendable {
+  /// Registers `subscriber`; with no `after`, it gets the events that follow `lastSeq`.
+  /// Returns the subscriber as registered.
+  func register(_ subscriber: Subscriber, lastSeq: Int) async throws(SubscriberRefusal)
+    -> Subscriber
+  /// Forgets subscriber `id` and its cursor.
+  func remove(_ id: String) async throws(SubscriberRefusal)
+  /// Lets deliveries to the disabled subscriber `id` go on, starting with the event it refused.
+  func enable(_ id: String) async throws(SubscriberRefusal)
+  /// Every subscriber with its progress against the log's `lastSeq`.
+  func statuses(lastSeq: Int) -> [SubscriberStatus]
+}
+
 /// The subscribers file with the delivery cursors beside it. Registering and removing a
 /// subscriber keeps the two in step, and listings read each subscriber's progress from them.
-public struct SubscriberRegistry: Sendable {
+public struct SubscriberRegistry: SubscriberAdministration {
   /// The subscribers.
   public let file: SubscriberFile
   /// How far deliveries to each subscriber have got.
@@ -52,6 +68,18 @@ public struct SubscriberRegistry: Sendable {
     }
     do {
       try cursors.remove(id)
+    } catch {
+      throw SubscriberRefusal(kind: .storage, message: "\(error)")
+    }
+  }
+
+  /// Clears the disabled mark on subscriber `id`'s cursor.
+  public func enable(_ id: String) throws(SubscriberRefusal) {
+    guard file.subscriber(id) != nil else {
+      throw SubscriberRefusal(kind: .notFound, message: "no subscriber is called '\(id)'")
+    }
+    do {
+      try cursors.enable(id)
     } catch {
       throw SubscriberRefusal(kind: .storage, message: "\(error)")
     }
@@ -112,4 +140,10 @@ public struct SubscriberRefusal: Error, Equatable, Sendable, CustomStringConvert
   /// What went wrong.
   public var message: String
   public var description: String { message }
+
+  /// A refusal of `kind` saying `message`.
+  public init(kind: Kind, message: String) {
+    self.kind = kind
+    self.message = message
+  }
 }
