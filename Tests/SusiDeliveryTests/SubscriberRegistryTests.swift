@@ -77,6 +77,20 @@ import Testing
     #expect(refusal?.message == "no subscriber is called 'hook'")
   }
 
+  @Test func enablingClearsTheDisabledMarkAndKeepsTheCursor() throws {
+    let registry = try registry()
+    try registry.register(subscriber("hook", after: 0), lastSeq: 0)
+    try registry.cursors.save("hook", delivered: 4)
+    try registry.cursors.disable("hook", reason: "410 Gone", at: 1_795_341_600)
+    try registry.enable("hook")
+    let status = try #require(try self.registry().statuses(lastSeq: 6).first)
+    #expect(status.disabled == nil)
+    #expect(status.delivered == 4)
+    let refusal = #expect(throws: SubscriberRefusal.self) { try registry.enable("nobody") }
+    #expect(refusal?.kind == .notFound)
+    #expect(refusal?.message == "no subscriber is called 'nobody'")
+  }
+
   @Test func statusesReadDeliveredBacklogAndDisabledFromTheFilesInFileOrder() throws {
     let registry = try registry()
     try registry.register(

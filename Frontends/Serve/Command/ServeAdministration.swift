@@ -102,17 +102,15 @@ public struct ServeAdministration: Sendable {
       WebhookHandler.writeKeys(access, to: &w)
       return .success(String(decoding: w.bytes, as: UTF8.self) + "\n")
     case .keys(let access):
-      var out = ""
-      for id in access.keys.keys.sorted() {
+      let lines = access.keys.keys.sorted().map { id in
         let key = access.keys[id]!
-        var line = "\(id)  \(key.groups.joined(separator: ","))"
-        if let label = key.label { line += "  \"\(label)\"" }
-        line += "  issued \(key.issuedAt.rfc3339) by \(key.issuedBy)"
-        if let revoked = key.revokedAt { line += "  REVOKED \(revoked.rfc3339)" }
-        out += line + "\n"
+        return "\(id)  \(key.groups.joined(separator: ","))"
+          + (key.label.map { "  \"\($0)\"" } ?? "")
+          + "  issued \(key.issuedAt.rfc3339) by \(key.issuedBy)"
+          + (key.revokedAt.map { "  REVOKED \($0.rfc3339)" } ?? "") + "\n"
       }
       return .success(
-        out,
+        lines.joined(),
         notes: access.keys.isEmpty
           ? "No keys yet; create the first with 'susi serve keys init'.\n" : "")
     case .groups(let access) where json:
@@ -121,13 +119,8 @@ public struct ServeAdministration: Sendable {
       }
       return .success(JSON.object(JSONObject(groups)).compactText + "\n")
     case .groups(let access):
-      return .success(
-        access.groups.keys.sorted().map {
-          "\($0): \(access.groups[$0]!.privileges.sortedNames.joined(separator: " "))\n"
-        }.joined())
-    case .group(let sent, let group):
-      let privileges = sent.access.groups[group]?.privileges.sortedNames ?? []
-      return .success("\(group): \(privileges.joined(separator: " "))\n")
+      return .success(access.groups.keys.sorted().map { Self.line(access, $0) }.joined())
+    case .group(let sent, let group): return .success(Self.line(sent.access, group))
     case .issued(let issued):
       return .success(
         issued.token.text + "\n",
@@ -136,14 +129,12 @@ public struct ServeAdministration: Sendable {
           + "callers send it as 'Authorization: Bearer <key>'.\n")
     case .revokedKey(_, let id): return .success("", notes: "Revoked \(id).\n")
     case .subscribers(let statuses):
-      var out = ""
-      for s in statuses {
-        var line = "\(s.id)  \(s.url)  events: \(s.events.joined(separator: ","))"
-        line += "  delivered: \(s.delivered)  backlog: \(s.backlog)"
-        if let disabled = s.disabled { line += "  DISABLED (\(disabled))" }
-        out += line + "\n"
-      }
-      return .success(out)
+      return .success(
+        statuses.map { s in
+          "\(s.id)  \(s.url)  events: \(s.events.joined(separator: ","))"
+            + "  delivered: \(s.delivered)  backlog: \(s.backlog)"
+            + (s.disabled.map { "  DISABLED (\($0))" } ?? "") + "\n"
+        }.joined())
     case .added(let added, let generated):
       return .success(
         generated.map { $0.text + "\n" } ?? "",
@@ -152,6 +143,11 @@ public struct ServeAdministration: Sendable {
     // Only `removed`: `enabled` is over HTTP only.
     case .subscriber(let id, _): return .success("", notes: "Removed subscriber \(id).\n")
     }
+  }
+
+  /// `group: privilege privilege …`, as `access` has it.
+  static func line(_ access: AccessControl, _ group: String) -> String {
+    "\(group): \((access.groups[group]?.privileges.sortedNames ?? []).joined(separator: " "))\n"
   }
 
   /// Why a task was refused (nothing changed), and the exit code for it.
