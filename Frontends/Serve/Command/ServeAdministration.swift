@@ -9,8 +9,9 @@ public import SusiStore
 
 /// `susi serve keys …`, `susi serve groups …` and `susi serve subscribers …`: the admin tasks
 /// of the HTTP API (`AdminTask.all`), from the command line, acting as the local operator
-/// (`local`) on the same log, and answering in text. Subscribers are changed in their files
-/// only: a server running on them stops, or starts delivering, when it sees the change.
+/// (`local`) on the same log, and answering in text. Subscribers are changed where they are
+/// kept, and no worker starts here: servers sharing them in a database take the change when
+/// they read them again, and a server that owns a subscribers file keeps the command line out.
 public struct ServeAdministration: Sendable {
   let scope: AdminScope
   /// The subscribers, named in a clash.
