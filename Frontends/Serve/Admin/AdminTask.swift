@@ -20,7 +20,7 @@ struct AdminTask: Sendable {
   /// The privilege a caller needs over HTTP; nil: `keys.manage` or `groups.manage`.
   var privilege: Privilege?
   /// The values it reads, by name: over HTTP from the route's `{…}` segments, then from the
-  /// JSON body; on the command line from the arguments, then from the options.
+  /// JSON body; on the command line from the arguments, then from the options (`--name`).
   var needs: [String] = []
   /// What it does. Throws `AccessAdministration.Failure`, `SubscriberRefusal`,
   /// `JSONShapeError` or, for a subscriber's address, `TransportError`.
