@@ -373,13 +373,7 @@ public struct JSONParser: ~Copyable {
     if byte(index) == UInt8(ascii: "0") {
       index += 1
     } else {
-      while index < end, case let c = byte(index), c >= 0x30 && c <= 0x39 {
-        let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
-        let (m2, o2) = m1.addingReportingOverflow(UInt64(c - 0x30))
-        overflow = overflow || o1 || o2
-        magnitude = m2
-        index += 1
-      }
+      readDigits(into: &magnitude, overflow: &overflow)
     }
     let integerDigits = index - start - (negative ? 1 : 0)
     var fractionDigits = 0
@@ -387,13 +381,7 @@ public struct JSONParser: ~Copyable {
       integer = false
       index += 1
       let digits = index
-      while index < end, case let c = byte(index), c >= 0x30 && c <= 0x39 {
-        let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
-        let (m2, o2) = m1.addingReportingOverflow(UInt64(c - 0x30))
-        overflow = overflow || o1 || o2
-        magnitude = m2
-        index += 1
-      }
+      readDigits(into: &magnitude, overflow: &overflow)
       fractionDigits = index - digits
       guard fractionDigits > 0 else { throw error("invalid number") }
       // At most 15 digits and no exponent: the digits as an integer and the power of ten are
@@ -430,6 +418,17 @@ public struct JSONParser: ~Copyable {
     // JSON cannot carry infinity, so a value that would become one could not be written back.
     guard value.isFinite else { throw JSONParseError(offset: start, reason: "number out of range") }
     return Self.holdsExactly(value, literal: text) ? .double(value) : .number(text)
+  }
+
+  /// Reads the digits at `index`, each appended to `magnitude` (noting when it overflows).
+  private mutating func readDigits(into magnitude: inout UInt64, overflow: inout Bool) {
+    while index < end, case let c = byte(index), c >= 0x30 && c <= 0x39 {
+      let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
+      let (m2, o2) = m1.addingReportingOverflow(UInt64(c - 0x30))
+      overflow = overflow || o1 || o2
+      magnitude = m2
+      index += 1
+    }
   }
 
   /// 10⁰ … 10¹⁵, each exactly a `Double`.
