@@ -255,7 +255,6 @@ struct PostgresLogTests {
       try sink.commit()
     }
     sink.close()
-    #expect(try rows(location).map(\.seq) == Array(1...15))
     let counted = try watcher.execute(
       """
       SELECT calls, query FROM pg_stat_statements
@@ -274,6 +273,52 @@ struct PostgresLogTests {
     ] {
       #expect(statements.contains { $0.query.contains(part) }, "\(part)")
     }
+    #expect(try rows(location).map(\.seq) == Array(1...15))
+  }
+
+  @Test(
+    .enabled(
+      if: (try? PostgresCluster.shared().countsStatements) == true,
+      "the server's package has no pg_stat_statements"))
+  func theReadThatOpensAGroupReadsTheIndexAfterTheLogGrew() throws {
+    let location = try freshLog()
+    let sink = try PostgresLogRecovery.open(location).sink
+    var seq = 0
+    func group(_ size: Int) throws {
+      for _ in 0..<size {
+        seq += 1
+        _ = try sink.append(intentRecord(seq))
+      }
+      try sink.commit()
+    }
+    // Many groups while the log is small (a plan kept from then would scan the table), then
+    // the log grows to many pages.
+    for _ in 0..<12 { try group(1) }
+    for _ in 0..<6 { try group(500) }
+    let watcher = try PostgresConnection(location.database)
+    defer { watcher.close() }
+    try watcher.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    let database = "(SELECT oid FROM pg_database WHERE datname = current_database())"
+    try watcher.execute("SELECT pg_stat_statements_reset(0, \(database), 0)")
+    for _ in 0..<5 { try group(1) }
+    sink.close()
+    let pages = try watcher.execute(
+      "SELECT pg_relation_size($1::regclass) / 8192", [.text(location.table)]
+    ).int(0, 0)
+    let read = try watcher.execute(
+      """
+      SELECT calls, shared_blks_hit + shared_blks_read FROM pg_stat_statements
+      WHERE dbid = \(database) AND query LIKE 'SELECT seq, line FROM %'
+      """)
+    #expect(read.count == 1)
+    let calls = try #require(read.int(0, 0))
+    let blocks = try #require(read.int(0, 1))
+    #expect(calls == 5)
+    // An index scan reads a few blocks (the index's root and leaf, a heap page); a scan of the
+    // table reads every page.
+    #expect(try #require(pages) > 40)
+    #expect(
+      blocks / max(1, calls) < 10, "\(blocks) blocks in \(calls) reads of \(pages ?? 0) pages")
   }
 
   @Test func aGroupWithoutIntentsAndASinkWithoutANodeRecordNoOwners() throws {

@@ -24,11 +24,14 @@ public final class PostgresEventSink: EventSink {
 
   /// The statements of a group: reading what others appended since a seq, and the one statement
   /// that inserts a group's records and its intents' owner and notifies followers.
-  struct Statements {
-    let appendedAfter: String
-    let insertGroup: String
+  public struct Statements: Sendable {
+    /// The records after `$1`, in order. Not prepared: a prepared statement's plan is made once,
+    /// without the parameter's value, and one made while the log was small scans the whole
+    /// table for as long as it is kept; planned each time, it reads the index.
+    public let appendedAfter: String
+    public let insertGroup: String
 
-    init(_ location: PostgresLogLocation) {
+    public init(_ location: PostgresLogLocation) {
       appendedAfter = "SELECT seq, line FROM \(location.table) WHERE seq > $1 ORDER BY seq"
       insertGroup = """
         WITH appended AS (
@@ -152,7 +155,7 @@ public final class PostgresEventSink: EventSink {
             PostgresStatement("BEGIN"),
             PostgresStatement(PostgresEventLog.appendLockStatement(location), prepared: true),
             PostgresStatement(
-              statements.appendedAfter, [.int(lastSeen)], prepared: true, binaryResult: true),
+              statements.appendedAfter, [.int(lastSeen)], binaryResult: true),
           ])
           others = try PostgresEventLog.checkedRows(results[2], after: lastSeen, location: location)
         } catch let error as PostgresError {
