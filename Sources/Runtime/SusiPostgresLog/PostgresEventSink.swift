@@ -25,9 +25,10 @@ public final class PostgresEventSink: EventSink {
   /// The statements of a group: reading what others appended since a seq, and the one statement
   /// that inserts a group's records and its intents' owner and notifies followers.
   public struct Statements: Sendable {
-    /// The records after `$1`, in order. Not prepared: a prepared statement's plan is made once,
-    /// without the parameter's value, and one made while the log was small scans the whole
-    /// table for as long as it is kept; planned each time, it reads the index.
+    /// The records after `$1`, in order. Prepared like the others, its plan is made once,
+    /// without the parameter's value: one made while the log was small would scan the whole
+    /// table for as long as it is kept, so the append connection turns sequential scans off
+    /// (it only ever reads the log by seq).
     public let appendedAfter: String
     public let insertGroup: String
 
@@ -49,6 +50,8 @@ public final class PostgresEventSink: EventSink {
   /// The append connection, and the transaction a group is appended in.
   private struct Appender {
     var connection: PostgresConnection?
+    /// True once the connection is set up for appends (see `Statements.appendedAfter`).
+    var configured = false
     /// True from a group's first append to its commit: the transaction holds the append lock.
     var inTransaction = false
     /// The group's records, inserted when it commits.
@@ -147,6 +150,14 @@ public final class PostgresEventSink: EventSink {
       let lastSeen = known.load(ordering: .acquiring)
       var others: [(seq: Int, line: [UInt8])] = []
       if !appender.inTransaction {
+        if !appender.configured {
+          do {
+            try connection.execute("SET enable_seqscan TO off")
+          } catch let error as PostgresError {
+            throw PostgresLogError.database(error)
+          }
+          appender.configured = true
+        }
         appender.inTransaction = true
         // One round trip: the lock, then (a statement later, so it sees every commit made
         // before the lock was granted) what other nodes appended.
@@ -155,7 +166,7 @@ public final class PostgresEventSink: EventSink {
             PostgresStatement("BEGIN"),
             PostgresStatement(PostgresEventLog.appendLockStatement(location), prepared: true),
             PostgresStatement(
-              statements.appendedAfter, [.int(lastSeen)], binaryResult: true),
+              statements.appendedAfter, [.int(lastSeen)], prepared: true, binaryResult: true),
           ])
           others = try PostgresEventLog.checkedRows(results[2], after: lastSeen, location: location)
         } catch let error as PostgresError {
