@@ -24,15 +24,15 @@ public final class PostgresEventSink: EventSink {
 
   /// The statements of a group: reading what others appended since a seq, and the one statement
   /// that inserts a group's records and its intents' owner and notifies followers.
-  public struct Statements: Sendable {
+  struct Statements: Sendable {
     /// The records after `$1`, in order. Prepared like the others, its plan is made once,
     /// without the parameter's value: one made while the log was small would scan the whole
     /// table for as long as it is kept, so the append connection turns sequential scans off
     /// (it only ever reads the log by seq).
-    public let appendedAfter: String
-    public let insertGroup: String
+    let appendedAfter: String
+    let insertGroup: String
 
-    public init(_ location: PostgresLogLocation) {
+    init(_ location: PostgresLogLocation) {
       appendedAfter = "SELECT seq, line FROM \(location.table) WHERE seq > $1 ORDER BY seq"
       insertGroup = """
         WITH appended AS (
