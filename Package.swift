@@ -109,7 +109,7 @@ let package = Package(
     module(
       "SusiPostgresLog", in: "Runtime",
       dependencies: [
-        "SusiPostgres", "SusiStore", "SusiCore", "SusiCrypto", "SusiEventLog", "SusiJSON",
+        "SusiPostgres", "SusiStore", "SusiCore", "SusiEventLog", "SusiJSON",
         "SusiDelivery", "SusiAccess", "SusiFiles",
       ]),
 

@@ -233,6 +233,123 @@ struct PostgresLogTests {
     #expect((0..<owners.count).compactMap { owners.int($0, 1) } == [node, node])
   }
 
+  @Test(
+    .enabled(
+      if: (try? PostgresCluster.shared().countsStatements) == true,
+      "the server's package has no pg_stat_statements"))
+  func aGroupRunsFiveStatementsWhateverItsSizeAndNothingElse() throws {
+    let location = try freshLog()
+    let sink = try PostgresLogRecovery.open(location).sink
+    // A first group, which also sets the connection up.
+    _ = try sink.append(intentRecord(1))
+    try sink.commit()
+    let watcher = try PostgresConnection(location.database)
+    defer { watcher.close() }
+    try watcher.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    let database = "(SELECT oid FROM pg_database WHERE datname = current_database())"
+    try watcher.execute("SELECT pg_stat_statements_reset(0, \(database), 0)")
+    // Three groups of one, four and ten appends.
+    var seq = 1
+    for size in [1, 4, 10] {
+      for _ in 0..<size {
+        seq += 1
+        _ = try sink.append(intentRecord(seq))
+      }
+      try sink.commit()
+    }
+    sink.close()
+    let counted = try watcher.execute(
+      """
+      SELECT calls, query FROM pg_stat_statements
+      WHERE dbid = \(database) AND query NOT LIKE '%pg_stat_statements%' ORDER BY query
+      """)
+    let statements = (0..<counted.count).map {
+      (calls: counted.int($0, 0), query: counted.text($0, 1) ?? "")
+    }
+    // Per group: the transaction, the append lock, what other nodes appended, one statement
+    // for the rows, the owners and the notification, and the commit.
+    #expect(statements.count == 5, "\(statements)")
+    #expect(statements.allSatisfy { $0.calls == 3 }, "\(statements)")
+    for part in [
+      "BEGIN", "pg_advisory_xact_lock", "SELECT seq, line FROM \(location.table) WHERE seq >",
+      "INSERT INTO susi_log_owners", "COMMIT",
+    ] {
+      #expect(statements.contains { $0.query.contains(part) }, "\(part)")
+    }
+    #expect(try rows(location).map(\.seq) == Array(1...16))
+  }
+
+  @Test(
+    .enabled(
+      if: (try? PostgresCluster.shared().countsStatements) == true,
+      "the server's package has no pg_stat_statements"))
+  func theReadThatOpensAGroupReadsTheIndexAfterTheLogGrew() throws {
+    let location = try freshLog()
+    let sink = try PostgresLogRecovery.open(location).sink
+    var seq = 0
+    func group(_ size: Int) throws {
+      for _ in 0..<size {
+        seq += 1
+        _ = try sink.append(intentRecord(seq))
+      }
+      try sink.commit()
+    }
+    // Many groups while the log is small (a plan kept from then would scan the table), then
+    // the log grows to many pages.
+    for _ in 0..<12 { try group(1) }
+    for _ in 0..<6 { try group(500) }
+    let watcher = try PostgresConnection(location.database)
+    defer { watcher.close() }
+    try watcher.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    let database = "(SELECT oid FROM pg_database WHERE datname = current_database())"
+    try watcher.execute("SELECT pg_stat_statements_reset(0, \(database), 0)")
+    for _ in 0..<5 { try group(1) }
+    sink.close()
+    let pages = try watcher.execute(
+      "SELECT pg_relation_size($1::regclass) / 8192", [.text(location.table)]
+    ).int(0, 0)
+    let read = try watcher.execute(
+      """
+      SELECT calls, shared_blks_hit + shared_blks_read FROM pg_stat_statements
+      WHERE dbid = \(database) AND query LIKE 'SELECT seq, line FROM %'
+      """)
+    #expect(read.count == 1)
+    let calls = try #require(read.int(0, 0))
+    let blocks = try #require(read.int(0, 1))
+    #expect(calls == 5)
+    // An index scan reads a few blocks (the index's root and leaf, a heap page); a scan of the
+    // table reads every page.
+    #expect(try #require(pages) > 40)
+    #expect(
+      blocks / max(1, calls) < 10, "\(blocks) blocks in \(calls) reads of \(pages ?? 0) pages")
+  }
+
+  @Test func aGroupWithoutIntentsAndASinkWithoutANodeRecordNoOwners() throws {
+    let location = try freshLog()
+    let connection = try PostgresEventLog.connect(location)
+    // No node: its intents have no owner.
+    let sink = PostgresEventSink(location: location, connection: connection, lastSeq: 0)
+    _ = try sink.append(intentRecord(1))
+    try sink.commit()
+    sink.close()
+    // A node's group holding only a result: no intent to own.
+    let node = try PostgresLogRecovery.open(location).sink
+    let result = Event(
+      seq: 2, at: ReducerTester.epoch, origin: .runner, cause: 1, id: nil, idempotencyKey: nil,
+      action: .messageReceived(
+        .init(query: "question 1", answers: [.answer(expression: "a", language: nil, mood: nil)]))
+    )
+    _ = try node.appendEvent(after: { _ in result })
+    try node.commit()
+    node.close()
+    #expect(try rows(location).map(\.seq) == [1, 2])
+    let watcher = try PostgresConnection(location.database)
+    defer { watcher.close() }
+    let owners = try watcher.execute(
+      "SELECT count(*) FROM susi_log_owners WHERE log = $1", [.text(location.table)])
+    #expect(owners.int(0, 0) == 0)
+  }
+
   @Test func anotherNodeAppendsAfterAGroupCommitsAndFollowsIt() async throws {
     let location = try freshLog()
     let clock = ManualTimeSource(ReducerTester.epoch)

@@ -11,6 +11,28 @@ public enum PostgresValue: Sendable, Equatable {
   case bytes([UInt8])
 }
 
+/// One statement of a pipeline (`PostgresConnection.executePipeline`).
+public struct PostgresStatement: Sendable {
+  /// The statement; with parameters, exactly one, whose `$1`, `$2`… take `parameters`.
+  public var sql: String
+  public var parameters: [PostgresValue]
+  /// Parsed and planned once on a connection, and from then on executed by name: for a
+  /// statement a connection runs again and again.
+  public var prepared: Bool
+  /// Whether the columns come in binary (see `PostgresConnection.execute`).
+  public var binaryResult: Bool
+
+  public init(
+    _ sql: String, _ parameters: [PostgresValue] = [], prepared: Bool = false,
+    binaryResult: Bool = false
+  ) {
+    self.sql = sql
+    self.parameters = parameters
+    self.prepared = prepared
+    self.binaryResult = binaryResult
+  }
+}
+
 /// A notification received on a channel this connection listens to.
 public struct PostgresNotification: Sendable, Equatable {
   public var channel: String
@@ -21,6 +43,9 @@ public struct PostgresNotification: Sendable, Equatable {
 /// (wrap it in a `Mutex` to share it).
 public final class PostgresConnection {
   private var connection: OpaquePointer?
+  /// The statements prepared on this connection (see `PostgresStatement.prepared`): each one's
+  /// name, by its text.
+  private var preparedNames: [String: String] = [:]
   /// The URI it was opened with (its `description` hides any password).
   public let uri: PostgresURI
 
@@ -60,6 +85,7 @@ public final class PostgresConnection {
   public func reset() throws(PostgresError) {
     let connection = try open()
     PQreset(connection)
+    preparedNames = [:]
     guard PQstatus(connection) == CONNECTION_OK else {
       throw PostgresError(
         .connection, "cannot reconnect to \(uri): \(Self.text(PQerrorMessage(connection)))")
@@ -96,38 +122,87 @@ public final class PostgresConnection {
   public func executePipeline(
     _ statements: [(sql: String, parameters: [PostgresValue])]
   ) throws(PostgresError) -> [PostgresResult] {
+    try executePipeline(statements.map { PostgresStatement($0.sql, $0.parameters) })
+  }
+
+  /// Sends `statements` in one round trip (libpq's pipeline mode) and returns their results in
+  /// order. A prepared statement met for the first time on this connection is parsed and planned
+  /// in the same round trip, then kept under a name: later round trips only bind and execute
+  /// it. The first failing statement's error is thrown; in a transaction the statements after it
+  /// are skipped by the server.
+  @discardableResult
+  public func executePipeline(_ statements: [PostgresStatement]) throws(PostgresError)
+    -> [PostgresResult]
+  {
     let connection = try open()
     guard PQenterPipelineMode(connection) == 1 else {
       throw PostgresError(.connection, "cannot enter pipeline mode: \(errorText)")
     }
     defer { PQexitPipelineMode(connection) }
-    for statement in statements {
+    // What the server answers, in order: a prepare (its name, kept once it succeeds) or a
+    // statement (its index).
+    var expected: [(prepared: (sql: String, name: String)?, statement: Int)] = []
+    var naming: [String: String] = [:]
+    for (index, statement) in statements.enumerated() {
+      var name: String?
+      if statement.prepared {
+        if let known = preparedNames[statement.sql] ?? naming[statement.sql] {
+          name = known
+        } else {
+          let fresh = "susi_\(preparedNames.count + naming.count + 1)"
+          guard
+            PQsendPrepare(connection, fresh, statement.sql, Int32(statement.parameters.count), nil)
+              == 1
+          else { throw PostgresError(.connection, errorText) }
+          naming[statement.sql] = fresh
+          expected.append(((statement.sql, fresh), index))
+          name = fresh
+        }
+      }
       let sent = Self.withParameters(statement.parameters) { values, lengths, formats in
-        PQsendQueryParams(
-          connection, statement.sql, Int32(statement.parameters.count), nil, values, lengths,
-          formats, 0)
+        if let name {
+          PQsendQueryPrepared(
+            connection, name, Int32(statement.parameters.count), values, lengths, formats,
+            statement.binaryResult ? 1 : 0)
+        } else {
+          PQsendQueryParams(
+            connection, statement.sql, Int32(statement.parameters.count), nil, values, lengths,
+            formats, statement.binaryResult ? 1 : 0)
+        }
       }
       guard sent == 1 else { throw PostgresError(.connection, errorText) }
+      expected.append((nil, index))
     }
     guard PQpipelineSync(connection) == 1 else { throw PostgresError(.connection, errorText) }
     var results: [PostgresResult] = []
+    results.reserveCapacity(statements.count)
     var firstError: PostgresError?
-    for _ in statements {
+    for answer in expected {
       guard let result = PQgetResult(connection) else {
         throw PostgresError(.connection, "the pipeline ended early: \(errorText)")
       }
-      // Each statement's result is followed by a null that ends it.
+      // Each answer is followed by a null that ends it.
       while let extra = PQgetResult(connection) { PQclear(extra) }
       if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
         PQclear(result)
-        results.append(PostgresResult(rows: [], binary: false, affected: 0))
+        if answer.prepared == nil {
+          results.append(PostgresResult(rows: [], binary: false, affected: 0))
+        }
         continue
       }
+      let binary = statements[answer.statement].binaryResult
       do {
-        results.append(try take(result, binary: false, drain: false))
+        let taken = try take(result, binary: binary, drain: false)
+        if let prepared = answer.prepared {
+          preparedNames[prepared.sql] = prepared.name
+        } else {
+          results.append(taken)
+        }
       } catch {
         if firstError == nil { firstError = error }
-        results.append(PostgresResult(rows: [], binary: false, affected: 0))
+        if answer.prepared == nil {
+          results.append(PostgresResult(rows: [], binary: binary, affected: 0))
+        }
       }
     }
     // The sync point's own result.

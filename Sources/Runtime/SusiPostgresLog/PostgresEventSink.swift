@@ -1,5 +1,4 @@
 public import SusiCore
-import SusiCrypto
 import SusiEventLog
 public import SusiPostgres
 public import SusiStore
@@ -17,13 +16,42 @@ public final class PostgresEventSink: EventSink {
   private let reader: PostgresHistory
   /// Whether appends wait for `commit()` (see `commitsInGroups`).
   public let groupCommit: Bool
+  /// The statements appends run, prepared once on the append connection.
+  private let statements: Statements
   /// This node's number, when it holds its node lock: the intents it appends are recorded as
   /// its own in `susi_log_owners` (see `PostgresTakeover`).
   public let node: Int?
 
+  /// The statements of a group: reading what others appended since a seq, and the one statement
+  /// that inserts a group's records and its intents' owner and notifies followers.
+  struct Statements: Sendable {
+    /// The records after `$1`, in order. Prepared like the others, its plan is made once,
+    /// without the parameter's value: one made while the log was small would scan the whole
+    /// table for as long as it is kept, so the append connection turns sequential scans off
+    /// (it only ever reads the log by seq).
+    let appendedAfter: String
+    let insertGroup: String
+
+    init(_ location: PostgresLogLocation) {
+      appendedAfter = "SELECT seq, line FROM \(location.table) WHERE seq > $1 ORDER BY seq"
+      insertGroup = """
+        WITH appended AS (
+          INSERT INTO \(location.table) (seq, at, origin, type, line)
+          SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[],
+            $5::bytea[])),
+        owned AS (
+          INSERT INTO susi_log_owners (log, seq, node)
+          SELECT $6::text, unnest($7::bigint[]), $8::bigint)
+        SELECT pg_notify($9, $10)
+        """
+    }
+  }
+
   /// The append connection, and the transaction a group is appended in.
   private struct Appender {
     var connection: PostgresConnection?
+    /// True once the connection is set up for appends (see `Statements.appendedAfter`).
+    var configured = false
     /// True from a group's first append to its commit: the transaction holds the append lock.
     var inTransaction = false
     /// The group's records, inserted when it commits.
@@ -43,6 +71,7 @@ public final class PostgresEventSink: EventSink {
   ) {
     self.location = location
     self.node = node
+    statements = Statements(location)
     appender = Mutex(Appender(connection: connection))
     known = Atomic(lastSeq)
     reader = PostgresHistory(location: location)
@@ -121,16 +150,25 @@ public final class PostgresEventSink: EventSink {
       let lastSeen = known.load(ordering: .acquiring)
       var others: [(seq: Int, line: [UInt8])] = []
       if !appender.inTransaction {
+        if !appender.configured {
+          do {
+            try connection.execute("SET enable_seqscan TO off")
+          } catch let error as PostgresError {
+            throw PostgresLogError.database(error)
+          }
+          appender.configured = true
+        }
         appender.inTransaction = true
+        // One round trip: the lock, then (a statement later, so it sees every commit made
+        // before the lock was granted) what other nodes appended.
         do {
-          let result = try connection.execute(
-            """
-            BEGIN;
-            \(PostgresEventLog.appendLockStatement(location));
-            SELECT seq, line FROM \(location.table) WHERE seq > \(lastSeen) ORDER BY seq
-            """)
-          others = try PostgresEventLog.checkedRows(
-            try Self.binaryRows(fromText: result), after: lastSeen, location: location)
+          let results = try connection.executePipeline([
+            PostgresStatement("BEGIN"),
+            PostgresStatement(PostgresEventLog.appendLockStatement(location), prepared: true),
+            PostgresStatement(
+              statements.appendedAfter, [.int(lastSeen)], prepared: true, binaryResult: true),
+          ])
+          others = try PostgresEventLog.checkedRows(results[2], after: lastSeen, location: location)
         } catch let error as PostgresError {
           throw PostgresLogError.database(error)
         }
@@ -179,43 +217,32 @@ public final class PostgresEventSink: EventSink {
     }
   }
 
-  /// Inserts `appender.pending` and commits, notifying followers of the newest seq.
+  /// Inserts `appender.pending` and commits, notifying followers of the newest seq: one
+  /// statement (prepared once) and the commit, in one round trip.
   private func commit(_ appender: inout Appender, on connection: PostgresConnection)
     throws(PostgresLogError)
   {
     let pending = appender.pending
-    var statements: [(sql: String, parameters: [PostgresValue])] = [
-      (
-        "INSERT INTO \(location.table) (seq, at, origin, type, line) SELECT * FROM "
-          + "unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[], $5::bytea[])",
-        [
-          .text(Self.arrayLiteral(pending.map { String($0.seq) })),
-          .text(Self.arrayLiteral(pending.map { $0.event.at.rfc3339 })),
-          .text(Self.arrayLiteral(pending.map { $0.event.origin.rawValue })),
-          .text(Self.arrayLiteral(pending.map { $0.event.action.type.rawValue })),
-          .bytes(Self.binaryByteaArray(pending.map(\.line))),
-        ]
-      )
-    ]
-    let intents = pending.filter { $0.event.cause == nil }.map(\.seq)
-    if let node, !intents.isEmpty {
-      statements.append(
-        (
-          "INSERT INTO susi_log_owners (log, seq, node) SELECT $1, unnest($2::bigint[]), $3",
-          [
-            .text(location.table),
-            .text("{" + intents.map(String.init).joined(separator: ",") + "}"),
-            .int(node),
-          ]
-        ))
-    }
-    if let newest = pending.last?.seq {
-      statements.append(
-        ("SELECT pg_notify($1, $2)", [.text(location.channel), .text(String(newest))]))
-    }
-    statements.append(("COMMIT", []))
+    let intents = node == nil ? [] : pending.filter { $0.event.cause == nil }.map(\.seq)
+    let insert = PostgresStatement(
+      statements.insertGroup,
+      [
+        .bytes(Self.binaryArray(.int8, pending.map { Self.int64Bytes($0.seq) })),
+        .bytes(
+          Self.binaryArray(
+            .timestamptz,
+            pending.map { Self.int64Bytes(Self.postgresMicroseconds($0.event.at.milliseconds)) })),
+        .bytes(Self.binaryArray(.text, pending.map { Array($0.event.origin.rawValue.utf8) })),
+        .bytes(Self.binaryArray(.text, pending.map { Array($0.event.action.type.rawValue.utf8) })),
+        .bytes(Self.binaryArray(.bytea, pending.map(\.line))),
+        .text(location.table),
+        .bytes(Self.binaryArray(.int8, intents.map { Self.int64Bytes($0) })),
+        node.map { .int($0) } ?? .null,
+        .text(location.channel),
+        .text(String(pending.last?.seq ?? known.load(ordering: .acquiring))),
+      ], prepared: true)
     do {
-      try connection.executePipeline(statements)
+      try connection.executePipeline([insert, PostgresStatement("COMMIT")])
     } catch {
       throw .database(error)
     }
@@ -270,44 +297,18 @@ public final class PostgresEventSink: EventSink {
     }
   }
 
-  /// A text result's `bytea` cells (`\x` and hex digits) turned into their bytes, and its seqs
-  /// into 8-byte big-endian integers, so it reads like a binary result.
-  static func binaryRows(fromText result: PostgresResult) throws(PostgresError) -> PostgresResult {
-    var converted = PostgresResult(rows: [], binary: true, affected: result.affected)
-    converted.rows.reserveCapacity(result.count)
-    for row in 0..<result.count {
-      guard let seq = result.int(row, 0), let hex = result.bytes(row, 1),
-        let bytes = Self.decodeHex(bytea: hex)
-      else {
-        throw PostgresError(.query, "a row of the log is not a (seq, line) pair")
-      }
-      var seqBytes: [UInt8] = []
-      for shift in stride(from: 56, through: 0, by: -8) {
-        seqBytes.append(UInt8(truncatingIfNeeded: seq >> shift))
-      }
-      converted.rows.append([seqBytes, bytes])
-    }
-    return converted
+  /// The element types of the arrays a group is sent in, by their PostgreSQL type oid.
+  enum ArrayElement: Int {
+    case bytea = 17
+    case int8 = 20
+    case text = 25
+    case timestamptz = 1184
   }
 
-  /// A one-dimensional array in PostgreSQL's text form, each element quoted.
-  static func arrayLiteral(_ elements: [String]) -> String {
-    var literal = "{"
-    for (index, element) in elements.enumerated() {
-      if index > 0 { literal += "," }
-      literal += "\""
-      for character in element.unicodeScalars {
-        if character == "\"" || character == "\\" { literal += "\\" }
-        literal.unicodeScalars.append(character)
-      }
-      literal += "\""
-    }
-    return literal + "}"
-  }
-
-  /// A one-dimensional `bytea[]` in PostgreSQL's binary form (`array_recv`): the dimensions, the
-  /// element type (`bytea`, oid 17), then each element's length and bytes, big-endian.
-  static func binaryByteaArray(_ elements: [[UInt8]]) -> [UInt8] {
+  /// A one-dimensional array in PostgreSQL's binary form (`array_recv`): the dimensions, the
+  /// element type, then each element's length and bytes, big-endian; an empty array has no
+  /// dimension.
+  static func binaryArray(_ type: ArrayElement, _ elements: [[UInt8]]) -> [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + $1.count })
     func int32(_ value: Int) {
@@ -317,9 +318,10 @@ public final class PostgresEventSink: EventSink {
         UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value),
       ]
     }
-    int32(1)  // dimensions
+    int32(elements.isEmpty ? 0 : 1)  // dimensions
     int32(0)  // no nulls
-    int32(17)  // bytea
+    int32(type.rawValue)
+    guard !elements.isEmpty else { return bytes }
     int32(elements.count)
     int32(1)  // lower bound
     for element in elements {
@@ -329,12 +331,15 @@ public final class PostgresEventSink: EventSink {
     return bytes
   }
 
-  /// The bytes of a `bytea` in PostgreSQL's hex output format (`\x4a6b…`).
-  static func decodeHex(bytea: [UInt8]) -> [UInt8]? {
-    guard bytea.count >= 2, bytea[0] == UInt8(ascii: "\\"), bytea[1] == UInt8(ascii: "x") else {
-      return nil
-    }
-    return ByteEncoding.hexDecode(bytea[2...])
+  /// `value` as 8 big-endian bytes (a binary `bigint`).
+  static func int64Bytes(_ value: Int) -> [UInt8] {
+    let bits = UInt64(bitPattern: Int64(value))
+    return (0..<8).map { UInt8(truncatingIfNeeded: bits >> (56 - 8 * $0)) }
+  }
+
+  /// A time in milliseconds since 1970 as a binary `timestamptz`: microseconds since 2000.
+  static func postgresMicroseconds(_ milliseconds: Int64) -> Int {
+    Int(milliseconds - 946_684_800_000) * 1000
   }
 }
 

@@ -33,6 +33,10 @@ public final class PostgresCluster: Sendable {
   /// The folder of the server's Unix socket.
   public var socketFolder: String { folder }
   private let binaries: String
+  /// Whether the server loads `pg_stat_statements` (it does when the package ships it, as
+  /// Debian's does): a database that runs `CREATE EXTENSION pg_stat_statements` can then count
+  /// the statements a test makes.
+  public let countsStatements: Bool
   private let counter = Atomic<Int>(0)
   private let creating = Mutex<Void>(())
 
@@ -66,6 +70,8 @@ public final class PostgresCluster: Sendable {
     binaries =
       (URL(fileURLWithPath: initdb).resolvingSymlinksInPath().path as NSString)
       .deletingLastPathComponent
+    countsStatements = FileManager.default.fileExists(
+      atPath: binaries + "/../lib/pg_stat_statements.so")
     Self.removeAbandoned(binaries: binaries)
     folder = "/tmp/susi-pg-\(getpid())-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -82,6 +88,7 @@ public final class PostgresCluster: Sendable {
       ]
     )
     var settings = "-c listen_addresses='' -k \(folder) -c max_connections=200"
+    if countsStatements { settings += " -c shared_preload_libraries=pg_stat_statements" }
     if !durable { settings += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
     try run(
       "pg_ctl",

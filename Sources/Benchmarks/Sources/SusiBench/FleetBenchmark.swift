@@ -13,7 +13,9 @@
 // Options: --seconds=N (each measured phase, default 5), --kills=N (default 20),
 // --connections=N (per node, default 16), --subscriber-during-intake (the webhook subscriber is
 // added before intake is measured rather than after: the nodes then deliver every event to it
-// meanwhile, which the file log's node it is compared with does not).
+// meanwhile, which the file log's node it is compared with does not), --statements (the cluster
+// loads pg_stat_statements, and the steady phase ends with every statement the database ran in it:
+// calls and execution time per intent, rows per call).
 
 import Foundation
 import SusiHTTPServer
@@ -38,6 +40,8 @@ private struct FleetBenchmark {
   /// Whether the webhook subscriber is delivered to while intake is measured (by default it is
   /// added after: the one node on a file log it is compared with has none).
   let subscriberDuringIntake: Bool
+  /// Whether the steady phase's statements are listed (from pg_stat_statements).
+  let statements: Bool
   let arguments: [String]
   let directory: String
 
@@ -47,6 +51,7 @@ private struct FleetBenchmark {
     kills = option("--kills", in: arguments).flatMap { Int($0) } ?? 20
     connectionsPerNode = option("--connections", in: arguments).flatMap { Int($0) } ?? 16
     subscriberDuringIntake = arguments.contains("--subscriber-during-intake")
+    statements = arguments.contains("--statements")
     directory = "/tmp/susi-bench-fleet-\(getpid())"
   }
 
@@ -64,7 +69,9 @@ private struct FleetBenchmark {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let postgres = try PostgresBenchmark(arguments: ["--seconds=\(Int(seconds))"])
-    try postgres.startCluster()
+    try postgres.startCluster(
+      serverOptions: statements
+        ? "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all" : "")
     defer { postgres.stopCluster() }
     let cluster = postgres.folder + "/data"
     let database = "postgresql:///bench?host=\(postgres.folder)&user=susi&log=fleet"
@@ -134,13 +141,14 @@ private struct FleetBenchmark {
 
     // Steady: intake and follow lag; how large the groups are (each commit sends one NOTIFY)
     // and how often a node waits for the other's append lock.
+    let statementCounter = statements ? try StatementCounter(uri: database) : nil
     let watch = try DatabaseWatch(uri: database)
     watch.start()
-    let cpuBefore = CPUSample(cluster: cluster)
+    let cpuBefore = CPUSample(cluster: cluster, excluding: watch.backends)
     let steadyStart = FleetClock.now
     usleep(UInt32(seconds * 1_000_000))
     let steadyEnd = FleetClock.now
-    let cpuAfter = CPUSample(cluster: cluster)
+    let cpuAfter = CPUSample(cluster: cluster, excluding: watch.backends)
     let (groups, samples, waiting) = watch.stop()
     let steady = load.acknowledged(between: steadyStart, and: steadyEnd)
     let steadyRate = Double(steady.count) / (Double(steadyEnd - steadyStart) / 1e9)
@@ -163,6 +171,7 @@ private struct FleetBenchmark {
         Double(groups) / seconds, Double(2 * steady.count) / Double(max(1, groups)),
         100 * Double(waiting) / Double(max(1, samples)), samples))
     fleetSay(cpuAfter.report(since: cpuBefore, intents: steady.count))
+    if let statementCounter { fleetSay(try statementCounter.report(intents: steady.count)) }
     let arrivals = stream.arrivals
     var lags: [Double] = []
     var missing = 0
@@ -343,17 +352,30 @@ private final class DatabaseWatch: @unchecked Sendable {
   private let stopped = Atomic<Bool>(false)
   private let result = Mutex<(groups: Int, samples: Int, waiting: Int)>((0, 0, 0))
   private let done = DispatchGroup()
+  /// The server processes of its connections (once both are open): their CPU is the watch's,
+  /// not the fleet's.
+  private let serverProcesses = Mutex<Set<Int32>>([])
+  private let opened = DispatchSemaphore(value: 0)
 
   init(uri: String) throws { location = try PostgresLogLocation(uri) }
+
+  var backends: Set<Int32> { serverProcesses.withLock { $0 } }
+
+  private func note(_ connection: PostgresConnection?) {
+    if let pid = (try? connection?.execute("SELECT pg_backend_pid()"))?.int(0, 0) {
+      serverProcesses.withLock { _ = $0.insert(Int32(pid)) }
+    }
+    opened.signal()
+  }
 
   func start() {
     let location = self.location
     done.enter()
     Thread { [self] in
       defer { done.leave() }
-      guard let connection = try? PostgresConnection(location.database),
-        (try? connection.listen(location.channel)) != nil
-      else { return }
+      let connection = try? PostgresConnection(location.database)
+      note(connection)
+      guard let connection, (try? connection.listen(location.channel)) != nil else { return }
       defer { connection.close() }
       while !stopped.load(ordering: .acquiring) {
         let received = (try? connection.waitForNotifications(timeoutMilliseconds: 50)) ?? []
@@ -363,7 +385,9 @@ private final class DatabaseWatch: @unchecked Sendable {
     done.enter()
     Thread { [self] in
       defer { done.leave() }
-      guard let connection = try? PostgresConnection(location.database) else { return }
+      let connection = try? PostgresConnection(location.database)
+      note(connection)
+      guard let connection else { return }
       defer { connection.close() }
       while !stopped.load(ordering: .acquiring) {
         let waiters =
@@ -377,12 +401,58 @@ private final class DatabaseWatch: @unchecked Sendable {
         usleep(10_000)
       }
     }.start()
+    // Both connections open (and their server processes known) before the fleet is measured.
+    opened.wait()
+    opened.wait()
   }
 
   func stop() -> (groups: Int, samples: Int, waiting: Int) {
     stopped.store(true, ordering: .releasing)
     done.wait()
     return result.withLock { $0 }
+  }
+}
+
+/// Lists the statements the database ran from its start to `report` (pg_stat_statements, which
+/// the cluster loads with `--statements`): for each, calls and execution time per intent, rows
+/// per call, busiest first.
+private struct StatementCounter {
+  let connection: PostgresConnection
+
+  init(uri: String) throws {
+    connection = try PostgresConnection(try PostgresLogLocation(uri).database)
+    try connection.execute(
+      "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()")
+  }
+
+  func report(intents: Int) throws -> String {
+    let result = try connection.execute(
+      """
+      SELECT calls, total_exec_time, rows, regexp_replace(query, '\\s+', ' ', 'g')
+      FROM pg_stat_statements ORDER BY calls DESC LIMIT 30
+      """)
+    let per = Double(max(1, intents))
+    var lines = [
+      String(format: "  statements in the steady phase, per intent (%d intents):", intents),
+      "    calls/intent  µs/intent  rows/call  statement",
+    ]
+    var calls = 0.0
+    var time = 0.0
+    for row in 0..<result.count {
+      let count = Double(result.int(row, 0) ?? 0)
+      let milliseconds = Double(result.text(row, 1) ?? "") ?? 0
+      let rows = Double(result.int(row, 2) ?? 0)
+      calls += count
+      time += milliseconds
+      lines.append(
+        String(
+          format: "    %12.3f  %9.2f  %9.1f  %@", count / per, 1000 * milliseconds / per,
+          rows / max(1, count), String((result.text(row, 3) ?? "").prefix(110))))
+    }
+    lines.append(
+      String(format: "    %12.3f  %9.2f             (all listed)", calls / per, 1000 * time / per))
+    connection.close()
+    return lines.joined(separator: "\n")
   }
 }
 
@@ -395,8 +465,9 @@ private struct CPUSample {
   var all = 0
   var byName: [String: Int] = [:]
 
-  /// `cluster`: the data folder of the benchmark's PostgreSQL (its `postmaster.pid` names it).
-  init(cluster: String) {
+  /// `cluster`: the data folder of the benchmark's PostgreSQL (its `postmaster.pid` names it);
+  /// `excluding`: its server processes that serve the benchmark's own watch, not the fleet.
+  init(cluster: String, excluding: Set<Int32> = []) {
     if let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
       let first = text.split(separator: "\n").first
     {
@@ -409,7 +480,7 @@ private struct CPUSample {
       .split(separator: "\n").first.flatMap { Int32($0) }
     let me = getpid()
     for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-      guard let pid = Int32(entry),
+      guard let pid = Int32(entry), !excluding.contains(pid),
         let text = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
         let close = text.lastIndex(of: ")")
       else { continue }

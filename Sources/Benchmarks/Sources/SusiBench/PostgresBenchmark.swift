@@ -240,7 +240,8 @@ struct PostgresBenchmark {
 
   // MARK: The cluster
 
-  func startCluster() throws {
+  /// Starts the throw-away cluster; `serverOptions` are more `-c name=value` settings.
+  func startCluster(serverOptions: String = "") throws {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     if geteuid() == 0, let nobody = getpwnam("nobody") {
       chown(folder, nobody.pointee.pw_uid, nobody.pointee.pw_gid)
@@ -252,7 +253,7 @@ struct PostgresBenchmark {
       "pg_ctl",
       [
         "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-o",
-        "-c listen_addresses='' -k \(folder)", "start",
+        "-c listen_addresses='' -k \(folder) \(serverOptions)", "start",
       ])
     try command("createdb", ["-h", folder, "-U", "susi", "bench"], asServer: false)
   }
