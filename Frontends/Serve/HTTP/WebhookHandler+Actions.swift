@@ -20,37 +20,51 @@ extension WebhookHandler {
     // Keys are scoped to the caller's key, so two callers cannot collide or see each other's.
     let scopedKey = clientKey.map { "\(caller.keyID):\($0)" }
     let wait = try Self.waitRequested(request)
-    // Backpressure: while the runner has all the work it may queue, refuse new work (a retry
-    // of an accepted request is still answered from the log).
-    if await store.isFull, await !isRetry(scopedKey) {
-      throw WebhookError(
-        429, "busy",
-        "susi has \(store.inFlightLimit) requests in flight; nothing was recorded, retry in a second",
-        headers: ["Retry-After": "1"])
-    }
+    // Backpressure, decided in the same turn of the store as the append: while the runner has
+    // all the work it may queue, new work is refused (a retry of an accepted request is still
+    // answered from the log).
     let sent: SentAction
     do {
       sent = try await store.sendChecked(
         decoded.action, origin: options.origin.carried(by: RequestLogging.id(of: request)),
-        id: decoded.id, idempotencyKey: scopedKey)
+        id: decoded.id, idempotencyKey: scopedKey, refusingWhenFull: true)
     } catch {
       switch error {
       case .store(.duplicate(let first)):
         return try await repeated(decoded, first: first, wait: wait)
       case .store(let failure): throw Self.unavailable(failure)
       case .access(let problem): throw problem.webhookError
+      case .busy:
+        throw WebhookError(
+          429, "busy",
+          "susi has \(store.inFlightLimit) requests in flight; nothing was recorded, retry in a second",
+          headers: ["Retry-After": "1"])
       }
     }
     let seq = sent.published.seq
-    guard wait else { return Self.json(202) { $0.field("seq", seq) } }
+    guard wait else { return Self.accepted(seq: seq) }
     let (events, settled) = await results(of: seq)
     return Self.eventsResponse(settled ? 200 : 202, seq: seq, events: events)
   }
 
-  /// True when `key` was already used: the request is a retry of one in the log.
-  private func isRetry(_ key: String?) async -> Bool {
-    guard let key else { return false }
-    return await store.seq(forIdempotencyKey: key) != nil
+  /// The headers of a JSON answer, made once.
+  static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json"]
+
+  /// `202 {"seq":N}`, its body written as bytes.
+  static func accepted(seq: Int) -> HTTPResponse {
+    var body: [UInt8] = []
+    body.reserveCapacity(28)
+    body.append(contentsOf: #"{"seq":"#.utf8)
+    if seq < 0 { body.append(UInt8(ascii: "-")) }
+    let start = body.count
+    var rest = seq.magnitude
+    repeat {
+      body.append(UInt8(ascii: "0") + UInt8(rest % 10))
+      rest /= 10
+    } while rest > 0
+    body[start...].reverse()
+    body.append(UInt8(ascii: "}"))
+    return HTTPResponse(status: 202, headers: jsonHeaders, body: body)
   }
 
   /// The answer to a retried request: the first one's, without appending again. A key reused

@@ -34,9 +34,21 @@ public struct HTTPRequest: Sendable {
 
   /// The target's path, percent-decoded (`/cms/getSkillList.json`).
   public var path: String {
-    let raw =
-      target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-    return URLEncodedForm.percentDecode(String(raw), plusIsSpace: false) ?? String(raw)
+    // One pass to the `?`: a path without `%` is returned as it is, decoded otherwise.
+    let bytes = target.utf8
+    var end = bytes.endIndex
+    var encoded = false
+    for index in bytes.indices {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "?") {
+        end = index
+        break
+      }
+      if byte == UInt8(ascii: "%") { encoded = true }
+    }
+    if !encoded && end == bytes.endIndex { return target }
+    let raw = String(target[..<end])
+    return encoded ? URLEncodedForm.percentDecode(raw, plusIsSpace: false) ?? raw : raw
   }
 
   /// The target's query string without the `?`, or nil.

@@ -46,6 +46,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
   /// Field names are ASCII tokens, so ASCII case folding is enough and needs no allocation.
   public static func namesMatch(_ a: String, _ b: String) -> Bool {
+    // Names of different lengths never match: most fields are told apart here.
+    guard a.utf8.count == b.utf8.count else { return false }
     var left = a.utf8.makeIterator()
     var right = b.utf8.makeIterator()
     while true {

@@ -124,7 +124,7 @@ public struct OperatorLog: Sendable {
         o.field("level", level.name)
         o.field("component", component)
         o.field("message", message)
-        for (key, value) in fields where !Self.reserved.contains(key) {
+        for (key, value) in fields where !Self.isReserved(key) {
           o.field(dynamic: key) { w in
             switch value {
             case .string(let text): w.string(text)
@@ -134,7 +134,8 @@ public struct OperatorLog: Sendable {
           }
         }
       }
-      return w.bytes + [0x0A]
+      w.byte(0x0A)
+      return w.bytes
     case .text:
       var text = "\(time) \(level.name.uppercased()) \(component): \(Self.printable(message))"
       for (key, value) in fields {
@@ -151,8 +152,11 @@ public struct OperatorLog: Sendable {
     }
   }
 
-  /// Names the JSON line sets itself.
-  private static let reserved: Set<String> = ["time", "level", "component", "message"]
+  /// Whether the JSON line sets the name `key` itself (compared without hashing: a line has a
+  /// handful of fields).
+  private static func isReserved(_ key: String) -> Bool {
+    key == "time" || key == "level" || key == "component" || key == "message"
+  }
 
   /// `text` with control characters (a forged newline, an escape sequence) shown as `\u{…}`.
   static func printable(_ text: String) -> String {
@@ -177,12 +181,39 @@ public struct OperatorLog: Sendable {
     var seconds = spec.tv_sec
     var parts = tm()
     gmtime_r(&seconds, &parts)
-    func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    let millis = spec.tv_nsec / 1_000_000
-    let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-    return
-      "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-      + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(ms)Z"
+    // Written digit by digit into one buffer: `2026-11-26T10:03:10.123Z`.
+    var text: [UInt8] = []
+    text.reserveCapacity(28)
+    func digits(_ value: Int, _ count: Int) {
+      var divisor = 1
+      for _ in 1..<count { divisor *= 10 }
+      var rest = value
+      while divisor > 0 {
+        text.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+        rest %= divisor
+        divisor /= 10
+      }
+    }
+    let year = Int(parts.tm_year) + 1900
+    if (1000...9999).contains(year) {
+      digits(year, 4)
+    } else {
+      text.append(contentsOf: String(year).utf8)
+    }
+    text.append(UInt8(ascii: "-"))
+    digits(Int(parts.tm_mon) + 1, 2)
+    text.append(UInt8(ascii: "-"))
+    digits(Int(parts.tm_mday), 2)
+    text.append(UInt8(ascii: "T"))
+    digits(Int(parts.tm_hour), 2)
+    text.append(UInt8(ascii: ":"))
+    digits(Int(parts.tm_min), 2)
+    text.append(UInt8(ascii: ":"))
+    digits(Int(parts.tm_sec), 2)
+    text.append(UInt8(ascii: "."))
+    digits(spec.tv_nsec / 1_000_000, 3)
+    text.append(UInt8(ascii: "Z"))
+    return String(decoding: text, as: UTF8.self)
   }
 }
 

@@ -82,6 +82,7 @@ public struct AccessAdministration: Sendable {
       switch error {
       case .access(let problem): throw .access(problem)
       case .store(let failure): throw .store(failure)
+      case .busy: throw .store(.logFailed("the store is full"))
       }
     }
   }

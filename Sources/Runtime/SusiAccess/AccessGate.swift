@@ -106,26 +106,29 @@ public final class AccessGate: Sendable {
   /// header, the token is malformed, unknown, does not match, or its key is revoked. The
   /// message does not say which, so probing learns nothing.
   public func authenticate(_ headers: HTTPHeaders) throws(AccessRefused) -> Caller {
-    guard let value = headers["Authorization"] else {
+    guard var value = headers["Authorization"] else {
       throw AccessRefused(message: "send a key as Authorization: Bearer <key>")
     }
-    let bytes = Array(value.utf8)
-    let scheme = Array("bearer ".utf8)
-    guard bytes.count > scheme.count,
-      zip(bytes, scheme).allSatisfy({ $1 == 0x20 ? $0 == 0x20 : $0 | 0x20 == $1 })
-    else {
-      throw AccessRefused(message: "send a key as Authorization: Bearer <key>")
+    // The header's bytes are read where they are: no copy of the token, no string made of it.
+    let found = value.withUTF8 { bytes -> Result<Caller, AccessRefused> in
+      let scheme = "bearer ".utf8
+      guard bytes.count > scheme.count,
+        zip(bytes, scheme).allSatisfy({ $1 == 0x20 ? $0 == 0x20 : $0 | 0x20 == $1 })
+      else {
+        return .failure(AccessRefused(message: "send a key as Authorization: Bearer <key>"))
+      }
+      var start = scheme.count
+      var end = bytes.count
+      while start < end && bytes[start] == 0x20 { start += 1 }
+      while end > start && bytes[end - 1] == 0x20 { end -= 1 }
+      let token = UnsafeBufferPointer(rebasing: bytes[start..<end])
+      guard let keyID = KeyToken.keyID(of: token), keys.matches(keyID: keyID, token: token),
+        let privileges = snapshot.withLock({ $0.privileges[keyID] })
+      else {
+        return .failure(AccessRefused(message: "the key is unknown or revoked"))
+      }
+      return .success(Caller(keyID: keyID, privileges: privileges))
     }
-    var start = scheme.count
-    var end = bytes.count
-    while start < end && bytes[start] == 0x20 { start += 1 }
-    while end > start && bytes[end - 1] == 0x20 { end -= 1 }
-    let tokenText = String(decoding: bytes[start..<end], as: UTF8.self)
-    guard let token = KeyToken(tokenText), keys.matches(token),
-      let privileges = snapshot.withLock({ $0.privileges[token.keyID] })
-    else {
-      throw AccessRefused(message: "the key is unknown or revoked")
-    }
-    return Caller(keyID: token.keyID, privileges: privileges)
+    return try found.get()
   }
 }

@@ -103,8 +103,15 @@ public final class KeyFile: Sendable {
   /// An unknown id takes the same path as a known one (hash the token, compare against a hash
   /// of the same length), so the time taken does not tell whether a key id exists.
   public func matches(_ token: KeyToken) -> Bool {
-    let stored = hashes.withLock { $0[token.keyID] }
-    let equal = compare(stored ?? Self.unknownKeyHash, token.hash)
+    var text = token.text
+    return text.withUTF8 { matches(keyID: token.keyID, token: $0) }
+  }
+
+  /// Whether `token`, the bytes of a presented token whose key id is `keyID`, is that key's
+  /// secret; the same check as `matches(_:)`, hashing the bytes where they are.
+  func matches(keyID: String, token: UnsafeBufferPointer<UInt8>) -> Bool {
+    let stored = hashes.withLock { $0[keyID] }
+    let equal = compare(stored ?? Self.unknownKeyHash, Digest.sha256(token))
     return stored != nil && equal
   }
 

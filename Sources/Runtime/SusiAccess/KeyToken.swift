@@ -21,15 +21,23 @@ public struct KeyToken: Sendable, Equatable, CustomStringConvertible {
 
   /// Reads a presented token; nil when it does not have the shape of one.
   public init?(_ text: String) {
-    let bytes = Array(text.utf8)
-    // "susi_" + 16 hex + "_" + 43 base64url characters.
-    guard bytes.count == 65, text.hasPrefix("susi_"), bytes[21] == UInt8(ascii: "_") else {
-      return nil
-    }
-    let id = "key_" + String(decoding: bytes[5..<21], as: UTF8.self)
-    guard AccessControl.isKeyID(id) else { return nil }
+    var text = text
+    guard let id = text.withUTF8(Self.keyID(of:)) else { return nil }
     self.keyID = id
     self.text = text
+  }
+
+  /// The key id of a presented token's bytes, or nil when they do not have the shape of one:
+  /// "susi_" + 16 lowercase hex digits + "_" + 43 characters. Reads the bytes in place.
+  static func keyID(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    guard bytes.count == 65, bytes[21] == UInt8(ascii: "_"),
+      bytes[0..<5].elementsEqual("susi_".utf8),
+      bytes[5..<21].allSatisfy({ b in
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+          || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(b)
+      })
+    else { return nil }
+    return "key_" + String(decoding: UnsafeBufferPointer(rebasing: bytes[5..<21]), as: UTF8.self)
   }
 
   private init(keyID: String, text: String) {

@@ -5,7 +5,9 @@
 //
 // Options: --seconds=N (per run, default 3), --repeat=N (runs per connection count, default 3;
 // the run with the median throughput is shown, as the machine may be shared), --loops=N (server
-// event loops), --client-threads=N (load-generator threads, default 1).
+// event loops), --client-threads=N (load-generator threads, default 1), --hummingbird=PATH (the
+// anchor of IntakeAnchor.swift: the same load at 16 and 64 connections goes to it too, and the
+// ratio is printed).
 
 import CEpoll
 import Foundation
@@ -32,26 +34,30 @@ let httpBenchmark = Benchmark(
     "server: \(loops) event loop(s); load generator: \(clientThreads) thread(s); "
       + "median of \(repeats) runs of \(seconds) s"
   )
+  let anchor: ServerProcess?
+  switch IntakeAnchor.locate(arguments) {
+  case .success(let path):
+    anchor = try ServerProcess(name: "hummingbird", path: path, arguments: ["0"])
+  case .failure(let missing):
+    anchor = nil
+    print(missing.reason)
+  }
+  defer { anchor?.stop() }
   print("connections   requests/s (min…max)      p50 (µs)   p99 (µs)   errors")
+  var own: [Int: Double] = [:]
   for connections in [1, 16, 64] {
-    var runs: [HTTPBenchmark.Result] = []
-    for _ in 0..<repeats {
-      runs.append(
-        HTTPBenchmark.LoadGenerator.run(
-          port: port, connections: connections, threads: min(clientThreads, connections),
-          seconds: Double(seconds)))
+    let median = HTTPBenchmark.medianRun(
+      port: port, connections: connections, clientThreads: clientThreads, seconds: seconds,
+      repeats: repeats, label: String(connections))
+    own[connections] = median.requestsPerSecond
+  }
+  if let anchor {
+    for connections in [16, 64] {
+      HTTPBenchmark.medianRun(
+        port: anchor.port, connections: connections, clientThreads: clientThreads,
+        seconds: seconds, repeats: repeats, label: "\(connections) anchor",
+        ratioTo: own[connections])
     }
-    runs.sort { $0.requestsPerSecond < $1.requestsPerSecond }
-    let median = runs[runs.count / 2]
-    let spread =
-      "\(String(format: "%.0f", runs[0].requestsPerSecond))…\(String(format: "%.0f", runs[runs.count - 1].requestsPerSecond))"
-    print(
-      "\(String(connections).padding(toLength: 13, withPad: " ", startingAt: 0)) "
-        + "\(HTTPBenchmark.pad(String(format: "%.0f", median.requestsPerSecond), 10)) "
-        + "\(spread.padding(toLength: 14, withPad: " ", startingAt: 0))"
-        + "\(HTTPBenchmark.pad(String(format: "%.0f", median.percentile(0.50)), 8))   "
-        + "\(HTTPBenchmark.pad(String(format: "%.0f", median.percentile(0.99)), 8))   \(median.errors)"
-    )
   }
   HTTPBenchmark.runWrkIfInstalled(port: port, seconds: seconds)
   await server.shutdown()
@@ -83,6 +89,37 @@ enum HTTPBenchmark {
       return HTTPResponse(
         status: 202, headers: ["Content-Type": "application/json"], body: reply.json.compactBytes)
     }
+  }
+
+  /// Runs the load `repeats` times and prints the median run's line (with the ratio of `ratioTo`
+  /// to its requests/s, when given).
+  @discardableResult
+  static func medianRun(
+    port: Int, connections: Int, clientThreads: Int, seconds: Int, repeats: Int, label: String,
+    ratioTo: Double? = nil
+  ) -> Result {
+    var runs: [Result] = []
+    for _ in 0..<repeats {
+      runs.append(
+        LoadGenerator.run(
+          port: port, connections: connections, threads: min(clientThreads, connections),
+          seconds: Double(seconds)))
+    }
+    runs.sort { $0.requestsPerSecond < $1.requestsPerSecond }
+    let median = runs[runs.count / 2]
+    let spread =
+      "\(String(format: "%.0f", runs[0].requestsPerSecond))…\(String(format: "%.0f", runs[runs.count - 1].requestsPerSecond))"
+    var line =
+      "\(label.padding(toLength: 13, withPad: " ", startingAt: 0)) "
+      + "\(pad(String(format: "%.0f", median.requestsPerSecond), 10)) "
+      + "\(spread.padding(toLength: 14, withPad: " ", startingAt: 0))"
+      + "\(pad(String(format: "%.0f", median.percentile(0.50)), 8))   "
+      + "\(pad(String(format: "%.0f", median.percentile(0.99)), 8))   \(median.errors)"
+    if let ratioTo, median.requestsPerSecond > 0 {
+      line += String(format: "   → ours %.2fx the anchor", ratioTo / median.requestsPerSecond)
+    }
+    print(line)
+    return median
   }
 
   /// The value of `--name=N` among the arguments.

@@ -4,7 +4,16 @@
 // and 64 keep-alive connections. Prints requests/s and p50/p99 latency; with `wrk` installed, its
 // figures for the same request too.
 //
-// Options: --seconds=N (per run, default 5).
+// With the Hummingbird anchor (`--hummingbird=PATH` or `SUSI_BENCH_HUMMINGBIRD`, see
+// IntakeAnchor.swift), the same load client and the same wrk runs go to it too, and the ratios
+// are printed. Then the real binaries: `susi serve` (the release build, or `SUSI_BINARY`) and
+// the anchor, each a process of its own, take turns under `wrk -t1 -c64` for `--rounds=N`
+// rounds (default 3), with `--baseline-susi=PATH` (an earlier build of `susi`) taking a turn
+// too: requests/s, latency, the server's CPU time per request, and whether every acknowledged
+// intent is in the log.
+//
+// Options: --seconds=N (per run, default 5), --rounds=N, --hummingbird=PATH,
+// --baseline-susi=PATH.
 
 import CEpoll
 import Foundation
@@ -66,67 +75,178 @@ enum WebhookBenchmark {
     print(
       "log: \(log) (fsync batch); server: \(HTTPServer.Configuration.defaultEventLoopCount) event loop(s)"
     )
+    let anchorPath = IntakeAnchor.locate(arguments)
+    let anchor: ServerProcess?
+    switch anchorPath {
+    case .success(let path):
+      anchor = try ServerProcess(name: "hummingbird", path: path, arguments: ["0"])
+    case .failure(let missing):
+      anchor = nil
+      print(missing.reason)
+    }
+    defer { anchor?.stop() }
     print("connections   requests/s   p50 (ms)   p99 (ms)   statuses")
+    var own: [Int: WebhookLoadClient.Result] = [:]
     for connections in [16, 64] {
       let result = WebhookLoadClient(port: port, request: request).run(
         connections: connections, seconds: seconds, warmup: 1)
-      let statuses = result.statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }
-        .joined(separator: " ")
-      print(
-        "\(String(connections).padding(toLength: 13, withPad: " ", startingAt: 0)) "
-          + "\(String(format: "%10.0f", result.perSecond))   \(String(format: "%8.2f", result.percentile(0.5)))   "
-          + "\(String(format: "%8.2f", result.percentile(0.99)))   \(statuses)")
+      own[connections] = result
+      print(row(String(connections), result))
     }
-    runWrk(port: port, token: token.text, seconds: Int(seconds), directory: directory)
+    if let anchor {
+      for connections in [16, 64] {
+        let result = WebhookLoadClient(port: anchor.port, request: request).run(
+          connections: connections, seconds: seconds, warmup: 1)
+        let ratio = (own[connections]?.perSecond ?? 0) / max(result.perSecond, 1)
+        print(
+          row("\(connections) anchor", result)
+            + String(format: "   → susi %.2fx the anchor", ratio))
+      }
+    }
+    if let wrk = Wrk.path {
+      let headers = ["Content-Type": "application/json", "Authorization": "Bearer \(token.text)"]
+      for connections in [16, 64] {
+        let mine = Wrk.run(
+          wrk, port: port, connections: connections, seconds: Int(seconds), body: body,
+          headers: headers, directory: directory)
+        print("wrk -t1 -c\(connections):        " + (mine?.summary ?? "no figures"))
+        if let anchor {
+          let theirs = Wrk.run(
+            wrk, port: anchor.port, connections: connections, seconds: Int(seconds), body: body,
+            headers: headers, directory: directory)
+          var line = "wrk -t1 -c\(connections) anchor: " + (theirs?.summary ?? "no figures")
+          if let mine, let theirs, theirs.requestsPerSecond > 0 {
+            line += String(
+              format: "   → susi %.2fx the anchor",
+              mine.requestsPerSecond / theirs.requestsPerSecond)
+          }
+          print(line)
+        }
+      }
+    } else {
+      print("(wrk not installed; skipping the wrk runs)")
+    }
     let appended = await app.store.lastSeq - before
     await server.shutdown()
     await service.shutdown()
     await app.stop()
     print("events appended: \(appended)")
+    try realBinaries(arguments, anchor: anchor, seconds: Int(seconds))
   }
 
-  /// The same request through wrk, when it is installed.
-  static func runWrk(port: Int, token: String, seconds: Int, directory: String) {
-    guard
-      let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first(where: {
-        FileManager.default.isExecutableFile(atPath: $0)
-      })
-    else {
-      print("(wrk not installed; skipping the comparison run)")
+  /// One line of the load client's table.
+  static func row(_ label: String, _ result: WebhookLoadClient.Result) -> String {
+    let statuses = result.statuses.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }
+      .joined(separator: " ")
+    return "\(label.padding(toLength: 13, withPad: " ", startingAt: 0)) "
+      + "\(String(format: "%10.0f", result.perSecond))   \(String(format: "%8.2f", result.percentile(0.5)))   "
+      + "\(String(format: "%8.2f", result.percentile(0.99)))   \(statuses)"
+  }
+
+  /// `susi serve` as built (and an earlier build, when given) and the anchor, each a process of
+  /// its own, taking turns under `wrk -t1 -c64`.
+  static func realBinaries(_ arguments: [String], anchor: ServerProcess?, seconds: Int) throws {
+    guard let wrk = Wrk.path else { return }
+    let rounds =
+      arguments.compactMap { $0.hasPrefix("--rounds=") ? Int($0.dropFirst(9)) : nil }.first ?? 3
+    var binaries = [("susi serve", builtSusi)]
+    if let baseline = arguments.first(where: { $0.hasPrefix("--baseline-susi=") }) {
+      binaries.append(("baseline", String(baseline.dropFirst(16))))
+    }
+    guard binaries.allSatisfy({ FileManager.default.isExecutableFile(atPath: $0.1) }) else {
+      print("(no susi binary at \(binaries.map(\.1)); build it first: swift build -c release)")
       return
     }
-    let script = directory + "/post.lua"
-    let lua = """
-      wrk.method = "POST"
-      wrk.body = '\(body)'
-      wrk.headers["Content-Type"] = "application/json"
-      wrk.headers["Authorization"] = "Bearer \(token)"
-      """
-    try? lua.write(toFile: script, atomically: true, encoding: .utf8)
-    for connections in [16, 64] {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: wrk)
-      process.arguments = [
-        "-t", "1", "-c", String(connections), "-d", "\(seconds)s", "--latency", "-s", script,
-        "http://127.0.0.1:\(port)/actions",
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "susi-bench-intake-\(getpid())"
+    ).path
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    struct Contender {
+      var name: String
+      var server: ServerProcess
+      var headers: [String: String]
+      var log: String?
+      var runs: [WrkFigures] = []
+    }
+    var contenders: [Contender] = []
+    defer { for contender in contenders where contender.log != nil { contender.server.stop() } }
+    for (index, (name, path)) in binaries.enumerated() {
+      let common = [
+        "--log", directory + "/events-\(index).jsonl", "--state-dir", directory + "/state-\(index)",
       ]
-      let pipe = Pipe()
-      process.standardOutput = pipe
-      do {
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readToEndOfInput(), as: UTF8.self)
-        process.waitUntilExit()
-        let wanted = text.split(separator: "\n").filter {
-          $0.contains("Requests/sec") || $0.contains(" 50%") || $0.contains(" 99%")
-            || $0.contains("Non-2xx")
-        }
+      let key = try OverloadBenchmark.output(of: path, common + ["serve", "keys", "init"])
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+      let server = try ServerProcess(
+        name: name, path: path, arguments: common + ["serve", "--port", "0"])
+      contenders.append(
+        Contender(
+          name: name, server: server,
+          headers: ["Content-Type": "application/json", "Authorization": "Bearer \(key)"],
+          log: directory + "/events-\(index).jsonl"))
+    }
+    if let anchor {
+      contenders.append(
+        Contender(
+          name: "hummingbird", server: anchor, headers: ["Content-Type": "application/json"],
+          log: nil))
+    }
+    print(
+      "real binaries, wrk -t1 -c64, \(seconds) s a run, \(rounds) rounds taking turns "
+        + "(load average \(loadAverage()) at the start):")
+    for round in 1...max(1, rounds) {
+      for index in contenders.indices {
+        guard
+          let figures = Wrk.run(
+            wrk, port: contenders[index].server.port, connections: 64, seconds: seconds,
+            body: body, headers: contenders[index].headers, directory: directory,
+            server: contenders[index].server)
+        else { continue }
+        contenders[index].runs.append(figures)
         print(
-          "wrk -t1 -c\(connections): "
-            + wanted.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " | "))
-      } catch {
-        print("wrk failed to run: \(error)")
+          "  round \(round) \(contenders[index].name.padding(toLength: 12, withPad: " ", startingAt: 0)) "
+            + figures.summary)
       }
     }
+    func median(_ values: [Double]) -> Double {
+      let sorted = values.sorted()
+      return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+    let anchorRuns = contenders.first { $0.log == nil }?.runs ?? []
+    let anchorRate = median(anchorRuns.map(\.requestsPerSecond))
+    let anchorCPU = median(anchorRuns.compactMap(\.cpuMicroseconds))
+    for contender in contenders {
+      let rate = median(contender.runs.map(\.requestsPerSecond))
+      let cpu = median(contender.runs.compactMap(\.cpuMicroseconds))
+      var line =
+        "  median \(contender.name.padding(toLength: 12, withPad: " ", startingAt: 0)) "
+        + String(format: "%8.0f req/s   %5.1f µs CPU/req", rate, cpu)
+      if contender.log != nil && anchorRate > 0 {
+        line += String(
+          format: "   → %.2fx the anchor's req/s, %.2fx its CPU per request", rate / anchorRate,
+          cpu / max(anchorCPU, 0.001))
+      }
+      print(line)
+    }
+    if anchor == nil { print("  (no anchor: see above why it is not measured)") }
+    for contender in contenders {
+      guard let log = contender.log else { continue }
+      contender.server.stop()
+      let acknowledged = contender.runs.reduce(0) { $0 + $1.requests - $1.non2xx }
+      let logged =
+        (try? String(contentsOfFile: log, encoding: .utf8))?
+        .split(separator: "\n").filter { $0.contains(#""type":"submitRating""#) }.count ?? 0
+      print(
+        "  \(contender.name): \(acknowledged) acknowledged by wrk, \(logged) intents in the log"
+          + (logged >= acknowledged ? " (none lost)" : " (LOST \(acknowledged - logged))"))
+    }
+    contenders.removeAll()
+  }
+
+  /// The 1-minute load average, as /proc/loadavg has it.
+  static func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first
+      .map(String.init) ?? "?"
   }
 }
 

@@ -1,0 +1,62 @@
+import SusiHTTPServer
+import SusiHTTPTypes
+import SusiJSON
+import SusiStore
+import Testing
+
+/// `POST /actions` as the intake answers it: the key check read from the header's bytes and the
+/// `202 {"seq":N}` written as bytes.
+@Suite struct WebhookIntakeTests {
+  let message = #"{"type":"sendMessage","payload":{"query":"hello"}}"#
+
+  @Test func everyAcceptedActionIsAnsweredWithExactlyItsSeq() async throws {
+    let f = try await WebhookFixture.make()
+    // Seqs of one and two digits, across the step from 9 to 10.
+    for expected in 2...12 {
+      let response = await f.request("POST", "/actions", key: f.adminKey, body: message)
+      #expect(response.status == 202)
+      #expect(String(decoding: response.body, as: UTF8.self) == #"{"seq":\#(expected)}"#)
+      #expect(response.headers["Content-Type"] == "application/json")
+      #expect(response.json["seq"] == .int(expected))
+    }
+  }
+
+  @Test func theBearerSchemeIsReadWithoutRegardToCaseAndSpacesAroundTheTokenAreSkipped()
+    async throws
+  {
+    let f = try await WebhookFixture.make()
+    for value in ["bearer \(f.adminKey)", "BEARER   \(f.adminKey)  ", "Bearer \(f.adminKey) "] {
+      let response = await f.request(
+        "POST", "/actions", body: message, headers: [("Authorization", value)])
+      #expect(response.status == 202, "\(value)")
+    }
+  }
+
+  @Test func aTokenOfTheWrongShapeOrWithAWrongSecretIsRefusedAndAppendsNothing() async throws {
+    let f = try await WebhookFixture.make()
+    let key = f.adminKey
+    let id = key.dropFirst(5).prefix(16)
+    let secret = key.dropFirst(22)
+    let refused = [
+      "Bearer",
+      "Bearer ",
+      "Basic \(key)",
+      "Bearer \(key.dropLast())",
+      "Bearer \(key)x",
+      "Bearer \(key.uppercased())",
+      "Bearer susi_\(id.uppercased())_\(secret)",
+      "Bearer Susi_\(id)_\(secret)",
+      "Bearer susi_\(id)-\(secret)",
+      "Bearer susi_\(id)_\(String(repeating: "A", count: 43))",
+      "Bearer susi_\(String(repeating: "0", count: 16))_\(secret)",
+      "Bearer susi_\(id)_\(secret.dropLast())é",
+    ]
+    let before = f.sink.lines.count
+    for value in refused {
+      let response = await f.request(
+        "POST", "/actions", body: message, headers: [("Authorization", value)])
+      #expect(response.status == 401, "\(value)")
+    }
+    #expect(f.sink.lines.count == before)
+  }
+}
