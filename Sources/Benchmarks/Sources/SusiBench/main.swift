@@ -65,5 +65,10 @@ if !unknown.isEmpty {
 #endif
 for benchmark in benchmarks where selected.isEmpty || selected.contains(benchmark.name) {
   print("== \(benchmark.name): \(benchmark.summary)")
-  try await benchmark.run(arguments)
+  do {
+    try await benchmark.run(arguments)
+  } catch {
+    FileHandle.standardError.write(Data("susi-bench \(benchmark.name): \(error)\n".utf8))
+    exit(1)
+  }
 }
