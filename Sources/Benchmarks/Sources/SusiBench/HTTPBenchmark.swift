@@ -34,14 +34,7 @@ let httpBenchmark = Benchmark(
     "server: \(loops) event loop(s); load generator: \(clientThreads) thread(s); "
       + "median of \(repeats) runs of \(seconds) s"
   )
-  let anchor: ServerProcess?
-  switch IntakeAnchor.locate(arguments) {
-  case .success(let path):
-    anchor = try ServerProcess(name: "hummingbird", path: path, arguments: ["0"])
-  case .failure(let missing):
-    anchor = nil
-    print(missing.reason)
-  }
+  let anchor = try IntakeAnchor.start(arguments)
   defer { anchor?.stop() }
   print("connections   requests/s (min…max)      p50 (µs)   p99 (µs)   errors")
   var own: [Int: Double] = [:]

@@ -41,6 +41,17 @@ enum IntakeAnchor {
     return .success(path)
   }
 
+  /// The anchor started on any free port; nil (after printing why) when there is no binary.
+  static func start(_ arguments: [String]) throws -> ServerProcess? {
+    switch locate(arguments) {
+    case .success(let path):
+      return try ServerProcess(name: "hummingbird", path: path, arguments: ["0"])
+    case .failure(let missing):
+      print(missing.reason)
+      return nil
+    }
+  }
+
   struct Missing: Error {
     var reason: String
   }

@@ -47,21 +47,15 @@ enum OverloadBenchmark {
 
     let key = try output(of: susi, common + ["serve", "keys", "init"])
       .trimmingCharacters(in: .whitespacesAndNewlines)
-    let serve = Process()
-    serve.executableURL = URL(fileURLWithPath: susi)
-    serve.arguments = common + ["serve", "--port", "0"]
-    let pipe = Pipe()
-    serve.standardOutput = pipe
-    serve.standardError = FileHandle.nullDevice
-    try serve.run()
-    guard let line = readLine(pipe.fileHandleForReading), let url = URL(string: line),
-      let port = url.port
+    guard
+      let serve = try? ServerProcess(
+        name: "susi serve", path: susi, arguments: common + ["serve", "--port", "0"])
     else {
-      serve.terminate()
       print("susi serve did not print its address")
       return
     }
-    let pid = serve.processIdentifier
+    let port = serve.port
+    let pid = serve.process.processIdentifier
     let startRSS = memory(of: pid).rss
 
     let body = #"{"type":"sendMessage","payload":{"query":"what is the capital of France"}}"#
@@ -113,8 +107,7 @@ enum OverloadBenchmark {
     }
     let drained = Date().timeIntervalSince(drainStart) - 2
     let peakAll = memory(of: pid).peak
-    serve.terminate()
-    serve.waitUntilExit()
+    serve.stop()
     let logged = try String(contentsOfFile: directory + "/events.jsonl", encoding: .utf8)
       .split(separator: "\n").filter { $0.contains(#""type":"sendMessage""#) }.count
 

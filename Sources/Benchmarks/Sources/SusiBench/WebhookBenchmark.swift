@@ -75,15 +75,7 @@ enum WebhookBenchmark {
     print(
       "log: \(log) (fsync batch); server: \(HTTPServer.Configuration.defaultEventLoopCount) event loop(s)"
     )
-    let anchorPath = IntakeAnchor.locate(arguments)
-    let anchor: ServerProcess?
-    switch anchorPath {
-    case .success(let path):
-      anchor = try ServerProcess(name: "hummingbird", path: path, arguments: ["0"])
-    case .failure(let missing):
-      anchor = nil
-      print(missing.reason)
-    }
+    let anchor = try IntakeAnchor.start(arguments)
     defer { anchor?.stop() }
     print("connections   requests/s   p50 (ms)   p99 (ms)   statuses")
     var own: [Int: WebhookLoadClient.Result] = [:]
