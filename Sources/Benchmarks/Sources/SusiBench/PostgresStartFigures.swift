@@ -31,15 +31,7 @@ extension PostgresBenchmark {
 
     // The first start on it: no snapshot yet, so all of it is replayed; its clean stop writes
     // the snapshot later starts begin from.
-    let full = try await clock.measure {
-      let node = try PostgresLogRecovery.open(long)
-      let store = Store(
-        sink: node.sink, runner: NullStartRunner(), clock: SystemTimeSource(),
-        recovered: node.recovered)
-      await store.keepSnapshots(node.snapshots)
-      await store.close()
-      await store.finishSnapshots()
-    }
+    let full = try await clock.measure { try await Self.startAndStopWritingASnapshot(long) }
     show(
       String(
         format: "start on %d events, no snapshot (replays all, then writes one): %.3f s", count,
@@ -129,6 +121,18 @@ extension PostgresBenchmark {
         count + tail, tail, tailNode, tailNode / anchorNode))
   }
 
+  /// A start on `location` that replays what no snapshot covers, then a clean stop, which
+  /// writes the snapshot at the log's end.
+  static func startAndStopWritingASnapshot(_ location: PostgresLogLocation) async throws {
+    let node = try PostgresLogRecovery.open(location)
+    let store = Store(
+      sink: node.sink, runner: NullStartRunner(), clock: SystemTimeSource(),
+      recovered: node.recovered)
+    await store.keepSnapshots(node.snapshots)
+    await store.close()
+    await store.finishSnapshots()
+  }
+
   /// One start on `location`: open, load the snapshot, replay the rest, make the store; then
   /// stopped (not timed) without writing a snapshot. Milliseconds.
   func start(_ location: PostgresLogLocation) async throws -> Double {
@@ -214,7 +218,7 @@ extension PostgresBenchmark {
 }
 
 /// Performs no effect: a start runs none.
-private final class NullStartRunner: EffectsRunner {
+final class NullStartRunner: EffectsRunner {
   func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {}
   func waitUntilIdle(timeout: Double) async -> Bool { true }
   func shutdown() async {}

@@ -60,13 +60,7 @@ struct PostgresStartProbe {
     let snapshots = PostgresSnapshots(location: long)
     if try snapshots.seqs(on: connection).first.map({ $0 < events }) ?? true {
       print("writing the snapshot at \(events) (a start replaying what no snapshot covers)")
-      let node = try PostgresLogRecovery.open(long)
-      let store = Store(
-        sink: node.sink, runner: ProbeRunner(), clock: SystemTimeSource(),
-        recovered: node.recovered)
-      await store.keepSnapshots(node.snapshots)
-      await store.close()
-      await store.finishSnapshots()
+      try await PostgresBenchmark.startAndStopWritingASnapshot(long)
     }
     if last < events + tail {
       print("adding the tail \(last + 1)…\(events + tail)")
@@ -193,11 +187,4 @@ struct PostgresStartProbe {
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000
       + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000
   }
-}
-
-/// Performs no effect: a start runs none.
-private final class ProbeRunner: EffectsRunner {
-  func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {}
-  func waitUntilIdle(timeout: Double) async -> Bool { true }
-  func shutdown() async {}
 }
