@@ -31,13 +31,11 @@ public struct KeyToken: Sendable, Equatable, CustomStringConvertible {
   /// "susi_" + 16 lowercase hex digits + "_" + 43 characters. Reads the bytes in place.
   static func keyID(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
     guard bytes.count == 65, bytes[21] == UInt8(ascii: "_"),
-      bytes[0..<5].elementsEqual("susi_".utf8),
-      bytes[5..<21].allSatisfy({ b in
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
-          || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(b)
-      })
+      bytes[0..<5].elementsEqual("susi_".utf8)
     else { return nil }
-    return "key_" + String(decoding: UnsafeBufferPointer(rebasing: bytes[5..<21]), as: UTF8.self)
+    let id =
+      "key_" + String(decoding: UnsafeBufferPointer(rebasing: bytes[5..<21]), as: UTF8.self)
+    return AccessControl.isKeyID(id) ? id : nil
   }
 
   private init(keyID: String, text: String) {
