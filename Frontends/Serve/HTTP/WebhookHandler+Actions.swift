@@ -42,29 +42,9 @@ extension WebhookHandler {
       }
     }
     let seq = sent.published.seq
-    guard wait else { return Self.accepted(seq: seq) }
+    guard wait else { return Self.json(202) { $0.field("seq", seq) } }
     let (events, settled) = await results(of: seq)
     return Self.eventsResponse(settled ? 200 : 202, seq: seq, events: events)
-  }
-
-  /// The headers of a JSON answer, made once.
-  static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json"]
-
-  /// `202 {"seq":N}`, its body written as bytes.
-  static func accepted(seq: Int) -> HTTPResponse {
-    var body: [UInt8] = []
-    body.reserveCapacity(28)
-    body.append(contentsOf: #"{"seq":"#.utf8)
-    if seq < 0 { body.append(UInt8(ascii: "-")) }
-    let start = body.count
-    var rest = seq.magnitude
-    repeat {
-      body.append(UInt8(ascii: "0") + UInt8(rest % 10))
-      rest /= 10
-    } while rest > 0
-    body[start...].reverse()
-    body.append(UInt8(ascii: "}"))
-    return HTTPResponse(status: 202, headers: jsonHeaders, body: body)
   }
 
   /// The answer to a retried request: the first one's, without appending again. A key reused

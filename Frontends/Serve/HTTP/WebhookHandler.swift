@@ -160,10 +160,16 @@ public final class WebhookHandler: HTTPHandler {
   {
     var w = JSONWriter(capacity: 64)
     w.object(body)
+    guard !headers.fields.isEmpty else {
+      return HTTPResponse(status: status, headers: jsonHeaders, body: w.bytes)
+    }
     var all = headers
     all.set("Content-Type", "application/json")
     return HTTPResponse(status: status, headers: all, body: w.bytes)
   }
+
+  /// The headers of a JSON answer that has no others, made once.
+  private static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json"]
 
   /// Refuses a body whose declared type is not JSON (no `Content-Type` is taken as JSON).
   public static func requireJSONBody(_ request: HTTPRequest) throws(WebhookError) {
