@@ -2,9 +2,10 @@ import Foundation
 import SusiCore
 import SusiEventLog
 import SusiFiles
+import SusiJSON
 import SusiStore
 
-/// The replay figures of issue 2, on a log of realistic events: decoding, reducing, encoding, the
+/// The replay figures on a log of realistic events: decoding, reducing, encoding, the
 /// whole streaming replay, and the memory a fresh process needs to replay it.
 enum ReplayFigures {
   static func measure(path: String, fileSize: Int, records: Int) throws {
@@ -12,8 +13,12 @@ enum ReplayFigures {
     var events: [Event] = []
     events.reserveCapacity(records)
     let decoding = try clock.measure {
+      // The reader replay uses: the pull reader, with strings that repeat shared.
       let reader = try EventLogReader(path: path)
-      try reader.forEachRecord { record in events.append(try Event.decode(record.object)) }
+      let strings = JSONStringCache()
+      try reader.forEachRecord { record in
+        events.append(try Event.read(record.object, strings: strings))
+      }
     }
     var state = State()
     let reducing = clock.measure {
@@ -30,7 +35,7 @@ enum ReplayFigures {
     let replaying = try clock.measure { try LogReplay.run(path: path, into: &recovered) }
 
     print("\nreplay (\(records) realistic events; the final state holds \(transcript) chat lines):")
-    line("decode only (reader + Event.decode)", records, fileSize, decoding)
+    line("decode only (reader + Event.read)", records, fileSize, decoding)
     line("reduce only (events already decoded)", records, nil, reducing)
     line("encode only (Event.encoded, the append path)", records, encodedBytes, encoding)
     line("replay: read + decode + reduce, streaming", records, fileSize, replaying)
