@@ -4,7 +4,8 @@ import Synchronization
 
 /// Gathers the intents `POST /actions` receives at about the same time and hands them to the
 /// store together (`Store.sendCheckedBatch`): one turn of the store and one write to the log for
-/// all of them, instead of one each.
+/// all of them, instead of one each. On a log that commits in groups (PostgreSQL), where
+/// concurrent senders already share a commit, each intent is sent on its own.
 ///
 /// The first sender leads: it lets the handlers already waiting to run on its thread add
 /// theirs (one `Task.yield()`), then sends everything queued. Senders that come while a batch is
@@ -34,6 +35,17 @@ final class IntakeQueue: Sendable {
 
   /// Sends `intent` with the others queued now; what `sendChecked` would return for it.
   func send(_ intent: CheckedIntent) async -> Result<SentAction, SendRefusal> {
+    // A log that commits in groups gathers concurrent senders itself: each is sent on its own.
+    guard store.sendsBatchesTogether else {
+      do throws(SendRefusal) {
+        return .success(
+          try await store.sendChecked(
+            intent.action, origin: intent.origin, id: intent.id,
+            idempotencyKey: intent.idempotencyKey, refusingWhenFull: intent.refusingWhenFull))
+      } catch {
+        return .failure(error)
+      }
+    }
     let leads = queue.withLock { queue in
       if queue.leading { return false }
       queue.leading = true

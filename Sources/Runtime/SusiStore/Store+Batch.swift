@@ -33,7 +33,8 @@ public enum BatchRefusal<Refusal: Error>: Error {
 
 extension Store {
   /// True when `sendBatch` logs a batch in one write (the log file, memory); otherwise the
-  /// intents of a batch are sent one by one.
+  /// intents of a batch are sent one by one, each waiting for its commit before the next goes:
+  /// on a log that commits in groups, concurrent `send`s share commits instead.
   public nonisolated var sendsBatchesTogether: Bool {
     sink.batchesAppends && !sink.commitsInGroups
   }
