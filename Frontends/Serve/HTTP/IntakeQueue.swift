@@ -2,40 +2,33 @@ import SusiAccess
 import SusiStore
 import Synchronization
 
-/// Gathers the intents `POST /actions` receives at about the same time and hands them to the
+/// Gathers the intents `POST /actions` receives while the store is busy and hands them to the
 /// store together (`Store.sendCheckedBatch`): one turn of the store and one write to the log for
 /// all of them, instead of one each. On a log that commits in groups (PostgreSQL), where
 /// concurrent senders already share a commit, each intent is sent on its own.
 ///
-/// The first sender leads: it lets the handlers already waiting to run on its thread add
-/// theirs (one `Task.yield()`), then sends everything queued. Senders that come while a batch is
-/// in the store wait; when it returns, the leader answers them and hands the lead to the first
-/// sender still waiting, whose batch is everything queued meanwhile. Under load a batch holds
-/// about what arrived during the previous one; alone, a request is sent at once.
+/// Each sender queues its intent, then enters the store as it would alone. The first of them to
+/// get its turn sends everything queued by then, its own intent and those of the senders still
+/// waiting for the store; they find theirs answered when their turn comes. Alone, a request is
+/// sent in its own turn at once; under load one turn covers about what arrived during the one
+/// before, and no sender waits for anything but the store.
 final class IntakeQueue: Sendable {
-  private enum Turn {
-    case answered(Result<SentAction, SendRefusal>)
-    case lead
-  }
+  /// One queued intent and, once sent, what became of it (written and read only in turns of
+  /// the store, which order them).
+  final class Entry: @unchecked Sendable {
+    let intent: CheckedIntent
+    var result: Result<SentAction, SendRefusal>?
 
-  private struct Waiting {
-    var intent: CheckedIntent
-    var continuation: CheckedContinuation<Turn, Never>
-  }
-
-  private struct Queue {
-    var waiting: [Waiting] = []
-    var leading = false
+    init(_ intent: CheckedIntent) { self.intent = intent }
   }
 
   let store: Store
-  private let queue = Mutex(Queue())
+  private let queued = Mutex<[Entry]>([])
 
   init(store: Store) { self.store = store }
 
   /// Sends `intent` with the others queued now; what `sendChecked` would return for it.
   func send(_ intent: CheckedIntent) async -> Result<SentAction, SendRefusal> {
-    // A log that commits in groups gathers concurrent senders itself: each is sent on its own.
     guard store.sendsBatchesTogether else {
       do throws(SendRefusal) {
         return .success(
@@ -46,44 +39,32 @@ final class IntakeQueue: Sendable {
         return .failure(error)
       }
     }
-    let leads = queue.withLock { queue in
-      if queue.leading { return false }
-      queue.leading = true
-      return true
+    let entry = Entry(intent)
+    queued.withLock { $0.append(entry) }
+    return await store.sendQueued(self, answering: entry)
+  }
+
+  /// Everything queued so far, in order; the queue is left empty.
+  func takeQueued() -> [Entry] {
+    queued.withLock { queued in
+      let entries = queued
+      queued = []
+      return entries
     }
-    if !leads {
-      let turn = await withCheckedContinuation { continuation in
-        let leadsNow = queue.withLock { queue in
-          if queue.leading {
-            queue.waiting.append(Waiting(intent: intent, continuation: continuation))
-            return false
-          }
-          queue.leading = true
-          return true
-        }
-        if leadsNow { continuation.resume(returning: .lead) }
-      }
-      if case .answered(let result) = turn { return result }
+  }
+}
+
+extension Store {
+  /// One sender's turn: sends what is queued (unless an earlier turn sent it all) and returns
+  /// what became of `entry`.
+  fileprivate func sendQueued(_ queue: IntakeQueue, answering entry: IntakeQueue.Entry) async
+    -> Result<SentAction, SendRefusal>
+  {
+    if entry.result == nil {
+      let entries = queue.takeQueued()
+      let results = await sendCheckedBatch(entries.map(\.intent))
+      for (sent, result) in zip(entries, results) { sent.result = result }
     }
-    // Handlers already queued on this thread add their intents before the batch goes.
-    await Task.yield()
-    let others = queue.withLock { queue in
-      let waiting = queue.waiting
-      queue.waiting = []
-      return waiting
-    }
-    let results = await store.sendCheckedBatch([intent] + others.map(\.intent))
-    for (waiting, result) in zip(others, results.dropFirst()) {
-      waiting.continuation.resume(returning: .answered(result))
-    }
-    let next = queue.withLock { queue -> Waiting? in
-      guard !queue.waiting.isEmpty else {
-        queue.leading = false
-        return nil
-      }
-      return queue.waiting.removeFirst()
-    }
-    next?.continuation.resume(returning: .lead)
-    return results[0]
+    return entry.result ?? .failure(.store(.logFailed("the intent was not sent")))
   }
 }
