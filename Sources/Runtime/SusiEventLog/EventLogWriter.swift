@@ -2,8 +2,8 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// Appends records to an event log, one `write()` per line, after checking and repairing the
-/// file on open.
+/// Appends records to an event log, one `write()` per line (or per batch, `appendLines`), after
+/// checking and repairing the file on open.
 ///
 /// - Opening creates the file with mode 0600 if needed, takes the single-writer lock (a second
 ///   writer fails at once with `.inUse`; a shared log, `Options.shared`, is locked only around
