@@ -35,6 +35,49 @@ import Testing
     #expect(answered.contains { $0 < 10 } && answered.contains { $0 >= 10 })
   }
 
+  @Test func concurrentPostsAreEachLoggedOnceAndARepeatedKeyIsAnsweredWithTheFirstSeq()
+    async throws
+  {
+    let f = try await WebhookFixture.make()
+    let rating =
+      #"{"type":"submitRating","payload":{"group":"Knowledge","skill":"Synonyms","stars":9}}"#
+    // 60 requests at once, every third one retrying the key of the one before it.
+    let answers = await withTaskGroup(of: (Int, HTTPResponse).self) { group in
+      for index in 0..<60 {
+        let key = "k\(index - (index % 3 == 2 ? 1 : 0))"
+        group.addTask {
+          (
+            index,
+            await f.request(
+              "POST", "/actions", key: f.adminKey, body: rating,
+              headers: [("Idempotency-Key", key)])
+          )
+        }
+      }
+      var answers: [Int: HTTPResponse] = [:]
+      for await (index, response) in group { answers[index] = response }
+      return answers
+    }
+    let events = f.sink.lines.compactMap { try? Event.decode($0) }
+    let intents = events.filter { $0.origin == .webhook }
+    #expect(intents.count == 40)
+    #expect(Set(intents.compactMap(\.idempotencyKey)).count == 40)
+    #expect(events.map(\.seq) == Array(1...events.count))
+    var seqOfKey: [String: Int] = [:]
+    for intent in intents { seqOfKey[intent.idempotencyKey ?? ""] = intent.seq }
+    for index in 0..<60 {
+      let response = try #require(answers[index])
+      #expect(response.status == 202, "request \(index)")
+      let key = "k\(index - (index % 3 == 2 ? 1 : 0))"
+      guard case .int(let seq) = response.json["seq"] else {
+        Issue.record("request \(index): no seq")
+        continue
+      }
+      #expect(seqOfKey.first { $0.key.hasSuffix(":" + key) }?.value == seq, "request \(index)")
+    }
+    #expect((0..<60).filter { answers[$0]?.headers["Idempotent-Replayed"] == "true" }.count == 20)
+  }
+
   @Test func theBearerSchemeIsReadWithoutRegardToCaseAndSpacesAroundTheTokenAreSkipped()
     async throws
   {
