@@ -1,3 +1,4 @@
+import SusiCore
 import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
@@ -11,14 +12,70 @@ import Testing
 
   @Test func everyAcceptedActionIsAnsweredWithExactlyItsSeq() async throws {
     let f = try await WebhookFixture.make()
-    // Seqs of one and two digits, across the step from 9 to 10.
-    for expected in 2...12 {
+    // Seqs of one and two digits, across the step from 9 to 10 (the runner's results may be
+    // logged between the intents).
+    var answered: [Int] = []
+    for _ in 2...12 {
       let response = await f.request("POST", "/actions", key: f.adminKey, body: message)
       #expect(response.status == 202)
-      #expect(String(decoding: response.body, as: UTF8.self) == #"{"seq":\#(expected)}"#)
+      guard case .int(let seq) = response.json["seq"] else {
+        Issue.record("no seq in \(String(decoding: response.body, as: UTF8.self))")
+        continue
+      }
+      #expect(String(decoding: response.body, as: UTF8.self) == #"{"seq":\#(seq)}"#)
       #expect(response.headers["Content-Type"] == "application/json")
-      #expect(response.json["seq"] == .int(expected))
+      answered.append(seq)
     }
+    let intents = f.sink.lines.compactMap { line -> Int? in
+      guard let event = try? Event.decode(line), event.origin == .webhook else { return nil }
+      return event.seq
+    }
+    #expect(answered == intents)
+    #expect(answered.first == 2)
+    #expect(answered.contains { $0 < 10 } && answered.contains { $0 >= 10 })
+  }
+
+  @Test func concurrentPostsAreEachLoggedOnceAndARepeatedKeyIsAnsweredWithTheFirstSeq()
+    async throws
+  {
+    let f = try await WebhookFixture.make()
+    let rating =
+      #"{"type":"submitRating","payload":{"group":"Knowledge","skill":"Synonyms","stars":9}}"#
+    // 60 requests at once, every third one retrying the key of the one before it.
+    let answers = await withTaskGroup(of: (Int, HTTPResponse).self) { group in
+      for index in 0..<60 {
+        let key = "k\(index - (index % 3 == 2 ? 1 : 0))"
+        group.addTask {
+          (
+            index,
+            await f.request(
+              "POST", "/actions", key: f.adminKey, body: rating,
+              headers: [("Idempotency-Key", key)])
+          )
+        }
+      }
+      var answers: [Int: HTTPResponse] = [:]
+      for await (index, response) in group { answers[index] = response }
+      return answers
+    }
+    let events = f.sink.lines.compactMap { try? Event.decode($0) }
+    let intents = events.filter { $0.origin == .webhook }
+    #expect(intents.count == 40)
+    #expect(Set(intents.compactMap(\.idempotencyKey)).count == 40)
+    #expect(events.map(\.seq) == Array(1...events.count))
+    var seqOfKey: [String: Int] = [:]
+    for intent in intents { seqOfKey[intent.idempotencyKey ?? ""] = intent.seq }
+    for index in 0..<60 {
+      let response = try #require(answers[index])
+      #expect(response.status == 202, "request \(index)")
+      let key = "k\(index - (index % 3 == 2 ? 1 : 0))"
+      guard case .int(let seq) = response.json["seq"] else {
+        Issue.record("request \(index): no seq")
+        continue
+      }
+      #expect(seqOfKey.first { $0.key.hasSuffix(":" + key) }?.value == seq, "request \(index)")
+    }
+    #expect((0..<60).filter { answers[$0]?.headers["Idempotent-Replayed"] == "true" }.count == 20)
   }
 
   @Test func theBearerSchemeIsReadWithoutRegardToCaseAndSpacesAroundTheTokenAreSkipped()

@@ -53,6 +53,47 @@ struct ChildProcessTests {
     #expect(try readAll(path).records.count == lastReported + 1)
   }
 
+  @Test(arguments: [EventLogFsyncPolicy.always, .batch])
+  func losesNoBatchAcknowledgedWhenKilledAtRandomMoments(_ policy: EventLogFsyncPolicy) throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.file("batches.jsonl")
+    var random = SeededRandom(seed: 20_261_126)
+    var lastReported = 0
+    for round in 1...16 {
+      let batch = 2 + Int(random.next() % 30)
+      let target = lastReported + batch * (1 + Int(random.next() % 8))
+      let child = try AppendChild([
+        "--log", path, "--fsync", policy.rawValue, "--batch", "\(batch)",
+      ])
+      let opened = try #require(child.readLine()).split(separator: " ")
+      #expect(opened.first == "opened")
+      #expect(Int(opened[1]) == lastReported + 1, "round \(round)")
+      while let line = child.readLine(), line != "appended \(target)" {
+        #expect(line.hasPrefix("appended "), "round \(round): \(line)")
+      }
+      child.kill()
+      while let line = child.readLine() {
+        if let seq = Int(line.dropFirst("appended ".count)) { lastReported = seq }
+      }
+      lastReported = max(lastReported, target)
+      // Every acknowledged batch is there whole; of the one being written when the child died,
+      // what was written in full stays and a torn end is cut off on the next open.
+      let writer = try EventLogWriter(path: path)
+      let lastSeq = writer.nextSeq - 1
+      try writer.close()
+      #expect(
+        (lastReported...(lastReported + batch)).contains(lastSeq),
+        "round \(round): the log ends at \(lastSeq), reported \(lastReported)")
+      let (records, reader) = try readAll(path)
+      #expect(records.map(\.seq) == Array(1...lastSeq), "round \(round)")
+      #expect(reader.tornTail == nil)
+      lastReported = lastSeq
+      var recovered = Recovered()
+      try LogReplay.run(path: path, into: &recovered)
+      #expect(recovered.state == RealisticEvents.state(through: lastSeq), "round \(round)")
+    }
+  }
+
   @Test func refusesASecondWriterFromAnotherProcess() throws {
     let directory = try TemporaryDirectory()
     let path = directory.file("shared.jsonl")

@@ -25,9 +25,12 @@ extension WebhookHandler {
     // answered from the log).
     let sent: SentAction
     do {
-      sent = try await store.sendChecked(
+      let intent = CheckedIntent(
         decoded.action, origin: options.origin.carried(by: RequestLogging.id(of: request)),
         id: decoded.id, idempotencyKey: scopedKey, refusingWhenFull: true)
+      // Sent with the others posted at about the same time: one turn of the store and one
+      // write to the log for all of them.
+      sent = try await intake.send(intent).get()
     } catch {
       switch error {
       case .store(.duplicate(let first)):

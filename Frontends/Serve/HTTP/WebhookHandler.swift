@@ -24,6 +24,8 @@ public final class WebhookHandler: HTTPHandler {
   let startSeq: Int
   /// Open event streams per key.
   let streams = StreamSlots()
+  /// Gathers the intents posted at about the same time into one turn of the store.
+  let intake: IntakeQueue
 
   /// Tunables of the handler.
   public struct Options: Sendable {
@@ -64,6 +66,7 @@ public final class WebhookHandler: HTTPHandler {
     clock: any TimeSource = SystemTimeSource(), options: Options = Options(), startSeq: Int = 0
   ) {
     self.store = store
+    intake = IntakeQueue(store: store)
     self.gate = gate
     self.deliveries = deliveries
     self.metrics = metrics

@@ -46,3 +46,58 @@ extension Store {
     }
   }
 }
+
+/// One intent of `Store.sendCheckedBatch`: what `sendChecked` takes.
+public struct CheckedIntent: Sendable {
+  public var action: Action
+  public var origin: EventOrigin
+  public var id: JSON?
+  public var idempotencyKey: String?
+  public var refusingWhenFull: Bool
+
+  public init(
+    _ action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil,
+    refusingWhenFull: Bool = false
+  ) {
+    self.action = action
+    self.origin = origin
+    self.id = id
+    self.idempotencyKey = idempotencyKey
+    self.refusingWhenFull = refusingWhenFull
+  }
+}
+
+extension Store {
+  /// `sendChecked` for several intents at once, in order: each is checked in the same turn as
+  /// its append and sees what the ones before it changed, and their events reach the log in
+  /// one write (see `sendBatch`). Returns, per intent, what `sendChecked` would have.
+  public func sendCheckedBatch(_ intents: [CheckedIntent]) async -> [Result<
+    SentAction, SendRefusal
+  >] {
+    var access = [AccessControl?](repeating: nil, count: intents.count)
+    let results = await sendBatch(
+      intents.map {
+        BatchedIntent(
+          action: $0.action, origin: $0.origin, id: $0.id, idempotencyKey: $0.idempotencyKey)
+      },
+      admit: { index -> SendRefusal? in
+        let intent = intents[index]
+        if intent.refusingWhenFull && isFull
+          && intent.idempotencyKey.map({ seq(forIdempotencyKey: $0) == nil }) ?? true
+        {
+          return .busy
+        }
+        if let problem = state.access.problem(intent.action) { return .access(problem) }
+        return nil
+      },
+      applied: { index in access[index] = state.access })
+    return results.enumerated().map { index, result in
+      switch result {
+      case .success(let published):
+        .success(SentAction(published: published, access: access[index] ?? state.access))
+      case .failure(.refused(let refusal)): .failure(refusal)
+      case .failure(.store(let error)): .failure(.store(error))
+      }
+    }
+  }
+}

@@ -1,7 +1,8 @@
 /// When appended records are forced to stable storage with `fdatasync`.
 ///
-/// Every policy writes each record with one `write()` before `append` returns, so a killed
-/// process loses at most the record being written. They differ on an OS crash or power loss.
+/// Every policy writes each record (or batch of records, `appendLines`) with one `write()` before
+/// the append returns, so a killed process loses at most what it was writing, which no caller
+/// was told was appended. They differ on an OS crash or power loss.
 public enum EventLogFsyncPolicy: String, Sendable, CaseIterable {
   /// `fdatasync` before `append` returns: a returned append survives a power loss.
   case always

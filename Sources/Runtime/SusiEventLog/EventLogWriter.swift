@@ -2,8 +2,8 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// Appends records to an event log, one `write()` per line, after checking and repairing the
-/// file on open.
+/// Appends records to an event log, one `write()` per line (or per batch, `appendLines`), after
+/// checking and repairing the file on open.
 ///
 /// - Opening creates the file with mode 0600 if needed, takes the single-writer lock (a second
 ///   writer fails at once with `.inUse`; a shared log, `Options.shared`, is locked only around
@@ -163,6 +163,34 @@ public final class EventLogWriter: Sendable {
     return line
   }
 
+  /// Appends several records with one `write()`: each is a compact JSON object as `append`
+  /// takes, their seqs following on from `nextSeq`. Returns the exact lines written, without
+  /// newlines. Either every record is appended or none is (a failed or short write is cut
+  /// back, as for one record), so a batch costs one system call however many records it holds.
+  public func appendLines(_ objects: [[UInt8]]) throws(EventLogError) -> [[UInt8]] {
+    guard !objects.isEmpty else { return [] }
+    var seqs: [Int] = []
+    seqs.reserveCapacity(objects.count)
+    for object in objects {
+      let seq = object.withUnsafeBytes { bytes in
+        Result { () throws(EventLogLine.Problem) in
+          try EventLogLine.seqOfObject(bytes, maximumLineLength: options.maximumLineLength)
+        }
+      }
+      switch seq {
+      case .success(let seq): seqs.append(seq)
+      case .failure(let error):
+        throw EventLogError(code: error.code, path: path, message: error.message)
+      }
+    }
+    let (flush, lines) = try state.withLock {
+      state throws(EventLogError) -> (FlushRequest, [[UInt8]]) in
+      try writeLines(of: objects, seqs: seqs, state: &state)
+    }
+    requestFlush(flush)
+    return lines
+  }
+
   /// Forces every record written so far to stable storage (whatever the policy).
   public func sync() throws(EventLogError) {
     try onFlushQueue { () throws(EventLogError) in try flushNow() }
@@ -241,6 +269,74 @@ public final class EventLogWriter: Sendable {
       return state.recordWritten(groupCommit: options.groupCommit)
     case .never:
       return .none
+    }
+  }
+
+  /// Writes several encoded lines with one `write()` under the lock, like `writeLine`, and
+  /// returns them without their newlines.
+  private func writeLines(
+    of objects: [[UInt8]], seqs: [Int], state: inout WriterState
+  ) throws(EventLogError) -> (FlushRequest, [[UInt8]]) {
+    guard state.fd >= 0 else {
+      throw EventLogError(code: .closed, path: path, message: "the writer is closed")
+    }
+    if let broken = state.broken { throw broken }
+    if options.shared && !state.appendLocked {
+      throw EventLogError(
+        code: .invalidRecord, path: path,
+        message: "a shared log is appended to only inside withAppendLock")
+    }
+    for (offset, seq) in seqs.enumerated() where seq != state.nextSeq + offset {
+      throw EventLogError(
+        code: .invalidRecord, path: path,
+        message: "the record has seq \(seq) but the log's next seq is \(state.nextSeq + offset)")
+    }
+    state.line.removeAll(keepingCapacity: state.line.capacity <= 1 << 20)
+    var ends: [Int] = []
+    ends.reserveCapacity(objects.count)
+    for object in objects {
+      object.withUnsafeBytes { EventLogLine.encode($0, into: &state.line) }
+      ends.append(state.line.count)
+    }
+    let fd = state.fd
+    do {
+      try SystemCalls.writeAll(fd, state.line)
+    } catch {
+      try undoFailedWrite(error, seq: seqs[0], state: &state)
+    }
+    var lines: [[UInt8]] = []
+    lines.reserveCapacity(objects.count)
+    var start = 0
+    for end in ends {
+      lines.append(Array(state.line[start..<(end - 1)]))
+      start = end
+    }
+    state.writtenLength += state.line.count
+    publishedLength.store(state.writtenLength, ordering: .releasing)
+    state.nextSeq += objects.count
+    state.records += objects.count
+    switch options.fsync {
+    case .always:
+      do {
+        try SystemCalls.dataSync(fd)
+      } catch {
+        throw breakWriter(state: &state, error, "after writing seq \(seqs[seqs.count - 1])")
+      }
+      state.syncedLength = state.writtenLength
+      return (.none, lines)
+    case .batch:
+      var flush = FlushRequest.none
+      for _ in objects {
+        switch state.recordWritten(groupCommit: options.groupCommit) {
+        case .none: break
+        case .now: flush = .now
+        case .afterDelay(let delay):
+          if case .none = flush { flush = .afterDelay(delay) }
+        }
+      }
+      return (flush, lines)
+    case .never:
+      return (.none, lines)
     }
   }
 

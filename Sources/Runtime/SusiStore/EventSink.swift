@@ -23,6 +23,15 @@ public protocol EventSink: Sendable {
   /// than reading the line back.
   func appendEvent(after makeEvent: (_ appendedByOthers: [[UInt8]]) throws -> Event) throws
     -> [UInt8]
+  /// Appends the records `body` adds to `batch`, like `append(after:)`, under one append lock
+  /// and, where the sink can (`batchesAppends`), with one write for all of them: `batch.write()`
+  /// writes what was added so far and returns its lines; what is left is written when `body`
+  /// returns.
+  func appendBatch<T>(_ body: (_ appendedByOthers: [[UInt8]], _ batch: AppendBatch) throws -> T)
+    throws -> T
+  /// True when `appendBatch` writes a batch at once: the store then logs the intents sent
+  /// together (`Store.sendBatch`) in one turn and one write.
+  var batchesAppends: Bool { get }
   /// The lines other processes appended since this sink last looked (complete records only;
   /// always empty for a log only this process writes).
   func appendedByOthers() throws -> [[UInt8]]
@@ -38,6 +47,26 @@ public protocol EventSink: Sendable {
   /// `fallback` itself, for appends it is not told of.
   func watchAppendsByOthers(fallback: Duration, changed: @escaping @Sendable () -> Void)
     -> (any AppendWatch)?
+}
+
+/// The records of one `EventSink.appendBatch`, added in log order and written together.
+public final class AppendBatch {
+  private var staged: [[UInt8]] = []
+  private let writeRecords: ([[UInt8]]) throws -> [[UInt8]]
+
+  /// A batch that hands what was added to `write`, which returns the lines it wrote.
+  public init(write: @escaping ([[UInt8]]) throws -> [[UInt8]]) { writeRecords = write }
+
+  /// Adds a record (a JSON object without the checksum) to be written next.
+  public func add(_ record: [UInt8]) { staged.append(record) }
+
+  /// Writes the records added since the last write; returns their lines, in order.
+  public func write() throws -> [[UInt8]] {
+    guard !staged.isEmpty else { return [] }
+    let records = staged
+    staged = []
+    return try writeRecords(records)
+  }
 }
 
 /// A running watch for other processes' appends (see `EventSink.watchAppendsByOthers`).
@@ -60,6 +89,18 @@ extension EventSink {
   }
 
   public func appendedByOthers() throws -> [[UInt8]] { [] }
+
+  /// One record at a time through `append(_:)`, for a sink no other process appends to.
+  public func appendBatch<T>(
+    _ body: (_ appendedByOthers: [[UInt8]], _ batch: AppendBatch) throws -> T
+  ) throws -> T {
+    let batch = AppendBatch { records in try records.map { try append($0) } }
+    let result = try body([], batch)
+    _ = try batch.write()
+    return result
+  }
+
+  public var batchesAppends: Bool { false }
 
   /// Every append is committed when it returns.
   public var commitsInGroups: Bool { false }
@@ -85,6 +126,9 @@ public final class MemoryEventSink: EventSink {
   public func sync() throws {}
   public func close() {}
   public var history: any EventHistory { MemoryEventHistory(self) }
+
+  /// Nobody else appends: batches go through `append(_:)` one record at a time.
+  public var batchesAppends: Bool { true }
 
   /// Every line appended so far.
   public var lines: [[UInt8]] { storage.withLock { $0 } }

@@ -16,6 +16,21 @@ public final class FileEventSink: EventSink {
     try writer.withAppendLock { others in try writer.appendLine(try makeRecord(others)) }
   }
 
+  /// Under one append lock; each `batch.write()` is one `write()` of every record added since.
+  public func appendBatch<T>(
+    _ body: (_ appendedByOthers: [[UInt8]], _ batch: AppendBatch) throws -> T
+  ) throws -> T {
+    let writer = writer
+    return try writer.withAppendLock { others in
+      let batch = AppendBatch { records in try writer.appendLines(records) }
+      let result = try body(others, batch)
+      _ = try batch.write()
+      return result
+    }
+  }
+
+  public var batchesAppends: Bool { true }
+
   public func appendedByOthers() throws -> [[UInt8]] { try writer.appendedByOthers() }
 
   /// inotify on the log file, with `fallback` as the slow poll for filesystems where it stays

@@ -11,7 +11,7 @@ import Synchronization
 /// replaying the log rebuilds exactly this state.
 public actor Store {
   /// Everything folded from the events so far — the same bookkeeping replay does.
-  private(set) var book: Recovered
+  var book: Recovered
   /// The current state.
   public var state: State { book.state }
   /// The seq of the last event (0 for an empty log).
@@ -35,7 +35,7 @@ public actor Store {
   /// The most events that may owe results at once: see `isFull`.
   public nonisolated let inFlightLimit: Int
   /// Senders waiting in `waitForRoom`.
-  private var roomWaiters: [CheckedContinuation<Void, Never>] = []
+  var roomWaiters: [CheckedContinuation<Void, Never>] = []
 
   /// The default `inFlightLimit`: enough to keep every connection of the runner busy, small
   /// enough that the work waiting for it costs a few megabytes.
@@ -219,7 +219,7 @@ public actor Store {
   /// but its effects are not started here (the process that logged it runs them, and their
   /// results come back through the log) — except planned answers, which every process waits
   /// for, so one comes due whoever asked and whether or not that process still runs.
-  private func applyOther(_ line: [UInt8]) throws(StoreError) {
+  func applyOther(_ line: [UInt8]) throws(StoreError) {
     var published: PublishedEvent
     do {
       published = try PublishedEvent(line: line)
@@ -252,7 +252,7 @@ public actor Store {
   /// Keeps `ownOwed`: an intent this process logged that owes results joins it, and so does a
   /// result of one of its members that owes more (an answer that planned another); a member
   /// leaves once paid up.
-  private func noteOwed(_ event: Event, loggedHere: Bool) {
+  func noteOwed(_ event: Event, loggedHere: Bool) {
     if let cause = event.cause, ownOwed.contains(cause) {
       if !book.ledger.owes(cause) { ownOwed.remove(cause) }
       if book.ledger.owes(event.seq) { ownOwed.insert(event.seq) }
@@ -350,7 +350,7 @@ public actor Store {
     do { try sink.sync() } catch { throw .logFailed("\(error)") }
   }
 
-  private func wakeRoomWaiters() {
+  func wakeRoomWaiters() {
     let waiters = roomWaiters
     roomWaiters = []
     for waiter in waiters { waiter.resume() }

@@ -2,7 +2,8 @@
 // writer or a crash mid-append (test support, not part of the product):
 //
 //     susi-log-child --log PATH --fsync always|batch|never
-//                    [--count N] [--hold] [--file-size-limit BYTES] [--shared [--tear]]
+//                    [--count N] [--batch N] [--hold] [--file-size-limit BYTES]
+//                    [--shared [--tear]]
 //
 // It opens the log and appends realistic events, reporting on stdout, one line each: "opened
 // NEXT_SEQ TORN_BYTES", "appended SEQ" after every append returns, "done" after --count records,
@@ -10,7 +11,8 @@
 // --hold keeps the log open after "done" until stdin closes. --file-size-limit sets RLIMIT_FSIZE
 // so that a write fails part-way, then tries one more append before exiting. --shared opens the
 // log shared with other processes and appends each record under the append lock, after the
-// records others appended; with --tear it then starts one more append, writes half of its line,
+// records others appended; --batch N appends N records at a time with one write
+// (`appendLines`) and reports the last seq of each batch; with --tear it then starts one more append, writes half of its line,
 // reports "torn" and waits to be killed, still holding the lock.
 
 import Foundation
@@ -55,6 +57,7 @@ private struct LogAppendChild {
       return 64
     }
     let count = option("--count", in: arguments).flatMap { Int($0) }
+    let batch = max(1, option("--batch", in: arguments).flatMap { Int($0) } ?? 1)
     let writer: EventLogWriter
     do {
       writer = try EventLogWriter(
@@ -75,7 +78,12 @@ private struct LogAppendChild {
       do {
         try writer.withAppendLock { _ in
           seq = writer.nextSeq
-          try writer.append(eventObject(seq: seq))
+          if batch > 1 {
+            _ = try writer.appendLines((seq..<(seq + batch)).map(eventObject))
+            seq += batch - 1
+          } else {
+            try writer.append(eventObject(seq: seq))
+          }
         }
       } catch {
         let code = (error as? EventLogError)?.code.rawValue ?? "unknown"
@@ -84,7 +92,7 @@ private struct LogAppendChild {
         report(retry ? "retry-succeeded" : "retry-failed")
         return 3
       }
-      appended += 1
+      appended += batch
       report("appended \(seq)")
     }
     report("done")

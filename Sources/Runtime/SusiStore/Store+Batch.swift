@@ -1,0 +1,191 @@
+public import SusiCore
+public import SusiJSON
+
+// Intents sent together. An intake that gathers the intents its callers post while the store
+// is busy hands them over at once: they are decided, stamped and applied one after another in
+// one turn of the store, each seeing the state the ones before it left, and their events reach
+// a log file in one write under one append lock, instead of two system calls and a lock per
+// event. Nothing is shown (readers, effects, snapshots, the senders' answers) before the write
+// that holds it has returned, so an answered intent is in the log as with `send`.
+
+/// One intent of a batch (see `Store.sendBatch`).
+public struct BatchedIntent: Sendable {
+  public var action: Action
+  public var origin: EventOrigin
+  public var id: JSON?
+  public var idempotencyKey: String?
+
+  public init(action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil) {
+    self.action = action
+    self.origin = origin
+    self.id = id
+    self.idempotencyKey = idempotencyKey
+  }
+}
+
+/// Why an intent of a batch was not logged.
+public enum BatchRefusal<Refusal: Error>: Error {
+  /// The caller's own check refused it.
+  case refused(Refusal)
+  /// The store did (a used idempotency key, a failed log).
+  case store(StoreError)
+}
+
+extension Store {
+  /// True when `sendBatch` logs a batch in one write (the log file, memory); otherwise the
+  /// intents of a batch are sent one by one, each waiting for its commit before the next goes:
+  /// on a log that commits in groups, concurrent `send`s share commits instead.
+  public nonisolated var sendsBatchesTogether: Bool {
+    sink.batchesAppends && !sink.commitsInGroups
+  }
+
+  /// Logs and applies `intents` in order, in one turn and (see `sendsBatchesTogether`) one
+  /// write. Right before each is stamped, `admit` may refuse it (it sees the state the intents
+  /// before it left); `applied` runs right after it and the results the reducer gave at once
+  /// were applied. Returns, per intent, its event or why it was not logged. A log failure
+  /// fails the store, as with `send`.
+  public func sendBatch<Refusal: Error>(
+    _ intents: [BatchedIntent], admit: (_ index: Int) -> Refusal?,
+    applied: (_ index: Int) -> Void = { _ in }
+  ) async -> [Result<PublishedEvent, BatchRefusal<Refusal>>] {
+    guard sendsBatchesTogether else {
+      var results: [Result<PublishedEvent, BatchRefusal<Refusal>>] = []
+      for (index, intent) in intents.enumerated() {
+        if let refusal = admit(index) {
+          results.append(.failure(.refused(refusal)))
+          continue
+        }
+        do {
+          let published = try await send(
+            intent.action, origin: intent.origin, id: intent.id,
+            idempotencyKey: intent.idempotencyKey)
+          applied(index)
+          results.append(.success(published))
+        } catch {
+          results.append(.failure(.store(error)))
+        }
+      }
+      return results
+    }
+    if let failure { return intents.map { _ in .failure(.store(failure)) } }
+    let started = ContinuousClock.now
+    var logged: LoggedBatch<Refusal>?
+    do {
+      logged = try sink.appendBatch { appendedByOthers, batch in
+        try logBatch(
+          intents, appendedByOthers: appendedByOthers, batch: batch, admit: admit,
+          applied: applied)
+      }
+    } catch let error as StoreError {
+      _ = fail(error)
+    } catch {
+      _ = fail(.logFailed("\(error)"))
+    }
+    guard let logged else {
+      let failure = self.failure ?? .logFailed("the log appended no event")
+      return intents.map { _ in .failure(.store(failure)) }
+    }
+    if !logged.written.isEmpty { timings.appended(in: ContinuousClock.now - started) }
+    for entry in logged.written {
+      publishWhenCommitted(entry.published, effects: entry.effects)
+    }
+    let failure = self.failure ?? .logFailed("the log appended no event")
+    return logged.results.map { $0 ?? .failure(.store(failure)) }
+  }
+
+  /// The turn of `sendBatch` inside the sink's append lock: decides, stamps and applies each
+  /// intent and its results, adding their records to `batch`; writes them (also just before a
+  /// snapshot is due, since a snapshot names the record it ends at).
+  private func logBatch<Refusal: Error>(
+    _ intents: [BatchedIntent], appendedByOthers: [[UInt8]], batch: AppendBatch,
+    admit: (_ index: Int) -> Refusal?, applied: (_ index: Int) -> Void
+  ) throws -> LoggedBatch<Refusal> {
+    // What other processes logged comes first: these events follow it in seq and time.
+    for other in appendedByOthers { try applyOther(other) }
+    var logged = LoggedBatch<Refusal>(count: intents.count)
+    for (index, intent) in intents.enumerated() {
+      if let refusal = admit(index) {
+        logged.results[index] = .failure(.refused(refusal))
+        continue
+      }
+      var at = clock.now()
+      // Time in the log never runs backwards.
+      if let lastAt = book.lastAt, at < lastAt { at = lastAt }
+      // A key expires by the time this action is logged at.
+      if let key = intent.idempotencyKey, let first = book.idempotencyKeys.seq(for: key, at: at) {
+        logged.results[index] = .failure(.store(.duplicate(seq: first)))
+        continue
+      }
+      // The intent, then the results the reducer gives at once, each right after its cause and
+      // before the next one (depth first, as `applyLogged` logs them).
+      var pending = [
+        Pending(
+          action: intent.action, origin: intent.origin, cause: nil, id: intent.id,
+          idempotencyKey: intent.idempotencyKey, index: index, at: at)
+      ]
+      while let next = pending.popLast() {
+        var at = next.at ?? clock.now()
+        if let lastAt = book.lastAt, at < lastAt { at = lastAt }
+        let event = Event(
+          seq: book.lastSeq + 1, at: at, origin: next.origin, cause: next.cause, id: next.id,
+          idempotencyKey: next.idempotencyKey, action: next.action)
+        batch.add(event.encoded())
+        let reaction = book.apply(event)
+        noteOwed(event, loggedHere: true)
+        if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
+        logged.unwritten.append((event, reaction.effects, next.index))
+        if let snapshots, snapshots.every > 0, book.lastSeq % snapshots.every == 0 {
+          try logged.write(batch)
+          if let line = logged.written.last?.published.line {
+            snapshots.eventApplied(book, line: line)
+          }
+        }
+        let owedBy = book.ledger.id(owedBy: event.seq)
+        for result in reaction.results.reversed() {
+          pending.append(
+            Pending(
+              action: result, origin: .runner, cause: event.seq, id: owedBy, idempotencyKey: nil,
+              index: nil, at: nil))
+        }
+      }
+      applied(index)
+    }
+    try logged.write(batch)
+    return logged
+  }
+}
+
+/// What `sendBatch` logged: per intent its event or why not, and the events written, in order.
+private struct LoggedBatch<Refusal: Error> {
+  var results: [Result<PublishedEvent, BatchRefusal<Refusal>>?]
+  /// Events applied whose records are added to the batch but not written yet, with the intent
+  /// each answers (nil for a result).
+  var unwritten: [(event: Event, effects: [Effect], index: Int?)] = []
+  var written: [(published: PublishedEvent, effects: [Effect])] = []
+
+  init(count: Int) { results = Array(repeating: nil, count: count) }
+
+  /// Writes the records added so far; their events become `written`.
+  mutating func write(_ batch: AppendBatch) throws {
+    let lines = try batch.write()
+    for (entry, line) in zip(unwritten, lines) {
+      let published = PublishedEvent(event: entry.event, line: line)
+      written.append((published, entry.effects))
+      if let index = entry.index { results[index] = .success(published) }
+    }
+    unwritten = []
+  }
+}
+
+/// An action of a batch waiting to be logged: an intent, or a result the reducer gave at once.
+private struct Pending {
+  var action: Action
+  var origin: EventOrigin
+  var cause: Int?
+  var id: JSON?
+  var idempotencyKey: String?
+  /// The intent's place in the batch (nil for a result).
+  var index: Int?
+  /// The time to stamp it with, when already read.
+  var at: Timestamp?
+}

@@ -1,0 +1,97 @@
+import SusiClock
+import SusiCore
+import SusiCoreTesting
+import SusiJSON
+import SusiStore
+import SusiTesting
+import Testing
+
+/// `Store.sendBatch`: intents sent together are logged as if sent one by one, in one write.
+@Suite struct BatchSendTests {
+  /// A rating the reducer refuses at once (a result in the same turn), an intent with an effect,
+  /// one with an idempotency key, and the same key again.
+  private let intents = [
+    BatchedIntent(
+      action: .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 9)), origin: .test,
+      id: "a"),
+    BatchedIntent(action: .loadGroups(.init()), origin: .test, id: "b"),
+    BatchedIntent(action: .loadGroups(.init()), origin: .test, idempotencyKey: "k"),
+    BatchedIntent(action: .loadGroups(.init()), origin: .test, idempotencyKey: "k"),
+  ]
+
+  @Test func logsTheSameLinesAsSendingTheIntentsOneByOne() async throws {
+    let oneByOne = MemoryEventSink()
+    let singleRunner = ManualRunner()
+    let single = Store(
+      sink: oneByOne, runner: singleRunner, clock: ManualTimeSource(ReducerTester.epoch))
+    for intent in intents {
+      _ = try? await single.send(
+        intent.action, origin: intent.origin, id: intent.id, idempotencyKey: intent.idempotencyKey)
+    }
+    let together = MemoryEventSink()
+    let runner = ManualRunner()
+    let store = Store(sink: together, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
+    #expect(store.sendsBatchesTogether)
+    let results = await store.sendBatch(intents, admit: { _ -> Never? in nil })
+    #expect(together.lines == oneByOne.lines)
+    #expect(together.lines.count == 4)
+    let seqs = results.map { try? $0.get().seq }
+    #expect(seqs == [1, 3, 4, nil])
+    guard case .failure(.store(.duplicate(seq: 4))) = results[3] else {
+      Issue.record("the reused key is not refused as a duplicate of event 4: \(results[3])")
+      return
+    }
+    #expect(try results[0].get().line == together.lines[0])
+    #expect(runner.effects.map(\.cause) == singleRunner.effects.map(\.cause))
+    #expect(runner.effects.map(\.effect) == singleRunner.effects.map(\.effect))
+    #expect(Set(runner.effects.map(\.cause)) == [3, 4])
+    #expect(await store.lastSeq == 4)
+  }
+
+  @Test func appendsNothingForAnIntentTheCheckRefusesAndTheNextSeesTheOnesBefore() async throws {
+    struct Refused: Error {}
+    let sink = MemoryEventSink()
+    let store = Store(
+      sink: sink, runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
+    var seen: [Int] = []
+    let results = await store.sendBatch(
+      intents,
+      admit: { index -> Refused? in
+        index == 1 ? Refused() : nil
+      },
+      applied: { index in seen.append(index) })
+    #expect(seen == [0, 2])
+    guard case .failure(.refused) = results[1] else {
+      Issue.record("the refused intent was logged: \(results[1])")
+      return
+    }
+    #expect(sink.lines.count == 3)
+    #expect(try Event.decode(sink.lines[2]).idempotencyKey == "k")
+  }
+
+  @Test func whenTheLogFailsEveryIntentOfTheBatchIsRefusedAndTheStoreStops() async throws {
+    let store = Store(
+      sink: FailingBatchSink(), runner: ManualRunner(),
+      clock: ManualTimeSource(ReducerTester.epoch))
+    let results = await store.sendBatch(intents, admit: { _ -> Never? in nil })
+    for result in results {
+      guard case .failure(.store(.logFailed)) = result else {
+        Issue.record("an intent was answered although the log failed: \(result)")
+        continue
+      }
+    }
+    await #expect(throws: StoreError.self) {
+      try await store.send(.loadGroups(.init()), origin: .test)
+    }
+  }
+}
+
+/// A sink that batches but whose writes fail.
+private struct FailingBatchSink: EventSink {
+  struct WriteFailed: Error {}
+  func append(_ record: [UInt8]) throws -> [UInt8] { throw WriteFailed() }
+  func sync() throws {}
+  func close() {}
+  var history: any EventHistory { MemoryEventHistory(MemoryEventSink()) }
+  var batchesAppends: Bool { true }
+}
