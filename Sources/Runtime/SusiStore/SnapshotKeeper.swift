@@ -49,7 +49,7 @@ public final class SnapshotKeeper: Sendable {
   /// one due will cover these events too). Call inside the store's turn, right after the event
   /// `book.lastSeq` was appended as `line`, so the log's end is the end of that event's record.
   func eventApplied(_ book: Recovered, line: [UInt8]) {
-    guard every > 0, book.lastSeq % every == 0 else { return }
+    guard isDue(afterSeq: book.lastSeq) else { return }
     let end = destination.logEnd
     let start = progress.withLock { progress -> Bool in
       guard !progress.writing, progress.newest < book.lastSeq else { return false }
@@ -62,6 +62,9 @@ public final class SnapshotKeeper: Sendable {
       progress.withLock { $0.writing = false }
     }
   }
+
+  /// True when a snapshot is due once the event `seq` is applied.
+  func isDue(afterSeq seq: Int) -> Bool { every > 0 && seq % every == 0 }
 
   /// Writes the final snapshot of a clean stop (after the store closed), waiting for it and for
   /// any snapshot still being written.

@@ -108,45 +108,36 @@ extension Store {
         logged.results[index] = .failure(.refused(refusal))
         continue
       }
-      var at = clock.now()
-      // Time in the log never runs backwards.
-      if let lastAt = book.lastAt, at < lastAt { at = lastAt }
-      // A key expires by the time this action is logged at.
-      if let key = intent.idempotencyKey, let first = book.idempotencyKeys.seq(for: key, at: at) {
-        logged.results[index] = .failure(.store(.duplicate(seq: first)))
+      var event: Event
+      do {
+        event = try stamp(
+          intent.action, origin: intent.origin, cause: nil, id: intent.id,
+          idempotencyKey: intent.idempotencyKey)
+      } catch {
+        logged.results[index] = .failure(.store(error))
         continue
       }
       // The intent, then the results the reducer gives at once, each right after its cause and
       // before the next one (depth first, as `applyLogged` logs them).
-      var pending = [
-        Pending(
-          action: intent.action, origin: intent.origin, cause: nil, id: intent.id,
-          idempotencyKey: intent.idempotencyKey, index: index, at: at)
-      ]
-      while let next = pending.popLast() {
-        var at = next.at ?? clock.now()
-        if let lastAt = book.lastAt, at < lastAt { at = lastAt }
-        let event = Event(
-          seq: book.lastSeq + 1, at: at, origin: next.origin, cause: next.cause, id: next.id,
-          idempotencyKey: next.idempotencyKey, action: next.action)
+      var answers: Int? = index
+      var results: [(action: Action, cause: Int, id: JSON?)] = []
+      while true {
         batch.add(event.encoded())
-        let reaction = book.apply(event)
-        noteOwed(event, loggedHere: true)
-        if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
-        logged.unwritten.append((event, reaction.effects, next.index))
-        if let snapshots, snapshots.every > 0, book.lastSeq % snapshots.every == 0 {
+        let reaction = applyAppended(event)
+        logged.unwritten.append((event, reaction.effects, answers))
+        if let snapshots, snapshots.isDue(afterSeq: book.lastSeq) {
+          // A snapshot names the record it ends at: that record is written first.
           try logged.write(batch)
           if let line = logged.written.last?.published.line {
             snapshots.eventApplied(book, line: line)
           }
         }
         let owedBy = book.ledger.id(owedBy: event.seq)
-        for result in reaction.results.reversed() {
-          pending.append(
-            Pending(
-              action: result, origin: .runner, cause: event.seq, id: owedBy, idempotencyKey: nil,
-              index: nil, at: nil))
-        }
+        results += reaction.results.reversed().map { ($0, event.seq, owedBy) }
+        guard let next = results.popLast() else { break }
+        event = try stamp(
+          next.action, origin: .runner, cause: next.cause, id: next.id, idempotencyKey: nil)
+        answers = nil
       }
       applied(index)
     }
@@ -175,17 +166,4 @@ private struct LoggedBatch<Refusal: Error> {
     }
     unwritten = []
   }
-}
-
-/// An action of a batch waiting to be logged: an intent, or a result the reducer gave at once.
-private struct Pending {
-  var action: Action
-  var origin: EventOrigin
-  var cause: Int?
-  var id: JSON?
-  var idempotencyKey: String?
-  /// The intent's place in the batch (nil for a result).
-  var index: Int?
-  /// The time to stamp it with, when already read.
-  var at: Timestamp?
 }

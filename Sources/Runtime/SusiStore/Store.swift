@@ -11,7 +11,7 @@ import Synchronization
 /// replaying the log rebuilds exactly this state.
 public actor Store {
   /// Everything folded from the events so far — the same bookkeeping replay does.
-  var book: Recovered
+  private(set) var book: Recovered
   /// The current state.
   public var state: State { book.state }
   /// The seq of the last event (0 for an empty log).
@@ -35,7 +35,7 @@ public actor Store {
   /// The most events that may owe results at once: see `isFull`.
   public nonisolated let inFlightLimit: Int
   /// Senders waiting in `waitForRoom`.
-  var roomWaiters: [CheckedContinuation<Void, Never>] = []
+  private var roomWaiters: [CheckedContinuation<Void, Never>] = []
 
   /// The default `inFlightLimit`: enough to keep every connection of the runner busy, small
   /// enough that the work waiting for it costs a few megabytes.
@@ -163,16 +163,8 @@ public actor Store {
         // What other processes logged comes first: our event follows it in seq and time.
         for other in appendedByOthers { try applyOther(other) }
         if onlyIfOwed, let cause, !book.ledger.owes(cause) { throw StandDown() }
-        var at = clock.now()
-        // Time in the log never runs backwards.
-        if let lastAt = book.lastAt, at < lastAt { at = lastAt }
-        // A key expires by the time this action is logged at.
-        if let idempotencyKey, let first = book.idempotencyKeys.seq(for: idempotencyKey, at: at) {
-          throw StoreError.duplicate(seq: first)
-        }
-        let event = Event(
-          seq: book.lastSeq + 1, at: at, origin: origin, cause: cause, id: id,
-          idempotencyKey: idempotencyKey, action: action)
+        let event = try stamp(
+          action, origin: origin, cause: cause, id: id, idempotencyKey: idempotencyKey)
         logged = event
         return event
       })
@@ -186,9 +178,7 @@ public actor Store {
     }
     guard let event = logged else { throw fail(.logFailed("the log appended no event")) }
     timings.appended(in: ContinuousClock.now - started)
-    let reaction = book.apply(event)
-    noteOwed(event, loggedHere: true)
-    if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
+    let reaction = applyAppended(event)
     snapshots?.eventApplied(book, line: line)
     let published = PublishedEvent(event: event, line: line)
     publishWhenCommitted(published, effects: reaction.effects)
@@ -200,6 +190,30 @@ public actor Store {
         idempotencyKey: nil)
     }
     return published
+  }
+
+  /// The event `action` becomes when it is logged now: the next seq, and a time that never runs
+  /// backwards. Throws `duplicate` when its idempotency key is still in force at that time.
+  func stamp(
+    _ action: Action, origin: EventOrigin, cause: Int?, id: JSON?, idempotencyKey: String?
+  ) throws(StoreError) -> Event {
+    var at = clock.now()
+    if let lastAt = book.lastAt, at < lastAt { at = lastAt }
+    // A key expires by the time this action is logged at.
+    if let idempotencyKey, let first = book.idempotencyKeys.seq(for: idempotencyKey, at: at) {
+      throw .duplicate(seq: first)
+    }
+    return Event(
+      seq: book.lastSeq + 1, at: at, origin: origin, cause: cause, id: id,
+      idempotencyKey: idempotencyKey, action: action)
+  }
+
+  /// Folds in an event this store has just appended, and returns what the reducer decided.
+  func applyAppended(_ event: Event) -> Reaction {
+    let reaction = book.apply(event)
+    noteOwed(event, loggedHere: true)
+    if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
+    return reaction
   }
 
   /// Shows a logged event to every reader and starts its effects (once it is committed).
@@ -252,7 +266,7 @@ public actor Store {
   /// Keeps `ownOwed`: an intent this process logged that owes results joins it, and so does a
   /// result of one of its members that owes more (an answer that planned another); a member
   /// leaves once paid up.
-  func noteOwed(_ event: Event, loggedHere: Bool) {
+  private func noteOwed(_ event: Event, loggedHere: Bool) {
     if let cause = event.cause, ownOwed.contains(cause) {
       if !book.ledger.owes(cause) { ownOwed.remove(cause) }
       if book.ledger.owes(event.seq) { ownOwed.insert(event.seq) }
@@ -350,7 +364,7 @@ public actor Store {
     do { try sink.sync() } catch { throw .logFailed("\(error)") }
   }
 
-  func wakeRoomWaiters() {
+  private func wakeRoomWaiters() {
     let waiters = roomWaiters
     roomWaiters = []
     for waiter in waiters { waiter.resume() }
