@@ -84,6 +84,44 @@ import Testing
       try await store.send(.loadGroups(.init()), origin: .test)
     }
   }
+
+  @Test func aSnapshotDueInsideABatchSeesItsRecordAlreadyWritten() async throws {
+    let sink = MemoryEventSink()
+    let destination = RecordingSnapshots(sink: sink)
+    let store = Store(
+      sink: sink, runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
+    await store.keepSnapshots(SnapshotKeeper(destination: destination, every: 2, newestSeq: 0))
+    // The refused rating and its rejection are seqs 1 and 2: the snapshot is due after 2, with
+    // two more intents of the batch still to come.
+    _ = await store.sendBatch(intents, admit: { _ -> Never? in nil })
+    var written = destination.written.makeAsyncIterator()
+    guard let first = await written.next() else {
+      Issue.record("no snapshot was written")
+      return
+    }
+    #expect(first.seq == 2)
+    #expect(first.end == 2)
+    #expect(first.line == sink.lines[1])
+  }
+}
+
+/// Records the snapshots a keeper writes: the seq each ends at, the record it names, and how
+/// many records the log held when it was taken.
+private final class RecordingSnapshots: SnapshotDestination {
+  let sink: MemoryEventSink
+  let written: AsyncStream<(seq: Int, line: [UInt8]?, end: Int)>
+  private let continuation: AsyncStream<(seq: Int, line: [UInt8]?, end: Int)>.Continuation
+
+  init(sink: MemoryEventSink) {
+    self.sink = sink
+    (written, continuation) = AsyncStream.makeStream()
+  }
+
+  var logEnd: Int { sink.lines.count }
+
+  func write(_ book: Recovered, line: [UInt8]?, end: Int) throws {
+    continuation.yield((book.lastSeq, line, end))
+  }
 }
 
 /// A sink that batches but whose writes fail.
