@@ -24,9 +24,10 @@ extension WebHandler {
       404, "not_cached", "the image is not in the cache yet; send cacheImage to fetch it")
     // Only a file the cache wrote, by name, inside the cache folder: the path in the log is
     // not trusted to point anywhere else.
-    guard let cached = await store.state.images[url],
+    guard let cached = await app.store.state.images[url],
       let name = ImageCacheFile.name(of: cached.path),
-      let file = ContainedFile.resolve([name], under: URL(fileURLWithPath: imagesFolder))
+      let file = ContainedFile.resolve(
+        [name], under: URL(fileURLWithPath: app.options.imageDirectory))
     else { throw notCached }
     let tag = "\"\(name.split(separator: ".").first ?? "")\""
     var headers: HTTPHeaders = ["ETag": tag, "Cache-Control": "private, max-age=86400"]

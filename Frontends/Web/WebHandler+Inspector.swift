@@ -15,7 +15,7 @@ extension WebHandler {
     -> HTTPResponse
   {
     try caller.require(Privilege.eventsRead)
-    let lastSeq = await store.lastSeq
+    let lastSeq = await app.store.lastSeq
     guard let text = request.queryValue("seq"), let seq = Int(text), (0...lastSeq).contains(seq)
     else {
       throw .badRequest(
@@ -40,7 +40,7 @@ extension WebHandler {
   /// The log file as a download, streamed in pieces up to the length it had when asked.
   func inspectorLog(_ caller: Caller) throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.eventsRead)
-    let path = logPath
+    let path = app.options.log
     // The length now: events appended while the download runs are left for the next one.
     guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
     else {

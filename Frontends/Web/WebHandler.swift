@@ -1,10 +1,10 @@
 import SusiAccess
+public import SusiApplication
 import SusiCore
 public import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 public import SusiServe
-public import SusiStore
 import Synchronization
 
 /// Answers the browser frontend's requests: its pages, its sessions, the inspector and cached
@@ -30,17 +30,14 @@ public final class WebHandler: HTTPHandler {
   let mode: Mode
   let api: WebhookHandler
   let gate: AccessGate
-  let store: Store
-  let logPath: String
-  let imagesFolder: String
+  /// susi as it runs: its store, its log, its image cache and the built-in server's address.
+  let app: SusiApp
   let pages: WebPages
   let sessions = WebSessions()
   let pastStates: PastStates
-  /// Where the built-in server listens in this run (`http://127.0.0.1:PORT`), if it runs.
-  let builtInServer: String?
-  private let port = Mutex(0)
-  /// The scheme browsers use to reach it: `https` with `--tls-cert`.
-  private let scheme = Mutex("http")
+  /// The port it is served on, and the scheme browsers use to reach it (`https` with
+  /// `--tls-cert`).
+  private let listening = Mutex((port: 0, scheme: "http"))
 
   /// What a `susi web` session may do: everything but administering access.
   static let localPrivileges = Set(Privilege.all).subtracting([
@@ -51,28 +48,20 @@ public final class WebHandler: HTTPHandler {
   /// slots.
   static let localCaller = Caller(keyID: "web", privileges: localPrivileges)
 
-  /// A handler for `service`'s store, whose log is at `logPath` and image cache in
-  /// `stateDirectory/images`; `builtInServer` is the built-in server's address in this run.
-  public init(
-    mode: Mode, service: WebhookService, store: Store, logPath: String, stateDirectory: String,
-    pages: WebPages, builtInServer: String? = nil, imagesFolder: String? = nil
-  ) {
-    self.builtInServer = builtInServer
+  /// A handler for `service`, which serves `app`'s store.
+  public init(mode: Mode, service: WebhookService, app: SusiApp, pages: WebPages) {
     self.mode = mode
     self.api = service.handler
     self.gate = service.gate
-    self.store = store
-    self.logPath = logPath
-    self.imagesFolder = imagesFolder ?? stateDirectory + "/images"
+    self.app = app
     self.pages = pages
-    self.pastStates = PastStates(logPath: logPath, feed: service.feed)
+    self.pastStates = PastStates(logPath: app.options.log, feed: service.feed)
   }
 
   /// Tells the handler the port it is served on, for the `Origin` check of `susi web`. Call it
   /// before anyone is given the URL.
   public func listening(on port: Int, secure: Bool = false) {
-    self.port.withLock { $0 = port }
-    scheme.withLock { $0 = secure ? "https" : "http" }
+    listening.withLock { $0 = (port, secure ? "https" : "http") }
   }
 
   public func isPriority(_ request: HTTPRequest) -> Bool { api.isPriority(request) }
@@ -178,7 +167,7 @@ public final class WebHandler: HTTPHandler {
       if case .local = self.mode { "web" } else { "serve" }
     return WebhookHandler.json(200) { o in
       if opened, let id = session.id { o.field("session", id) }
-      if let builtInServer { o.field("builtInServer", builtInServer) }
+      if let builtInServer = app.embeddedServerURL { o.field("builtInServer", builtInServer) }
       o.field("mode", mode)
       o.field("privileges", session.caller.privileges.sortedNames)
     }
@@ -275,13 +264,8 @@ public final class WebHandler: HTTPHandler {
     guard let origin = request.headers["Origin"] else { return false }
     switch mode {
     case .local:
-      let port = self.port.withLock { $0 }
-      let scheme = self.scheme.withLock { $0 }
-      return [
-        "\(scheme)://127.0.0.1:\(port)", "\(scheme)://localhost:\(port)",
-        "\(scheme)://[::1]:\(port)",
-      ]
-      .contains(origin)
+      let scheme = listening.withLock { $0.scheme }
+      return loopbackHosts.contains { "\(scheme)://\($0)" == origin }
     case .mounted:
       guard let host = request.headers["Host"] else { return false }
       return origin == "http://\(host)" || origin == "https://\(host)"
@@ -292,8 +276,13 @@ public final class WebHandler: HTTPHandler {
   /// with its port.
   private func hostAllowed(_ request: HTTPRequest) -> Bool {
     guard let host = request.headers["Host"]?.lowercased() else { return false }
-    let port = self.port.withLock { $0 }
-    return ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"].contains(host)
+    return loopbackHosts.contains(host)
+  }
+
+  /// `susi web`'s own hosts: 127.0.0.1, localhost and [::1], with its port.
+  private var loopbackHosts: [String] {
+    let port = listening.withLock { $0.port }
+    return ["127.0.0.1", "localhost", "[::1]"].map { "\($0):\(port)" }
   }
 
   // MARK: Small pieces

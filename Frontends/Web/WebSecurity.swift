@@ -46,12 +46,7 @@ enum WebSecurity {
   }
 
   /// 32 random bytes, base64url without padding: start tokens and session ids.
-  static func randomSecret() -> String {
-    var text = ByteEncoding.base64(Digest.randomBytes(32))
-    text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
-    while text.hasSuffix("=") { text.removeLast() }
-    return text
-  }
+  static func randomSecret() -> String { ByteEncoding.base64URL(Digest.randomBytes(32)) }
 
   static func unauthorized(_ message: String) -> HTTPResponse {
     WebhookError(401, "unauthorized", message).response

@@ -170,17 +170,10 @@ public actor TextSession {
     case .actionRejected(let rejected):
       // Refused before anything was sent: a value that fails validation is a usage error (64);
       // needing a login first is not.
-      switch rejected.kind {
-      case .needsLogin:
-        console.error("\(rejected.reason) (\(command("/login EMAIL", "susi login EMAIL")))")
-        return .failed
-      case .notLoggedIn:
-        console.error(rejected.reason)
-        return .failed
-      case .invalid:
-        console.error(rejected.reason)
-        return .usage
-      }
+      let hint =
+        rejected.kind == .needsLogin ? " (\(command("/login EMAIL", "susi login EMAIL")))" : ""
+      console.error(rejected.reason + hint)
+      return rejected.kind == .invalid ? .usage : .failed
     default:
       return nil
     }
