@@ -48,11 +48,9 @@ public struct WebhookService: Sendable {
     let gate = await AccessGate.following(store, keys: keys)
     let counters = DeliveryCounters()
     let metrics = WebhookMetrics(deliveries: counters)
-    let registry = subscribers ?? SubscriberFile(memory: [])
-    let progress = cursors ?? DeliveryCursors()
     let deliveries = DeliveryService(
-      feed: feed, registry: registry, cursors: progress, leases: leases, transport: transport,
-      clock: clock,
+      feed: feed, registry: subscribers ?? SubscriberFile(memory: []),
+      cursors: cursors ?? DeliveryCursors(), leases: leases, transport: transport, clock: clock,
       counters: counters, policy: policy)
     deliveries.start()
     let handler = WebhookHandler(

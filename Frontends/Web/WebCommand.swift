@@ -70,11 +70,8 @@ public enum WebCommand {
         "--host takes 127.0.0.1 or ::1, not '\(host)'; to share the pages, use 'susi serve --web'",
         ExitCode.usage)
     }
-    guard
-      let listening = ListeningOptions.resolve(
-        invocation, component: "web", defaultPort: 0)
+    guard let listening = ListeningOptions.resolve(invocation, component: "web", defaultPort: 0)
     else { return ExitCode.usage }
-    let (port, tls, log) = (listening.port, listening.tls, listening.log)
     guard let pages = WebPages.installed() else {
       return fail(notInstalled, ExitCode.noInput)
     }
@@ -94,9 +91,9 @@ public enum WebCommand {
     let openFile = app.options.stateDirectory + "/web-open.html"
     var reader: Task<Void, Never>?
     let code = await service.serveUntilSignalled(
-      handler, host: host, port: port, tls: tls, app: app, log: log
+      handler, host: host, listening, app: app
     ) { baseURL, bound in
-      handler.listening(on: bound, secure: tls != nil)
+      handler.listening(on: bound, secure: listening.tls != nil)
       let url = baseURL + "/?token=" + links.make()
       if invocation.parsed.has(.open) { openInBrowser(url, through: openFile) }
       StandardStream.error.line(

@@ -1,5 +1,7 @@
 import Foundation
 import SusiAccess
+import SusiApplication
+import SusiCommandLine
 import SusiCore
 import SusiFiles
 import SusiHTTPServer
@@ -36,7 +38,9 @@ extension WebHandler {
     }
     guard let data = FileManager.default.contents(atPath: file.path) else { throw notCached }
     let bytes = Array(data)
-    headers.set("Content-Type", Self.imageType(bytes))
+    // The media type the image's first bytes show, whatever its name says.
+    let kind = ImageSniffer.kind(Array(bytes.prefix(512)))
+    headers.set("Content-Type", kind?.mediaType ?? "application/octet-stream")
     return HTTPResponse(status: 200, headers: headers, body: bytes)
   }
 
@@ -47,10 +51,5 @@ extension WebHandler {
       if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
       return candidate == "*" || candidate == tag
     }
-  }
-
-  /// The media type the image's first bytes show, whatever its name says.
-  static func imageType(_ bytes: [UInt8]) -> String {
-    ImageSniffer.kind(Array(bytes.prefix(512)))?.mediaType ?? "application/octet-stream"
   }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import SusiAccess
+import SusiApplication
+import SusiCommandLine
 import SusiCore
 import SusiHTTPServer
 import SusiHTTPTypes
@@ -21,10 +23,9 @@ extension WebHandler {
       throw .badRequest(
         "invalid_seq", "seq must be a whole number from 0 to the last seq, \(lastSeq)")
     }
-    let states = pastStates
     // Replay reads the file and folds events: work for a task of its own, not the event loop.
-    let replayed = await Task.detached { () -> Result<Recovered, PastStates.Failure> in
-      Result { () throws(PastStates.Failure) in try states.state(after: seq) }
+    let replayed = await Task.detached { [pastStates] () -> Result<Recovered, PastStates.Failure> in
+      Result { () throws(PastStates.Failure) in try pastStates.state(after: seq) }
     }.value
     switch replayed {
     case .success(let recovered):

@@ -1,10 +1,12 @@
 import SusiAccess
 public import SusiApplication
+import SusiCommandLine
 import SusiCore
 public import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 public import SusiServe
+import SusiStore
 import Synchronization
 
 /// Answers the browser frontend's requests: its pages, its sessions, the inspector and cached
@@ -81,13 +83,19 @@ public final class WebHandler: HTTPHandler {
   private func answerLocal(_ request: HTTPRequest, links: StartLinks) async -> HTTPResponse {
     // A page of another site whose name was made to point at 127.0.0.1 (DNS rebinding) would
     // be same-origin with itself, not with us: its requests name its own host.
-    guard hostAllowed(request) else { return WebSecurity.badHost() }
+    guard let host = request.headers["Host"]?.lowercased(), loopbackHosts.contains(host) else {
+      return WebSecurity.badHost
+    }
     let path = request.path
     // The page's files hold nothing secret: they load without a session, and the page then
     // signs in with the token of its address (or the session its tab kept).
-    if request.method == .get, path != "/session", let page = pageFile(path) { return page }
+    if request.method == .get, path != "/session", Self.isPagePath(path),
+      let page = pages.response(for: String(path.dropFirst()))
+    {
+      return page
+    }
     if path == "/session" && request.method == .post {
-      guard originAllowed(request) else { return WebSecurity.badOrigin() }
+      guard originAllowed(request) else { return WebSecurity.badOrigin }
       return redeem(request, links)
     }
     guard let session = session(request) else {
@@ -95,7 +103,7 @@ public final class WebHandler: HTTPHandler {
         "this page has no session: open a link that susi web prints (press Enter where it runs)")
     }
     if WebSecurity.changesState(request.method), !originAllowed(request) {
-      return WebSecurity.badOrigin()
+      return WebSecurity.badOrigin
     }
     return await answer(request, session)
   }
@@ -109,7 +117,7 @@ public final class WebHandler: HTTPHandler {
         ?? WebhookError(404, "not_found", "no page \(path)").response
     }
     if path == "/session" && request.method != .get {
-      guard originAllowed(request) else { return WebSecurity.badOrigin() }
+      guard originAllowed(request) else { return WebSecurity.badOrigin }
       switch request.method {
       case .post: return signIn(request)
       case .delete: return signOut(request)
@@ -125,7 +133,7 @@ public final class WebHandler: HTTPHandler {
     }
     guard let session else { return await api.handle(request) }
     if WebSecurity.changesState(request.method), !originAllowed(request) {
-      return WebSecurity.badOrigin()
+      return WebSecurity.badOrigin
     }
     return await answer(request, session)
   }
@@ -202,9 +210,7 @@ public final class WebHandler: HTTPHandler {
   /// Whether the caller still holds a privilege: asked again while an event stream runs, so
   /// signing out or revoking the key ends the stream.
   private func holds(_ id: String?) -> @Sendable (Privilege) -> Bool {
-    let sessions = self.sessions
-    let gate = self.gate
-    return { privilege in
+    return { [sessions, gate] privilege in
       guard let id else { return false }
       switch sessions.holder(id) {
       case nil: return false
@@ -272,13 +278,6 @@ public final class WebHandler: HTTPHandler {
     }
   }
 
-  /// Whether the request's `Host` names this `susi web` itself: 127.0.0.1, localhost or [::1]
-  /// with its port.
-  private func hostAllowed(_ request: HTTPRequest) -> Bool {
-    guard let host = request.headers["Host"]?.lowercased() else { return false }
-    return loopbackHosts.contains(host)
-  }
-
   /// `susi web`'s own hosts: 127.0.0.1, localhost and [::1], with its port.
   private var loopbackHosts: [String] {
     let port = listening.withLock { $0.port }
@@ -286,11 +285,6 @@ public final class WebHandler: HTTPHandler {
   }
 
   // MARK: Small pieces
-
-  private func pageFile(_ path: String) -> HTTPResponse? {
-    guard Self.isPagePath(path) else { return nil }
-    return pages.response(for: String(path.dropFirst()))
-  }
 
   /// `/` and paths that name a file (`/app.js`, `/icons/star.svg`) are pages; the rest is API.
   static func isPagePath(_ path: String) -> Bool {

@@ -53,15 +53,11 @@ enum WebSecurity {
   }
 
   /// A request for another host name (DNS rebinding), answered before anything else.
-  static func badHost() -> HTTPResponse {
-    WebhookError(
-      421, "bad_host", "this server answers only for 127.0.0.1, localhost and [::1] on its port"
-    ).response
-  }
+  static let badHost = WebhookError(
+    421, "bad_host", "this server answers only for 127.0.0.1, localhost and [::1] on its port"
+  ).response
 
-  static func badOrigin() -> HTTPResponse {
-    WebhookError(
-      403, "bad_origin", "a change must come from this server's own page (the Origin did not match)"
-    ).response
-  }
+  static let badOrigin = WebhookError(
+    403, "bad_origin", "a change must come from this server's own page (the Origin did not match)"
+  ).response
 }

@@ -93,12 +93,11 @@ public enum TextFrontend {
     let input = StandardInput()
     var lineReader: TerminalLineReader?
     if mode == .chat && TerminalLineReader.isUsable(environment: invocation.environment) {
-      let environment = invocation.environment
       lineReader = TerminalLineReader(
         input: input,
         history: LineHistory(path: invocation.common.stateDirectory + "/chat-history"),
         write: console.writeOutput,
-        columns: { TerminalStyle.columns(for: .output, environment: environment) })
+        columns: { TerminalStyle.columns(for: .output, environment: invocation.environment) })
     }
     // A resized terminal gets the line being typed drawn again, at its new width.
     let resizes = lineReader.map { reader in SignalCatcher([SIGWINCH]) { _ in reader.redraw() } }

@@ -20,9 +20,6 @@ public actor TextSession {
   let context: TextContext
   let mode: Mode
   let background = BackgroundWork()
-  /// The last seq before this session started: requests older than that belong to an earlier
-  /// run and will not be answered in this one.
-  let startSeq: Int
   /// Whether every skill has been loaded in this run (a name is looked up once more after that).
   var loadedAllSkills = false
   /// The countdown drawn while `--wait` waits for a planned answer.
@@ -45,7 +42,6 @@ public actor TextSession {
     lineReader: TerminalLineReader? = nil
   ) async {
     conversation = await store.conversation(origin: .cli, after: context.followFrom)
-    startSeq = await store.lastSeq
     self.console = console
     self.input = input
     self.lineReader = lineReader

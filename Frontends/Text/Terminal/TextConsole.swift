@@ -47,8 +47,10 @@ public struct TextConsole: Sendable {
       glyphs: Glyphs.detect(environment: environment),
       style: TerminalStyle.detect(for: .output, environment: environment, mode: color),
       timeZone: DateText.zone(utc: utc, environment: environment))
+    var writeOutput: @Sendable (String) -> Void = { StandardStream.output.write($0) }
+    if quiet { writeOutput = { _ in } }
     return TextConsole(
-      writeOutput: quiet ? { _ in } : { StandardStream.output.write($0) },
+      writeOutput: writeOutput,
       writeError: { StandardStream.error.write($0) },
       renderer: renderer,
       errorStyle: TerminalStyle.detect(for: .error, environment: environment, mode: color),
