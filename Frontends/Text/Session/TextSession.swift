@@ -252,12 +252,8 @@ public actor TextSession {
   /// Moves off the prompt line before printing something that arrived on its own.
   func interruptPrompt() {
     guard waitingForLine && console.interactive else { return }
-    if let lineReader, lineReader.isEditing {
-      // The line being typed is erased and drawn again below what arrived.
-      console.writeOutput("\r\u{1B}[K")
-    } else {
-      console.writeOutput("\n")
-    }
+    // A line being typed is erased, and drawn again below what arrived.
+    console.writeOutput(lineReader?.isEditing == true ? "\r\u{1B}[K" : "\n")
   }
 
   func restorePrompt() {
