@@ -13,7 +13,7 @@ public import SusiStore
 ///                                          keys: try KeyFile(path: log + ".keys"))
 /// let server = HTTPServer(configuration: configuration, handler: service.handler)
 /// ```
-public final class WebhookService: Sendable {
+public struct WebhookService: Sendable {
   /// The HTTP handler to serve.
   public let handler: WebhookHandler
   /// The events of the log, for readers.
@@ -24,17 +24,6 @@ public final class WebhookService: Sendable {
   public let deliveries: DeliveryService
   /// The counters `/metrics` shows.
   public let metrics: WebhookMetrics
-
-  private init(
-    handler: WebhookHandler, feed: EventFeed, gate: AccessGate, deliveries: DeliveryService,
-    metrics: WebhookMetrics
-  ) {
-    self.handler = handler
-    self.feed = feed
-    self.gate = gate
-    self.deliveries = deliveries
-    self.metrics = metrics
-  }
 
   /// Wires the frontend to `store` and starts following its log and delivering to the
   /// registered subscribers.
@@ -59,11 +48,9 @@ public final class WebhookService: Sendable {
     let gate = await AccessGate.following(store, keys: keys)
     let counters = DeliveryCounters()
     let metrics = WebhookMetrics(deliveries: counters)
-    let registry = subscribers ?? SubscriberFile(memory: [])
-    let progress = cursors ?? DeliveryCursors()
     let deliveries = DeliveryService(
-      feed: feed, registry: registry, cursors: progress, leases: leases, transport: transport,
-      clock: clock,
+      feed: feed, registry: subscribers ?? SubscriberFile(memory: []),
+      cursors: cursors ?? DeliveryCursors(), leases: leases, transport: transport, clock: clock,
       counters: counters, policy: policy)
     deliveries.start()
     let handler = WebhookHandler(

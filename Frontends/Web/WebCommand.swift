@@ -53,10 +53,8 @@ public enum WebCommand {
     let pages = WebPages.installed()
     if pages == nil { StandardStream.error.line("susi serve: warning: \(notInstalled)") }
     return WebHandler(
-      mode: .mounted, service: service, store: app.store, logPath: app.options.log,
-      stateDirectory: app.options.stateDirectory,
-      pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")),
-      builtInServer: app.embeddedServerURL, imagesFolder: app.options.imageDirectory)
+      mode: .mounted, service: service, app: app,
+      pages: pages ?? WebPages(folder: URL(fileURLWithPath: "/nonexistent")))
   }
 
   static var notInstalled: String {
@@ -72,11 +70,8 @@ public enum WebCommand {
         "--host takes 127.0.0.1 or ::1, not '\(host)'; to share the pages, use 'susi serve --web'",
         ExitCode.usage)
     }
-    guard
-      let listening = ListeningOptions.resolve(
-        invocation, component: "web", defaultPort: 0)
+    guard let listening = ListeningOptions.resolve(invocation, component: "web", defaultPort: 0)
     else { return ExitCode.usage }
-    let (port, tls, log) = (listening.port, listening.tls, listening.log)
     guard let pages = WebPages.installed() else {
       return fail(notInstalled, ExitCode.noInput)
     }
@@ -92,16 +87,13 @@ public enum WebCommand {
       options: WebhookHandler.Options(
         maximumStreamsPerKey: maximumStreams, origin: .web))
     let links = StartLinks()
-    let handler = WebHandler(
-      mode: .local(links), service: service, store: app.store, logPath: app.options.log,
-      stateDirectory: app.options.stateDirectory, pages: pages,
-      builtInServer: app.embeddedServerURL, imagesFolder: app.options.imageDirectory)
+    let handler = WebHandler(mode: .local(links), service: service, app: app, pages: pages)
     let openFile = app.options.stateDirectory + "/web-open.html"
     var reader: Task<Void, Never>?
     let code = await service.serveUntilSignalled(
-      handler, host: host, port: port, tls: tls, app: app, log: log
+      handler, host: host, listening, app: app
     ) { baseURL, bound in
-      handler.listening(on: bound, secure: tls != nil)
+      handler.listening(on: bound, secure: listening.tls != nil)
       let url = baseURL + "/?token=" + links.make()
       if invocation.parsed.has(.open) { openInBrowser(url, through: openFile) }
       StandardStream.error.line(
@@ -147,16 +139,11 @@ public enum WebCommand {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     process.terminationHandler = { finished in
-      switch finished.terminationStatus {
-      case 0: break
+      let status = finished.terminationStatus
+      guard status != 0 else { return }
       // `env` answers 127 when it finds no such program.
-      case 127:
-        StandardStream.error.line(
-          "susi web: xdg-open is not installed; open the URL above yourself")
-      default:
-        StandardStream.error.line(
-          "susi web: xdg-open could not open a browser; open the URL above yourself")
-      }
+      let why = status == 127 ? "is not installed" : "could not open a browser"
+      StandardStream.error.line("susi web: xdg-open \(why); open the URL above yourself")
     }
     do {
       try process.run()

@@ -1,5 +1,7 @@
 import Foundation
 import SusiAccess
+import SusiApplication
+import SusiCommandLine
 import SusiCore
 import SusiFiles
 import SusiHTTPServer
@@ -24,9 +26,10 @@ extension WebHandler {
       404, "not_cached", "the image is not in the cache yet; send cacheImage to fetch it")
     // Only a file the cache wrote, by name, inside the cache folder: the path in the log is
     // not trusted to point anywhere else.
-    guard let cached = await store.state.images[url],
+    guard let cached = await app.store.state.images[url],
       let name = ImageCacheFile.name(of: cached.path),
-      let file = ContainedFile.resolve([name], under: URL(fileURLWithPath: imagesFolder))
+      let file = ContainedFile.resolve(
+        [name], under: URL(fileURLWithPath: app.options.imageDirectory))
     else { throw notCached }
     let tag = "\"\(name.split(separator: ".").first ?? "")\""
     var headers: HTTPHeaders = ["ETag": tag, "Cache-Control": "private, max-age=86400"]
@@ -35,7 +38,9 @@ extension WebHandler {
     }
     guard let data = FileManager.default.contents(atPath: file.path) else { throw notCached }
     let bytes = Array(data)
-    headers.set("Content-Type", Self.imageType(bytes))
+    // The media type the image's first bytes show, whatever its name says.
+    let kind = ImageSniffer.kind(Array(bytes.prefix(512)))
+    headers.set("Content-Type", kind?.mediaType ?? "application/octet-stream")
     return HTTPResponse(status: 200, headers: headers, body: bytes)
   }
 
@@ -46,10 +51,5 @@ extension WebHandler {
       if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
       return candidate == "*" || candidate == tag
     }
-  }
-
-  /// The media type the image's first bytes show, whatever its name says.
-  static func imageType(_ bytes: [UInt8]) -> String {
-    ImageSniffer.kind(Array(bytes.prefix(512)))?.mediaType ?? "application/octet-stream"
   }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import SusiAccess
+import SusiApplication
+import SusiCommandLine
 import SusiCore
 import SusiHTTPServer
 import SusiHTTPTypes
@@ -15,16 +17,15 @@ extension WebHandler {
     -> HTTPResponse
   {
     try caller.require(Privilege.eventsRead)
-    let lastSeq = await store.lastSeq
+    let lastSeq = await app.store.lastSeq
     guard let text = request.queryValue("seq"), let seq = Int(text), (0...lastSeq).contains(seq)
     else {
       throw .badRequest(
         "invalid_seq", "seq must be a whole number from 0 to the last seq, \(lastSeq)")
     }
-    let states = pastStates
     // Replay reads the file and folds events: work for a task of its own, not the event loop.
-    let replayed = await Task.detached { () -> Result<Recovered, PastStates.Failure> in
-      Result { () throws(PastStates.Failure) in try states.state(after: seq) }
+    let replayed = await Task.detached { [pastStates] () -> Result<Recovered, PastStates.Failure> in
+      Result { () throws(PastStates.Failure) in try pastStates.state(after: seq) }
     }.value
     switch replayed {
     case .success(let recovered):
@@ -40,7 +41,7 @@ extension WebHandler {
   /// The log file as a download, streamed in pieces up to the length it had when asked.
   func inspectorLog(_ caller: Caller) throws(WebhookError) -> HTTPResponse {
     try caller.require(Privilege.eventsRead)
-    let path = logPath
+    let path = app.options.log
     // The length now: events appended while the download runs are left for the next one.
     guard let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
     else {

@@ -1,10 +1,12 @@
 import SusiAccess
+public import SusiApplication
+import SusiCommandLine
 import SusiCore
 public import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
 public import SusiServe
-public import SusiStore
+import SusiStore
 import Synchronization
 
 /// Answers the browser frontend's requests: its pages, its sessions, the inspector and cached
@@ -30,17 +32,14 @@ public final class WebHandler: HTTPHandler {
   let mode: Mode
   let api: WebhookHandler
   let gate: AccessGate
-  let store: Store
-  let logPath: String
-  let imagesFolder: String
+  /// susi as it runs: its store, its log, its image cache and the built-in server's address.
+  let app: SusiApp
   let pages: WebPages
   let sessions = WebSessions()
   let pastStates: PastStates
-  /// Where the built-in server listens in this run (`http://127.0.0.1:PORT`), if it runs.
-  let builtInServer: String?
-  private let port = Mutex(0)
-  /// The scheme browsers use to reach it: `https` with `--tls-cert`.
-  private let scheme = Mutex("http")
+  /// The port it is served on, and the scheme browsers use to reach it (`https` with
+  /// `--tls-cert`).
+  private let listening = Mutex((port: 0, scheme: "http"))
 
   /// What a `susi web` session may do: everything but administering access.
   static let localPrivileges = Set(Privilege.all).subtracting([
@@ -51,28 +50,20 @@ public final class WebHandler: HTTPHandler {
   /// slots.
   static let localCaller = Caller(keyID: "web", privileges: localPrivileges)
 
-  /// A handler for `service`'s store, whose log is at `logPath` and image cache in
-  /// `stateDirectory/images`; `builtInServer` is the built-in server's address in this run.
-  public init(
-    mode: Mode, service: WebhookService, store: Store, logPath: String, stateDirectory: String,
-    pages: WebPages, builtInServer: String? = nil, imagesFolder: String? = nil
-  ) {
-    self.builtInServer = builtInServer
+  /// A handler for `service`, which serves `app`'s store.
+  public init(mode: Mode, service: WebhookService, app: SusiApp, pages: WebPages) {
     self.mode = mode
     self.api = service.handler
     self.gate = service.gate
-    self.store = store
-    self.logPath = logPath
-    self.imagesFolder = imagesFolder ?? stateDirectory + "/images"
+    self.app = app
     self.pages = pages
-    self.pastStates = PastStates(logPath: logPath, feed: service.feed)
+    self.pastStates = PastStates(logPath: app.options.log, feed: service.feed)
   }
 
   /// Tells the handler the port it is served on, for the `Origin` check of `susi web`. Call it
   /// before anyone is given the URL.
   public func listening(on port: Int, secure: Bool = false) {
-    self.port.withLock { $0 = port }
-    scheme.withLock { $0 = secure ? "https" : "http" }
+    listening.withLock { $0 = (port, secure ? "https" : "http") }
   }
 
   public func isPriority(_ request: HTTPRequest) -> Bool { api.isPriority(request) }
@@ -92,13 +83,19 @@ public final class WebHandler: HTTPHandler {
   private func answerLocal(_ request: HTTPRequest, links: StartLinks) async -> HTTPResponse {
     // A page of another site whose name was made to point at 127.0.0.1 (DNS rebinding) would
     // be same-origin with itself, not with us: its requests name its own host.
-    guard hostAllowed(request) else { return WebSecurity.badHost() }
+    guard let host = request.headers["Host"]?.lowercased(), loopbackHosts.contains(host) else {
+      return WebSecurity.badHost
+    }
     let path = request.path
     // The page's files hold nothing secret: they load without a session, and the page then
     // signs in with the token of its address (or the session its tab kept).
-    if request.method == .get, path != "/session", let page = pageFile(path) { return page }
+    if request.method == .get, path != "/session", Self.isPagePath(path),
+      let page = pages.response(for: String(path.dropFirst()))
+    {
+      return page
+    }
     if path == "/session" && request.method == .post {
-      guard originAllowed(request) else { return WebSecurity.badOrigin() }
+      guard originAllowed(request) else { return WebSecurity.badOrigin }
       return redeem(request, links)
     }
     guard let session = session(request) else {
@@ -106,7 +103,7 @@ public final class WebHandler: HTTPHandler {
         "this page has no session: open a link that susi web prints (press Enter where it runs)")
     }
     if WebSecurity.changesState(request.method), !originAllowed(request) {
-      return WebSecurity.badOrigin()
+      return WebSecurity.badOrigin
     }
     return await answer(request, session)
   }
@@ -120,7 +117,7 @@ public final class WebHandler: HTTPHandler {
         ?? WebhookError(404, "not_found", "no page \(path)").response
     }
     if path == "/session" && request.method != .get {
-      guard originAllowed(request) else { return WebSecurity.badOrigin() }
+      guard originAllowed(request) else { return WebSecurity.badOrigin }
       switch request.method {
       case .post: return signIn(request)
       case .delete: return signOut(request)
@@ -136,7 +133,7 @@ public final class WebHandler: HTTPHandler {
     }
     guard let session else { return await api.handle(request) }
     if WebSecurity.changesState(request.method), !originAllowed(request) {
-      return WebSecurity.badOrigin()
+      return WebSecurity.badOrigin
     }
     return await answer(request, session)
   }
@@ -178,7 +175,7 @@ public final class WebHandler: HTTPHandler {
       if case .local = self.mode { "web" } else { "serve" }
     return WebhookHandler.json(200) { o in
       if opened, let id = session.id { o.field("session", id) }
-      if let builtInServer { o.field("builtInServer", builtInServer) }
+      if let builtInServer = app.embeddedServerURL { o.field("builtInServer", builtInServer) }
       o.field("mode", mode)
       o.field("privileges", session.caller.privileges.sortedNames)
     }
@@ -213,9 +210,7 @@ public final class WebHandler: HTTPHandler {
   /// Whether the caller still holds a privilege: asked again while an event stream runs, so
   /// signing out or revoking the key ends the stream.
   private func holds(_ id: String?) -> @Sendable (Privilege) -> Bool {
-    let sessions = self.sessions
-    let gate = self.gate
-    return { privilege in
+    return { [sessions, gate] privilege in
       guard let id else { return false }
       switch sessions.holder(id) {
       case nil: return false
@@ -275,33 +270,21 @@ public final class WebHandler: HTTPHandler {
     guard let origin = request.headers["Origin"] else { return false }
     switch mode {
     case .local:
-      let port = self.port.withLock { $0 }
-      let scheme = self.scheme.withLock { $0 }
-      return [
-        "\(scheme)://127.0.0.1:\(port)", "\(scheme)://localhost:\(port)",
-        "\(scheme)://[::1]:\(port)",
-      ]
-      .contains(origin)
+      let scheme = listening.withLock { $0.scheme }
+      return loopbackHosts.contains { "\(scheme)://\($0)" == origin }
     case .mounted:
       guard let host = request.headers["Host"] else { return false }
       return origin == "http://\(host)" || origin == "https://\(host)"
     }
   }
 
-  /// Whether the request's `Host` names this `susi web` itself: 127.0.0.1, localhost or [::1]
-  /// with its port.
-  private func hostAllowed(_ request: HTTPRequest) -> Bool {
-    guard let host = request.headers["Host"]?.lowercased() else { return false }
-    let port = self.port.withLock { $0 }
-    return ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"].contains(host)
+  /// `susi web`'s own hosts: 127.0.0.1, localhost and [::1], with its port.
+  private var loopbackHosts: [String] {
+    let port = listening.withLock { $0.port }
+    return ["127.0.0.1", "localhost", "[::1]"].map { "\($0):\(port)" }
   }
 
   // MARK: Small pieces
-
-  private func pageFile(_ path: String) -> HTTPResponse? {
-    guard Self.isPagePath(path) else { return nil }
-    return pages.response(for: String(path.dropFirst()))
-  }
 
   /// `/` and paths that name a file (`/app.js`, `/icons/star.svg`) are pages; the rest is API.
   static func isPagePath(_ path: String) -> Bool {

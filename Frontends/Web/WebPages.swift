@@ -9,11 +9,6 @@ public struct WebPages: Sendable {
   /// The folder the files are in.
   public let folder: URL
 
-  /// Pages from `folder`.
-  public init(folder: URL) {
-    self.folder = folder
-  }
-
   /// The pages installed with susi: beside the executable as SwiftPM builds them
   /// (`susi_SusiWeb.resources/Resources`), or in an install prefix (`PREFIX/share/susi/web`).
   public static func installed() -> WebPages? {

@@ -46,27 +46,18 @@ enum WebSecurity {
   }
 
   /// 32 random bytes, base64url without padding: start tokens and session ids.
-  static func randomSecret() -> String {
-    var text = ByteEncoding.base64(Digest.randomBytes(32))
-    text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
-    while text.hasSuffix("=") { text.removeLast() }
-    return text
-  }
+  static func randomSecret() -> String { ByteEncoding.base64URL(Digest.randomBytes(32)) }
 
   static func unauthorized(_ message: String) -> HTTPResponse {
     WebhookError(401, "unauthorized", message).response
   }
 
   /// A request for another host name (DNS rebinding), answered before anything else.
-  static func badHost() -> HTTPResponse {
-    WebhookError(
-      421, "bad_host", "this server answers only for 127.0.0.1, localhost and [::1] on its port"
-    ).response
-  }
+  static let badHost = WebhookError(
+    421, "bad_host", "this server answers only for 127.0.0.1, localhost and [::1] on its port"
+  ).response
 
-  static func badOrigin() -> HTTPResponse {
-    WebhookError(
-      403, "bad_origin", "a change must come from this server's own page (the Origin did not match)"
-    ).response
-  }
+  static let badOrigin = WebhookError(
+    403, "bad_origin", "a change must come from this server's own page (the Origin did not match)"
+  ).response
 }

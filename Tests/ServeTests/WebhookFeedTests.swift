@@ -3,10 +3,11 @@ import SusiClock
 import SusiCore
 import SusiHTTPServer
 import SusiJSON
-import SusiServe
 import SusiStore
 import Synchronization
 import Testing
+
+@testable import SusiServe
 
 /// The server-sent event stream.
 @Suite struct WebhookFeedTests {

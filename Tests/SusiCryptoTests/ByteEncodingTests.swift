@@ -29,6 +29,12 @@ import Testing
     #expect(ByteEncoding.base64Decode("+/+/") == [0xfb, 0xff, 0xbf])
   }
 
+  @Test func encodesURLSafeBase64WithoutPadding() {
+    #expect(ByteEncoding.base64URL([0xfb, 0xff, 0xbf]) == "-_-_")
+    #expect(ByteEncoding.base64URL(Array("f".utf8)) == "Zg")
+    #expect(ByteEncoding.base64URL(Array("fo".utf8)) == "Zm8")
+  }
+
   @Test(arguments: [
     "Zm9v!", "Zm9v Zg==", "Z", "Zm9vY", "-_-_", "Zm9v\n", "Zm9vä", "Z=g=", "Zm=9v", "=Zm9v",
     "Zg===", "Zm9v====",

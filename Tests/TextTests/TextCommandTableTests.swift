@@ -15,7 +15,7 @@ import Testing
   }
 
   @Test func everyCommandTheHelpListsIsReadByTheChat() {
-    let listed = TextSession.helpLines.dropFirst().map { $0.0 }
+    let listed = TextSession.helpLines.dropFirst().map { $0[0] }
     #expect(listed.first == "/groups" && listed.last == "/quit")
     #expect(listed.contains("/rate NAME STARS"))
     for usage in listed {

@@ -8,8 +8,9 @@ import SusiHTTPTypes
 import SusiJSON
 import SusiServer
 import SusiStore
-import SusiWeb
 import Testing
+
+@testable import SusiWeb
 
 /// `/inspector/state` and `/inspector/log`: the state at any seq, and the log as a download.
 @Suite struct WebServerInspectorTests {

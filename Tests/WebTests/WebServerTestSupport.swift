@@ -85,8 +85,7 @@ struct WebFixture {
       options: WebhookHandler.Options(waitLimit: waitLimit, origin: .web))
     let token = links.make()
     let handler = WebHandler(
-      mode: .local(links), service: service, store: app.store, logPath: app.options.log,
-      stateDirectory: directory, pages: try pages ?? installedPages())
+      mode: .local(links), service: service, app: app, pages: try pages ?? installedPages())
     handler.listening(on: port)
     return WebFixture(
       app: app, service: service, handler: handler, directory: directory, secret: token,
@@ -104,8 +103,7 @@ struct WebFixture {
     let service = await WebhookService.start(
       store: app.store, keys: keys, options: WebhookHandler.Options(waitLimit: waitLimit))
     let handler = WebHandler(
-      mode: .mounted, service: service, store: app.store, logPath: app.options.log,
-      stateDirectory: directory, pages: try installedPages())
+      mode: .mounted, service: service, app: app, pages: try installedPages())
     return WebFixture(
       app: app, service: service, handler: handler, directory: directory, secret: admin.text)
   }

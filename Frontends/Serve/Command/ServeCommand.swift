@@ -138,10 +138,9 @@ public enum ServeCommand {
   static func serve(_ invocation: Invocation, web: WebMount?) async -> Int32 {
     let host = BindAddress.numeric(invocation.parsed.value(.host) ?? "127.0.0.1")
     guard
-      let listening = ListeningOptions.resolve(
-        invocation, component: "serve", defaultPort: 8080)
+      let listening = ListeningOptions.resolve(invocation, component: "serve", defaultPort: 8080)
     else { return ExitCode.usage }
-    let (port, tls, log) = (listening.port, listening.tls, listening.log)
+    let log = listening.log
     if invocation.parsed.has(.web) && web == nil {
       return fail("this build of susi has no browser pages for --web", ExitCode.usage)
     }
@@ -190,7 +189,7 @@ public enum ServeCommand {
     let handler: any HTTPHandler =
       if let web, invocation.parsed.has(.web) { web(service, app) } else { service.handler }
     return await service.serveUntilSignalled(
-      handler, host: host, port: port, tls: tls, app: app, log: log)
+      handler, host: host, listening, app: app)
   }
 
   /// The command-line tasks that rewrite a file a running `susi serve` owns (the subscribers

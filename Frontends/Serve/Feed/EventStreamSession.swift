@@ -10,36 +10,19 @@ public import SusiStore
 /// gap or a repeat, and a client that reconnects with `Last-Event-ID` resumes exactly.
 public struct EventStreamSession: Sendable {
   let feed: EventFeed
-  let clock: any TimeSource
+  var clock: any TimeSource = SystemTimeSource()
   /// The seq after which the stream starts; nil = with the next event logged.
   public let after: Int?
   /// Event types to send; empty = all.
-  public let types: Set<ActionType>
+  public var types: Set<ActionType> = []
   /// How long an idle stream waits before sending a comment line (ms).
-  let heartbeatInterval: Int64
+  var heartbeatInterval: Int64 = 15_000
   /// How long a stream may send no event before it is closed (ms); the client reconnects with
   /// `Last-Event-ID` and misses nothing.
-  let idleLimit: Int64
+  var idleLimit: Int64 = 30 * 60_000
   /// Whether the client may still read; checked before each write, so a stream ends soon
   /// after its key is revoked.
-  let authorized: @Sendable () -> Bool
-
-  /// A session over `feed` starting after `after` (nil: with the next event); with `types`,
-  /// only events of those types.
-  public init(
-    feed: EventFeed, clock: any TimeSource = SystemTimeSource(), after: Int?,
-    types: Set<ActionType> = [],
-    heartbeatInterval: Int64 = 15_000, idleLimit: Int64 = 30 * 60_000,
-    authorized: @escaping @Sendable () -> Bool = { true }
-  ) {
-    self.idleLimit = idleLimit
-    self.feed = feed
-    self.clock = clock
-    self.after = after
-    self.types = types
-    self.heartbeatInterval = heartbeatInterval
-    self.authorized = authorized
-  }
+  var authorized: @Sendable () -> Bool = { true }
 
   /// Sends events through `write` until the feed closes, the task is cancelled, or `write`
   /// throws (the client went away).

@@ -14,26 +14,21 @@ final class StreamSlots: Sendable {
       counts[key] = count + 1
       return true
     }
-    return taken ? StreamSlot(key: key, slots: self) : nil
-  }
-
-  fileprivate func release(_ key: String) {
-    counts.withLock { counts in
-      let count = counts[key, default: 0] - 1
-      counts[key] = count > 0 ? count : nil
+    guard taken else { return nil }
+    return StreamSlot {
+      self.counts.withLock { counts in
+        let count = counts[key, default: 0] - 1
+        counts[key] = count > 0 ? count : nil
+      }
     }
   }
 }
 
 /// One open stream's place among its key's streams.
 final class StreamSlot: Sendable {
-  private let key: String
-  private let slots: StreamSlots
+  private let release: @Sendable () -> Void
 
-  fileprivate init(key: String, slots: StreamSlots) {
-    self.key = key
-    self.slots = slots
-  }
+  fileprivate init(release: @escaping @Sendable () -> Void) { self.release = release }
 
-  deinit { slots.release(key) }
+  deinit { release() }
 }

@@ -34,13 +34,12 @@ extension WebhookHandler {
       subscribers: deliveries, checkTarget: { try await deliveries.checkTarget($0.url) },
       by: caller.keyID, origin: EventOrigin.webhook.carried(by: RequestLogging.id(of: call.request))
     )
-    let result: AdminResult
     do {
-      result = try await task.run(scope, FieldReader(input))
+      let result = try await task.run(scope, FieldReader(input))
+      return Self.json(task.route?.status ?? 200) { Self.write(result, to: &$0) }
     } catch {
       throw Self.webhookError(error)
     }
-    return Self.json(task.route?.status ?? 200) { Self.write(result, to: &$0) }
   }
 
   /// The JSON answer to a task that `result` is the result of.

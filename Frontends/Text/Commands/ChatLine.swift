@@ -18,16 +18,11 @@ public enum ChatLine: Equatable, Sendable {
     if text.isEmpty { return .empty }
     guard text.hasPrefix("/") else { return .query(text) }
     if text.hasPrefix("//") { return .query(String(text.dropFirst())) }
-    let words: [String]
-    do {
-      words = try CommandWords.split(String(text.dropFirst()))
-    } catch {
-      return .invalid(error.description)
-    }
-    guard let name = words.first else {
-      return .invalid("a command name must follow '/'; /help lists them")
-    }
-    do {
+    do throws(UsageError) {
+      let words = try CommandWords.split(String(text.dropFirst()))
+      guard let name = words.first else {
+        return .invalid("a command name must follow '/'; /help lists them")
+      }
       return .command(try TextCommand.make(name, Array(words.dropFirst())))
     } catch {
       return .invalid(error.description)

@@ -17,16 +17,14 @@ public enum SkillResolver {
     let all = skills.values.flatMap(\.values).sorted { $0.id < $1.id }
     let wanted = name.trimmed.lowercased()
     guard !wanted.isEmpty else { return .notFound(closest: []) }
-    var matches = all.filter {
-      $0.tag.lowercased() == wanted || $0.displayName.lowercased() == wanted
+    func isNamed(_ skill: Skill, _ name: String) -> Bool {
+      skill.tag.lowercased() == name || skill.displayName.lowercased() == name
     }
+    var matches = all.filter { isNamed($0, wanted) }
     if matches.isEmpty, let slash = wanted.lastIndex(of: "/") {
       let group = String(wanted[..<slash]).trimmed
       let skill = String(wanted[wanted.index(after: slash)...]).trimmed
-      matches = all.filter {
-        $0.group.lowercased() == group
-          && ($0.tag.lowercased() == skill || $0.displayName.lowercased() == skill)
-      }
+      matches = all.filter { $0.group.lowercased() == group && isNamed($0, skill) }
     }
     switch matches.count {
     case 1: return .found(matches[0])

@@ -72,10 +72,10 @@ public enum TextFrontend {
       return ExitCode.interrupted
     }
     let leaving = Atomic<Bool>(false)
-    var context = TextContext(
+    let deliveredLate = app.resumedPlans.contains { $0.fate == .deliveredLate }
+    let context = TextContext(
       logPath: app.options.log, embeddedServerURL: app.embeddedServerURL,
-      resumedEvents: app.resumedEvents,
-      passwordFile: invocation.parsed.value(.passwordFile),
+      resumedEvents: app.resumedEvents, passwordFile: invocation.parsed.value(.passwordFile),
       terminate: { code in
         guard !leaving.exchange(true, ordering: .sequentiallyConsistent) else { return }
         // A spinner drawn when Ctrl-C came must not stay on the line the shell prompt reuses.
@@ -85,24 +85,19 @@ public enum TextFrontend {
         // The store appends whole records; closing it waits for the one being written.
         await withTimeLimit(seconds: 3) { await app.stop() }
         exit(code)
-      })
-    context.waitForPlanned = invocation.parsed.has(.wait)
-    context.serverSource = app.options.serverSource
-    context.stateDirectory = app.options.stateDirectory
-    context.resumedPlans = app.resumedPlans
-    context.startedAlone = app.startedAlone
-    let deliveredLate = app.resumedPlans.contains { $0.fate == .deliveredLate }
-    // Planned answers delivered late may be logged before the session follows the log.
-    if deliveredLate { context.followFrom = app.resumedEvents }
+      }, waitForPlanned: invocation.parsed.has(.wait), resumedPlans: app.resumedPlans,
+      startedAlone: app.startedAlone,
+      // Planned answers delivered late may be logged before the session follows the log.
+      followFrom: deliveredLate ? app.resumedEvents : nil,
+      serverSource: app.options.serverSource, stateDirectory: app.options.stateDirectory)
     let input = StandardInput()
     var lineReader: TerminalLineReader?
     if mode == .chat && TerminalLineReader.isUsable(environment: invocation.environment) {
-      let environment = invocation.environment
       lineReader = TerminalLineReader(
         input: input,
         history: LineHistory(path: invocation.common.stateDirectory + "/chat-history"),
         write: console.writeOutput,
-        columns: { TerminalStyle.columns(for: .output, environment: environment) })
+        columns: { TerminalStyle.columns(for: .output, environment: invocation.environment) })
     }
     // A resized terminal gets the line being typed drawn again, at its new width.
     let resizes = lineReader.map { reader in SignalCatcher([SIGWINCH]) { _ in reader.redraw() } }
@@ -118,12 +113,8 @@ public enum TextFrontend {
     // Shown before the command's own output, not somewhere in the middle of it.
     if deliveredLate { await session.finishBackgroundWork() }
     let recorder = json ? CommandRecord() : nil
-    var recording: EventForwarding?
-    if let recorder {
-      recording = EventForwarding(app.store.events(after: await app.store.lastSeq)) {
-        recorder.add($0)
-      }
-    }
+    let events = app.store.events(after: await app.store.lastSeq)
+    let recording = recorder.map { recorder in EventForwarding(events) { recorder.add($0) } }
     let code = await body(session)
     if let recorder, let recording {
       recording.stop()

@@ -8,14 +8,7 @@ extension TextRenderer {
   public func settings(_ settings: [String: SettingValue]) -> String {
     let order = Dictionary(
       uniqueKeysWithValues: SettingKey.allowed.enumerated().map { ($1.key, $0) })
-    let keys = settings.keys.sorted { a, b in
-      switch (order[a], order[b]) {
-      case (let x?, let y?): x < y
-      case (.some, nil): true
-      case (nil, .some): false
-      case (nil, nil): a < b
-      }
-    }
+    let keys = settings.keys.sorted { (order[$0] ?? .max, $0) < (order[$1] ?? .max, $1) }
     let rows = keys.map { [$0, settings[$0]?.serverText ?? ""] }
     return table(TextTable(rows: rows, alignments: [.left, .left]))
   }

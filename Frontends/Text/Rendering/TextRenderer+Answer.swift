@@ -16,7 +16,9 @@ extension TextRenderer {
     case .answer(let expression, _, _):
       return expression.terminalSafe
     case .table(let columns, let rows):
-      return answerTable(columns: columns, rows: rows)
+      guard !rows.isEmpty else { return notice("empty table") }
+      return table(
+        TextTable(headers: columns.map(\.header), rows: rows.map { $0.map(Self.cellText) }))
     case .rss(let items):
       return items.isEmpty ? notice("no feed items") : cards(items)
     case .websearch(let query, _):
@@ -40,7 +42,7 @@ extension TextRenderer {
     case .timerSet(let time):
       return notice("timer set for \(timerText(time))")
     case .control(let control):
-      return notice(control.rawValue.replacingUnderscores)
+      return notice(String(control.rawValue.map { $0 == "_" ? " " : $0 }))
     case .unknown(let type, _):
       return notice("unsupported action: \(type.singleLine)")
     }
@@ -48,13 +50,6 @@ extension TextRenderer {
 
   /// A short bracketed note for actions a terminal cannot perform (`[stop]`).
   func notice(_ text: String) -> String { style.dim("[\(text)]") }
-
-  func answerTable(columns: [TableColumn], rows: [[JSON]]) -> String {
-    guard !rows.isEmpty else { return notice("empty table") }
-    let headers = columns.map(\.header)
-    let cells = rows.map { $0.map(Self.cellText) }
-    return table(TextTable(headers: headers, rows: cells))
-  }
 
   /// A table cell's text: strings as they are, numbers and booleans as JSON writes them,
   /// null as nothing, arrays and objects as compact JSON.
@@ -127,8 +122,4 @@ extension TextRenderer {
     let milliseconds = number >= 100_000_000_000 ? number : number * 1000
     return dateText(Timestamp(milliseconds: milliseconds), seconds: true)
   }
-}
-
-extension String {
-  fileprivate var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
 }

@@ -43,9 +43,8 @@ extension TextRenderer {
 
   /// A page's preview: title, up to two lines of description, the image and the address.
   public func linkPreview(_ preview: LinkPreview) -> String {
-    var lines: [String] = []
     let title = preview.title?.singleLine ?? ""
-    lines.append(style.bold(fit(title.isEmpty ? "(no title)" : title)))
+    var lines = [style.bold(fit(title.isEmpty ? "(no title)" : title))]
     if let description = preview.description?.singleLine, !description.isEmpty {
       lines.append(contentsOf: wrap(description, lines: 2))
     }

@@ -18,16 +18,14 @@ extension TextRenderer {
     if let description = skill.description?.singleLine, !description.isEmpty {
       lines.append(contentsOf: wrap(description, lines: 6))
     }
-    lines.append("")
-    lines.append("Rating: " + ratingSummary(skill.rating))
+    lines += ["", "Rating: " + ratingSummary(skill.rating)]
     if let rating = skill.rating, Self.ratingCount(rating) != nil {
       lines.append(contentsOf: ratingChart(rating).split(separator: "\n").map { "  " + $0 })
     }
     if let userStars { lines.append("Your rating: " + self.userStars(userStars)) }
     let examples = skill.examples.map(\.singleLine).filter { !$0.isEmpty }
     if !examples.isEmpty {
-      lines.append("")
-      lines.append("Examples:")
+      lines += ["", "Examples:"]
       for example in examples { lines.append("  \(glyphs.bullet) " + fit(example, width - 4)) }
       let hint = inChat ? examples[0] : "susi ask \(ShellQuote.quote(examples[0]))"
       lines.append("Try it: " + style.cyan(hint))

@@ -41,6 +41,11 @@ public struct TextRenderer: Sendable {
 
   /// Lines joined for printing.
   static func join(_ lines: [String]) -> String { lines.joined(separator: "\n") }
+
+  /// The table as aligned columns fitted to this renderer's width (see `TextTable.render`).
+  public func table(_ table: TextTable) -> String {
+    table.render(width: width, glyphs: glyphs, bold: { style.bold($0) })
+  }
 }
 
 extension TextRenderer {

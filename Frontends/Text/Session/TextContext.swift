@@ -10,7 +10,7 @@ public struct TextContext: Sendable {
   /// Where the built-in server listens, when it is the one in use.
   public var embeddedServerURL: String?
   /// How many events were replayed from the log at start (0 for a new log).
-  public var resumedEvents: Int
+  public var resumedEvents = 0
   /// A file holding the password (`--password-file`), read instead of asking.
   public var passwordFile: String?
   /// Leaves the program at once with this exit code, in order (echo restored, log closed).
@@ -31,22 +31,7 @@ public struct TextContext: Sendable {
   /// Where `/server URL` remembers the choice (`STATE-DIR`); nil = it is not remembered.
   public var stateDirectory: String?
   /// The time now, for when planned answers are due.
-  public var now: @Sendable () -> Timestamp = { Timestamp(date: Date()) }
-
-  public init(
-    logPath: String, embeddedServerURL: String? = nil, resumedEvents: Int = 0,
-    passwordFile: String? = nil,
-    terminate: @escaping @Sendable (Int32) async -> Void
-  ) {
-    self.logPath = logPath
-    self.embeddedServerURL = embeddedServerURL
-    self.resumedEvents = resumedEvents
-    self.passwordFile = passwordFile
-    self.terminate = terminate
+  public var now: @Sendable () -> Timestamp = {
+    Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
   }
-}
-
-extension Timestamp {
-  /// The moment `date` stands for, to the millisecond.
-  init(date: Date) { self.init(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded())) }
 }

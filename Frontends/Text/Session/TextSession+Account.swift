@@ -132,16 +132,8 @@ extension TextSession {
   /// `given`, else a line asked for with `prompt` (shown only on a terminal).
   func value(_ given: String?, prompt: String) async throws(Outcome) -> String {
     if let given, !given.isEmpty { return given }
-    switch await readLine(secret: false, prompt: prompt) {
-    case .line(let line) where !line.trimmed.isEmpty:
-      return line.trimmed
-    case .cancelled:
-      console.error("cancelled")
-      throw .interrupted
-    default:
-      console.error("no \(prompt.trimmed.dropLast().lowercased()) given")
-      throw .usage
-    }
+    return try await readLine(
+      secret: false, prompt: prompt, missing: "no \(prompt.trimmed.dropLast().lowercased()) given")
   }
 
   /// A password: from `--password-file`, else typed without echo on a terminal (twice when
@@ -162,9 +154,14 @@ extension TextSession {
       }
       return Secret(password)
     }
-    let first = try await readSecret(prompt: prompt)
+    let missing =
+      console.interactive
+      ? "no password given"
+      : "no password given: put it on the next input line or use --password-file FILE"
+    let first = try await readLine(secret: true, prompt: prompt, missing: missing)
     if confirm && console.interactive {
-      let again = try await readSecret(prompt: "Repeat the password: ")
+      let again = try await readLine(
+        secret: true, prompt: "Repeat the password: ", missing: missing)
       guard again == first else {
         console.error("the passwords differ; nothing was sent")
         throw .usage
@@ -173,33 +170,29 @@ extension TextSession {
     return Secret(first)
   }
 
-  private func readSecret(prompt: String) async throws(Outcome) -> String {
-    switch await readLine(secret: true, prompt: prompt) {
-    case .line(let line) where !line.isEmpty:
-      return line
+  /// Reads one input line for a command (not a chat line), showing `prompt` on a terminal;
+  /// trimmed unless `secret`, when echo is off while it is typed and restored on every way out.
+  /// Echo goes off before the prompt appears, so nothing typed after the prompt is echoed or
+  /// thrown away. An empty line or the end of input prints `missing`.
+  func readLine(secret: Bool, prompt: String, missing: String) async throws(Outcome) -> String {
+    waitingForSecret = true
+    defer { waitingForSecret = false }
+    if console.interactive {
+      if secret { TerminalEcho.disable() }
+      console.writeError(prompt)
+    }
+    let read = await input.nextLine()
+    if secret && console.interactive { TerminalEcho.restore() }
+    switch read {
+    case .line(let line) where !(secret ? line : line.trimmed).isEmpty:
+      return secret ? line : line.trimmed
     case .cancelled:
       console.error("cancelled")
       throw .interrupted
     default:
-      console.error(
-        console.interactive
-          ? "no password given"
-          : "no password given: put it on the next input line or use --password-file FILE")
+      console.error(missing)
       throw .usage
     }
-  }
-
-  /// Reads one input line for a command (not a chat line), showing `prompt` on a terminal; with
-  /// `secret`, echo is off while it is typed and restored on every way out. Echo goes off before
-  /// the prompt appears, so nothing typed after the prompt is echoed or thrown away.
-  func readLine(secret: Bool, prompt: String) async -> LineRead {
-    waitingForSecret = true
-    defer { waitingForSecret = false }
-    guard console.interactive else { return await input.nextLine() }
-    if secret { TerminalEcho.disable() }
-    defer { if secret { TerminalEcho.restore() } }
-    console.writeError(prompt)
-    return await input.nextLine()
   }
 }
 

@@ -66,11 +66,10 @@ extension TextSession {
     ) { if case .websearchLoaded(let loaded) = $0.action { loaded } else { nil } }
     var results = loaded.results
     if let count, count >= 0 { results = Array(results.prefix(count)) }
-    if results.isEmpty {
-      console.print("No web results for \"\(loaded.query.singleLine)\".")
-    } else {
-      console.print(renderer.cards(results.map(Card.init)))
-    }
+    console.print(
+      results.isEmpty
+        ? "No web results for \"\(loaded.query.singleLine)\"."
+        : renderer.cards(results.map(Card.init)))
   }
 
   func preview(_ url: String) async throws(Outcome) {
@@ -78,11 +77,9 @@ extension TextSession {
       of: .loadLinkPreview(Action.LoadLinkPreview(url: url)), doing: "the link preview",
       fromServer: false
     ) { if case .linkPreviewLoaded(let loaded) = $0.action { loaded } else { nil } }
-    console.print(
-      renderer.linkPreview(
-        LinkPreview(
-          url: loaded.url, title: loaded.title, description: loaded.description, image: loaded.image
-        )))
+    let preview = LinkPreview(
+      url: loaded.url, title: loaded.title, description: loaded.description, image: loaded.image)
+    console.print(renderer.linkPreview(preview))
   }
 
   /// Loads the next page of the server's memory of this user's chats and prints it.
@@ -90,11 +87,9 @@ extension TextSession {
     let loaded = try await result(
       of: .loadHistory(Action.LoadHistory()), doing: "loading the chat history"
     ) { if case .historyLoaded(let loaded) = $0.action { loaded } else { nil } }
-    if loaded.entries.isEmpty {
-      console.print("The server remembers no chats yet.")
-    } else {
-      console.print(renderer.history(loaded.entries))
-    }
+    console.print(
+      loaded.entries.isEmpty
+        ? "The server remembers no chats yet." : renderer.history(loaded.entries))
     if loaded.remaining > 0 {
       console.print(
         renderer.style.dim(

@@ -7,27 +7,25 @@ import SusiTerminal
 extension TextSession {
   /// The chat's commands, one per line.
   static let helpLines =
-    [("TEXT", "ask SUSI (start with // to ask something that begins with /)")]
-    + TextCommands.chat.map { ($0.chatUsage, $0.help ?? "") }
+    [["TEXT", "ask SUSI (start with // to ask something that begins with /)"]]
+    + TextCommands.chat.map { [$0.chatUsage, $0.help ?? ""] }
 
   func help() {
-    let rows = Self.helpLines.map { [$0.0, $0.1] }
-    console.print(renderer.table(TextTable(rows: rows, alignments: [.left, .left])))
+    console.print(renderer.table(TextTable(rows: Self.helpLines, alignments: [.left, .left])))
     console.print("\nKeys at a terminal:")
-    let keys = Self.keyLines.map { [$0.0, $0.1] }
-    console.print(renderer.table(TextTable(rows: keys, alignments: [.left, .left])))
+    console.print(renderer.table(TextTable(rows: Self.keyLines, alignments: [.left, .left])))
   }
 
   /// The line editor's keys (at a terminal whose TERM is not `dumb`).
-  static let keyLines: [(String, String)] = [
-    ("Up, Down", "earlier lines typed in the chat, also from earlier runs"),
-    ("Left, Right, Home, End", "move in the line (Ctrl-A start, Ctrl-E end)"),
-    ("Backspace, Delete", "delete before, under the cursor"),
-    ("Ctrl-W, Ctrl-U, Ctrl-K", "delete the word before, all before, all after the cursor"),
-    ("Tab", "complete a /command, or a skill or group name after one"),
-    ("Ctrl-C", "drop the line; twice in a row leaves"),
-    ("Ctrl-D", "leave, on an empty line"),
-    ("Ctrl-Z", "stop susi for the shell; fg brings the line back"),
+  static let keyLines = [
+    ["Up, Down", "earlier lines typed in the chat, also from earlier runs"],
+    ["Left, Right, Home, End", "move in the line (Ctrl-A start, Ctrl-E end)"],
+    ["Backspace, Delete", "delete before, under the cursor"],
+    ["Ctrl-W, Ctrl-U, Ctrl-K", "delete the word before, all before, all after the cursor"],
+    ["Tab", "complete a /command, or a skill or group name after one"],
+    ["Ctrl-C", "drop the line; twice in a row leaves"],
+    ["Ctrl-D", "leave, on an empty line"],
+    ["Ctrl-Z", "stop susi for the shell; fg brings the line back"],
   ]
 
   func replayHelp() async {

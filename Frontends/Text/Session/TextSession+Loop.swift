@@ -63,9 +63,8 @@ extension TextSession {
     let state = await store.state
     let skills = state.skills.values.flatMap(\.keys)
     var arguments: [String: [String]] = [:]
-    for row in TextCommands.chat {
-      guard let completes = row.completes else { continue }
-      arguments["/" + row.name] = completes == .skills ? skills : state.groups
+    for row in TextCommands.chat where row.completes != nil {
+      arguments["/" + row.name] = row.completes == .skills ? skills : state.groups
     }
     return CompletionWords(commands: TextCommands.chat.map { "/" + $0.name }, arguments: arguments)
   }
@@ -77,9 +76,8 @@ extension TextSession {
     guard context.resumedEvents > 0 else {
       return "susi: chat with SUSI using \(server). Type a question, or /help for commands."
     }
-    var parts: [String] = []
     let exchanges = state.transcript.filter { $0.speaker == .user }.count
-    parts.append("\(NumberText.counted(exchanges, "question")) so far")
+    var parts = ["\(NumberText.counted(exchanges, "question")) so far"]
     let skillCount = state.skills.values.map(\.count).reduce(0, +)
     if skillCount > 0 {
       parts.append(

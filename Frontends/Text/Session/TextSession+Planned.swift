@@ -89,15 +89,12 @@ extension TextSession {
   /// Draws a countdown to the soonest of `pending` on a terminal, until `stopCountdown`.
   func startCountdown(_ pending: [PendingAnswer]) {
     guard countdown == nil, let due = pending.compactMap(\.due).min() else { return }
-    let now = context.now
-    let renderer = self.renderer
-    let count = pending.count
+    let what = pending.count == 1 ? "a planned answer" : "\(pending.count) planned answers"
     countdown = ProgressIndicator(
       after: .zero, enabled: console.showsProgress, glyphs: renderer.glyphs,
       write: console.writeError
-    ) {
-      "Waiting for \(count == 1 ? "a planned answer" : "\(count) planned answers"), due "
-        + renderer.dueText(due, now: now()) + " (Ctrl-C stops waiting)"
+    ) { [renderer, now = context.now] in
+      "Waiting for \(what), due " + renderer.dueText(due, now: now()) + " (Ctrl-C stops waiting)"
     }
   }
 

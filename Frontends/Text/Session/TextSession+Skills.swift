@@ -50,13 +50,11 @@ extension TextSession {
     if let match = groups.first(where: { $0.lowercased() == name.lowercased() }) { return match }
     let near = groups.filter { $0.lowercased().contains(name.lowercased()) }
     if near.count == 1 { return near[0] }
-    var message = "no skill group named '\(name.singleLine)'"
-    if !near.isEmpty {
-      message += "; did you mean one of: \(near.joined(separator: ", "))?"
-    } else {
-      message += "; \(command("/groups", "susi groups")) lists them"
-    }
-    console.error(message)
+    let hint =
+      near.isEmpty
+      ? "\(command("/groups", "susi groups")) lists them"
+      : "did you mean one of: \(near.joined(separator: ", "))?"
+    console.error("no skill group named '\(name.singleLine)'; \(hint)")
     throw .failed
   }
 
@@ -77,11 +75,9 @@ extension TextSession {
         "'\(name.singleLine)' names \(skills.count) skills: \(names.joined(separator: ", ")); "
           + "say which one, e.g. \"\(names[0])\"")
     case .notFound(let closest):
-      var message = "no skill named '\(name.singleLine)'"
-      if !closest.isEmpty {
-        message += "; did you mean \(closest.map { "'\($0)'" }.joined(separator: ", "))?"
-      }
-      console.error(message)
+      let names = closest.map { "'\($0)'" }.joined(separator: ", ")
+      console.error(
+        "no skill named '\(name.singleLine)'\(names.isEmpty ? "" : "; did you mean \(names)?")")
     }
     throw .failed
   }

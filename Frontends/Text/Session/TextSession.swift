@@ -20,9 +20,6 @@ public actor TextSession {
   let context: TextContext
   let mode: Mode
   let background = BackgroundWork()
-  /// The last seq before this session started: requests older than that belong to an earlier
-  /// run and will not be answered in this one.
-  let startSeq: Int
   /// Whether every skill has been loaded in this run (a name is looked up once more after that).
   var loadedAllSkills = false
   /// The countdown drawn while `--wait` waits for a planned answer.
@@ -45,7 +42,6 @@ public actor TextSession {
     lineReader: TerminalLineReader? = nil
   ) async {
     conversation = await store.conversation(origin: .cli, after: context.followFrom)
-    startSeq = await store.lastSeq
     self.console = console
     self.input = input
     self.lineReader = lineReader
@@ -170,17 +166,10 @@ public actor TextSession {
     case .actionRejected(let rejected):
       // Refused before anything was sent: a value that fails validation is a usage error (64);
       // needing a login first is not.
-      switch rejected.kind {
-      case .needsLogin:
-        console.error("\(rejected.reason) (\(command("/login EMAIL", "susi login EMAIL")))")
-        return .failed
-      case .notLoggedIn:
-        console.error(rejected.reason)
-        return .failed
-      case .invalid:
-        console.error(rejected.reason)
-        return .usage
-      }
+      let hint =
+        rejected.kind == .needsLogin ? " (\(command("/login EMAIL", "susi login EMAIL")))" : ""
+      console.error(rejected.reason + hint)
+      return rejected.kind == .invalid ? .usage : .failed
     default:
       return nil
     }
@@ -263,12 +252,8 @@ public actor TextSession {
   /// Moves off the prompt line before printing something that arrived on its own.
   func interruptPrompt() {
     guard waitingForLine && console.interactive else { return }
-    if let lineReader, lineReader.isEditing {
-      // The line being typed is erased and drawn again below what arrived.
-      console.writeOutput("\r\u{1B}[K")
-    } else {
-      console.writeOutput("\n")
-    }
+    // A line being typed is erased, and drawn again below what arrived.
+    console.writeOutput(lineReader?.isEditing == true ? "\r\u{1B}[K" : "\n")
   }
 
   func restorePrompt() {

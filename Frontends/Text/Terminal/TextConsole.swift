@@ -23,21 +23,6 @@ public struct TextConsole: Sendable {
   /// `writeOutput` lets no such sequence through.
   public var writeImage: @Sendable (String) -> Void = { StandardStream.output.writeUnfiltered($0) }
 
-  public init(
-    writeOutput: @escaping @Sendable (String) -> Void,
-    writeError: @escaping @Sendable (String) -> Void,
-    renderer: TextRenderer, errorStyle: TerminalStyle, interactive: Bool, showsProgress: Bool,
-    images: TerminalImage? = nil
-  ) {
-    self.images = images
-    self.writeOutput = writeOutput
-    self.writeError = writeError
-    self.renderer = renderer
-    self.errorStyle = errorStyle
-    self.interactive = interactive
-    self.showsProgress = showsProgress
-  }
-
   /// Whether notes (what susi tells beside the answer: a welcome, start-up warnings, planned
   /// answers resumed) are printed; `--quiet` turns them off.
   public var notes = true
@@ -64,7 +49,7 @@ public struct TextConsole: Sendable {
       timeZone: DateText.zone(utc: utc, environment: environment))
     var writeOutput: @Sendable (String) -> Void = { StandardStream.output.write($0) }
     if quiet { writeOutput = { _ in } }
-    var console = TextConsole(
+    return TextConsole(
       writeOutput: writeOutput,
       writeError: { StandardStream.error.write($0) },
       renderer: renderer,
@@ -74,9 +59,8 @@ public struct TextConsole: Sendable {
       images: quiet
         ? nil
         : TerminalImage.detect(
-          isTerminal: StandardStream.output.isTerminal, environment: environment))
-    console.notes = notes
-    return console
+          isTerminal: StandardStream.output.isTerminal, environment: environment),
+      notes: notes)
   }
 
   /// How wide output lines may be: the terminal's width; in a pipe `COLUMNS` when set, else

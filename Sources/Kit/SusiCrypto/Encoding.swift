@@ -36,6 +36,14 @@ public enum ByteEncoding {
     return String(decoding: out, as: UTF8.self)
   }
 
+  /// URL-safe base64 without padding (RFC 4648 §5): `-` and `_` for `+` and `/`.
+  public static func base64URL(_ bytes: [UInt8]) -> String {
+    var text = base64(bytes)
+    text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+    while text.hasSuffix("=") { text.removeLast() }
+    return text
+  }
+
   /// Decodes standard base64 (padding optional); nil on any character outside the alphabet or
   /// padding anywhere but at the end.
   public static func base64Decode(_ text: String) -> [UInt8]? {

@@ -15,7 +15,7 @@ public struct KeyToken: Sendable, Equatable, CustomStringConvertible {
   /// A fresh key: a random id and a random secret.
   public static func generate() -> KeyToken {
     let id = "key_" + ByteEncoding.hex(Digest.randomBytes(8))
-    let secret = base64URL(Digest.randomBytes(32))
+    let secret = ByteEncoding.base64URL(Digest.randomBytes(32))
     return KeyToken(keyID: id, text: "susi_\(id.dropFirst(4))_\(secret)")
   }
 
@@ -48,11 +48,4 @@ public struct KeyToken: Sendable, Equatable, CustomStringConvertible {
 
   /// Never the secret itself.
   public var description: String { "susi_\(keyID.dropFirst(4))_[redacted]" }
-
-  private static func base64URL(_ bytes: [UInt8]) -> String {
-    var text = ByteEncoding.base64(bytes)
-    text = String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
-    while text.hasSuffix("=") { text.removeLast() }
-    return text
-  }
 }
