@@ -1,7 +1,7 @@
 public import SusiApplication
 public import SusiCommandLine
 public import SusiHTTPServer
-public import SusiOperatorLog
+import SusiOperatorLog
 import SusiStore
 import SusiTLS
 

@@ -1,6 +1,6 @@
-public import SusiClock
+import SusiClock
 public import SusiCore
-public import SusiStore
+import SusiStore
 
 /// One `GET /events/stream` client: the events after `after` as server-sent events
 /// (`id: SEQ` and `data: <log line>`), first those already logged, then each new one as it is

@@ -1,8 +1,7 @@
-import SusiAccess
-import SusiStore
+public import SusiStore
 import Synchronization
 
-/// Gathers the intents `POST /actions` receives while the store is busy and hands them to the
+/// Gathers the intents an intake (`susi serve`'s `POST /actions`) receives while the store is busy and hands them to the
 /// store together (`Store.sendCheckedBatch`): one turn of the store and one write to the log for
 /// all of them, instead of one each. On a log that commits in groups (PostgreSQL), where
 /// concurrent senders already share a commit, each intent is sent on its own.
@@ -12,7 +11,7 @@ import Synchronization
 /// waiting for the store; they find theirs answered when their turn comes. Alone, a request is
 /// sent in its own turn at once; under load one turn covers about what arrived during the one
 /// before, and no sender waits for anything but the store.
-final class IntakeQueue: Sendable {
+public final class IntakeQueue: Sendable {
   /// One queued intent and, once sent, what became of it (written and read only in turns of
   /// the store, which order them).
   final class Entry: @unchecked Sendable {
@@ -22,13 +21,13 @@ final class IntakeQueue: Sendable {
     init(_ intent: CheckedIntent) { self.intent = intent }
   }
 
-  let store: Store
+  public let store: Store
   private let queued = Mutex<[Entry]>([])
 
-  init(store: Store) { self.store = store }
+  public init(store: Store) { self.store = store }
 
   /// Sends `intent` with the others queued now; what `sendChecked` would return for it.
-  func send(_ intent: CheckedIntent) async -> Result<SentAction, SendRefusal> {
+  public func send(_ intent: CheckedIntent) async -> Result<SentAction, SendRefusal> {
     guard store.sendsBatchesTogether else {
       do throws(SendRefusal) {
         return .success(
