@@ -522,6 +522,18 @@ final class ClientEngine: @unchecked Sendable {
     guard !exchanges.isEmpty else { return nil }
     let now = ClientLoop.now()
     var next = Double.infinity
+    // Every turn looks; almost always nothing is due, which needs no copy of the exchanges.
+    var due = false
+    for exchange in exchanges.values {
+      let deadline = exchange.deadline
+      if deadline <= now {
+        due = true
+        break
+      }
+      next = min(next, deadline)
+    }
+    if !due { return next.isFinite ? next : nil }
+    next = .infinity
     for exchange in Array(exchanges.values) {
       var deadline = exchange.deadline
       if deadline <= now, let fd = exchange.watchedFD, loop.handleIfReady(fd) {
