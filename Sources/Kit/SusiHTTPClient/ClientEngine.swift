@@ -145,11 +145,15 @@ final class ClientEngine: @unchecked Sendable {
       // out of the pool at once, and the next exchange on it needs no new registration.
       loop.change(connection.fd, events: EPOLLIN.rawValue)
       // Weak: the pool may be gone by the time the loop sees the server close an idle
-      // connection (the transport released at exit, its loop not stopped yet).
-      loop.rewatch(connection.fd) { [weak self, weak connection] _ in
-        guard let self, let connection else { return }
-        idleConnectionStirred(connection)
-      }
+      // connection (the transport released at exit, its loop not stopped yet); the connection
+      // keeps the handler, so it is weak there too.
+      let handler =
+        connection.idleHandler ?? { [weak self, weak connection] _ in
+          guard let self, let connection else { return }
+          idleConnectionStirred(connection)
+        }
+      connection.idleHandler = handler
+      loop.rewatch(connection.fd, handler: handler)
     } else {
       origins[key, default: Origin()].open -= 1
     }
