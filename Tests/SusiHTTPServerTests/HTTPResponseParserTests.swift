@@ -161,6 +161,43 @@ import Testing
     }
   }
 
+  @Test(
+    arguments: [
+      ("Content-Length: 5", "hello"), ("Content-Length:  5 ", "hello"),
+      ("Content-Length: 5, 5", "hello"), ("Content-Length: 5\r\nContent-Length: 5", "hello"),
+      ("content-length: ,5", "hello"), ("Content-Length:", "hello world"),
+      ("Content-Length: 5, 6", nil), ("Content-Length: 5x", nil), ("Content-Length: +5", nil),
+      ("Content-Length: 5\r\nContent-Length: 6", nil), ("Content-Length: 5,", "hello"),
+    ] as [(String, String?)])
+  func contentLengthsAreReadInEveryForm(field: String, body: String?) throws {
+    let text = "HTTP/1.1 200 OK\r\n\(field)\r\n\r\nhello world"
+    guard let body else {
+      #expect(throws: HTTPResponseParseError.malformed("the Content-Length is not one number")) {
+        try Self.parse(text)
+      }
+      return
+    }
+    let reply = try #require(try Self.parse(text, closes: true).0)
+    #expect(String(decoding: reply.body, as: UTF8.self) == body)
+  }
+
+  @Test func theHeadIsReadWithEveryFieldInOrder() throws {
+    let text =
+      "HTTP/1.0 404 Not Found\nServer: x\r\nX-Two:  a b \r\nserver: y\nContent-Length: 0\r\n\r\n"
+    let reply = try #require(try Self.parse(text, pieceSize: 3).0)
+    #expect(reply.head.version == "HTTP/1.0")
+    #expect(reply.head.status == 404)
+    #expect(reply.head.reason == "Not Found")
+    #expect(
+      reply.head.headers.fields.map { "\($0.name)=\($0.value)" } == [
+        "Server=x", "X-Two=a b", "server=y", "Content-Length=0",
+      ])
+    #expect(reply.head.headers.values("SERVER") == ["x", "y"])
+    let other = try #require(try Self.parse("HTTP/1.7 200\r\nContent-Length: 0\r\n\r\n").0)
+    #expect(other.head.version == "HTTP/1.7")
+    #expect(other.head.reason == "")
+  }
+
   @Test func aStreamThatEndsEarlySaysWhetherAnythingCame() throws {
     var silent = HTTPResponseParser(requestMethod: .get)
     silent.receiveEnd()

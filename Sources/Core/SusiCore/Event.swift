@@ -49,7 +49,8 @@ extension Event {
   /// The record as the log stores it, without the checksum the log adds:
   /// one compact JSON object, envelope fields first in a fixed order.
   public func encoded() -> [UInt8] {
-    var w = JSONWriter(capacity: 256)
+    // Room for a typical answer (300-600 bytes) at once: no growing copy per event.
+    var w = JSONWriter(capacity: 640)
     write(to: &w)
     return w.bytes
   }

@@ -16,6 +16,9 @@ final class ClientConnection {
   var idleSince = 0.0
   /// TLS over the socket (`https://`), once the handshake began.
   var tls: TLSSession?
+  /// What the loop calls when the connection stirs while idle in the pool: made on its first
+  /// return there and kept, so returning it allocates nothing.
+  var idleHandler: ((UInt32) -> Void)?
 
   init(fd: Int32, poolKey: String) {
     self.fd = fd

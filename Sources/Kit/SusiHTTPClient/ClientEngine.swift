@@ -145,11 +145,15 @@ final class ClientEngine: @unchecked Sendable {
       // out of the pool at once, and the next exchange on it needs no new registration.
       loop.change(connection.fd, events: EPOLLIN.rawValue)
       // Weak: the pool may be gone by the time the loop sees the server close an idle
-      // connection (the transport released at exit, its loop not stopped yet).
-      loop.rewatch(connection.fd) { [weak self, weak connection] _ in
-        guard let self, let connection else { return }
-        idleConnectionStirred(connection)
-      }
+      // connection (the transport released at exit, its loop not stopped yet); the connection
+      // keeps the handler, so it is weak there too.
+      let handler =
+        connection.idleHandler ?? { [weak self, weak connection] _ in
+          guard let self, let connection else { return }
+          idleConnectionStirred(connection)
+        }
+      connection.idleHandler = handler
+      loop.rewatch(connection.fd, handler: handler)
     } else {
       origins[key, default: Origin()].open -= 1
     }
@@ -522,6 +526,18 @@ final class ClientEngine: @unchecked Sendable {
     guard !exchanges.isEmpty else { return nil }
     let now = ClientLoop.now()
     var next = Double.infinity
+    // Every turn looks; almost always nothing is due, which needs no copy of the exchanges.
+    var due = false
+    for exchange in exchanges.values {
+      let deadline = exchange.deadline
+      if deadline <= now {
+        due = true
+        break
+      }
+      next = min(next, deadline)
+    }
+    if !due { return next.isFinite ? next : nil }
+    next = .infinity
     for exchange in Array(exchanges.values) {
       var deadline = exchange.deadline
       if deadline <= now, let fd = exchange.watchedFD, loop.handleIfReady(fd) {

@@ -14,8 +14,15 @@ import Synchronization
 /// is touched only on the loop thread; other threads hand it work through `execute(_:)`, which
 /// queues the work and wakes the loop through an eventfd.
 final class ClientLoop: @unchecked Sendable {
+  /// Something to run on the loop thread: a closure, or a task's job (kept as it is, so
+  /// queuing a job allocates nothing).
+  private enum Work {
+    case closure(@Sendable () -> Void)
+    case job(UnownedJob)
+  }
+
   private struct Inbox {
-    var work: [@Sendable () -> Void] = []
+    var work: [Work] = []
     var stopped = false
     /// The loop will look at the inbox before it waits again: woken through the eventfd, or work
     /// queued by the loop thread itself.
@@ -70,7 +77,9 @@ final class ClientLoop: @unchecked Sendable {
 
   /// Runs `work` on the loop thread soon; false when the loop has stopped.
   @discardableResult
-  func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
+  func execute(_ work: @escaping @Sendable () -> Void) -> Bool { queue(.closure(work)) }
+
+  private func queue(_ work: Work) -> Bool {
     let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
       if inbox.stopped { return (false, false) }
       inbox.work.append(work)
@@ -181,7 +190,8 @@ final class ClientLoop: @unchecked Sendable {
     defer { events.deallocate() }
     var timeout: Int32 = -1
     // The queued work is swapped out under the lock; both arrays keep their storage.
-    var work: [@Sendable () -> Void] = []
+    var work: [Work] = []
+    let executor = asUnownedTaskExecutor()
     while true {
       let count = epoll_wait(epollFD, events, capacity, timeout)
       if count > 0 {
@@ -202,7 +212,12 @@ final class ClientLoop: @unchecked Sendable {
         swap(&work, &inbox.work)
         return inbox.stopped
       }
-      for job in work { job() }
+      for item in work {
+        switch item {
+        case .closure(let closure): closure()
+        case .job(let job): job.runSynchronously(on: executor)
+        }
+      }
       work.removeAll(keepingCapacity: true)
       if stopped { break }
       if let deadline = turn?() {
@@ -237,9 +252,9 @@ final class ClientLoop: @unchecked Sendable {
 extension ClientLoop: TaskExecutor {
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
-    let executor = asUnownedTaskExecutor()
-    if execute({ job.runSynchronously(on: executor) }) { return }
+    if queue(.job(job)) { return }
     // The loop has stopped: the job still runs, on the shared pool.
+    let executor = asUnownedTaskExecutor()
     DispatchQueue.global().async { job.runSynchronously(on: executor) }
   }
 }

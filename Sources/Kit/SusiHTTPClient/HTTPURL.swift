@@ -9,7 +9,101 @@ struct HTTPURL: Equatable {
 
   /// Parses `text`; nil when it is not an absolute http(s) URL or holds spaces or controls.
   init?(_ text: String) {
-    // Scanned as bytes: every delimiter is ASCII, and a request's URL is parsed per request.
+    // An ASCII URL (every URL the runner builds: its parameters are percent-encoded) is taken
+    // apart on its bytes, with no index checks of String; any other goes the general way.
+    var text = text
+    guard text.withUTF8({ $0.allSatisfy { $0 < 0x80 } }) else {
+      self.init(general: text)
+      return
+    }
+    guard let parsed = text.withUTF8({ Self.parseASCII($0) }) else { return nil }
+    self = parsed
+  }
+
+  private init(isSecure: Bool, host: String, port: Int, target: String) {
+    self.isSecure = isSecure
+    self.host = host
+    self.port = port
+    self.target = target
+  }
+
+  /// The URL in `bytes` (all ASCII), or nil when it is not an absolute http(s) URL.
+  private static func parseASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPURL? {
+    guard !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") })
+    else { return nil }
+    func hasScheme(_ scheme: StaticString) -> Bool {
+      let count = scheme.utf8CodeUnitCount
+      guard bytes.count >= count else { return false }
+      for index in 0..<count {
+        var byte = bytes[index]
+        if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
+        if byte != scheme.utf8Start[index] { return false }
+      }
+      return true
+    }
+    let isSecure: Bool
+    let restStart: Int
+    if hasScheme("http://") {
+      (isSecure, restStart) = (false, 7)
+    } else if hasScheme("https://") {
+      (isSecure, restStart) = (true, 8)
+    } else {
+      return nil
+    }
+    var authorityStart = restStart
+    var authorityEnd = restStart
+    while authorityEnd < bytes.count {
+      let byte = bytes[authorityEnd]
+      if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+        break
+      }
+      authorityEnd += 1
+      if byte == UInt8(ascii: "@") { authorityStart = authorityEnd }
+    }
+    var targetEnd = authorityEnd
+    while targetEnd < bytes.count && bytes[targetEnd] != UInt8(ascii: "#") { targetEnd += 1 }
+    let path = UnsafeBufferPointer(rebasing: bytes[authorityEnd..<targetEnd])
+    let target =
+      path.isEmpty || path[0] == UInt8(ascii: "?")
+      ? "/" + String(decoding: path, as: UTF8.self) : String(decoding: path, as: UTF8.self)
+    let authority = UnsafeBufferPointer(rebasing: bytes[authorityStart..<authorityEnd])
+    var hostBytes = authority
+    var portBytes = UnsafeBufferPointer(rebasing: authority[authority.count...])
+    if authority.first == UInt8(ascii: "[") {
+      guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+      hostBytes = UnsafeBufferPointer(rebasing: authority[1..<close])
+      let after = authority[(close + 1)...]
+      if !after.isEmpty {
+        guard after.first == UInt8(ascii: ":") else { return nil }
+        portBytes = UnsafeBufferPointer(rebasing: after.dropFirst())
+      }
+    } else if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
+      hostBytes = UnsafeBufferPointer(rebasing: authority[..<colon])
+      portBytes = UnsafeBufferPointer(rebasing: authority[(colon + 1)...])
+    }
+    guard !hostBytes.isEmpty else { return nil }
+    let host = String(
+      unsafeUninitializedCapacity: hostBytes.count,
+      initializingUTF8With: { out in
+        for (index, byte) in hostBytes.enumerated() {
+          out[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+        }
+        return hostBytes.count
+      })
+    let port: Int
+    if portBytes.isEmpty {
+      port = isSecure ? 443 : 80
+    } else {
+      guard let value = Int(String(decoding: portBytes, as: UTF8.self)), (1...65535).contains(value)
+      else { return nil }
+      port = value
+    }
+    return HTTPURL(isSecure: isSecure, host: host, port: port, target: target)
+  }
+
+  /// Parses `text` as a sequence of characters: the way for a URL with non-ASCII text in it,
+  /// and what the ASCII way must agree with (the tests compare the two).
+  init?(general text: String) {
     let utf8 = text.utf8
     guard !utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") })
     else { return nil }

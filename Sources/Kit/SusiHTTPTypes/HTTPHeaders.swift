@@ -25,6 +25,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
   }
 
+  /// Makes room for `count` fields in all, so adding them allocates once.
+  public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
+
   public mutating func add(_ name: String, _ value: String) {
     fields.append(Field(name: name, value: value))
   }

@@ -331,33 +331,58 @@ public struct HTTPResponseParser: Sendable {
     guard headEnd - start <= limits.maximumHeadBytes else {
       throw .headTooLarge(limit: limits.maximumHeadBytes)
     }
-    guard let statusLine = try takeLine(limit: limits.maximumHeadBytes, what: "status line") else {
-      return nil
+    // The head is read in place: no line is copied out of the buffer.
+    let head = try buffer.withUnsafeBufferPointer { all throws(HTTPResponseParseError) in
+      try Self.parseHead(UnsafeBufferPointer(rebasing: all[start..<headEnd]), limits: limits)
     }
-    var head = try Self.parseStatusLine(statusLine)
+    start = headEnd
+    return head
+  }
+
+  /// The status line and fields of a complete head (`bytes` ends with its blank line).
+  private static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>, limits: HTTPResponseLimits)
+    throws(HTTPResponseParseError) -> HTTPResponseHead
+  {
+    var lineStart = 0
+    /// The next line without its line ending (CRLF, or a bare LF as RFC 9112 §2.2 allows).
+    func nextLine() -> UnsafeBufferPointer<UInt8> {
+      let lf = bytes.indexOfLineFeed(from: lineStart) ?? bytes.count
+      var end = lf
+      if end > lineStart && bytes[end - 1] == HTTPSyntax.cr { end -= 1 }
+      let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<end])
+      lineStart = lf + 1
+      return line
+    }
+    var head = try parseStatusLine(nextLine())
+    // One field per line between the status line and the blank line: room for them at once.
+    var lines = 0
+    for byte in bytes where byte == HTTPSyntax.lf { lines += 1 }
+    head.headers.reserveCapacity(min(max(0, lines - 2), limits.maximumHeaderCount))
     var count = 0
-    while let line = try takeLine(limit: limits.maximumHeadBytes, what: "header"), !line.isEmpty {
+    while lineStart < bytes.count {
+      let line = nextLine()
+      if line.isEmpty { break }
       count += 1
       guard count <= limits.maximumHeaderCount else {
         throw .tooManyHeaders(limit: limits.maximumHeaderCount)
       }
-      let field = line.withUnsafeBufferPointer { raw in
-        HTTPFieldLine.parse(raw).map { ($0.name.decodedString, $0.value.decodedString) }
-      }
-      switch field {
-      case .success(let (name, value)): head.headers.add(name, value)
+      switch HTTPFieldLine.parse(line) {
+      case .success(let field):
+        head.headers.add(field.name.decodedString, field.value.decodedString)
       case .failure(let error): throw .malformed("a header field: \(error.reason)")
       }
     }
     return head
   }
 
-  private static func parseStatusLine(_ line: [UInt8]) throws(HTTPResponseParseError)
-    -> HTTPResponseHead
+  private static func parseStatusLine(_ line: UnsafeBufferPointer<UInt8>)
+    throws(HTTPResponseParseError) -> HTTPResponseHead
   {
     // HTTP-version SP 3DIGIT SP [reason-phrase]; a missing SP before an empty reason is taken.
     let digit = UInt8(ascii: "0")...UInt8(ascii: "9")
-    guard line.count >= 12, line.starts(with: Array("HTTP/1.".utf8)), digit.contains(line[7]),
+    let prefix: StaticString = "HTTP/1."
+    let prefixBytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+    guard line.count >= 12, line.prefix(7).elementsEqual(prefixBytes), digit.contains(line[7]),
       line[8] == HTTPSyntax.space, digit.contains(line[9]), digit.contains(line[10]),
       digit.contains(line[11]), line.count == 12 || line[12] == HTTPSyntax.space
     else {
@@ -367,9 +392,15 @@ public struct HTTPResponseParser: Sendable {
     let status = line[9...11].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     guard status >= 100 else { throw .malformed("the status \(status) does not exist") }
     let reason = line.count > 13 ? String(decoding: line[13...], as: UTF8.self) : ""
+    // The two versions there are, as constants; any other is spelled out.
+    let version =
+      switch line[7] {
+      case UInt8(ascii: "1"): "HTTP/1.1"
+      case UInt8(ascii: "0"): "HTTP/1.0"
+      default: String(decoding: line[0..<8], as: UTF8.self)
+      }
     return HTTPResponseHead(
-      version: String(decoding: line[0..<8], as: UTF8.self), status: status, reason: reason,
-      headers: HTTPHeaders())
+      version: version, status: status, reason: reason, headers: HTTPHeaders())
   }
 
   /// Decides how the body is framed (RFC 9112 §6.3).
@@ -395,14 +426,30 @@ public struct HTTPResponseParser: Sendable {
       }
       return
     }
-    let lengths = head.headers.values("Content-Length").flatMap { $0.split(separator: ",") }
-      .map { String($0).trimmingSpaces() }
-    guard let first = lengths.first else {
+    // The usual reply has one Content-Length field holding one number: read it without
+    // splitting (no array per reply); several fields or a list go the long way.
+    var lengthFields = 0
+    var lengthValue = ""
+    for field in head.headers where HTTPHeaders.namesMatch(field.name, "Content-Length") {
+      lengthFields += 1
+      lengthValue = field.value
+    }
+    let first: String?
+    var agree = true
+    if lengthFields == 1 && !lengthValue.utf8.contains(UInt8(ascii: ",")) {
+      first = lengthValue.isEmpty ? nil : lengthValue.trimmingSpaces()
+    } else {
+      let lengths = head.headers.values("Content-Length").flatMap { $0.split(separator: ",") }
+        .map { String($0).trimmingSpaces() }
+      first = lengths.first
+      agree = lengths.allSatisfy { $0 == first }
+    }
+    guard let first else {
       phase = .untilClose
       return
     }
     guard first.count <= 18, first.utf8.allSatisfy({ (48...57).contains($0) }),
-      let length = Int(first), lengths.allSatisfy({ $0 == first })
+      let length = Int(first), agree
     else {
       throw .malformed("the Content-Length is not one number")
     }
@@ -456,7 +503,13 @@ extension HTTPResponseParser {
       case .head(let head):
         partial = Response(head: head, body: [], chunkSizes: [], keepAlive: false, truncated: false)
       case .body(let bytes):
-        partial?.body.append(contentsOf: bytes)
+        // The first part becomes the body as it is (a sized body comes in one part when it
+        // has all arrived): no second copy.
+        if partial?.body.isEmpty == true {
+          partial?.body = bytes
+        } else {
+          partial?.body.append(contentsOf: bytes)
+        }
         if isChunked { partial?.chunkSizes.append(bytes.count) }
       case .end(let keepAlive, let truncated):
         partial?.keepAlive = keepAlive

@@ -17,14 +17,18 @@ public enum URLEncodedForm {
   /// Encodes pairs as a query string, percent-encoding everything but RFC 3986 unreserved
   /// characters (so spaces become `%20` and commas `%2C`).
   public static func encode(_ pairs: [(String, String)]) -> String {
-    var out = ""
+    // Built as bytes in room reserved at once (a query is made per request), then one string.
+    var capacity = pairs.count
+    for pair in pairs { capacity += 3 * (pair.0.utf8.count + pair.1.utf8.count) }
+    var out: [UInt8] = []
+    out.reserveCapacity(capacity)
     for (index, pair) in pairs.enumerated() {
-      if index > 0 { out += "&" }
-      out += percentEncode(pair.0)
-      out += "="
-      out += percentEncode(pair.1)
+      if index > 0 { out.append(UInt8(ascii: "&")) }
+      append(pair.0, to: &out)
+      out.append(UInt8(ascii: "="))
+      append(pair.1, to: &out)
     }
-    return out
+    return String(decoding: out, as: UTF8.self)
   }
 
   public static func percentEncode(_ text: String) -> String {
@@ -33,7 +37,13 @@ public enum URLEncodedForm {
     if utf8.allSatisfy(isUnreserved) { return text }
     var out: [UInt8] = []
     out.reserveCapacity(utf8.count * 3)
-    for byte in utf8 {
+    append(text, to: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Appends `text` percent-encoded.
+  private static func append(_ text: String, to out: inout [UInt8]) {
+    for byte in text.utf8 {
       if isUnreserved(byte) {
         out.append(byte)
       } else {
@@ -42,7 +52,6 @@ public enum URLEncodedForm {
         out.append(hexDigit(byte & 0xf))
       }
     }
-    return String(decoding: out, as: UTF8.self)
   }
 
   private static func isUnreserved(_ byte: UInt8) -> Bool {

@@ -7,8 +7,11 @@ import Synchronization
 /// watching costs no CPU.
 ///
 /// `changed` runs on that thread and must return quickly (schedule the work, do not do it).
-/// Reports are looked at no more than once a millisecond: a burst of writes (this process's own
-/// appends included) wakes the thread about a thousand times a second, not once per write.
+/// Reports are looked at no more than once a millisecond: a burst of writes wakes the thread
+/// about a thousand times a second, not once per write. When `changed` says a look found
+/// nothing new (the writes were this process's own appends), the next look waits
+/// `quietPause` instead: a process appending fast wakes its watcher a hundred times a second,
+/// and another process's append is seen within that pause.
 public final class LogFileWatcher: Sendable {
   /// How often each way woke the watcher, for tests and metrics.
   public struct Wakes: Sendable, Equatable {
@@ -25,12 +28,26 @@ public final class LogFileWatcher: Sendable {
   private let stopped = Atomic<Bool>(false)
   private let finished = Mutex<Bool>(false)
 
+  /// The pause after a look that found nothing new, in milliseconds.
+  public static let quietPause: Int32 = 10
+
   /// Starts watching `path`. Without inotify (it failed to start) only the fallback poll runs.
   ///
   /// - Parameters:
   ///   - fallback: the time between two looks when nothing was reported (milliseconds).
   ///   - changed: called after each report or poll.
-  public init(path: String, fallback milliseconds: Int32, changed: @escaping @Sendable () -> Void) {
+  public convenience init(
+    path: String, fallback milliseconds: Int32, changed: @escaping @Sendable () -> Void
+  ) {
+    self.init(path: path, fallback: milliseconds) { () -> Bool in
+      changed()
+      return true
+    }
+  }
+
+  /// Starts watching `path`, like `init(path:fallback:changed:)`; `changed` returns whether
+  /// the look found something new (false: the next look waits `quietPause`).
+  public init(path: String, fallback milliseconds: Int32, changed: @escaping @Sendable () -> Bool) {
     var fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
     if fd >= 0, inotify_add_watch(fd, path, UInt32(IN_MODIFY | IN_CLOSE_WRITE)) < 0 {
       Glibc.close(fd)
@@ -66,7 +83,7 @@ public final class LogFileWatcher: Sendable {
     Glibc.close(wakeWriter)
   }
 
-  private func run(fallback milliseconds: Int32, changed: @Sendable () -> Void) {
+  private func run(fallback milliseconds: Int32, changed: @Sendable () -> Bool) {
     defer { finished.withLock { $0 = true } }
     var descriptors = [
       pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
@@ -85,15 +102,17 @@ public final class LogFileWatcher: Sendable {
         while buffer.withUnsafeMutableBytes({ Glibc.read(inotify, $0.baseAddress, $0.count) }) > 0 {
         }
         counts.withLock { $0.notified += 1 }
-        changed()
+        let found = changed()
         // At most one look per millisecond: inotify reports every write, this process's own
         // too, so a burst of appends would wake the thread once per record. Reports that come
-        // during the pause are drained by the next look, which sees what they announced.
+        // during the pause are drained by the next look, which sees what they announced. A
+        // look that found nothing new was woken by this process's own appends: the next one
+        // waits longer (the stop request still ends the pause at once).
         if stopped.load(ordering: .acquiring) { return }
-        _ = poll(&descriptors, 1, 1)
+        _ = poll(&descriptors, 1, found ? 1 : Self.quietPause)
       } else {
         counts.withLock { $0.polled += 1 }
-        changed()
+        _ = changed()
       }
     }
   }

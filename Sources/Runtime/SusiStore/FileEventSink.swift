@@ -43,7 +43,11 @@ public final class FileEventSink: EventSink {
     let (seconds, attoseconds) = fallback.components
     let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
     return LogFileWatcher(path: writer.path, fallback: Int32(clamping: max(1, milliseconds))) {
-      if writer.mayHaveAppendsByOthers { changed() }
+      () -> Bool in
+      // Only this process's own appends: nothing to catch up on.
+      guard writer.mayHaveAppendsByOthers else { return false }
+      changed()
+      return true
     }
   }
 

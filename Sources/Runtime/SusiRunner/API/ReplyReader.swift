@@ -86,7 +86,12 @@ enum ReplyReader {
   /// The bounds of `…` in `name(…)` or `name(…);`, or nil when the body is not JSONP.
   private static func jsonpPayload(_ b: [UInt8], _ start: Int, _ end: Int) -> (Int, Int)? {
     var i = start
-    if b[start...].starts(with: Array("/**/".utf8)) { i += 4 }
+    // `/**/` before the name (compared byte by byte: no array made per reply).
+    if end - start >= 4, b[start] == UInt8(ascii: "/"), b[start + 1] == UInt8(ascii: "*"),
+      b[start + 2] == UInt8(ascii: "*"), b[start + 3] == UInt8(ascii: "/")
+    {
+      i += 4
+    }
     let nameStart = i
     while i < end, isNameByte(b[i]) { i += 1 }
     guard i > nameStart else { return nil }
