@@ -230,46 +230,15 @@ public final class EventLogWriter: Sendable {
   private func writeLine(
     of object: UnsafeRawBufferPointer, seq: Int, state: inout WriterState
   ) throws(EventLogError) -> FlushRequest {
-    guard state.fd >= 0 else {
-      throw EventLogError(code: .closed, path: path, message: "the writer is closed")
-    }
-    if let broken = state.broken { throw broken }
-    if options.shared && !state.appendLocked {
-      throw EventLogError(
-        code: .invalidRecord, path: path,
-        message: "a shared log is appended to only inside withAppendLock")
-    }
-    guard seq == state.nextSeq else {
-      throw EventLogError(
-        code: .invalidRecord, path: path,
-        message: "the record has seq \(seq) but the log's next seq is \(state.nextSeq)")
-    }
+    try checkWritable(seqs: CollectionOfOne(seq), state: state)
     state.line.removeAll(keepingCapacity: state.line.capacity <= 1 << 20)
     EventLogLine.encode(object, into: &state.line)
-    let fd = state.fd
     do {
-      try SystemCalls.writeAll(fd, state.line)
+      try SystemCalls.writeAll(state.fd, state.line)
     } catch {
       try undoFailedWrite(error, seq: seq, state: &state)
     }
-    state.writtenLength += state.line.count
-    publishedLength.store(state.writtenLength, ordering: .releasing)
-    state.nextSeq += 1
-    state.records += 1
-    switch options.fsync {
-    case .always:
-      do {
-        try SystemCalls.dataSync(fd)
-      } catch {
-        throw breakWriter(state: &state, error, "after writing seq \(seq)")
-      }
-      state.syncedLength = state.writtenLength
-      return .none
-    case .batch:
-      return state.recordWritten(groupCommit: options.groupCommit)
-    case .never:
-      return .none
-    }
+    return try recordsWritten(1, last: seq, state: &state)
   }
 
   /// Writes several encoded lines with one `write()` under the lock, like `writeLine`, and
@@ -277,6 +246,34 @@ public final class EventLogWriter: Sendable {
   private func writeLines(
     of objects: [[UInt8]], seqs: [Int], state: inout WriterState
   ) throws(EventLogError) -> (FlushRequest, [[UInt8]]) {
+    try checkWritable(seqs: seqs, state: state)
+    state.line.removeAll(keepingCapacity: state.line.capacity <= 1 << 20)
+    var ends: [Int] = []
+    ends.reserveCapacity(objects.count)
+    for object in objects {
+      object.withUnsafeBytes { EventLogLine.encode($0, into: &state.line) }
+      ends.append(state.line.count)
+    }
+    do {
+      try SystemCalls.writeAll(state.fd, state.line)
+    } catch {
+      try undoFailedWrite(error, seq: seqs[0], state: &state)
+    }
+    var lines: [[UInt8]] = []
+    lines.reserveCapacity(objects.count)
+    var start = 0
+    for end in ends {
+      lines.append(Array(state.line[start..<(end - 1)]))
+      start = end
+    }
+    return (try recordsWritten(objects.count, last: seqs[seqs.count - 1], state: &state), lines)
+  }
+
+  /// Refuses a write the writer cannot take: it is closed or broken, the log is shared and its
+  /// lock not held, or the records' seqs do not follow the log's last one by one.
+  private func checkWritable(seqs: some Collection<Int>, state: WriterState)
+    throws(EventLogError)
+  {
     guard state.fd >= 0 else {
       throw EventLogError(code: .closed, path: path, message: "the writer is closed")
     }
@@ -291,42 +288,29 @@ public final class EventLogWriter: Sendable {
         code: .invalidRecord, path: path,
         message: "the record has seq \(seq) but the log's next seq is \(state.nextSeq + offset)")
     }
-    state.line.removeAll(keepingCapacity: state.line.capacity <= 1 << 20)
-    var ends: [Int] = []
-    ends.reserveCapacity(objects.count)
-    for object in objects {
-      object.withUnsafeBytes { EventLogLine.encode($0, into: &state.line) }
-      ends.append(state.line.count)
-    }
-    let fd = state.fd
-    do {
-      try SystemCalls.writeAll(fd, state.line)
-    } catch {
-      try undoFailedWrite(error, seq: seqs[0], state: &state)
-    }
-    var lines: [[UInt8]] = []
-    lines.reserveCapacity(objects.count)
-    var start = 0
-    for end in ends {
-      lines.append(Array(state.line[start..<(end - 1)]))
-      start = end
-    }
+  }
+
+  /// Counts the `count` records `state.line` held, just written (the last with seq `last`), and
+  /// syncs them or says when to, as the fsync policy wants.
+  private func recordsWritten(_ count: Int, last: Int, state: inout WriterState)
+    throws(EventLogError) -> FlushRequest
+  {
     state.writtenLength += state.line.count
     publishedLength.store(state.writtenLength, ordering: .releasing)
-    state.nextSeq += objects.count
-    state.records += objects.count
+    state.nextSeq += count
+    state.records += count
     switch options.fsync {
     case .always:
       do {
-        try SystemCalls.dataSync(fd)
+        try SystemCalls.dataSync(state.fd)
       } catch {
-        throw breakWriter(state: &state, error, "after writing seq \(seqs[seqs.count - 1])")
+        throw breakWriter(state: &state, error, "after writing seq \(last)")
       }
       state.syncedLength = state.writtenLength
-      return (.none, lines)
+      return .none
     case .batch:
       var flush = FlushRequest.none
-      for _ in objects {
+      for _ in 0..<count {
         switch state.recordWritten(groupCommit: options.groupCommit) {
         case .none: break
         case .now: flush = .now
@@ -334,9 +318,9 @@ public final class EventLogWriter: Sendable {
           if case .none = flush { flush = .afterDelay(delay) }
         }
       }
-      return (flush, lines)
+      return flush
     case .never:
-      return (.none, lines)
+      return .none
     }
   }
 
