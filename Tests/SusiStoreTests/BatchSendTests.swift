@@ -32,7 +32,7 @@ import Testing
     let runner = ManualRunner()
     let store = Store(sink: together, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
     #expect(store.sendsBatchesTogether)
-    let results = await store.sendBatch(intents, admit: { _ -> Never? in nil })
+    let results = await store.sendBatch(intents, admit: { _ in true })
     #expect(together.lines == oneByOne.lines)
     #expect(together.lines.count == 4)
     let seqs = results.map { try? $0.get().seq }
@@ -49,16 +49,13 @@ import Testing
   }
 
   @Test func appendsNothingForAnIntentTheCheckRefusesAndTheNextSeesTheOnesBefore() async throws {
-    struct Refused: Error {}
     let sink = MemoryEventSink()
     let store = Store(
       sink: sink, runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
     var seen: [Int] = []
     let results = await store.sendBatch(
       intents,
-      admit: { index -> Refused? in
-        index == 1 ? Refused() : nil
-      },
+      admit: { index in index != 1 },
       applied: { index in seen.append(index) })
     #expect(seen == [0, 2])
     guard case .failure(.refused) = results[1] else {
@@ -73,7 +70,7 @@ import Testing
     let store = Store(
       sink: FailingBatchSink(), runner: ManualRunner(),
       clock: ManualTimeSource(ReducerTester.epoch))
-    let results = await store.sendBatch(intents, admit: { _ -> Never? in nil })
+    let results = await store.sendBatch(intents, admit: { _ in true })
     for result in results {
       guard case .failure(.store(.logFailed)) = result else {
         Issue.record("an intent was answered although the log failed: \(result)")
@@ -93,7 +90,7 @@ import Testing
     await store.keepSnapshots(SnapshotKeeper(destination: destination, every: 2, newestSeq: 0))
     // The refused rating and its rejection are seqs 1 and 2: the snapshot is due after 2, with
     // two more intents of the batch still to come.
-    _ = await store.sendBatch(intents, admit: { _ -> Never? in nil })
+    _ = await store.sendBatch(intents, admit: { _ in true })
     var written = destination.written.makeAsyncIterator()
     guard let first = await written.next() else {
       Issue.record("no snapshot was written")

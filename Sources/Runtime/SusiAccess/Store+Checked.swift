@@ -75,27 +75,30 @@ extension Store {
     SentAction, SendRefusal
   >] {
     var access = [AccessControl?](repeating: nil, count: intents.count)
+    var refusals = [SendRefusal?](repeating: nil, count: intents.count)
     let results = await sendBatch(
       intents.map {
         BatchedIntent(
           action: $0.action, origin: $0.origin, id: $0.id, idempotencyKey: $0.idempotencyKey)
       },
-      admit: { index -> SendRefusal? in
+      admit: { index -> Bool in
         let intent = intents[index]
         if intent.refusingWhenFull && isFull
           && intent.idempotencyKey.map({ seq(forIdempotencyKey: $0) == nil }) ?? true
         {
-          return .busy
+          refusals[index] = .busy
+        } else if let problem = state.access.problem(intent.action) {
+          refusals[index] = .access(problem)
         }
-        if let problem = state.access.problem(intent.action) { return .access(problem) }
-        return nil
+        return refusals[index] == nil
       },
       applied: { index in access[index] = state.access })
     return results.enumerated().map { index, result in
       switch result {
       case .success(let published):
         .success(SentAction(published: published, access: access[index] ?? state.access))
-      case .failure(.refused(let refusal)): .failure(refusal)
+      case .failure(.refused):
+        .failure(refusals[index] ?? .store(.logFailed("the intent was refused without a reason")))
       case .failure(.store(let error)): .failure(.store(error))
       }
     }

@@ -24,9 +24,9 @@ public struct BatchedIntent: Sendable {
 }
 
 /// Why an intent of a batch was not logged.
-public enum BatchRefusal<Refusal: Error>: Error {
-  /// The caller's own check refused it.
-  case refused(Refusal)
+public enum BatchRefusal: Error {
+  /// The caller's own check (`admit`) refused it; the caller knows why.
+  case refused
   /// The store did (a used idempotency key, a failed log).
   case store(StoreError)
 }
@@ -40,19 +40,22 @@ extension Store {
   }
 
   /// Logs and applies `intents` in order, in one turn and (see `sendsBatchesTogether`) one
-  /// write. Right before each is stamped, `admit` may refuse it (it sees the state the intents
-  /// before it left); `applied` runs right after it and the results the reducer gave at once
+  /// write. Right before each is stamped, `admit` says whether it may be logged (it sees the
+  /// state the intents before it left); `applied` runs right after it and the results the reducer gave at once
   /// were applied. Returns, per intent, its event or why it was not logged. A log failure
   /// fails the store, as with `send`.
-  public func sendBatch<Refusal: Error>(
-    _ intents: [BatchedIntent], admit: (_ index: Int) -> Refusal?,
+  ///
+  /// Not generic on purpose: this runs once per batch on the intake's hot path, where an
+  /// unspecialized generic asks the runtime for its types' metadata on every call.
+  public func sendBatch(
+    _ intents: [BatchedIntent], admit: (_ index: Int) -> Bool,
     applied: (_ index: Int) -> Void = { _ in }
-  ) async -> [Result<PublishedEvent, BatchRefusal<Refusal>>] {
+  ) async -> [Result<PublishedEvent, BatchRefusal>] {
     guard sendsBatchesTogether else {
-      var results: [Result<PublishedEvent, BatchRefusal<Refusal>>] = []
+      var results: [Result<PublishedEvent, BatchRefusal>] = []
       for (index, intent) in intents.enumerated() {
-        if let refusal = admit(index) {
-          results.append(.failure(.refused(refusal)))
+        guard admit(index) else {
+          results.append(.failure(.refused))
           continue
         }
         do {
@@ -69,7 +72,7 @@ extension Store {
     }
     if let failure { return intents.map { _ in .failure(.store(failure)) } }
     let started = ContinuousClock.now
-    var logged: LoggedBatch<Refusal>?
+    var logged: LoggedBatch?
     do {
       logged = try sink.appendBatch { appendedByOthers, batch in
         try logBatch(
@@ -96,16 +99,16 @@ extension Store {
   /// The turn of `sendBatch` inside the sink's append lock: decides, stamps and applies each
   /// intent and its results, adding their records to `batch`; writes them (also just before a
   /// snapshot is due, since a snapshot names the record it ends at).
-  private func logBatch<Refusal: Error>(
+  private func logBatch(
     _ intents: [BatchedIntent], appendedByOthers: [[UInt8]], batch: AppendBatch,
-    admit: (_ index: Int) -> Refusal?, applied: (_ index: Int) -> Void
-  ) throws -> LoggedBatch<Refusal> {
+    admit: (_ index: Int) -> Bool, applied: (_ index: Int) -> Void
+  ) throws -> LoggedBatch {
     // What other processes logged comes first: these events follow it in seq and time.
     for other in appendedByOthers { try applyOther(other) }
-    var logged = LoggedBatch<Refusal>(count: intents.count)
+    var logged = LoggedBatch(count: intents.count)
     for (index, intent) in intents.enumerated() {
-      if let refusal = admit(index) {
-        logged.results[index] = .failure(.refused(refusal))
+      guard admit(index) else {
+        logged.results[index] = .failure(.refused)
         continue
       }
       var event: Event
@@ -147,8 +150,8 @@ extension Store {
 }
 
 /// What `sendBatch` logged: per intent its event or why not, and the events written, in order.
-private struct LoggedBatch<Refusal: Error> {
-  var results: [Result<PublishedEvent, BatchRefusal<Refusal>>?]
+private struct LoggedBatch {
+  var results: [Result<PublishedEvent, BatchRefusal>?]
   /// Events applied whose records are added to the batch but not written yet, with the intent
   /// each answers (nil for a result).
   var unwritten: [(event: Event, effects: [Effect], index: Int?)] = []
