@@ -17,20 +17,8 @@ struct ChildProcessTests {
     var lastReported = 0
     for round in 1...24 {
       let target = lastReported + 1 + Int(random.next() % 40)
-      let child = try AppendChild(["--log", path, "--fsync", "always"])
-      let opened = try #require(child.readLine()).split(separator: " ")
-      #expect(opened.first == "opened")
-      let nextSeq = try #require(Int(opened[1]))
-      #expect(nextSeq == lastReported + 1, "round \(round)")
-      while let line = child.readLine(), line != "appended \(target)" {
-        #expect(line.hasPrefix("appended "), "round \(round): \(line)")
-      }
-      child.kill()
-      // Lines the child wrote before it died are still in the pipe.
-      while let line = child.readLine() {
-        if let seq = Int(line.dropFirst("appended ".count)) { lastReported = seq }
-      }
-      lastReported = max(lastReported, target)
+      lastReported = try appendUntilKilled(
+        ["--log", path, "--fsync", "always"], after: lastReported, target: target, round: round)
       // Every acknowledged record is there; at most one more (appended, not yet reported).
 
       let (records, reader) = try readAll(path)
@@ -62,20 +50,9 @@ struct ChildProcessTests {
     for round in 1...16 {
       let batch = 2 + Int(random.next() % 30)
       let target = lastReported + batch * (1 + Int(random.next() % 8))
-      let child = try AppendChild([
-        "--log", path, "--fsync", policy.rawValue, "--batch", "\(batch)",
-      ])
-      let opened = try #require(child.readLine()).split(separator: " ")
-      #expect(opened.first == "opened")
-      #expect(Int(opened[1]) == lastReported + 1, "round \(round)")
-      while let line = child.readLine(), line != "appended \(target)" {
-        #expect(line.hasPrefix("appended "), "round \(round): \(line)")
-      }
-      child.kill()
-      while let line = child.readLine() {
-        if let seq = Int(line.dropFirst("appended ".count)) { lastReported = seq }
-      }
-      lastReported = max(lastReported, target)
+      lastReported = try appendUntilKilled(
+        ["--log", path, "--fsync", policy.rawValue, "--batch", "\(batch)"],
+        after: lastReported, target: target, round: round)
       // Every acknowledged batch is there whole; of the one being written when the child died,
       // what was written in full stays and a torn end is cut off on the next open.
       let writer = try EventLogWriter(path: path)
@@ -92,6 +69,27 @@ struct ChildProcessTests {
       try LogReplay.run(path: path, into: &recovered)
       #expect(recovered.state == RealisticEvents.state(through: lastSeq), "round \(round)")
     }
+  }
+
+  /// Starts a child appending with `arguments`, checks that it opens the log after
+  /// `lastReported`, kills it once it has reported `target`, and returns the last seq it
+  /// reported (lines it wrote before it died are still in the pipe).
+  private func appendUntilKilled(
+    _ arguments: [String], after lastReported: Int, target: Int, round: Int
+  ) throws -> Int {
+    let child = try AppendChild(arguments)
+    let opened = try #require(child.readLine()).split(separator: " ")
+    #expect(opened.first == "opened")
+    #expect(Int(opened[1]) == lastReported + 1, "round \(round)")
+    while let line = child.readLine(), line != "appended \(target)" {
+      #expect(line.hasPrefix("appended "), "round \(round): \(line)")
+    }
+    child.kill()
+    var reported = lastReported
+    while let line = child.readLine() {
+      if let seq = Int(line.dropFirst("appended ".count)) { reported = seq }
+    }
+    return max(reported, target)
   }
 
   @Test func refusesASecondWriterFromAnotherProcess() throws {
