@@ -26,19 +26,20 @@ public final class IntakeQueue: Sendable {
 
   public init(store: Store) { self.store = store }
 
-  /// Sends `intent` with the others queued now; what `sendChecked` would return for it.
-  public func send(_ intent: CheckedIntent) async -> Result<SentAction, SendRefusal> {
+  /// Sends `checked` with the others queued now; what `sendChecked` would return for it.
+  public func send(_ checked: CheckedIntent) async -> Result<SentAction, SendRefusal> {
     guard store.sendsBatchesTogether else {
+      let intent = checked.intent
       do throws(SendRefusal) {
         return .success(
           try await store.sendChecked(
             intent.action, origin: intent.origin, id: intent.id,
-            idempotencyKey: intent.idempotencyKey, refusingWhenFull: intent.refusingWhenFull))
+            idempotencyKey: intent.idempotencyKey, refusingWhenFull: checked.refusingWhenFull))
       } catch {
         return .failure(error)
       }
     }
-    let entry = Entry(intent)
+    let entry = Entry(checked)
     queued.withLock { $0.append(entry) }
     return await store.sendQueued(self, answering: entry)
   }

@@ -32,12 +32,11 @@ extension Store {
     _ action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil,
     refusingWhenFull: Bool = false
   ) async throws(SendRefusal) -> SentAction {
-    if refusingWhenFull && isFull
-      && idempotencyKey.map({ seq(forIdempotencyKey: $0) == nil }) ?? true
+    if let refusal = refusal(
+      action, idempotencyKey: idempotencyKey, refusingWhenFull: refusingWhenFull)
     {
-      throw .busy
+      throw refusal
     }
-    if let problem = state.access.problem(action) { throw .access(problem) }
     do {
       let published = try await send(action, origin: origin, id: id, idempotencyKey: idempotencyKey)
       return SentAction(published: published, access: state.access)
@@ -45,24 +44,34 @@ extension Store {
       throw .store(error)
     }
   }
+
+  /// Why `action` may not be appended now, if it may not: the store is full and the intake
+  /// refuses when it is (unless `idempotencyKey` was used already: a retry, answered from the
+  /// log), or the access rules refuse it.
+  private func refusal(_ action: Action, idempotencyKey: String?, refusingWhenFull: Bool)
+    -> SendRefusal?
+  {
+    if refusingWhenFull && isFull
+      && idempotencyKey.map({ seq(forIdempotencyKey: $0) == nil }) ?? true
+    {
+      return .busy
+    }
+    if let problem = state.access.problem(action) { return .access(problem) }
+    return nil
+  }
 }
 
 /// One intent of `Store.sendCheckedBatch`: what `sendChecked` takes.
 public struct CheckedIntent: Sendable {
-  public var action: Action
-  public var origin: EventOrigin
-  public var id: JSON?
-  public var idempotencyKey: String?
+  public var intent: BatchedIntent
   public var refusingWhenFull: Bool
 
   public init(
     _ action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil,
     refusingWhenFull: Bool = false
   ) {
-    self.action = action
-    self.origin = origin
-    self.id = id
-    self.idempotencyKey = idempotencyKey
+    intent = BatchedIntent(
+      action: action, origin: origin, id: id, idempotencyKey: idempotencyKey)
     self.refusingWhenFull = refusingWhenFull
   }
 }
@@ -77,19 +86,12 @@ extension Store {
     var access = [AccessControl?](repeating: nil, count: intents.count)
     var refusals = [SendRefusal?](repeating: nil, count: intents.count)
     let results = await sendBatch(
-      intents.map {
-        BatchedIntent(
-          action: $0.action, origin: $0.origin, id: $0.id, idempotencyKey: $0.idempotencyKey)
-      },
+      intents.map(\.intent),
       admit: { index -> Bool in
-        let intent = intents[index]
-        if intent.refusingWhenFull && isFull
-          && intent.idempotencyKey.map({ seq(forIdempotencyKey: $0) == nil }) ?? true
-        {
-          refusals[index] = .busy
-        } else if let problem = state.access.problem(intent.action) {
-          refusals[index] = .access(problem)
-        }
+        let checked = intents[index]
+        refusals[index] = refusal(
+          checked.intent.action, idempotencyKey: checked.intent.idempotencyKey,
+          refusingWhenFull: checked.refusingWhenFull)
         return refusals[index] == nil
       },
       applied: { index in access[index] = state.access })
