@@ -426,23 +426,14 @@ public struct HTTPResponseParser: Sendable {
       }
       return
     }
-    // The usual reply has one Content-Length field holding one number: read it without
-    // splitting (no array per reply); several fields or a list go the long way.
-    var lengthFields = 0
-    var lengthValue = ""
-    for field in head.headers where HTTPHeaders.namesMatch(field.name, "Content-Length") {
-      lengthFields += 1
-      lengthValue = field.value
-    }
-    let first: String?
+    // Every Content-Length field, each a comma-separated list, must name the same number.
+    var first: String?
     var agree = true
-    if lengthFields == 1 && !lengthValue.utf8.contains(UInt8(ascii: ",")) {
-      first = lengthValue.isEmpty ? nil : lengthValue.trimmingSpaces()
-    } else {
-      let lengths = head.headers.values("Content-Length").flatMap { $0.split(separator: ",") }
-        .map { String($0).trimmingSpaces() }
-      first = lengths.first
-      agree = lengths.allSatisfy { $0 == first }
+    for field in head.headers where HTTPHeaders.namesMatch(field.name, "Content-Length") {
+      for part in field.value.split(separator: ",") {
+        let length = String(part).trimmingSpaces()
+        if let first { agree = agree && length == first } else { first = length }
+      }
     }
     guard let first else {
       phase = .untilClose
