@@ -16,8 +16,9 @@ struct LogFileWatcherTests {
     let writer = try EventLogWriter(
       path: path, options: .init(fsync: .never, firstSeq: nil, shared: true))
     let reported = AsyncStream<Void>.makeStream()
-    let watcher = LogFileWatcher(path: path, fallback: 3_600_000) {
+    let watcher = LogFileWatcher(path: path, fallback: 3_600_000) { () -> Bool in
       reported.continuation.yield()
+      return true
     }
     #expect(watcher.isNotified)
     let child = try AppendChild(["--log", path, "--fsync", "never", "--count", "1", "--shared"])

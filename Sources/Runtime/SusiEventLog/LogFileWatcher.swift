@@ -35,18 +35,8 @@ public final class LogFileWatcher: Sendable {
   ///
   /// - Parameters:
   ///   - fallback: the time between two looks when nothing was reported (milliseconds).
-  ///   - changed: called after each report or poll.
-  public convenience init(
-    path: String, fallback milliseconds: Int32, changed: @escaping @Sendable () -> Void
-  ) {
-    self.init(path: path, fallback: milliseconds) { () -> Bool in
-      changed()
-      return true
-    }
-  }
-
-  /// Starts watching `path`, like `init(path:fallback:changed:)`; `changed` returns whether
-  /// the look found something new (false: the next look waits `quietPause`).
+  ///   - changed: called after each report or poll; returns whether the look found something
+  ///     new (false: the next look waits `quietPause`).
   public init(path: String, fallback milliseconds: Int32, changed: @escaping @Sendable () -> Bool) {
     var fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
     if fd >= 0, inotify_add_watch(fd, path, UInt32(IN_MODIFY | IN_CLOSE_WRITE)) < 0 {
