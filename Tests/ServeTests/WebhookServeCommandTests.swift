@@ -51,8 +51,11 @@ import Testing
     }
     #expect(answer?.status == 200)
     #expect(answer?.text.contains("actionRejected") == true)
-    let status = await onThread { server.stop().status }
-    #expect(status == 0)
+    let stopped = await onThread { server.stop() }
+    #expect(stopped.status == 0)
+    #expect(
+      stopped.stderr.contains(#""path":"/actions","status":200"#),
+      "the request's line reaches standard error: \(stopped.stderr)")
 
     let (listStatus, listing) = try await run(["serve", "keys", "list", "--state-dir", state])
     #expect(listStatus == 0)

@@ -81,17 +81,10 @@ public struct OperatorLog: Sendable {
     OperatorLog(component: component, level: .error, format: .json) { _ in }
   }
 
-  /// Writes `bytes` to standard error in one `write` (so lines of concurrent requests never
-  /// interleave).
-  public static let standardError: Writer = { bytes in
-    var done = 0
-    while done < bytes.count {
-      let n = bytes[done...].withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return }
-      done += n
-    }
-  }
+  /// Standard error, through a buffer that a thread of its own writes (see `LineBuffer`): a
+  /// line is never split or interleaved with another, and reaches standard error about a
+  /// millisecond after it is logged.
+  public static let standardError: Writer = { bytes in LineBuffer.standardError.append(bytes) }
 
   public func debug(_ message: String, _ fields: KeyValuePairs<String, Value> = [:]) {
     log(.debug, message, fields)

@@ -38,8 +38,10 @@ public final class EventFeed: Sendable {
     }
 
     mutating func dropOldest() {
-      bytes -= slots[head]?.line.count ?? 0
-      slots[head] = nil
+      // Moved out rather than read in place, which would copy the whole event.
+      var dropped: PublishedEvent?
+      swap(&dropped, &slots[head])
+      bytes -= dropped?.line.count ?? 0
       head = (head + 1) % slots.count
       count -= 1
     }
