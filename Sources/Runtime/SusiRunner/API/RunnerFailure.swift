@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiFiles
 import SusiHTTPClient
 import SusiHTTPTypes
 import SusiTLS
@@ -55,6 +56,15 @@ struct RunnerFailure: Error, Equatable, Sendable {
       lowerHex.replacingOccurrences(of: "%20", with: "+"),
     ]
     return Array(Set(forms)).sorted { $0.count > $1.count }
+  }
+
+  /// Does `work` on the runner's private files (credentials, the image cache), its failure as
+  /// an `io` failure: `PrivateFile` refuses, with a fix-it message, a secret's file that others
+  /// may read or write, or that another user owns.
+  static func io<T>(_ work: @autoclosure () throws(PrivateFile.Failure) -> T)
+    throws(RunnerFailure) -> T
+  {
+    do { return try work() } catch { throw RunnerFailure(.io, error.message) }
   }
 
   static let cancelled = RunnerFailure(.cancelled, "the request was cancelled")
