@@ -7,7 +7,9 @@ public import SusiStore
 import Synchronization
 
 /// The effects runner: performs each effect in the background and delivers exactly one result
-/// per effect, with the asking event's seq as cause.
+/// per effect, with the asking event's seq as cause. This file schedules the effects and turns
+/// each outcome into its result (`Performer`); each domain's requests are in
+/// `SusiRunner+Domain.swift`.
 ///
 /// - Effects that do I/O run at most `concurrencyLimit` at a time; the rest wait in the order
 ///   they were started. Refusals, server switches and planned answers take no slot.
