@@ -6,7 +6,8 @@ import SusiTerminal
 // Planned answers (reminders, `plan_delay`): a command prints the answer it got at once and
 // says what is still to come; the answer itself stays pending in the log, where every susi
 // running on it when it is due (a chat in another terminal) delivers and shows it, or else the
-// next start (Store.resumePlannedAnswers); `--wait` waits for it.
+// next start (Store.resumePlannedAnswers); `--wait` waits for it. Before leaving, a session
+// waits for what it printed in the background and for the answers it is owed now.
 
 /// A planned answer not delivered yet.
 public struct PendingAnswer: Equatable, Sendable {
@@ -26,6 +27,41 @@ public struct PendingAnswer: Equatable, Sendable {
 }
 
 extension TextSession {
+  /// Waits until everything started in the background has been printed, and for the answers this
+  /// process's own requests are owed now; planned answers already due that this process is
+  /// delivering (delivered late at start) too, those still to come only with `--wait` (with a
+  /// countdown on a terminal) and only those this session's answers planned. It never waits for
+  /// another process's requests or planned answers it does not deliver itself. Returns the
+  /// planned answers left pending.
+  @discardableResult
+  public func finishBackgroundWork() async -> [PendingAnswer] {
+    // What other processes logged by now is shown before leaving, not left to the next look.
+    await store.catchUp()
+    while true {
+      let last = await store.lastSeq
+      await conversation.waitUntilSeen(last)
+      await background.waitUntilIdle()
+      let now = context.now()
+      let pending = PendingAnswer.all(in: await store.state.inFlight)
+      var due = false
+      for answer in pending where answer.due.map({ $0 <= now }) ?? false {
+        if await store.waitsToDeliver(planned: answer.seq) { due = true }
+      }
+      let answersNow = await store.owesAnswersNow
+      // `--wait` waits for what this session's answers planned, not for other reminders.
+      let own = await store.ownPlannedAnswers
+      let planned = pending.filter { own.contains($0.seq) && $0.due != nil }
+      let waitForPlanned = context.waitForPlanned && !planned.isEmpty
+      if due || answersNow || waitForPlanned {
+        if waitForPlanned && !due && !answersNow { startCountdown(planned) }
+        await conversation.waitUntilSeen(last + 1)
+        await stopCountdown()
+      } else if background.isIdle, await store.lastSeq == last {
+        return pending
+      }
+    }
+  }
+
   /// Says what an answer planned for later, right after the answer was printed: when each part
   /// is due, and what becomes of it.
   func notePlanned(_ message: Action.MessageReceived, answeredAt at: Timestamp) {
@@ -102,5 +138,40 @@ extension TextSession {
     guard let drawing = countdown else { return }
     countdown = nil
     await drawing.stop()
+  }
+}
+
+// Events nobody asked for: planned answers and notices that arrive on their own.
+
+extension TextSession {
+  /// Called by the conversation's follower, in log order; starts printing in the background.
+  nonisolated func unrequested(_ published: PublishedEvent) {
+    let event = published.event
+    switch event.action {
+    case .messageReceived(let message) where event.origin == .runner:
+      background.start { await self.showPlanned(message) }
+    case .sendMessage(let asked) where published.byAnotherProcess:
+      background.start { await self.announce("Asked in another susi: \(asked.query.singleLine)") }
+    case .loggedOut(let out):
+      if let reason = out.reason {
+        background.start { await self.announce("Logged out: \(reason.singleLine)") }
+      }
+    default:
+      break
+    }
+  }
+
+  /// Prints a planned answer that arrived on its own.
+  func showPlanned(_ message: Action.MessageReceived) async {
+    await stopCountdown()
+    interruptPrompt()
+    _ = await show(message)
+    restorePrompt()
+  }
+
+  func announce(_ text: String) {
+    interruptPrompt()
+    console.error(text)
+    restorePrompt()
   }
 }

@@ -3,9 +3,10 @@ import SusiCore
 public import SusiStore
 public import SusiTerminal
 
-/// The text frontend's conversation with the store: each command sends its intents, waits for
-/// their results and prints them for a person. Shared by the chat (slash commands) and the
-/// one-shot subcommands, so both behave the same.
+/// The text frontend's conversation with the store: the chat reads lines and runs each as a
+/// command (or asks it), a one-shot subcommand runs one; each command sends its intents, waits
+/// for their results and prints them for a person, so both behave the same. How a command ends
+/// is an `Outcome`.
 public actor TextSession {
   /// Whether commands are typed at the chat prompt or on a shell command line; hints name the
   /// command the way the person would type it.
@@ -64,41 +65,6 @@ public actor TextSession {
       return outcome
     } catch {
       return .failed
-    }
-  }
-
-  /// Waits until everything started in the background has been printed, and for the answers this
-  /// process's own requests are owed now; planned answers already due that this process is
-  /// delivering (delivered late at start) too, those still to come only with `--wait` (with a
-  /// countdown on a terminal) and only those this session's answers planned. It never waits for
-  /// another process's requests or planned answers it does not deliver itself. Returns the
-  /// planned answers left pending.
-  @discardableResult
-  public func finishBackgroundWork() async -> [PendingAnswer] {
-    // What other processes logged by now is shown before leaving, not left to the next look.
-    await store.catchUp()
-    while true {
-      let last = await store.lastSeq
-      await conversation.waitUntilSeen(last)
-      await background.waitUntilIdle()
-      let now = context.now()
-      let pending = PendingAnswer.all(in: await store.state.inFlight)
-      var due = false
-      for answer in pending where answer.due.map({ $0 <= now }) ?? false {
-        if await store.waitsToDeliver(planned: answer.seq) { due = true }
-      }
-      let answersNow = await store.owesAnswersNow
-      // `--wait` waits for what this session's answers planned, not for other reminders.
-      let own = await store.ownPlannedAnswers
-      let planned = pending.filter { own.contains($0.seq) && $0.due != nil }
-      let waitForPlanned = context.waitForPlanned && !planned.isEmpty
-      if due || answersNow || waitForPlanned {
-        if waitForPlanned && !due && !answersNow { startCountdown(planned) }
-        await conversation.waitUntilSeen(last + 1)
-        await stopCountdown()
-      } else if background.isIdle, await store.lastSeq == last {
-        return pending
-      }
     }
   }
 
@@ -215,38 +181,138 @@ public actor TextSession {
 
   /// How to type a command in the current mode.
   func command(_ slash: String, _ shell: String) -> String { mode == .chat ? slash : shell }
+}
 
-  // MARK: Events nobody asked for
+// The chat: a prompt on a terminal, one line after another from a pipe.
 
-  /// Called by the conversation's follower, in log order; starts printing in the background.
-  nonisolated func unrequested(_ published: PublishedEvent) {
-    let event = published.event
-    switch event.action {
-    case .messageReceived(let message) where event.origin == .runner:
-      background.start { await self.showPlanned(message) }
-    case .sendMessage(let asked) where published.byAnotherProcess:
-      background.start { await self.announce("Asked in another susi: \(asked.query.singleLine)") }
-    case .loggedOut(let out):
-      if let reason = out.reason {
-        background.start { await self.announce("Logged out: \(reason.singleLine)") }
+extension TextSession {
+  /// Reads lines until `/quit` or the end of input: plain text is asked, `/commands` are run,
+  /// each line's answer is printed before the next line is read. At the end, answers planned
+  /// for later stay pending for the next start (it says so), unless `--wait` waits for them.
+  /// Returns the exit code: 0 on a terminal; from a pipe, 1 when any line failed.
+  public func chat() async -> Int32 {
+    if console.interactive && console.notes { console.print(await welcome()) }
+    var failed = false
+    while true {
+      waitingForLine = true
+      let read: LineRead
+      if let lineReader {
+        read = await lineReader.readLine(prompt: Self.prompt, completions: completionWords())
+      } else {
+        if console.interactive { console.writeOutput(Self.prompt) }
+        read = await input.nextLine()
       }
-    default:
-      break
+      waitingForLine = false
+      if read == .cancelled, lineReader != nil {
+        // Ctrl-C typed at the line editor (raw mode makes it a key, not a signal): the line
+        // is dropped; a second press leaves, as at a plain prompt.
+        interrupts += 1
+        if interrupts >= 2 {
+          await context.terminate(130)
+          return 130
+        }
+        console.writeError("(press Ctrl-C again or type /quit to leave)\n")
+        continue
+      }
+      interrupts = 0
+      guard case .line(let line) = read else {
+        if read == .cancelled { continue }
+        if console.interactive { console.writeOutput("\n") }
+        break
+      }
+      let outcome: Outcome
+      switch ChatLine.parse(line) {
+      case .empty: continue
+      case .query(let query): outcome = await run(TextCommand("ask", query))
+      case .command(let command): outcome = await run(command)
+      case .invalid(let message):
+        console.error("\(message) (/help lists the commands)")
+        outcome = .usage
+      }
+      if outcome == .quit { break }
+      if outcome != .ok && outcome != .interrupted { failed = true }
     }
+    let pending = await finishBackgroundWork()
+    if console.interactive { noteKept(pending) }
+    return console.interactive || !failed ? 0 : 1
   }
 
-  /// Prints a planned answer that arrived on its own.
-  func showPlanned(_ message: Action.MessageReceived) async {
-    await stopCountdown()
-    interruptPrompt()
-    _ = await show(message)
-    restorePrompt()
+  /// What Tab completes: the chat's commands, the skill names the state knows after `/skill`,
+  /// `/rate` and `/myrating`, and its group names after `/skills`.
+  func completionWords() async -> CompletionWords {
+    let state = await store.state
+    let skills = state.skills.values.flatMap(\.keys)
+    var arguments: [String: [String]] = [:]
+    for row in TextCommands.chat where row.completes != nil {
+      arguments["/" + row.name] = row.completes == .skills ? skills : state.groups
+    }
+    return CompletionWords(commands: TextCommands.chat.map { "/" + $0.name }, arguments: arguments)
   }
 
-  func announce(_ text: String) {
-    interruptPrompt()
-    console.error(text)
-    restorePrompt()
+  /// The first line of an interactive chat: what this is, or a summary of the resumed session.
+  func welcome() async -> String {
+    let state = await store.state
+    let server = await serverDescription()
+    guard context.resumedEvents > 0 else {
+      return "susi: chat with SUSI using \(server). Type a question, or /help for commands."
+    }
+    let exchanges = state.transcript.filter { $0.speaker == .user }.count
+    var parts = ["\(NumberText.counted(exchanges, "question")) so far"]
+    let skillCount = state.skills.values.map(\.count).reduce(0, +)
+    if skillCount > 0 {
+      parts.append(
+        "\(NumberText.counted(skillCount, "skill")) in \(NumberText.counted(state.skills.count, "group"))"
+      )
+    }
+    if !state.settings.isEmpty {
+      parts.append(NumberText.counted(state.settings.count, "setting"))
+    }
+    parts.append(state.session.map { "logged in as \($0.email)" } ?? "not logged in")
+    return
+      "Welcome back: \(parts.joined(separator: ", ")); using \(server). /help lists the commands."
+  }
+
+  /// What Ctrl-C does: cancel the request being waited for, or the password being typed; at an
+  /// idle prompt explain how to leave; a second press (or one with nothing to cancel in a
+  /// one-shot command) leaves at once with exit code 130.
+  public func interrupt() async {
+    interrupts += 1
+    if interrupts >= 2 {
+      if console.interactive { console.writeOutput("\n") }
+      await context.terminate(130)
+      return
+    }
+    if waitingForSecret {
+      input.cancel()
+      return
+    }
+    var waiting = conversation.waitingFor
+    while waiting.isEmpty && conversation.isSending {
+      // A request is being logged: its seq is known in a moment, and it is what to cancel.
+      await Task.yield()
+      waiting = conversation.waitingFor
+    }
+    if !waiting.isEmpty {
+      console.writeError("\n")
+      for seq in waiting {
+        _ = try? await store.send(
+          .cancelRequest(Action.CancelRequest(seq: seq)), origin: conversation.origin)
+      }
+      return
+    }
+    if mode == .chat && waitingForLine {
+      console.writeOutput("\n")
+      console.writeError("(press Ctrl-C again or type /quit to leave)\n")
+      restorePrompt()
+      return
+    }
+    if countdown != nil {
+      await stopCountdown()
+      console.writeError(
+        console.errorStyle.dim(
+          "Stopped waiting; planned answers stay pending for the next susi run.") + "\n")
+    }
+    await context.terminate(130)
   }
 
   /// Moves off the prompt line before printing something that arrived on its own.
@@ -266,4 +332,30 @@ public actor TextSession {
   }
 
   static let prompt = "> "
+}
+
+/// How a command ended, for the exit code of a one-shot command and the chat's bookkeeping. A
+/// command that does not end `ok` throws how it ended.
+public enum Outcome: Error, Sendable, Equatable {
+  case ok
+  /// A request failed or was refused; the message has been printed.
+  case failed
+  /// The command was typed wrong; the message has been printed.
+  case usage
+  /// A file it needs (a password file) could not be read; the message has been printed.
+  case noInput
+  /// Ctrl-C cancelled it.
+  case interrupted
+  /// The person asked to leave the chat.
+  case quit
+
+  public var exitCode: Int32 {
+    switch self {
+    case .ok, .quit: ExitCode.success
+    case .failed: ExitCode.failure
+    case .usage: ExitCode.usage
+    case .noInput: ExitCode.noInput
+    case .interrupted: ExitCode.interrupted
+    }
+  }
 }

@@ -1,5 +1,8 @@
+import Foundation
 import SusiCore
+import SusiFiles
 import SusiHTTPClient
+import SusiHTTPTypes
 import SusiTLS
 
 /// Why an effect failed, in the terms `requestFailed` reports (`RequestError`).
@@ -20,6 +23,48 @@ struct RunnerFailure: Error, Equatable, Sendable {
   /// The error as the result action carries it, scrubbed once more for safety.
   var requestError: RequestError {
     RequestError(kind: kind, status: status, message: Redaction.scrub(message))
+  }
+
+  /// This failure with each of `secrets` (a password, a token) blanked out of its message: a
+  /// server may echo what it was sent in an error page, and results go to the log.
+  func hiding(_ secrets: [String]) -> RunnerFailure {
+    var failure = self
+    for secret in secrets where secret.count >= 4 {
+      for form in Self.spellings(of: secret) {
+        failure.message = failure.message.replacingOccurrences(of: form, with: Secret.redactedText)
+      }
+    }
+    return failure
+  }
+
+  /// The ways a server may echo a secret it was sent: as is, percent-encoded as we send it,
+  /// with `+` for spaces as forms have it, and with lower-case hex digits; longest first, so
+  /// no part of a longer spelling is left behind.
+  static func spellings(of secret: String) -> [String] {
+    let encoded = URLEncodedForm.percentEncode(secret)
+    var lowerHex = ""
+    var rest = Substring(encoded)
+    while let percent = rest.firstIndex(of: "%") {
+      lowerHex += rest[..<percent]
+      let escape = rest[percent...].prefix(3)
+      lowerHex += escape.lowercased()
+      rest = rest[escape.endIndex...]
+    }
+    lowerHex += rest
+    let forms = [
+      secret, encoded, encoded.replacingOccurrences(of: "%20", with: "+"), lowerHex,
+      lowerHex.replacingOccurrences(of: "%20", with: "+"),
+    ]
+    return Array(Set(forms)).sorted { $0.count > $1.count }
+  }
+
+  /// Does `work` on the runner's private files (credentials, the image cache), its failure as
+  /// an `io` failure: `PrivateFile` refuses, with a fix-it message, a secret's file that others
+  /// may read or write, or that another user owns.
+  static func io<T>(_ work: @autoclosure () throws(PrivateFile.Failure) -> T)
+    throws(RunnerFailure) -> T
+  {
+    do { return try work() } catch { throw RunnerFailure(.io, error.message) }
   }
 
   static let cancelled = RunnerFailure(.cancelled, "the request was cancelled")

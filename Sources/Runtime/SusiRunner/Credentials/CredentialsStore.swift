@@ -1,5 +1,6 @@
 import SusiCore
 import SusiCrypto
+import SusiFiles
 import SusiJSON
 import Synchronization
 
@@ -45,7 +46,7 @@ struct CredentialsStore: Sendable {
   }
 
   func save(_ credentials: Credentials) throws(RunnerFailure) {
-    try SecureFile.makeDirectory(directory)
+    try RunnerFailure.io(PrivateFile.makeDirectory(directory))
     var b = ObjectBuilder()
     b.set("server", credentials.server)
     b.set("email", credentials.email)
@@ -53,13 +54,16 @@ struct CredentialsStore: Sendable {
     b.set("expires_at", credentials.expiresAt.map { JSON.string($0.rfc3339) } ?? .null)
     var writer = JSONWriter()
     writer.value(b.json)
-    try SecureFile.writeAtomically(writer.bytes + [0x0A], to: path(for: credentials.server))
+    try RunnerFailure.io(
+      PrivateFile.write(writer.bytes + [0x0A], to: path(for: credentials.server)))
   }
 
   /// The credentials for `server`, or nil when nobody is logged in there.
   func load(server: String) throws(RunnerFailure) -> Credentials? {
     let file = path(for: server)
-    guard let bytes = try SecureFile.readPrivate(file, maximumBytes: 64 * 1024) else { return nil }
+    let read = try RunnerFailure.io(
+      PrivateFile.read(file, maximumBytes: 64 * 1024, ownerOnly: true))
+    guard let bytes = read else { return nil }
     guard let json = try? JSONParser.parse(bytes), let object = json.object,
       let token = object.text("access_token"), !token.isEmpty,
       object.text("server") == server
@@ -83,6 +87,6 @@ struct CredentialsStore: Sendable {
 
   /// Forgets the token for `server`.
   func remove(server: String) throws(RunnerFailure) {
-    try SecureFile.remove(path(for: server))
+    try RunnerFailure.io(PrivateFile.remove(path(for: server)))
   }
 }

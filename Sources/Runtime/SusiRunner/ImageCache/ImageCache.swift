@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiCrypto
+import SusiFiles
 import SusiJSON
 
 /// The on-disk image cache, in the role Kingfisher plays in the iOS app.
@@ -143,8 +144,8 @@ actor ImageCache {
     }
     let file = ByteEncoding.hex(Digest.sha256(bytes)) + ImageCache.fileExtension(bytes)
     if !FileManager.default.fileExists(atPath: path(file)) {
-      try SecureFile.makeDirectory(directory)
-      try SecureFile.writeAtomically(bytes, to: path(file), mode: 0o600)
+      try RunnerFailure.io(PrivateFile.makeDirectory(directory))
+      try RunnerFailure.io(PrivateFile.write(bytes, to: path(file), mode: 0o600))
     }
     tick += 1
     entries[url] = Entry(file: file, bytes: bytes.count, used: tick)
@@ -161,7 +162,7 @@ actor ImageCache {
       else { return }
       entries[victim.key] = nil
       if !entries.values.contains(where: { $0.file == victim.value.file }) {
-        try? SecureFile.remove(path(victim.value.file))
+        try? PrivateFile.remove(path(victim.value.file))
       }
     }
   }
@@ -176,7 +177,7 @@ actor ImageCache {
   private var indexPath: String { "\(directory)/index.json" }
 
   private func saveIndex() throws(RunnerFailure) {
-    try SecureFile.makeDirectory(directory)
+    try RunnerFailure.io(PrivateFile.makeDirectory(directory))
     var writer = JSONWriter()
     writer.object { o in
       o.field("version", 1)
@@ -191,7 +192,7 @@ actor ImageCache {
         }
       }
     }
-    try SecureFile.writeAtomically(writer.bytes + [0x0A], to: indexPath, mode: 0o600)
+    try RunnerFailure.io(PrivateFile.write(writer.bytes + [0x0A], to: indexPath, mode: 0o600))
   }
 
   /// Reads the index once; entries whose file is missing or of the wrong size are dropped,
@@ -199,7 +200,7 @@ actor ImageCache {
   private func loadIndexIfNeeded() throws(RunnerFailure) {
     guard !loaded else { return }
     loaded = true
-    try SecureFile.makeDirectory(directory)
+    try RunnerFailure.io(PrivateFile.makeDirectory(directory))
     if let data = FileManager.default.contents(atPath: indexPath),
       let json = try? JSONParser.parse(Array(data)), let list = json.object?.array("entries")
     {
@@ -217,7 +218,7 @@ actor ImageCache {
     let referenced = Set(entries.values.map(\.file))
     for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     where name != "index.json" && !referenced.contains(name) {
-      try? SecureFile.remove(path(name))
+      try? PrivateFile.remove(path(name))
     }
   }
 

@@ -1,11 +1,15 @@
 import SusiClock
 public import SusiCore
 import SusiHTTPClient
+import SusiHTTPTypes
+import SusiJSON
 public import SusiStore
 import Synchronization
 
 /// The effects runner: performs each effect in the background and delivers exactly one result
-/// per effect, with the asking event's seq as cause.
+/// per effect, with the asking event's seq as cause. This file schedules the effects and turns
+/// each outcome into its result (`Performer`); each domain's requests are in
+/// `SusiRunner+Domain.swift`.
 ///
 /// - Effects that do I/O run at most `concurrencyLimit` at a time; the rest wait in the order
 ///   they were started. Refusals, server switches and planned answers take no slot.
@@ -49,7 +53,7 @@ public final class SusiRunner: EffectsRunner {
     }
   }
 
-  private let performer: EffectPerformer
+  private let performer: Performer
   private let limit: Int
   /// Where effects run: the HTTP client's event loop when the transport has one, so a reply
   /// is decoded and delivered by the thread that read it (see `launch`).
@@ -82,7 +86,7 @@ public final class SusiRunner: EffectsRunner {
       directory: configuration.imageDirectory ?? configuration.stateDirectory + "/images",
       capacity: configuration.imageCacheBytes
     ) { url throws(RunnerFailure) in try await fetcher.fetch(url) }
-    performer = EffectPerformer(
+    performer = Performer(
       sender: sender, credentials: CredentialsStore(stateDirectory: configuration.stateDirectory),
       images: images, clock: configuration.clock, limits: limits,
       embeddedServerURL: configuration.embeddedServerURL, websearchURL: configuration.websearchURL,
@@ -261,5 +265,118 @@ public final class SusiRunner: EffectsRunner {
       return Array(book.idleWaiters.values)
     }
     for waiter in waiters { waiter.resume() }
+  }
+}
+
+// MARK: Performing one effect
+
+extension SusiRunner {
+  /// Performs one effect and turns its outcome into the one result action it owes.
+  ///
+  /// Each `Effect` case maps to a result (see `Effect` and the reducer): success to its
+  /// past-tense action, any failure to `requestFailed {cause, error}` (`loginFailed` for a
+  /// login). `Effect.perform(with:)` hands each effect to its method, which lives with its domain
+  /// in `SusiRunner+Domain.swift`.
+  struct Performer: EffectPerforming {
+    typealias Failure = RunnerFailure
+
+    let sender: RequestSender
+    let credentials: CredentialsStore
+    let images: ImageCache
+    let clock: any TimeSource
+    let limits: RequestLimits
+    let embeddedServerURL: String?
+    let websearchURL: String
+    let timeouts: Timeouts
+    let timezoneOffsetMinutes: Int
+    let machineLanguage: String
+    let deviceType: String
+    /// Where link previews may go.
+    let targets: TargetPolicy
+
+    /// The result action for `effect`, asked for by the event with seq `cause`.
+    func perform(_ effect: Effect, cause: Int) async -> Action {
+      do throws(RunnerFailure) {
+        return try await effect.perform(with: self)
+      } catch {
+        let failure = error.hiding(secrets(of: effect))
+        if case .login(_, let email, _, _) = effect, failure.kind != .cancelled {
+          return .loginFailed(Action.LoginFailed(email: email, error: failure.requestError))
+        }
+        return .requestFailed(Action.RequestFailed(cause: cause, error: failure.requestError))
+      }
+    }
+
+    /// The effect's password and the server's token: a server may echo what it was sent in an
+    /// error page, and results go to the log.
+    private func secrets(of effect: Effect) -> [String] {
+      var secrets: [String] = []
+      switch effect {
+      case .login(_, _, let password, _), .signup(_, _, let password):
+        secrets.append(password.reveal())
+      default: break
+      }
+      if let server = effect.server {
+        secrets += (try? credentials.load(server: server)).flatMap { $0.map { [$0.token] } } ?? []
+      }
+      return secrets
+    }
+  }
+}
+
+// The plumbing every request shares.
+
+extension SusiRunner.Performer {
+  /// The base URL of `server`: the embedded server's, or the URL itself without a trailing
+  /// slash.
+  func baseURL(_ server: String) throws(RunnerFailure) -> String {
+    var base = server
+    if server == State.embeddedServer {
+      guard let embedded = embeddedServerURL else {
+        throw RunnerFailure(
+          .network,
+          "the embedded server is not running; start it, or choose a server with --server URL")
+      }
+      base = embedded
+    }
+    while base.hasSuffix("/") { base.removeLast() }
+    return base
+  }
+
+  /// Calls a SUSI endpoint and returns the reply's JSON object (or the failure it stands for).
+  func call(_ call: APICall, base: String, policy: RetryPolicy? = nil, totalTimeout: Double? = nil)
+    async throws(RunnerFailure) -> JSONObject
+  {
+    var limits = limits
+    if let totalTimeout { limits.totalTimeout = totalTimeout }
+    let request = call.request(base: base, limits: limits)
+    let place = call.endpoint.path
+    // A request that never got a reply names the whole address: which server it was matters.
+    let response = try await sender.send(
+      request, idempotent: call.endpoint.idempotent, place: request.displayURL, policy: policy,
+      paced: true)
+    return try ReplyReader.object(response, endpoint: call.endpoint, place: place)
+  }
+
+  /// The token for an endpoint that needs a logged-in user. No token means no request
+  /// (`notLoggedIn`); an expired one is not sent (`unauthorized`, so the session ends).
+  func userToken(_ server: String) throws(RunnerFailure) -> String {
+    guard let stored = try credentials.load(server: server) else {
+      throw RunnerFailure(.notLoggedIn, "nobody is logged in to this server; log in first")
+    }
+    if stored.isExpired(at: clock.now()) {
+      throw RunnerFailure(
+        .unauthorized,
+        "the session of \(stored.email) expired at \(stored.expiresAt.map(\.rfc3339) ?? "?"); log in again"
+      )
+    }
+    return stored.token
+  }
+
+  /// The token to send when there is a live one, and whether any token (even an expired one)
+  /// is held: the server answering anonymously then means the session has ended.
+  func optionalToken(_ server: String) throws(RunnerFailure) -> (token: String?, held: Bool) {
+    guard let stored = try credentials.load(server: server) else { return (nil, false) }
+    return (stored.isExpired(at: clock.now()) ? nil : stored.token, true)
   }
 }

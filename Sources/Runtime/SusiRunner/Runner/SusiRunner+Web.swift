@@ -18,7 +18,7 @@ extension Endpoints {
     why: "a plain GET of an image")
 }
 
-extension EffectPerformer {
+extension SusiRunner.Performer {
   func webSearch(query: String) async throws(RunnerFailure) -> Action {
     let url = URLResolver.appendingQuery(
       URLEncodedForm.encode([("q", query), ("format", "json"), ("no_redirect", "1")]),
@@ -66,7 +66,7 @@ extension EffectPerformer {
   }
 }
 
-extension EffectPerformer {
+extension SusiRunner.Performer {
   /// The image from the cache, downloaded first when it is not there.
   func cacheImage(url: String) async throws(RunnerFailure) -> Action {
     .imageCached(try await images.image(url).get())

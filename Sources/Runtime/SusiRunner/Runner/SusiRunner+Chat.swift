@@ -15,7 +15,7 @@ extension Endpoints {
     why: "read-only")
 }
 
-extension EffectPerformer {
+extension SusiRunner.Performer {
   /// Sends a query with the machine's time zone and language and, when logged in, the token
   /// (`access_token`, underscore: the hyphenated name iOS used is ignored by the server).
   func chat(server: String, query: String, language: String?) async throws(RunnerFailure) -> Action

@@ -34,7 +34,7 @@ extension Endpoints {
     why: "read-only")
 }
 
-extension EffectPerformer {
+extension SusiRunner.Performer {
   /// The model every skill call names; the public server has only `general`.
   static let model = "general"
 
@@ -176,6 +176,19 @@ extension Action {
       p.resolved = skill
       return .userRatingLoaded(p)
     default: return self
+    }
+  }
+}
+
+extension Effect {
+  /// The skill a skill effect names, and where and in which language.
+  var namedSkill: (server: String, group: String, skill: String, language: String)? {
+    switch self {
+    case .fetchSkill(let server, let group, let skill, let language),
+      .rateSkill(let server, let group, let skill, let language, _),
+      .fetchUserRating(let server, let group, let skill, let language):
+      (server, group, skill, language)
+    default: nil
     }
   }
 }

@@ -1,3 +1,25 @@
+// Shell words: a word quoted so a shell (or the chat) reads it back as one word, and the
+// chat's command line split back into its words.
+
+/// Quotes text so a POSIX shell reads it back as one word, for hints people copy.
+public enum ShellQuote {
+  /// `"text"` when double quotes are safe, else `'text'` with embedded `'` escaped.
+  public static func quote(_ text: String) -> String {
+    let special: Set<Character> = ["\"", "$", "`", "\\", "!"]
+    if !text.contains(where: special.contains) { return "\"\(text)\"" }
+    return "'"
+      + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''")
+      + "'"
+  }
+
+  /// `text` as it is when a shell reads it as one plain word, else quoted.
+  public static func quoteIfNeeded(_ text: String) -> String {
+    let plain =
+      !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:=,@%".contains($0) }
+    return plain ? text : quote(text)
+  }
+}
+
 /// Splits a command line into words the way a shell would for the simple cases: spaces
 /// separate, `"…"` and `'…'` group, `\` escapes the next character. A word `ShellQuote` quoted
 /// reads back as that one word.

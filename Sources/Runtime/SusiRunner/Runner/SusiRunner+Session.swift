@@ -25,7 +25,7 @@ extension Endpoints {
       + " the user twice")
 }
 
-extension EffectPerformer {
+extension SusiRunner.Performer {
   func signup(server: String, email: String, password: Secret) async throws(RunnerFailure) -> Action
   {
     guard !password.isRedacted else { throw Self.passwordNotKept }
