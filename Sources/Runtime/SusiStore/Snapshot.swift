@@ -199,7 +199,7 @@ public struct Snapshot: Sendable {
   static func readBody(_ body: ArraySlice<UInt8>) throws -> Recovered {
     try body.withUnsafeBytes { bytes in
       // The same skill paths and answers come back entry after entry.
-      var reader = JSONReader(bytes, maximumDepth: Nesting.readable, strings: JSONStringCache())
+      var reader = JSONReader(bytes, maximumDepth: Nesting.readable)
       if let read = try? readBodyWithPullReader(&reader) { return read }
       return try recovered(
         from: FieldReader(try JSONParser.parse(bytes, maximumDepth: Nesting.readable)))

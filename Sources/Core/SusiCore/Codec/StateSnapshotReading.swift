@@ -80,8 +80,7 @@ extension State {
     text.append(UInt8(ascii: "]"))
     return try text.withUnsafeBytes { bytes in
       // The run's array is the text's outermost value: `depth - 1` levels less deep.
-      var r = JSONReader(
-        bytes, maximumDepth: maximumDepth - (depth - 1), strings: JSONStringCache())
+      var r = JSONReader(bytes, maximumDepth: maximumDepth - (depth - 1))
       let entries = try readTranscript(&r)
       try r.finish()
       return entries
