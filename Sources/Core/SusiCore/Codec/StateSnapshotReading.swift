@@ -8,7 +8,9 @@ public import SusiJSON
 // Whenever the transcript is not exactly what `writeSnapshot` writes (a field it does not know,
 // a repeated key, an unexpected type, a key with escapes), it throws, and the caller reads the
 // whole state through `init(snapshot:)`: so the result, and every error message, is the tree
-// reader's.
+// reader's. A long transcript can also be read in runs of whole entries on several threads
+// (`transcriptRuns`, `readTranscriptRun`), the rest of the state beside them
+// (`readSnapshot(_:transcriptOmittedAt:)`): each of those checks the guess that cut it.
 
 extension State {
   /// Reads a state written by `writeSnapshot`, the reader at its object; the same state
