@@ -115,6 +115,43 @@ struct PostgresSharedStateTests {
     connection.close()
   }
 
+  @Test func aLongSnapshotIsStoredUncompressedAndAStartFromItReachesTheFullReplaysState()
+    async throws
+  {
+    let location = try freshLog()
+    _ = try PostgresEventLog.connect(location).close()
+    let storage =
+      "SELECT attstorage FROM pg_attribute "
+      + "WHERE attrelid = 'susi_snapshots'::regclass AND attname = 'snapshot'"
+    #expect(try execute(location, storage).text(0, 0) == "e")
+    // As a version that compressed snapshots left the table: the next start changes it.
+    _ = try execute(
+      location, "ALTER TABLE susi_snapshots ALTER COLUMN snapshot SET STORAGE EXTENDED")
+    #expect(try execute(location, storage).text(0, 0) == "x")
+    _ = try PostgresEventLog.connect(location).close()
+    #expect(try execute(location, storage).text(0, 0) == "e")
+
+    // A transcript long enough for a start to read it in runs on several threads.
+    try insertMessages(1...2000, into: location)
+    let first = try await Node(location, every: 10_000)
+    await first.stop()
+    let sizes = try execute(
+      location,
+      "SELECT octet_length(snapshot), pg_column_size(snapshot) FROM susi_snapshots "
+        + "WHERE seq = 2000")
+    let length = try #require(sizes.int(0, 0))
+    #expect(length >= 64 << 10)
+    #expect(sizes.int(0, 1) == length)
+
+    let expected = try fullReplay(location)
+    let again = try await Node(location, every: 10_000)
+    #expect(again.opened.snapshotSeq == 2000)
+    #expect(again.opened.warnings.isEmpty)
+    #expect(again.opened.recovered.state == expected.state)
+    #expect(again.opened.recovered.ledger.count == expected.ledger.count)
+    await again.stop()
+  }
+
   @Test func aDamagedOrForeignSnapshotIsIgnoredWithAWarningAndTheLogIsReplayed() async throws {
     let location = try freshLog()
     let node = try await Node(location)

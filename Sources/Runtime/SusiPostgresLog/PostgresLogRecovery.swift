@@ -21,6 +21,25 @@ public enum PostgresLogRecovery {
     public var snapshots: SnapshotKeeper
     /// The seq of the snapshot the start began from, nil after a full replay.
     public var snapshotSeq: Int?
+    /// When each step of the start ended.
+    public var timeline = StartTimeline()
+  }
+
+  /// When each step of a start ended, from its beginning: what `susi-bench pgstart` shows.
+  public struct StartTimeline: Sendable {
+    /// The steps in the order they ended (those on another thread among them).
+    public var steps: [Step] { marks.sorted { $0.at < $1.at } }
+    private var marks: [Step] = []
+    let began = ContinuousClock.now
+
+    public struct Step: Sendable {
+      public var name: String
+      public var at: Duration
+    }
+
+    mutating func mark(_ name: String, at instant: ContinuousClock.Instant = .now) {
+      marks.append(Step(name: name, at: instant - began))
+    }
   }
 
   /// Connects to the log at `location` and replays it.
@@ -39,24 +58,28 @@ public enum PostgresLogRecovery {
     let alone: Bool
     var node: Int?
     let snapshots = PostgresSnapshots(location: location)
-    var checking: (seq: Int, result: BackgroundWork<Result<Snapshot, Snapshot.Problem>>)?
+    var checking: (seq: Int, result: BackgroundWork<Checked>)?
+    var timeline = StartTimeline()
     do {
       connection = try PostgresConnection(location.database)
+      timeline.mark("connected")
       // The newest snapshot first, even before the tables are checked: it is decoded and checked
       // on another thread while this one checks the tables, takes the locks and asks for the
       // records after it.
       var early: Result<PostgresSnapshots.Stored?, PostgresError>?
       if snapshotEvery > 0 {
         early = Result { () throws(PostgresError) in try snapshots.newest(on: connection) }
+        timeline.mark("newest snapshot fetched")
         if case .success(let newest?) = early {
-          checking = (newest.seq, BackgroundWork { PostgresSnapshots.check(newest) })
+          checking = (newest.seq, BackgroundWork { Checked(newest) })
         }
       }
       try PostgresEventLog.prepare(location, on: connection)
+      timeline.mark("tables checked")
       if !durable { try connection.execute("SET synchronous_commit TO off") }
       // The snapshots table may not have existed yet (it does now): asked again.
       if case .failure = early, let newest = try snapshots.newest(on: connection) {
-        checking = (newest.seq, BackgroundWork { PostgresSnapshots.check(newest) })
+        checking = (newest.seq, BackgroundWork { Checked(newest) })
       }
       // Every live node holds the log's presence lock shared, for as long as its connection
       // lives (a node that dies lets go of it). Taking it exclusively succeeds only when no other
@@ -73,6 +96,7 @@ public enum PostgresLogRecovery {
         let taken = try connection.execute("SELECT pg_try_advisory_lock(\(nodeKey))")
         if taken.text(0, 0) == "t" { node = candidate }
       }
+      timeline.mark("locks taken")
     } catch {
       throw .database(error)
     }
@@ -83,7 +107,12 @@ public enum PostgresLogRecovery {
       let tail = Result { () throws(PostgresLogError) in
         try Batch.read(after: seq, limit: firstBatch, location: location, on: connection)
       }
-      switch result.value() {
+      timeline.mark("records after it read")
+      let checked = result.value()
+      timeline.mark("snapshot checked, decoding began", at: checked.began)
+      timeline.mark("snapshot checked and decoded", at: checked.ended)
+      timeline.mark("waited for the snapshot")
+      switch checked.result {
       case .success(let checked):
         snapshot = checked
         first = try tail.get()
@@ -101,6 +130,7 @@ public enum PostgresLogRecovery {
     }
     var recovered = snapshot?.recovered ?? Recovered()
     try replay(location, on: connection, into: &recovered, first: first)
+    timeline.mark("replayed")
     return Opened(
       sink: PostgresEventSink(
         location: location, connection: connection, lastSeq: recovered.lastSeq,
@@ -108,7 +138,19 @@ public enum PostgresLogRecovery {
       recovered: recovered, alone: alone, warnings: warnings,
       snapshots: SnapshotKeeper(
         destination: snapshots, every: snapshotEvery, newestSeq: snapshot?.checkpoint.seq ?? 0),
-      snapshotSeq: snapshot?.checkpoint.seq)
+      snapshotSeq: snapshot?.checkpoint.seq, timeline: timeline)
+  }
+
+  /// A snapshot checked on another thread, and when that began and ended.
+  struct Checked: Sendable {
+    let began = ContinuousClock.now
+    let result: Result<Snapshot, Snapshot.Problem>
+    let ended: ContinuousClock.Instant
+
+    init(_ stored: PostgresSnapshots.Stored) {
+      result = PostgresSnapshots.check(stored)
+      ended = .now
+    }
   }
 
   /// How many records the first read of a replay asks for: few, so folding starts soon (and a

@@ -1,8 +1,10 @@
-// susi-bench pgstart --uri=URI [--events=N] [--tail=N] [--rounds=N] [--only=long|fresh]: starts
-// on a database log of a running cluster, over and over, against starts on a fresh log in the
-// same database, alternately: the figures of `susi-bench postgres`'s start rows without building
-// a cluster and a 1M-event log each run, and a process that does little but start, for
-// `perf record` and `perf stat` (`--only=long`).
+// susi-bench pgstart --uri=URI [--events=N] [--tail=N] [--rounds=N]
+// [--only=long|fresh|phases|timeline]: starts on a database log of a running cluster, over and
+// over, against starts on a fresh log in the same database, alternately: the figures of
+// `susi-bench postgres`'s start rows without building a cluster and a 1M-event log each run, and
+// a process that does little but start, for `perf record` and `perf stat` (`--only=long`).
+// `--only=phases` times each step alone; `--only=timeline` shows when each step of real starts
+// ended (the snapshot's decoding on its own thread among them).
 //
 // URI names the database (`postgresql:///bench?host=/tmp/pg&user=susi`); the logs are the tables
 // `pgstart_long` and `pgstart_fresh`. The long log is filled with N realistic events (1,000,000 by
@@ -74,6 +76,10 @@ struct PostgresStartProbe {
     _ = try await bench.start(fresh)
     if only == "phases" {
       try phases(long)
+      return
+    }
+    if only == "timeline" {
+      try timeline(fresh: fresh, long: long)
       return
     }
 
@@ -160,6 +166,36 @@ struct PostgresStartProbe {
       again.close()
     }
     for name in order { print(String(format: "%-16@ %6.3f ms", name, best[name]!)) }
+  }
+
+  /// When each step of a start ended (`PostgresLogRecovery.StartTimeline`), on the fresh and on
+  /// the long log alternately: the median over the rounds of each, in ms from the start's
+  /// beginning.
+  private func timeline(fresh: PostgresLogLocation, long: PostgresLogLocation) throws {
+    var times: [String: [String: [Double]]] = [:]
+    var order: [String: [String]] = [:]
+    for _ in 0..<rounds {
+      for (name, location) in [("fresh", fresh), ("long", long)] {
+        let node = try PostgresLogRecovery.open(location)
+        node.sink.close()
+        for step in node.timeline.steps {
+          if times[name, default: [:]][step.name] == nil {
+            order[name, default: []].append(step.name)
+          }
+          let ms =
+            Double(step.at.components.seconds) * 1000
+            + Double(step.at.components.attoseconds) / 1e15
+          times[name, default: [:]][step.name, default: []].append(ms)
+        }
+      }
+    }
+    for name in ["fresh", "long"] {
+      print("\(name): median ms from the start's beginning (best in brackets)")
+      for step in order[name] ?? [] {
+        let values = times[name]?[step] ?? []
+        print(String(format: "  %-36@ %7.3f  (%.3f)", step, median(values), values.min() ?? 0))
+      }
+    }
   }
 
   /// The CPU time the calling thread spends in one open of the log (what is left on the start's
