@@ -131,7 +131,7 @@ struct PostgresSharedStateTests {
     _ = try PostgresEventLog.connect(location).close()
     #expect(try execute(location, storage).text(0, 0) == "e")
 
-    // A transcript long enough for a start to read it in runs on several threads.
+    // A snapshot long enough (64 KB) that PostgreSQL would otherwise compress it.
     try insertMessages(1...2000, into: location)
     let first = try await Node(location, every: 10_000)
     await first.stop()

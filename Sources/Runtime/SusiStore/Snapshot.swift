@@ -130,17 +130,9 @@ public struct Snapshot: Sendable {
         throw Problem(description: "the file is not as long as its header says (cut short?)")
       }
       let body = bytes[bodyStart..<(bodyStart + bodyLength)]
-      // The checksum is checked, and the body read, side by side when the body is long: a body
-      // is read only as the state it holds, so reading it before its checksum is known to match
-      // is harmless, and nothing read is used unless it does.
-      let checksum: @Sendable () -> Problem?
       if version == 1 {
-        let recorded = try header.string("bodySHA256")
-        checksum = {
-          guard ByteEncoding.hex(Digest.sha256(body)) == recorded else {
-            return Problem(description: "its body does not match its checksum")
-          }
-          return nil
+        guard ByteEncoding.hex(Digest.sha256(body)) == (try header.string("bodySHA256")) else {
+          throw Problem(description: "its body does not match its checksum")
         }
       } else {
         let hashed = newline - Self.hashEnd
@@ -149,26 +141,21 @@ public struct Snapshot: Sendable {
         else {
           throw Problem(description: "its header does not end in its checksum")
         }
-        checksum = {
-          var hasher = SHA256Hasher()
-          hasher.update(bytes[..<hashed])
-          hasher.update(body)
-          let recorded = bytes[(hashed + Self.hashMember.count)..<(newline - 2)]
-          guard Array(ByteEncoding.hex(hasher.finalize()).utf8).elementsEqual(recorded) else {
-            return Problem(description: "it does not match its checksum")
-          }
-          return nil
+        var hasher = SHA256Hasher()
+        hasher.update(bytes[..<hashed])
+        hasher.update(body)
+        let recorded = bytes[(hashed + Self.hashMember.count)..<(newline - 2)]
+        guard Array(ByteEncoding.hex(hasher.finalize()).utf8).elementsEqual(recorded) else {
+          throw Problem(description: "it does not match its checksum")
         }
       }
-      let (mismatch, read) = Self.readBody(body, alongside: checksum)
-      if let mismatch { throw mismatch }
       guard let crc = UInt32(try header.string("recordCRC"), radix: 16) else {
         throw Problem(description: "recordCRC is not hex")
       }
       checkpoint = EventLogCheckpoint(
         seq: try header.int("seq"), line: try header.int("line"), offset: try header.int("offset"),
         recordLength: try header.int("recordLength"), recordCRC: crc)
-      recovered = try read?.get() ?? Self.readBody(body)
+      recovered = try Self.readBody(body)
       guard recovered.lastSeq == checkpoint.seq else {
         throw Problem(
           description: "its body covers seq \(recovered.lastSeq), not \(checkpoint.seq)")
@@ -183,22 +170,11 @@ public struct Snapshot: Sendable {
     }
   }
 
-  /// Runs `other` while a long body (see `body(of:)`) is read with its transcript in runs on
-  /// several threads (`SnapshotBodyRuns`), `other` on one of them. The body read is nil when it
-  /// was not read that way: `readBody(_:)` reads it then (and gives the errors).
-  static func readBody<Other: Sendable>(
-    _ body: ArraySlice<UInt8>, alongside other: @Sendable () -> Other
-  ) -> (Other, Result<Recovered, any Error>?) {
-    if let read = SnapshotBodyRuns.read(body, alongside: other) { return read }
-    return (other(), nil)
-  }
-
   /// Reads a body (see `body(of:)`): with a pull reader (the state through
   /// `State.readSnapshot`), or, when the body is not exactly what `body(of:)` writes, as a tree,
   /// whose result and errors are the reference.
   static func readBody(_ body: ArraySlice<UInt8>) throws -> Recovered {
     try body.withUnsafeBytes { bytes in
-      // The same skill paths and answers come back entry after entry.
       var reader = JSONReader(bytes, maximumDepth: Nesting.readable)
       if let read = try? readBodyWithPullReader(&reader) { return read }
       return try recovered(
@@ -206,13 +182,9 @@ public struct Snapshot: Sendable {
     }
   }
 
-  /// The body read with a pull reader, its state with `readState`; throws when it must be read
-  /// as a tree.
-  static func readBodyWithPullReader(
-    _ r: inout JSONReader,
-    state readState: (inout JSONReader) throws -> State = { try State.readSnapshot(&$0) }
-  ) throws -> Recovered {
-    let (state, others) = try r.readObject(pulling: "state", readState)
+  /// The body read with a pull reader; throws when it must be read as a tree.
+  static func readBodyWithPullReader(_ r: inout JSONReader) throws -> Recovered {
+    let (state, others) = try r.readObject(pulling: "state") { try State.readSnapshot(&$0) }
     try r.finish()
     return try recovered(from: FieldReader(JSONObject(others)), state: state)
   }
