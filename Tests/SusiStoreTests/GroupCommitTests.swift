@@ -89,14 +89,16 @@ import Testing
     let store = Store(
       sink: GroupSink(shown: { 0 }), runner: runner,
       clock: ManualTimeSource(ReducerTester.epoch))
+    // As the HTTP server starts a request's handler: a task preferring its event loop.
     for _ in 0..<3 {
-      try await withTaskExecutorPreference(executor) {
+      try await Task(executorPreference: executor) {
         _ = try await store.send(.loadGroups(.init()), origin: .test)
-      }
+      }.value
     }
     // The effect starts when the event is shown, after its commit: on the sender's executor,
     // not on a thread of the concurrency pool.
-    #expect(runner.onQueue.withLock { $0 } == [true, true, true])
+    let places = runner.onQueue.withLock { $0 }
+    #expect(places.count >= 3 && places.allSatisfy { $0 }, "\(places)")
     await store.close()
   }
 
