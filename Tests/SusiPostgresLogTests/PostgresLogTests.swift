@@ -369,42 +369,6 @@ struct PostgresLogTests {
     await b.store.close()
   }
 
-  @Test(.timeLimit(.minutes(1)))
-  func aNodeWaitingForTheAppendLockStillAnswersAndItsSendersFollowTheHolderInOneGroup()
-    async throws
-  {
-    let location = try freshLog()
-    let clock = ManualTimeSource(ReducerTester.epoch)
-    let a = try Node(location, clock: clock)
-    let b = try Node(location, clock: clock)
-    // A group of a's holds the append lock while b's senders come.
-    _ = try a.opened.sink.append(intentRecord(1))
-    let senders = (0..<4).map { n in
-      Task { try await b.store.send(.sendMessage(.init(query: "from b \(n)")), origin: .cli).seq }
-    }
-    let watcher = try PostgresConnection(location.database)
-    defer { watcher.close() }
-    await waitUntil("b waiting for the append lock") {
-      let waiting = try? watcher.execute(
-        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-      return waiting?.int(0, 0) == 1
-    }
-    // b waits for the lock off its store, which answers meanwhile (a store blocked in the wait
-    // would answer only after a's commit below, which comes after this: the time limit).
-    #expect(await b.store.lastSeq == 0)
-    _ = try a.opened.sink.append(intentRecord(2))
-    try a.opened.sink.commit()
-    var seqs: [Int] = []
-    for sender in senders { seqs.append(try await sender.value) }
-    // b's events follow a's group, gap-free, once b has applied it, all in one group.
-    #expect(seqs.sorted() == [3, 4, 5, 6])
-    #expect(try rows(location).map(\.seq) == Array(1...6))
-    #expect(try transactions(location) == 2)
-    #expect(await b.store.lastSeq == 6)
-    a.opened.sink.close()
-    await b.store.close()
-  }
-
   @Test func theRequestsOfANodeThatDiedAreClosedByAnotherAndTheLogShowsIt() async throws {
     let location = try freshLog()
     let clock = ManualTimeSource(ReducerTester.epoch)

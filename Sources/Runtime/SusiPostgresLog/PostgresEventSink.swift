@@ -56,16 +56,6 @@ public final class PostgresEventSink: EventSink {
     var inTransaction = false
     /// The group's records, inserted when it commits.
     var pending: [(seq: Int, event: Event, line: [UInt8])] = []
-    /// What other nodes appended before the group began, until its first append takes it.
-    var othersRead: [(seq: Int, line: [UInt8])] = []
-
-    /// Ends the transaction (rolled back) and forgets the group.
-    mutating func rollBack() {
-      _ = try? connection?.execute("ROLLBACK")
-      inTransaction = false
-      pending = []
-      othersRead = []
-    }
   }
 
   /// Appends to the log at `location` through `connection` (from `PostgresEventLog.connect`),
@@ -138,53 +128,6 @@ public final class PostgresEventSink: EventSink {
     }
   }
 
-  /// Opens the next group ahead of its first append (see `EventSink.openGroup`): the
-  /// transaction, the append lock (waiting while another node holds it) and what other nodes
-  /// appended, kept for the group's first append.
-  public func openGroup() throws {
-    try appender.withLock { appender throws in
-      guard !appender.inTransaction else { return }
-      guard let connection = appender.connection else {
-        throw PostgresLogError.database(.init(.closed, "the log is closed"))
-      }
-      try begin(&appender, on: connection)
-    }
-  }
-
-  /// Begins a group on `connection` in one round trip: the transaction, the lock, then (a
-  /// statement later, so it sees every commit made before the lock was granted) what other
-  /// nodes appended since this sink last looked, kept in `appender.othersRead`. On a failure
-  /// the transaction is rolled back.
-  private func begin(_ appender: inout Appender, on connection: PostgresConnection)
-    throws(PostgresLogError)
-  {
-    let lastSeen = known.load(ordering: .acquiring)
-    let results: [PostgresResult]
-    do throws(PostgresError) {
-      if !appender.configured {
-        try connection.execute("SET enable_seqscan TO off")
-        appender.configured = true
-      }
-      appender.inTransaction = true
-      results = try connection.executePipeline([
-        PostgresStatement("BEGIN"),
-        PostgresStatement(PostgresEventLog.appendLockStatement(location), prepared: true),
-        PostgresStatement(
-          statements.appendedAfter, [.int(lastSeen)], prepared: true, binaryResult: true),
-      ])
-    } catch {
-      if appender.inTransaction { appender.rollBack() }
-      throw .database(error)
-    }
-    do {
-      appender.othersRead = try PostgresEventLog.checkedRows(
-        results[2], after: lastSeen, location: location)
-    } catch {
-      appender.rollBack()
-      throw error
-    }
-  }
-
   /// Appends the record `make` returns for the next seq to the group, opening the group (its
   /// transaction, the append lock, and what other nodes appended) when none is open.
   private func appendInGroup(
@@ -198,13 +141,38 @@ public final class PostgresEventSink: EventSink {
       // fails), and a group that has none yet must not keep the lock.
       var keepTransaction = false
       defer {
-        if !keepTransaction && appender.inTransaction { appender.rollBack() }
+        if !keepTransaction && appender.inTransaction {
+          _ = try? connection.execute("ROLLBACK")
+          appender.inTransaction = false
+          appender.pending = []
+        }
       }
-      if !appender.inTransaction { try begin(&appender, on: connection) }
       let lastSeen = known.load(ordering: .acquiring)
-      // Read when the group began (empty after its first append).
-      let others = appender.othersRead
-      appender.othersRead = []
+      var others: [(seq: Int, line: [UInt8])] = []
+      if !appender.inTransaction {
+        if !appender.configured {
+          do {
+            try connection.execute("SET enable_seqscan TO off")
+          } catch let error as PostgresError {
+            throw PostgresLogError.database(error)
+          }
+          appender.configured = true
+        }
+        appender.inTransaction = true
+        // One round trip: the lock, then (a statement later, so it sees every commit made
+        // before the lock was granted) what other nodes appended.
+        do {
+          let results = try connection.executePipeline([
+            PostgresStatement("BEGIN"),
+            PostgresStatement(PostgresEventLog.appendLockStatement(location), prepared: true),
+            PostgresStatement(
+              statements.appendedAfter, [.int(lastSeen)], prepared: true, binaryResult: true),
+          ])
+          others = try PostgresEventLog.checkedRows(results[2], after: lastSeen, location: location)
+        } catch let error as PostgresError {
+          throw PostgresLogError.database(error)
+        }
+      }
       // Holding the lock since the group began, nobody else has appended since.
       let seq = (others.last?.seq ?? lastSeen) + 1
       // `make` applies the others first, whatever it then decides (a duplicate key appends
@@ -239,7 +207,11 @@ public final class PostgresEventSink: EventSink {
         throw PostgresLogError.database(.init(.closed, "the log is closed"))
       }
       defer {
-        if appender.inTransaction { appender.rollBack() }
+        if appender.inTransaction {
+          _ = try? connection.execute("ROLLBACK")
+          appender.inTransaction = false
+          appender.pending = []
+        }
       }
       try commit(&appender, on: connection)
     }
@@ -310,7 +282,6 @@ public final class PostgresEventSink: EventSink {
       appender.connection = nil
       appender.inTransaction = false
       appender.pending = []
-      appender.othersRead = []
     }
     reader.close()
   }

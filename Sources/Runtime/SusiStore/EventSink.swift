@@ -41,11 +41,6 @@ public protocol EventSink: Sendable {
   var commitsInGroups: Bool { get }
   /// Commits every record appended since the last commit; throws when they are not committed.
   func commit() throws
-  /// On a sink that commits in groups, begins the next group ahead of its first append: takes
-  /// what its writers share (a lock another process may hold for a while) and reads what they
-  /// appended, which the group's first append then hands to its maker. Does nothing while a
-  /// group is open. It blocks: the store calls it off the threads that call the store.
-  func openGroup() throws
   /// Starts calling `changed` (from any thread) whenever other processes may have appended, so
   /// the store catches up at once instead of looking every so often; a sink that cannot tell
   /// returns nil (the store then looks every `fallback`). A watch may also look every
@@ -111,8 +106,6 @@ extension EventSink {
   public var commitsInGroups: Bool { false }
 
   public func commit() throws {}
-
-  public func openGroup() throws {}
 
   public func watchAppendsByOthers(
     fallback: Duration, changed: @escaping @Sendable () -> Void

@@ -16,12 +16,6 @@ import SusiCore
 // of the concurrency pool, and every sender after it would hop between that thread and its own.
 // Events no sender waits for (results the runner brings, the store's own) are committed by a
 // task of their own.
-//
-// Likewise, the sender that finds no group open has the sink open one (`EventSink.openGroup`:
-// on a log several processes share, that waits for their lock) on a thread of the concurrency
-// pool, never on the thread that called the store: meanwhile the store is free, the answers of
-// the group just committed go out, and the senders that come wait at the gate and join the
-// group once it is open.
 
 /// Events logged but not committed yet, and the senders waiting for them.
 struct HeldEvents {
@@ -44,8 +38,6 @@ struct HeldEvents {
   var senderLogging = false
   /// True when a commit is scheduled that the sender logging it runs (in `committed(through:)`).
   var commitAwaitsSender = false
-  /// True while a sender has the sink open a group (`EventSink.openGroup`).
-  var opening = false
 }
 
 extension Store {
@@ -91,36 +83,17 @@ extension Store {
   }
 
   /// Before a sender logs its event: waits while a commit runs (the event joins the next
-  /// group), a group is being opened, or a full group waits for its commit; when no group is
-  /// open, has the sink open one off this thread (the sender's event is then its first).
+  /// group) or a full group waits for its commit.
   func waitForGroup() async {
     guard sink.commitsInGroups else { return }
-    while failure == nil
-      && (held.committing || held.opening || held.events.count >= Self.groupLimit)
-    {
+    while failure == nil && (held.committing || held.events.count >= Self.groupLimit) {
       await withCheckedContinuation { held.gate.append($0) }
     }
-    // Nothing held and no commit running: no group is open.
-    guard failure == nil, held.events.isEmpty else { return }
-    held.opening = true
-    let sink = self.sink
-    let refusal: (any Error)? = await Task.detached {
-      do {
-        try sink.openGroup()
-        return nil
-      } catch {
-        return error
-      }
-    }.value
-    held.opening = false
-    if let refusal { _ = fail(.logFailed("\(refusal)")) }
-    // The senders that came meanwhile log after this one, which logs in this same turn.
-    openGate()
   }
 
-  /// Waits until no commit runs and no group is being opened.
+  /// Waits until no commit runs.
   func waitForCommitToEnd() async {
-    while held.committing || held.opening {
+    while held.committing {
       await withCheckedContinuation { held.gate.append($0) }
     }
   }

@@ -282,10 +282,9 @@ public actor Store {
   /// `followOtherWriters`). Does nothing once the store failed or closed.
   public func catchUp() {
     guard failure == nil else { return }
-    // A commit running (or a group being opened) holds the sink: the catch-up would wait for
-    // it, holding up the store meanwhile; it runs when the commit ends instead (see
-    // `commitHeld`).
-    if held.committing || held.opening {
+    // A commit running holds the sink: the catch-up would wait for it, holding up the store
+    // meanwhile; it runs when the commit ends instead (see `commitHeld`).
+    if held.committing {
       held.catchUpOwed = true
       return
     }
