@@ -1,3 +1,4 @@
+import Dispatch
 import SusiClock
 import SusiCore
 import SusiCoreTesting
@@ -51,6 +52,55 @@ import Testing
   }
 
   struct CommitRefused: Error {}
+
+  /// Runs jobs on a queue of its own, which `key` marks.
+  final class QueueExecutor: TaskExecutor {
+    let key = DispatchSpecificKey<Bool>()
+    private let queue = DispatchQueue(label: "group-commit-test")
+
+    init() { queue.setSpecific(key: key, value: true) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+      let job = UnownedJob(job)
+      let executor = asUnownedTaskExecutor()
+      queue.async { job.runSynchronously(on: executor) }
+    }
+  }
+
+  /// Notes, for each effect started, whether the store started it on the queue `key` marks.
+  final class PlaceRunner: EffectsRunner {
+    let key: DispatchSpecificKey<Bool>
+    let onQueue = Mutex<[Bool]>([])
+
+    init(key: DispatchSpecificKey<Bool>) { self.key = key }
+
+    func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
+      let here = DispatchQueue.getSpecific(key: key) ?? false
+      onQueue.withLock { $0.append(here) }
+    }
+
+    func waitUntilIdle(timeout: Double) async -> Bool { true }
+    func shutdown() async {}
+  }
+
+  @Test func theSenderRunsItsGroupsCommitSoTheStoreGoesOnWhereTheSenderRuns() async throws {
+    let executor = QueueExecutor()
+    let runner = PlaceRunner(key: executor.key)
+    let store = Store(
+      sink: GroupSink(shown: { 0 }), runner: runner,
+      clock: ManualTimeSource(ReducerTester.epoch))
+    // As the HTTP server starts a request's handler: a task preferring its event loop.
+    for _ in 0..<3 {
+      try await Task(executorPreference: executor) {
+        _ = try await store.send(.loadGroups(.init()), origin: .test)
+      }.value
+    }
+    // The effect starts when the event is shown, after its commit: on the sender's executor,
+    // not on a thread of the concurrency pool.
+    let places = runner.onQueue.withLock { $0 }
+    #expect(places.count >= 3 && places.allSatisfy { $0 }, "\(places)")
+    await store.close()
+  }
 
   @Test func anEventIsShownAndAnsweredOnlyAfterItsCommit() async throws {
     let seen = Mutex<[Int]>([])

@@ -223,22 +223,28 @@ public final class PostgresEventSink: EventSink {
     throws(PostgresLogError)
   {
     let pending = appender.pending
-    let intents = node == nil ? [] : pending.filter { $0.event.cause == nil }.map(\.seq)
+    // The columns as binary arrays, written in one pass over the group.
+    var seqs = BinaryArray(.int8, count: pending.count, bytes: 8 * pending.count)
+    var times = BinaryArray(.timestamptz, count: pending.count, bytes: 8 * pending.count)
+    var origins = BinaryArray(.text, count: pending.count, bytes: 8 * pending.count)
+    var types = BinaryArray(.text, count: pending.count, bytes: 16 * pending.count)
+    var lines = BinaryArray(
+      .bytea, count: pending.count, bytes: pending.reduce(0) { $0 + $1.line.count })
+    var intents = BinaryArray(.int8, count: pending.count, bytes: 8 * pending.count)
+    for record in pending {
+      seqs.append(int64: record.seq)
+      times.append(int64: Self.postgresMicroseconds(record.event.at.milliseconds))
+      origins.append(utf8: record.event.origin.rawValue)
+      types.append(utf8: record.event.action.type.rawValue)
+      lines.append(record.line)
+      if node != nil && record.event.cause == nil { intents.append(int64: record.seq) }
+    }
     let insert = PostgresStatement(
       statements.insertGroup,
       [
-        .bytes(Self.binaryArray(.int8, pending.map { Self.int64Bytes($0.seq) })),
-        .bytes(
-          Self.binaryArray(
-            .timestamptz,
-            pending.map { Self.int64Bytes(Self.postgresMicroseconds($0.event.at.milliseconds)) })),
-        .bytes(Self.binaryArray(.text, pending.map { Array($0.event.origin.rawValue.utf8) })),
-        .bytes(Self.binaryArray(.text, pending.map { Array($0.event.action.type.rawValue.utf8) })),
-        .bytes(Self.binaryArray(.bytea, pending.map(\.line))),
-        .text(location.table),
-        .bytes(Self.binaryArray(.int8, intents.map { Self.int64Bytes($0) })),
-        node.map { .int($0) } ?? .null,
-        .text(location.channel),
+        .bytes(seqs.finished()), .bytes(times.finished()), .bytes(origins.finished()),
+        .bytes(types.finished()), .bytes(lines.finished()), .text(location.table),
+        .bytes(intents.finished()), node.map { .int($0) } ?? .null, .text(location.channel),
         .text(String(pending.last?.seq ?? known.load(ordering: .acquiring))),
       ], prepared: true)
     do {
@@ -305,36 +311,67 @@ public final class PostgresEventSink: EventSink {
     case timestamptz = 1184
   }
 
-  /// A one-dimensional array in PostgreSQL's binary form (`array_recv`): the dimensions, the
-  /// element type, then each element's length and bytes, big-endian; an empty array has no
-  /// dimension.
-  static func binaryArray(_ type: ArrayElement, _ elements: [[UInt8]]) -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + $1.count })
-    func int32(_ value: Int) {
-      let value = UInt32(truncatingIfNeeded: value)
-      bytes += [
-        UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16),
-        UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value),
-      ]
+  /// A one-dimensional array in PostgreSQL's binary form (`array_recv`), written element by
+  /// element: the dimensions, the element type, then each element's length and bytes,
+  /// big-endian; an empty array has no dimension.
+  struct BinaryArray {
+    private var bytes: [UInt8] = []
+    private var count = 0
+
+    /// An array of `type`, with room for `count` elements of `bytes` bytes in all.
+    init(_ type: ArrayElement, count: Int, bytes: Int) {
+      self.bytes.reserveCapacity(20 + 4 * count + bytes)
+      append(int32: 1)  // dimensions
+      append(int32: 0)  // no nulls
+      append(int32: type.rawValue)
+      append(int32: 0)  // the element count, set by `finished`
+      append(int32: 1)  // lower bound
     }
-    int32(elements.isEmpty ? 0 : 1)  // dimensions
-    int32(0)  // no nulls
-    int32(type.rawValue)
-    guard !elements.isEmpty else { return bytes }
-    int32(elements.count)
-    int32(1)  // lower bound
-    for element in elements {
-      int32(element.count)
+
+    mutating func append(_ element: [UInt8]) {
+      count += 1
+      append(int32: element.count)
       bytes += element
     }
-    return bytes
-  }
 
-  /// `value` as 8 big-endian bytes (a binary `bigint`).
-  static func int64Bytes(_ value: Int) -> [UInt8] {
-    let bits = UInt64(bitPattern: Int64(value))
-    return (0..<8).map { UInt8(truncatingIfNeeded: bits >> (56 - 8 * $0)) }
+    mutating func append(utf8 text: String) {
+      count += 1
+      let start = bytes.count
+      append(int32: 0)  // the length, set below
+      bytes += text.utf8
+      set(int32: bytes.count - start - 4, at: start)
+    }
+
+    /// A `bigint` (or a `timestamptz`: microseconds since 2000).
+    mutating func append(int64 value: Int) {
+      count += 1
+      append(int32: 8)
+      let bits = UInt64(bitPattern: Int64(value))
+      for index in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: bits >> (56 - 8 * index))) }
+    }
+
+    private mutating func append(int32 value: Int) {
+      let value = UInt32(truncatingIfNeeded: value)
+      for index in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: value >> (24 - 8 * index))) }
+    }
+
+    private mutating func set(int32 value: Int, at offset: Int) {
+      let value = UInt32(truncatingIfNeeded: value)
+      for index in 0..<4 {
+        bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (24 - 8 * index))
+      }
+    }
+
+    /// The array's bytes: with no element, the dimensions (none), the flags and the type only.
+    mutating func finished() -> [UInt8] {
+      if count == 0 {
+        bytes.removeLast(8)
+        set(int32: 0, at: 0)
+      } else {
+        set(int32: count, at: 12)
+      }
+      return bytes
+    }
   }
 
   /// A time in milliseconds since 1970 as a binary `timestamptz`: microseconds since 2000.

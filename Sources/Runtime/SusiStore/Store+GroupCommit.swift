@@ -9,6 +9,13 @@ import SusiCore
 // under load one commit covers about as many events as there are senders, and alone an event is
 // committed at once. If a commit fails, its events are never shown, their senders get the
 // error, and the store accepts nothing more.
+//
+// The sender whose event starts a group runs its commit, in its own task: when the commit
+// returns, the store goes on where that sender runs (the thread serving its connection), as it
+// does for a log file. A commit run by a task of its own would bring the store back on a thread
+// of the concurrency pool, and every sender after it would hop between that thread and its own.
+// Events no sender waits for (results the runner brings, the store's own) are committed by a
+// task of their own.
 
 /// Events logged but not committed yet, and the senders waiting for them.
 struct HeldEvents {
@@ -26,6 +33,11 @@ struct HeldEvents {
   var failedFrom: Int?
   /// True when a catch-up was asked for while a commit ran: it runs once the commit ends.
   var catchUpOwed = false
+  /// True while a sender (`Store.send`) logs its event: a commit its events need is then run by
+  /// that sender (`commitAwaitsSender`), not by a task of its own.
+  var senderLogging = false
+  /// True when a commit is scheduled that the sender logging it runs (in `committed(through:)`).
+  var commitAwaitsSender = false
 }
 
 extension Store {
@@ -43,11 +55,31 @@ extension Store {
   }
 
   /// Starts a commit of the held events after the jobs already waiting for the store (their
-  /// events join the group), unless one is scheduled or running.
+  /// events join the group), unless one is scheduled or running. While a sender logs, that
+  /// sender runs it (`committed(through:runningTheCommit:)`).
   private func scheduleCommit() {
     guard !held.commitScheduled, !held.committing, !held.events.isEmpty else { return }
     held.commitScheduled = true
-    Task { await self.commitHeld() }
+    if held.senderLogging {
+      held.commitAwaitsSender = true
+    } else {
+      Task { await self.commitHeld() }
+    }
+  }
+
+  /// A sender is about to log its event (see `HeldEvents.senderLogging`).
+  func senderLogs() {
+    held.senderLogging = true
+  }
+
+  /// The sender has logged its event, or failed to: a commit left for it is run by a task of
+  /// its own unless `willRun` (the sender then calls `committed(through:runningTheCommit:)`).
+  func senderLogged(willRun: Bool) {
+    held.senderLogging = false
+    if !willRun && held.commitAwaitsSender {
+      held.commitAwaitsSender = false
+      Task { await self.commitHeld() }
+    }
   }
 
   /// Before a sender logs its event: waits while a commit runs (the event joins the next
@@ -122,8 +154,16 @@ extension Store {
     for sender in gate { sender.resume() }
   }
 
-  /// Returns once the event `seq` is committed; throws when its commit failed.
-  func committed(through seq: Int) async throws(StoreError) {
+  /// Returns once the event `seq` is committed; throws when its commit failed. With
+  /// `runningTheCommit`, from the sender that logged `seq` (see `senderLogged`), runs the commit
+  /// scheduled meanwhile, if any, after the jobs already waiting for the store.
+  func committed(through seq: Int, runningTheCommit: Bool = false) async throws(StoreError) {
+    if runningTheCommit && held.commitAwaitsSender {
+      held.commitAwaitsSender = false
+      // The senders already waiting for the store log first: their events join the group.
+      await Task.yield()
+      await commitHeld()
+    }
     if let failedFrom = held.failedFrom, seq >= failedFrom {
       throw failure ?? .logFailed("the event was not committed")
     }

@@ -81,15 +81,18 @@ public actor Store {
   ) async throws(StoreError) -> PublishedEvent {
     await waitForGroup()
     let published: PublishedEvent
+    senderLogs()
     do {
       published = try apply(
         action, origin: origin, cause: nil, id: id, idempotencyKey: idempotencyKey)
     } catch {
+      senderLogged(willRun: false)
       // A duplicate names an event that may still wait for its commit.
       if case .duplicate(let seq) = error { try await committed(through: seq) }
       throw error
     }
-    try await committed(through: published.seq)
+    senderLogged(willRun: true)
+    try await committed(through: published.seq, runningTheCommit: true)
     return published
   }
 
