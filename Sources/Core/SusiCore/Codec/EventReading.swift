@@ -169,7 +169,10 @@ extension Event {
       return try readMessageReceived(&r).map(Action.messageReceived)
     default:
       if try r.null() { return try Action.decode(type: type.rawValue, payload: nil) }
-      return try Action.decode(type: type.rawValue, payload: try r.value())
+      guard try r.kind() == .object else { return nil }
+      return try r.readFields { (fields) throws(JSONShapeError) in
+        try Action.decodeFields(type: type, fields)
+      }
     }
   }
 
