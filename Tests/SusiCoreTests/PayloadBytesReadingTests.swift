@@ -17,9 +17,8 @@ import Testing
     bytes.withUnsafeBytes { raw in
       var reader = JSONReader(raw, maximumDepth: Nesting.readable)
       do {
-        let action = try reader.readFields { (fields) throws(JSONShapeError) in
-          try Action.decodeFields(type: type, fields)
-        }
+        var action: Action?
+        try reader.readFields { action = try Action.decodeFields(type: type, $0) }
         try reader.finish()
         return action
       } catch {

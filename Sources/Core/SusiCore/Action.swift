@@ -634,8 +634,7 @@ extension Action {
     }
 
     init(reading r: some FieldReading) throws(JSONShapeError) {
-      var skills: [Skill] = []
-      for s in try r.objects("skills") { skills.append(try Skill(reading: s)) }
+      let skills = try r.objects("skills") { (s) throws(JSONShapeError) in try Skill(reading: s) }
       self.init(group: try r.optionalString("group"), skills: skills)
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -840,8 +839,9 @@ extension Action {
     }
 
     init(reading r: some FieldReading) throws(JSONShapeError) {
-      var entries: [HistoryEntry] = []
-      for e in try r.objects("entries") { entries.append(try HistoryEntry(reading: e)) }
+      let entries = try r.objects("entries") { (e) throws(JSONShapeError) in
+        try HistoryEntry(reading: e)
+      }
       self.init(entries: entries, remaining: try r.optionalInt("remaining") ?? 0)
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -900,8 +900,9 @@ extension Action {
     }
 
     init(reading r: some FieldReading) throws(JSONShapeError) {
-      var results: [SearchResult] = []
-      for x in try r.objects("results") { results.append(try SearchResult(reading: x)) }
+      let results = try r.objects("results") { (x) throws(JSONShapeError) in
+        try SearchResult(reading: x)
+      }
       self.init(query: try r.string("query"), results: results)
     }
     func write(to o: inout JSONWriter.ObjectFields) {

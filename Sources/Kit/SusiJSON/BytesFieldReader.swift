@@ -38,8 +38,16 @@ public struct BytesFieldReader: FieldReading {
     var keyCount: UInt16
     /// The value's first byte (`"`, `{`, `[`, `t`, `f`, `n` or a number's first character).
     var kind: UInt8
-    /// Whether a field rule read the value (and so checked it).
-    var read: Bool
+    var flags: Flags
+  }
+
+  struct Flags: OptionSet {
+    var rawValue: UInt8
+    /// A rule read the value (and so checked it).
+    static let read = Flags(rawValue: 1)
+    /// A string of printable ASCII without escapes, whose bytes are its value; or a number
+    /// written as 1 to 18 digits without a leading zero (or `0`), which is that integer.
+    static let plain = Flags(rawValue: 2)
   }
 
   /// What the readers of one object and the objects inside it share.
@@ -47,7 +55,7 @@ public struct BytesFieldReader: FieldReading {
     let base: UnsafePointer<UInt8>
     let end: Int
     let depthLimit: Int
-    let strings: JSONStringCache?
+    let strings: Unmanaged<JSONStringCache>?
     /// The members located so far: on the caller's stack until they outgrow it, then on the
     /// heap (`ownsMembers`).
     var members: UnsafeMutablePointer<Member>
@@ -65,7 +73,7 @@ public struct BytesFieldReader: FieldReading {
       self.base = base
       self.end = end
       self.depthLimit = depthLimit
-      self.strings = strings
+      self.strings = strings.map { Unmanaged.passUnretained($0) }
       self.members = members.baseAddress.unsafelyUnwrapped
       capacity = members.count
     }
@@ -78,6 +86,48 @@ public struct BytesFieldReader: FieldReading {
       {
         i &+= 1
       }
+    }
+
+    /// Moves `i` (at a `"`) past the string's closing quote; returns whether the string is
+    /// plain (printable ASCII without escapes).
+    @inline(__always) func skipString(_ i: inout Int) throws(JSONReader.UnusualObject) -> Bool {
+      i &+= 1
+      var plain = true
+      while end &- i >= 8 {
+        let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+        let special = JSONParser.unplainBytes(word)
+        if special == 0 {
+          i &+= 8
+          continue
+        }
+        i &+= special.trailingZeroBitCount &>> 3
+        switch base[i] {
+        case UInt8(ascii: "\""):
+          i &+= 1
+          return plain
+        case UInt8(ascii: "\\"):
+          plain = false
+          i &+= 2
+        default:
+          plain = false
+          i &+= 1
+        }
+      }
+      while i < end {
+        switch base[i] {
+        case UInt8(ascii: "\""):
+          i &+= 1
+          return plain
+        case UInt8(ascii: "\\"):
+          plain = false
+          i &+= 2
+        case 0x20..<0x80: i &+= 1
+        default:
+          plain = false
+          i &+= 1
+        }
+      }
+      throw JSONReader.UnusualObject()
     }
 
     /// Locates the members of the object whose `{` is at `start` and nested `depth` deep, adding
@@ -94,31 +144,17 @@ public struct BytesFieldReader: FieldReading {
       if byte(i) == UInt8(ascii: "}") { return (first, 0, i &+ 1) }
       while true {
         guard byte(i) == UInt8(ascii: "\"") else { throw JSONReader.UnusualObject() }
-        i &+= 1
-        let keyStart = i
-        // Printable ASCII other than `\`: what field names are.
-        while i < end, case let c = base[i], c != UInt8(ascii: "\"") {
-          guard c >= 0x20, c < 0x7F, c != UInt8(ascii: "\\") else {
-            throw JSONReader.UnusualObject()
-          }
-          i &+= 1
-        }
-        guard i < end, i &- keyStart <= Int(UInt16.max) else { throw JSONReader.UnusualObject() }
-        let keyCount = i &- keyStart
-        i &+= 1
+        let keyStart = i &+ 1
+        guard try skipString(&i) else { throw JSONReader.UnusualObject() }
+        let keyCount = i &- 1 &- keyStart
+        guard keyCount <= Int(UInt16.max) else { throw JSONReader.UnusualObject() }
         skipWhitespace(&i)
         guard byte(i) == UInt8(ascii: ":") else { throw JSONReader.UnusualObject() }
         i &+= 1
         skipWhitespace(&i)
         let valueStart = i
         let kind = byte(i)
-        try skipValue(&i)
-        if kind == UInt8(ascii: "n") {
-          // Checked here, so that reading a null needs no parse.
-          guard i &- valueStart == 4, base[valueStart &+ 1] == UInt8(ascii: "u"),
-            base[valueStart &+ 2] == UInt8(ascii: "l"), base[valueStart &+ 3] == UInt8(ascii: "l")
-          else { throw JSONReader.UnusualObject() }
-        }
+        let flags = try skipValue(&i)
         for m in first..<used where Int(members[m].keyCount) == keyCount {
           if sameBytes(base + keyStart, base + Int(members[m].keyStart), keyCount) {
             throw JSONReader.UnusualObject()
@@ -129,7 +165,7 @@ public struct BytesFieldReader: FieldReading {
           keyStart: Int32(truncatingIfNeeded: keyStart),
           valueStart: Int32(truncatingIfNeeded: valueStart),
           valueEnd: Int32(truncatingIfNeeded: i), keyCount: UInt16(truncatingIfNeeded: keyCount),
-          kind: kind, read: false)
+          kind: kind, flags: flags)
         used &+= 1
         skipWhitespace(&i)
         switch byte(i) {
@@ -153,72 +189,90 @@ public struct BytesFieldReader: FieldReading {
     }
 
     /// Moves `i` past the value there by its structure alone (strings, brackets and the tokens
-    /// between them); the value is checked when it is read.
-    func skipValue(_ i: inout Int) throws(JSONReader.UnusualObject) {
+    /// between them); the value is checked when it is read, except `true`, `false` and `null`,
+    /// checked here. Returns `.plain` for a plain string or integer.
+    func skipValue(_ i: inout Int) throws(JSONReader.UnusualObject) -> Flags {
+      let start = i
       switch byte(i) {
-      case UInt8(ascii: "\""): try skipString(&i)
+      case UInt8(ascii: "\""): return try skipString(&i) ? .plain : []
       case UInt8(ascii: "{"), UInt8(ascii: "["):
         var level = 0
         while i < end {
           switch base[i] {
           case UInt8(ascii: "\""):
-            try skipString(&i)
+            _ = try skipString(&i)
             continue
           case UInt8(ascii: "{"), UInt8(ascii: "["): level &+= 1
           case UInt8(ascii: "}"), UInt8(ascii: "]"):
             level &-= 1
             if level == 0 {
               i &+= 1
-              return
+              return []
             }
           default: break
           }
           i &+= 1
         }
         throw JSONReader.UnusualObject()
+      case UInt8(ascii: "t"): try skipLiteral(&i, "true")
+      case UInt8(ascii: "f"): try skipLiteral(&i, "false")
+      case UInt8(ascii: "n"): try skipLiteral(&i, "null")
       default:
-        let start = i
+        var digits = true
         while i < end {
           switch base[i] {
           case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0a, 0x0d, 0x09:
             guard i > start else { throw JSONReader.UnusualObject() }
-            return
-          default: i &+= 1
+            let count = i &- start
+            return digits && count <= 18 && (count == 1 || base[start] != UInt8(ascii: "0"))
+              ? .plain : []
+          case UInt8(ascii: "0")...UInt8(ascii: "9"): i &+= 1
+          default:
+            digits = false
+            i &+= 1
           }
         }
         throw JSONReader.UnusualObject()
       }
+      return []
     }
 
-    /// Moves `i` (at a `"`) past the string's closing quote.
-    func skipString(_ i: inout Int) throws(JSONReader.UnusualObject) {
-      i &+= 1
-      while end &- i >= 8 {
-        let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-        let special = JSONParser.unplainBytes(word)
-        if special == 0 {
-          i &+= 8
-          continue
-        }
-        i &+= special.trailingZeroBitCount &>> 3
-        switch base[i] {
-        case UInt8(ascii: "\""):
-          i &+= 1
-          return
-        case UInt8(ascii: "\\"): i &+= 2
-        default: i &+= 1
-        }
+    func skipLiteral(_ i: inout Int, _ literal: StaticString) throws(JSONReader.UnusualObject) {
+      let count = literal.utf8CodeUnitCount
+      guard end &- i >= count, sameBytes(base + i, literal.utf8Start, count) else {
+        throw JSONReader.UnusualObject()
       }
-      while i < end {
-        switch base[i] {
-        case UInt8(ascii: "\""):
-          i &+= 1
-          return
-        case UInt8(ascii: "\\"): i &+= 2
-        default: i &+= 1
-        }
+      i &+= count
+    }
+
+    /// The string of the plain string between `start` and `end`.
+    @inline(__always) func plainString(_ start: Int, _ end: Int) -> String {
+      let bytes = UnsafeRawBufferPointer(start: base + start, count: end &- start)
+      guard let strings else { return String(decoding: bytes, as: UTF8.self) }
+      return strings._withUnsafeGuaranteedRef { $0.string(bytes) }
+    }
+
+    /// A parser at `index`, to read a value the way the tree parser does.
+    func parser(at index: Int) -> JSONParser {
+      var parser = JSONParser(
+        UnsafeBufferPointer(start: base, count: end), repeatedKeys: .refuse,
+        depthLimit: depthLimit)
+      parser.index = index
+      return parser
+    }
+
+    /// The string whose `"` is at `start` and that ends at `end`, read as the parser does.
+    func string(at start: Int, end: Int, plain: Bool) throws(JSONShapeError) -> String {
+      if plain { return plainString(start &+ 1, end &- 1) }
+      var parser = parser(at: start)
+      let string: String
+      do {
+        string = try parser.parseString()
+      } catch {
+        throw BytesFieldReader.unread
       }
-      throw JSONReader.UnusualObject()
+      guard parser.index == end else { throw BytesFieldReader.unread }
+      return string
     }
   }
 
@@ -259,31 +313,17 @@ public struct BytesFieldReader: FieldReading {
     return nil
   }
 
-  /// Reads the value of member `m` with `read`, from a reader placed at it, and marks it read;
-  /// throws when `read` fails or does not end where the value does.
-  private func read<T>(_ m: Int, _ read: (inout JSONReader) throws(JSONParseError) -> T?)
-    throws(JSONShapeError) -> T
-  {
-    let member = context.pointee.members[m]
-    var reader = JSONReader(
-      context.pointee.base, end: context.pointee.end, at: Int(member.valueStart), depth: depth,
-      depthLimit: context.pointee.depthLimit, strings: context.pointee.strings)
-    let value: T?
-    do {
-      value = try read(&reader)
-    } catch {
-      throw Self.unread
-    }
-    guard let value, reader.offset == Int(member.valueEnd) else { throw Self.unread }
-    context.pointee.members[m].read = true
-    return value
+  @inline(__always) private func member(_ m: Int) -> Member { context.pointee.members[m] }
+
+  @inline(__always) private func markRead(_ m: Int) {
+    context.pointee.members[m].flags.insert(.read)
   }
 
   /// The member `key` when it is present and not null (a null one is then read); nil otherwise.
   @inline(__always) private func present(_ key: String) -> Int? {
     guard let m = find(key) else { return nil }
-    guard context.pointee.members[m].kind != UInt8(ascii: "n") else {
-      context.pointee.members[m].read = true
+    guard member(m).kind != UInt8(ascii: "n") else {
+      markRead(m)
       return nil
     }
     return m
@@ -296,23 +336,67 @@ public struct BytesFieldReader: FieldReading {
   }
 
   private func readString(_ m: Int) throws(JSONShapeError) -> String {
-    try read(m) { (r) throws(JSONParseError) in try r.kind() == .string ? try r.string() : nil }
+    let member = member(m)
+    guard member.kind == UInt8(ascii: "\"") else { throw Self.unread }
+    let string = try context.pointee.string(
+      at: Int(member.valueStart), end: Int(member.valueEnd), plain: member.flags.contains(.plain))
+    markRead(m)
+    return string
   }
 
   private func readNumber(_ m: Int) throws(JSONShapeError) -> JSON {
-    try read(m) { (r) throws(JSONParseError) in try r.kind() == .number ? try r.number() : nil }
+    let member = member(m)
+    let start = Int(member.valueStart)
+    let end = Int(member.valueEnd)
+    let digit = member.kind &- 0x30 < 10
+    if digit, member.flags.contains(.plain) {
+      var value = 0
+      for i in start..<end { value = value &* 10 &+ Int(context.pointee.base[i] &- 0x30) }
+      markRead(m)
+      return .int(value)
+    }
+    guard digit || member.kind == UInt8(ascii: "-") else { throw Self.unread }
+    var parser = context.pointee.parser(at: start)
+    let number: JSON
+    do {
+      number = try parser.parseNumber()
+    } catch {
+      throw Self.unread
+    }
+    guard parser.index == end else { throw Self.unread }
+    markRead(m)
+    return number
   }
 
   private func readBool(_ m: Int) throws(JSONShapeError) -> Bool {
-    try read(m) { (r) throws(JSONParseError) in try r.kind() == .bool ? try r.bool() : nil }
+    // `locate` checked the literal.
+    switch member(m).kind {
+    case UInt8(ascii: "t"):
+      markRead(m)
+      return true
+    case UInt8(ascii: "f"):
+      markRead(m)
+      return false
+    default: throw Self.unread
+    }
   }
 
   private func readValue(_ m: Int) throws(JSONShapeError) -> JSON {
-    try read(m) { (r) throws(JSONParseError) in try r.value() }
+    let member = member(m)
+    var parser = context.pointee.parser(at: Int(member.valueStart))
+    let value: JSON
+    do {
+      value = try parser.parseValue(depth: depth)
+    } catch {
+      throw Self.unread
+    }
+    guard parser.index == Int(member.valueEnd) else { throw Self.unread }
+    markRead(m)
+    return value
   }
 
   private func readObject(_ m: Int) throws(JSONShapeError) -> BytesFieldReader {
-    let member = context.pointee.members[m]
+    let member = member(m)
     guard member.kind == UInt8(ascii: "{") else { throw Self.unread }
     let object: (first: Int, count: Int, end: Int)
     do {
@@ -321,8 +405,37 @@ public struct BytesFieldReader: FieldReading {
       throw Self.unread
     }
     guard object.end == Int(member.valueEnd) else { throw Self.unread }
-    context.pointee.members[m].read = true
+    markRead(m)
     return BytesFieldReader(context, first: object.first, count: object.count, depth: depth &+ 1)
+  }
+
+  /// Calls `element` with the offset of each element of the array member `m` (which must be
+  /// an array), which returns the offset past it; marks the member read when the array ends
+  /// where `locate` found its end.
+  private func forEachElement(
+    _ m: Int, _ element: (Int) throws(JSONShapeError) -> Int
+  ) throws(JSONShapeError) {
+    let member = member(m)
+    guard member.kind == UInt8(ascii: "["), depth < context.pointee.depthLimit else {
+      throw Self.unread
+    }
+    var i = Int(member.valueStart) &+ 1
+    context.pointee.skipWhitespace(&i)
+    if context.pointee.byte(i) == UInt8(ascii: "]") {
+      i &+= 1
+    } else {
+      while true {
+        i = try element(i)
+        context.pointee.skipWhitespace(&i)
+        let c = context.pointee.byte(i)
+        i &+= 1
+        if c == UInt8(ascii: "]") { break }
+        guard c == UInt8(ascii: ",") else { throw Self.unread }
+        context.pointee.skipWhitespace(&i)
+      }
+    }
+    guard i == Int(member.valueEnd) else { throw Self.unread }
+    markRead(m)
   }
 
   // MARK: FieldReading
@@ -339,7 +452,8 @@ public struct BytesFieldReader: FieldReading {
   }
 
   public func optionalValue(_ key: String) throws(JSONShapeError) -> JSON? {
-    try present(key).map { (m) throws(JSONShapeError) in try readValue(m) }
+    guard let m = present(key) else { return nil }
+    return try readValue(m)
   }
 
   public func string(_ key: String) throws(JSONShapeError) -> String {
@@ -394,16 +508,21 @@ public struct BytesFieldReader: FieldReading {
   }
 
   public func strings(_ key: String) throws(JSONShapeError) -> [String] {
-    try read(try required(key)) { (r) throws(JSONParseError) -> [String]? in
-      guard try r.kind() == .array else { return nil }
-      var out: [String] = []
-      try r.enterArray()
-      while try r.nextElement() {
-        guard try r.kind() == .string else { return nil }
-        out.append(try r.string())
+    var out: [String] = []
+    let context = context
+    try forEachElement(try required(key)) { (start) throws(JSONShapeError) in
+      guard context.pointee.byte(start) == UInt8(ascii: "\"") else { throw Self.unread }
+      var end = start
+      let plain: Bool
+      do {
+        plain = try context.pointee.skipString(&end)
+      } catch {
+        throw Self.unread
       }
-      return out
+      out.append(try context.pointee.string(at: start, end: end, plain: plain))
+      return end
     }
+    return out
   }
 
   public func object(_ key: String) throws(JSONShapeError) -> BytesFieldReader {
@@ -416,37 +535,19 @@ public struct BytesFieldReader: FieldReading {
   }
 
   public func objects(_ key: String) throws(JSONShapeError) -> [BytesFieldReader] {
-    let m = try required(key)
-    let member = context.pointee.members[m]
-    guard member.kind == UInt8(ascii: "["), depth < context.pointee.depthLimit else {
-      throw Self.unread
-    }
     var out: [BytesFieldReader] = []
-    var i = Int(member.valueStart) &+ 1
-    context.pointee.skipWhitespace(&i)
-    if context.pointee.byte(i) == UInt8(ascii: "]") {
-      i &+= 1
-    } else {
-      while true {
-        let object: (first: Int, count: Int, end: Int)
-        do {
-          object = try context.pointee.locate(objectAt: i, depth: depth &+ 2)
-        } catch {
-          throw Self.unread
-        }
-        out.append(
-          BytesFieldReader(context, first: object.first, count: object.count, depth: depth &+ 2))
-        i = object.end
-        context.pointee.skipWhitespace(&i)
-        let c = context.pointee.byte(i)
-        i &+= 1
-        if c == UInt8(ascii: "]") { break }
-        guard c == UInt8(ascii: ",") else { throw Self.unread }
-        context.pointee.skipWhitespace(&i)
+    let context = context
+    let depth = depth &+ 2
+    try forEachElement(try required(key)) { (start) throws(JSONShapeError) in
+      let object: (first: Int, count: Int, end: Int)
+      do {
+        object = try context.pointee.locate(objectAt: start, depth: depth)
+      } catch {
+        throw Self.unread
       }
+      out.append(BytesFieldReader(context, first: object.first, count: object.count, depth: depth))
+      return object.end
     }
-    guard i == Int(member.valueEnd) else { throw Self.unread }
-    context.pointee.members[m].read = true
     return out
   }
 
@@ -464,7 +565,7 @@ public struct BytesFieldReader: FieldReading {
 
   /// The key of member `m` (printable ASCII without escapes, as `locate` checked).
   private func key(_ m: Int) -> String {
-    let member = context.pointee.members[m]
+    let member = member(m)
     return String(
       decoding: UnsafeBufferPointer(
         start: context.pointee.base + Int(member.keyStart), count: Int(member.keyCount)),
@@ -481,41 +582,31 @@ extension JSONReader {
   /// bytes, and moves past it. Throws `UnusualObject` for an object the field reader does not
   /// read (see `BytesFieldReader`), or when `body` returned without reading every member: the
   /// caller then reads the text as a tree. An error `body` throws is rethrown.
-  public mutating func readFields<T>(_ body: (BytesFieldReader) throws -> T) throws -> T {
+  public mutating func readFields(_ body: (BytesFieldReader) throws -> Void) throws {
     parser.skipWhitespace()
     guard let base = parser.base, parser.end <= Int(Int32.max) else { throw UnusualObject() }
     let start = parser.index
-    let (value, end) = try withUnsafeTemporaryAllocation(
+    let end = parser.end
+    let depthLimit = parser.depthLimit
+    let depth = depth &+ 1
+    let strings = strings
+    let objectEnd = try withUnsafeTemporaryAllocation(
       of: BytesFieldReader.Member.self, capacity: Self.fieldReaderCapacity
     ) { members in
       var context = BytesFieldReader.Context(
-        base: base, end: parser.end, depthLimit: parser.depthLimit, strings: strings,
-        members: members)
+        base: base, end: end, depthLimit: depthLimit, strings: strings, members: members)
       defer { if context.ownsMembers { context.members.deallocate() } }
       return try withUnsafeMutablePointer(to: &context) { context in
-        let object = try context.pointee.locate(objectAt: start, depth: depth &+ 1)
-        let value = try body(
-          BytesFieldReader(context, first: object.first, count: object.count, depth: depth &+ 1))
-        for m in 0..<context.pointee.used where !context.pointee.members[m].read {
+        let object = try context.pointee.locate(objectAt: start, depth: depth)
+        try body(BytesFieldReader(context, first: object.first, count: object.count, depth: depth))
+        for m in 0..<context.pointee.used
+        where !context.pointee.members[m].flags.contains(.read) {
           throw UnusualObject()
         }
-        return (value, object.end)
+        return object.end
       }
     }
-    parser.index = end
+    parser.index = objectEnd
     justOpened = false
-    return value
-  }
-
-  /// A reader at offset `index` of the `end` bytes at `base`, inside `depth` objects and arrays.
-  init(
-    _ base: UnsafePointer<UInt8>, end: Int, at index: Int, depth: Int, depthLimit: Int,
-    strings: JSONStringCache?
-  ) {
-    parser = JSONParser(
-      UnsafeBufferPointer(start: base, count: end), repeatedKeys: .refuse, depthLimit: depthLimit)
-    parser.index = index
-    self.strings = strings
-    self.depth = depth
   }
 }

@@ -46,6 +46,20 @@ public protocol FieldReading {
   func rejectUnknownKeys(_ allowed: Set<String>) throws(JSONShapeError)
 }
 
+extension FieldReading {
+  /// Each element of the array `key`, an object, read by `read`.
+  @inlinable
+  public func objects<T>(_ key: String, _ read: (Self) throws(JSONShapeError) -> T)
+    throws(JSONShapeError) -> [T]
+  {
+    let objects = try objects(key)
+    var out: [T] = []
+    out.reserveCapacity(objects.count)
+    for object in objects { out.append(try read(object)) }
+    return out
+  }
+}
+
 /// Reads typed fields out of a JSON object (a tree), with errors that name the field.
 public struct FieldReader: FieldReading, Sendable {
   public let object: JSONObject

@@ -240,9 +240,8 @@ extension AnswerAction {
         expression: try r.string("expression"), language: try r.optionalString("language"),
         mood: try r.optionalString("mood"))
     case "table":
-      var columns: [TableColumn] = []
-      for c in try r.objects("columns") {
-        columns.append(TableColumn(key: try c.string("key"), header: try c.string("header")))
+      let columns = try r.objects("columns") { (c) throws(JSONShapeError) in
+        TableColumn(key: try c.string("key"), header: try c.string("header"))
       }
       var rows: [[JSON]] = []
       for (i, row) in try r.array("rows").enumerated() {
@@ -305,9 +304,7 @@ func writeAnswers(_ answers: [AnswerAction], to w: inout JSONWriter) {
 }
 
 func readAnswers(_ r: some FieldReading, _ key: String) throws(JSONShapeError) -> [AnswerAction] {
-  var out: [AnswerAction] = []
-  for a in try r.objects(key) { out.append(try AnswerAction(reading: a)) }
-  return out
+  try r.objects(key) { (a) throws(JSONShapeError) in try AnswerAction(reading: a) }
 }
 
 extension HistoryEntry {
@@ -360,9 +357,7 @@ extension PlannedAnswer {
 /// The planned answers in the list `key`; none when it is absent.
 func readPlanned(_ r: some FieldReading, _ key: String) throws(JSONShapeError) -> [PlannedAnswer] {
   guard r.has(key) else { return [] }
-  var planned: [PlannedAnswer] = []
-  for p in try r.objects(key) { planned.append(try PlannedAnswer(reading: p)) }
-  return planned
+  return try r.objects(key) { (p) throws(JSONShapeError) in try PlannedAnswer(reading: p) }
 }
 
 func readTimestamp(_ r: some FieldReading, _ key: String) throws(JSONShapeError) -> Timestamp? {
