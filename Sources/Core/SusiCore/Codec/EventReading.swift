@@ -2,9 +2,12 @@ public import SusiJSON
 
 // Reading a log record straight from its bytes: replay and every start decode millions of them.
 //
-// `Event.read` walks the record with a pull reader and builds the event without a `JSON` tree:
-// the envelope field by field, the payload by the codec's own field rules (`Action.decodeFields`,
-// the rules `Action.decode` runs on a tree) through a `BytesFieldReader` over its bytes.
+// `Event.read` walks the record with a pull reader and builds the event without a `JSON` tree.
+// It reads the envelope field by field, and the chat payloads that make up most of a log
+// (`sendMessage`, `messageReceived` and its plain answers) member by member in the order this
+// writer writes them; every other payload, and any answer of another kind, it reads by the
+// codec's own field rules (`Action.decodeFields`, what `Action.decode` runs on a tree) through a
+// `BytesFieldReader` over its bytes.
 // Whenever a record is not exactly what this writer writes (a field it does not know, a repeated
 // key, an unexpected type, a key with escapes), it gives up and `Event.decode` reads the record:
 // so the result, and every error message, is the tree decoder's.
@@ -146,29 +149,207 @@ extension Event {
 
   // MARK: Payloads
 
-  /// The action of `type` read from the payload the reader is at, by the codec's field rules
-  /// (`Action.decodeFields`) over its bytes; nil to use the tree decoder.
+  /// The action of `type` read from the payload the reader is at; nil to use the tree decoder.
   private static func readAction(_ type: ActionType, _ r: inout JSONReader) throws -> Action? {
-    if try r.null() { return try Action.decode(type: type.rawValue, payload: nil) }
-    guard try r.kind() == .object else { return nil }
-    var action: Action?
-    try r.readFields { action = try Action.decodeFields(type: type, $0) }
-    return action
+    switch type {
+    case .sendMessage:
+      var query: String?
+      var language: String?
+      guard try r.kind() == .object else { return nil }
+      try r.enterObject()
+      var members = Members(sendMessageMembers)
+      while let index = try members.next(&r) {
+        if index == 0 {
+          query = try r.string()
+        } else {
+          language = try r.null() ? nil : try r.string()
+        }
+      }
+      guard !members.refused, let query else { return nil }
+      return .sendMessage(Action.SendMessage(query: query, language: language))
+    case .messageReceived:
+      return try readMessageReceived(&r).map(Action.messageReceived)
+    default:
+      if try r.null() { return try Action.decode(type: type.rawValue, payload: nil) }
+      guard try r.kind() == .object else { return nil }
+      var action: Action?
+      try r.readFields { action = try Action.decodeFields(type: type, $0) }
+      return action
+    }
   }
 
-  /// The answers array the reader is at, each read by the codec's field rules over its bytes.
-  /// Throws, or returns nil, when the tree decoder must read them.
+  private static func readMessageReceived(_ r: inout JSONReader) throws -> Action.MessageReceived? {
+    var query: String?
+    var answers: [AnswerAction]?
+    var skill: String?
+    var planned: [PlannedAnswer]?
+    var anonymous: Bool?
+    guard try r.kind() == .object else { return nil }
+    try r.enterObject()
+    var members = Members(messageReceivedMembers)
+    while let index = try members.next(&r) {
+      switch index {
+      case 0: query = try r.string()
+      case 1:
+        guard let read = try readAnswers(&r) else { return nil }
+        answers = read
+      case 2: skill = try r.null() ? nil : try r.string()
+      case 3:
+        // Rare: read through the tree decoder's own reader.
+        planned = try readPlanned(member("planned", try r.value()), "planned")
+      default: anonymous = try r.null() ? nil : try r.bool()
+      }
+    }
+    guard !members.refused, let query, let answers else { return nil }
+    return Action.MessageReceived(
+      query: query, answers: answers, skill: skill, planned: planned ?? [],
+      anonymous: anonymous)
+  }
+
+  /// The answers array; plain answers are read field by field, any other kind by the codec's
+  /// field rules over its bytes. Throws, or returns nil, when the tree decoder must read them.
   static func readAnswers(_ r: inout JSONReader) throws -> [AnswerAction]? {
     var answers: [AnswerAction] = []
     try r.enterArray()
     while try r.nextElement() {
       // Most replies carry two answers (an answer and a web search): one allocation, not two.
       if answers.isEmpty { answers.reserveCapacity(2) }
-      guard try r.kind() == .object else { return nil }
-      try r.readFields { answers.append(try AnswerAction(reading: $0)) }
+      let start = r.position
+      if let answer = try readPlainAnswer(&r) {
+        answers.append(answer)
+      } else {
+        r.restore(start)
+        guard try r.kind() == .object else { return nil }
+        try r.readFields { answers.append(try AnswerAction(reading: $0)) }
+      }
     }
     return answers
   }
+
+  /// An answer of type `answer` or `websearch` written as this writer writes it (type first),
+  /// or nil.
+  private static func readPlainAnswer(_ r: inout JSONReader) throws -> AnswerAction? {
+    try r.enterObject()
+    if !r.nextKey(is: "type") {
+      guard let first = try r.nextKey(), first == "type" else { return nil }
+    }
+    let type = try r.stringBytes()
+    if type == "answer" {
+      var expression: String?
+      var language: String?
+      var mood: String?
+      var members = Members(answerMembers)
+      while let index = try members.next(&r) {
+        switch index {
+        case 0: expression = try r.string()
+        case 1: language = try r.null() ? nil : try r.string()
+        default: mood = try r.null() ? nil : try r.string()
+        }
+      }
+      guard !members.refused, let expression else { return nil }
+      return .answer(expression: expression, language: language, mood: mood)
+    }
+    if type == "websearch" {
+      var query: String?
+      var count: Int?
+      var members = Members(websearchMembers)
+      while let index = try members.next(&r) {
+        if index == 0 {
+          query = try r.string()
+        } else {
+          count = try r.null() ? nil : try r.int()
+        }
+      }
+      guard !members.refused, let query else { return nil }
+      return .websearch(query: query, count: count)
+    }
+    if type == "table" { return try readTable(&r) }
+    if type == "rss" { return try readFeed(&r) }
+    return nil
+  }
+
+  /// The rest of a table answer as this writer writes it (`columns`, then `rows` of arrays whose
+  /// cells are kept as JSON values), or nil.
+  private static func readTable(_ r: inout JSONReader) throws -> AnswerAction? {
+    var columns: [TableColumn]?
+    var rows: [[JSON]]?
+    var members = Members(tableMembers)
+    while let index = try members.next(&r) {
+      guard try r.kind() == .array else { return nil }
+      try r.enterArray()
+      if index == 0 {
+        var read: [TableColumn] = []
+        while try r.nextElement() {
+          guard try r.kind() == .object else { return nil }
+          try r.enterObject()
+          var key: String?
+          var header: String?
+          var fields = Members(columnMembers)
+          while let field = try fields.next(&r) {
+            guard try r.kind() == .string else { return nil }
+            if field == 0 { key = try r.string() } else { header = try r.string() }
+          }
+          guard !fields.refused, let key, let header else { return nil }
+          read.append(TableColumn(key: key, header: header))
+        }
+        columns = read
+      } else {
+        var read: [[JSON]] = []
+        while try r.nextElement() {
+          guard try r.kind() == .array else { return nil }
+          try r.enterArray()
+          var cells: [JSON] = []
+          cells.reserveCapacity(columns?.count ?? 0)
+          while try r.nextElement() { cells.append(try r.value()) }
+          read.append(cells)
+        }
+        rows = read
+      }
+    }
+    guard !members.refused, let columns, let rows else { return nil }
+    return .table(columns: columns, rows: rows)
+  }
+
+  /// The rest of an RSS answer as this writer writes it (`items` of title, description and
+  /// link, each a string or null), or nil.
+  private static func readFeed(_ r: inout JSONReader) throws -> AnswerAction? {
+    var items: [FeedItem]?
+    var members = Members(feedMembers)
+    while try members.next(&r) != nil {
+      guard try r.kind() == .array else { return nil }
+      var read: [FeedItem] = []
+      try r.enterArray()
+      while try r.nextElement() {
+        guard try r.kind() == .object else { return nil }
+        try r.enterObject()
+        var texts: [String?] = [nil, nil, nil]
+        var fields = Members(feedItemMembers)
+        while let field = try fields.next(&r) {
+          switch try r.kind() {
+          case .string: texts[field] = try r.string()
+          case .null: _ = try r.null()
+          default: return nil
+          }
+        }
+        guard !fields.refused else { return nil }
+        read.append(FeedItem(title: texts[0], description: texts[1], link: texts[2]))
+      }
+      items = read
+    }
+    guard !members.refused, let items else { return nil }
+    return .rss(items: items)
+  }
+
+  private static let sendMessageMembers: [StaticString] = ["query", "language"]
+  private static let messageReceivedMembers: [StaticString] = [
+    "query", "answers", "skill", "planned", "anonymous",
+  ]
+  private static let answerMembers: [StaticString] = ["expression", "language", "mood"]
+  private static let websearchMembers: [StaticString] = ["query", "count"]
+  private static let tableMembers: [StaticString] = ["columns", "rows"]
+  private static let columnMembers: [StaticString] = ["key", "header"]
+  private static let feedMembers: [StaticString] = ["items"]
+  private static let feedItemMembers: [StaticString] = ["title", "description", "link"]
 
   /// The members of an object (the reader past its `{`) whose members are among `names`, one
   /// after the other: `next` gives each one's index in `names`, with the reader at its value,
@@ -208,5 +389,11 @@ extension Event {
       following = index + 1
       return index
     }
+  }
+
+  /// A reader over the one-member object `{key: value}`, named like the payload, for the tree
+  /// decoder's per-field readers.
+  private static func member(_ key: String, _ value: JSON) -> FieldReader {
+    FieldReader(JSONObject([(key, value)]), path: "payload")
   }
 }
