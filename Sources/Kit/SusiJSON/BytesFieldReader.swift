@@ -383,6 +383,16 @@ public struct BytesFieldReader: FieldReading {
 
   private func readValue(_ m: Int) throws(JSONShapeError) -> JSON {
     let member = member(m)
+    // Scalars `locate` checked, or that need no parser, as the parser would make them.
+    switch member.kind {
+    case UInt8(ascii: "\"") where member.flags.contains(.plain): return .string(try readString(m))
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return try readNumber(m)
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool(try readBool(m))
+    case UInt8(ascii: "n"):
+      markRead(m)
+      return .null
+    default: break
+    }
     var parser = context.pointee.parser(at: Int(member.valueStart))
     let value: JSON
     do {
