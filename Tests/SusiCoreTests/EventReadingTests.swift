@@ -82,6 +82,20 @@ import Testing
     #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"rss","items":[],"count":3}]}}"#,
     #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"rss","items":{}}]}}"#,
     #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"rss"}]}}"#,
+    // Payloads read from their bytes by the codec's field rules, or left to the tree.
+    #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"submitRating","payload":{"stars":4,"skill":"S","group":"G","language":null}}"#,
+    #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"submitRating","payload":{"group":"G","skill":"S","stars":4,"note":{"a":[1]}}}"#,
+    #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"submitRating","payload":{"group":"G","skill":"S","stars":"4"}}"#,
+    #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"submitRating","payload":{"group":"G","skill":"S","stars":4,"stars":5}}"#,
+    #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"submitRating","payload":{"group":"G","skill":"S","st\u0061rs":4}}"#,
+    #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"submitRating","payload":{"group":"G","skill":"S","stars":4,"language":tru}}"#,
+    #"{"v":2,"seq":3,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"submitRating","payload":[]}"#,
+    #"{"v":2,"seq":4,"at":"2026-11-21T10:00:00Z","origin":"runner","cause":3,"type":"ratingSubmitted","payload":{"group":"G","skill":"S","stars":4,"ratings":{"oneStar":0,"twoStar":0,"threeStar":0,"fourStar":1,"fiveStar":0,"average":"4","total":1}}}"#,
+    #"{"v":2,"seq":5,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"changeSettings","payload":{"settings":{"theme":"dark","theme":"light"}}}"#,
+    #"{"v":2,"seq":5,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"changeSettings","payload":{"settings":{"theme":[]}}}"#,
+    #"{"v":2,"seq":6,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"websearchLoaded","payload":{"query":"q","results":[{"title":"t","link":"l"},"x"]}}"#,
+    #"{"v":2,"seq":6,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"skillLoaded","payload":{"skill":{"tag":"T","group":"G","examples":["a",2]}}}"#,
+    #"{"v":2,"seq":6,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"skillLoaded","payload":{"skill":{"tag":"T","group":"G","rating":{"oneStar":1}}}}"#,
     #"[1]"#, "", "{", #"{"v":2}"#,
   ]
 

@@ -216,7 +216,7 @@ extension Action {
 
   /// Reads the payload of an action of `type` from its fields (each payload type's
   /// `init(reading:)`); `writePayload` is the way out.
-  public static func decodeFields(type: ActionType, _ r: FieldReader) throws(JSONShapeError)
+  public static func decodeFields(type: ActionType, _ r: some FieldReading) throws(JSONShapeError)
     -> Action
   {
     switch type {
@@ -345,7 +345,9 @@ extension Action {
     public var url: String
     public init(url: String) { self.url = url }
 
-    init(reading r: FieldReader) throws(JSONShapeError) { self.init(url: try r.string("url")) }
+    init(reading r: some FieldReading) throws(JSONShapeError) {
+      self.init(url: try r.string("url"))
+    }
     func write(to o: inout JSONWriter.ObjectFields) { o.field("url", url) }
   }
 
@@ -358,7 +360,7 @@ extension Action {
       self.password = password
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(email: try r.string("email"), password: Secret(try r.string("password")))
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -379,7 +381,7 @@ extension Action {
       self.validSeconds = validSeconds
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         email: try r.string("email"), password: Secret(try r.string("password")),
         validSeconds: try r.optionalInt("validSeconds"))
@@ -396,7 +398,9 @@ extension Action {
     public var email: String
     public init(email: String) { self.email = email }
 
-    init(reading r: FieldReader) throws(JSONShapeError) { self.init(email: try r.string("email")) }
+    init(reading r: some FieldReading) throws(JSONShapeError) {
+      self.init(email: try r.string("email"))
+    }
     func write(to o: inout JSONWriter.ObjectFields) { o.field("email", email) }
   }
 
@@ -404,7 +408,9 @@ extension Action {
     public var url: String
     public init(url: String) { self.url = url }
 
-    init(reading r: FieldReader) throws(JSONShapeError) { self.init(url: try r.string("url")) }
+    init(reading r: some FieldReading) throws(JSONShapeError) {
+      self.init(url: try r.string("url"))
+    }
     func write(to o: inout JSONWriter.ObjectFields) { o.field("url", url) }
   }
 
@@ -417,7 +423,7 @@ extension Action {
       self.message = message
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(email: try r.string("email"), message: try r.string("message"))
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -438,7 +444,7 @@ extension Action {
       self.message = message
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         email: try r.string("email"), mailed: try r.bool("mailed"), message: try r.string("message")
       )
@@ -459,7 +465,7 @@ extension Action {
       self.expiresAt = expiresAt
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(email: try r.string("email"), expiresAt: try readTimestamp(r, "expiresAt"))
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -476,7 +482,7 @@ extension Action {
       self.error = error
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         email: try r.string("email"), error: try RequestError(reading: try r.object("error")))
     }
@@ -491,7 +497,7 @@ extension Action {
     public var reason: String?
     public init(reason: String? = nil) { self.reason = reason }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(reason: try r.optionalString("reason"))
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -531,7 +537,7 @@ extension Action {
     public var language: String?
     public init(language: String? = nil) { self.language = language }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(language: try r.optionalString("language"))
     }
     func write(to o: inout JSONWriter.ObjectFields) { o.field("language", language) }
@@ -546,7 +552,7 @@ extension Action {
       self.language = language
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(group: try r.optionalString("group"), language: try r.optionalString("language"))
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -567,7 +573,7 @@ extension Action {
       self.language = language
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         group: try r.string("group"), skill: try r.string("skill"),
         language: try r.optionalString("language"))
@@ -593,7 +599,7 @@ extension Action {
       self.language = language
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         group: try r.string("group"), skill: try r.string("skill"), stars: try r.int("stars"),
         language: try r.optionalString("language"))
@@ -612,7 +618,7 @@ extension Action {
     public var groups: [String]
     public init(groups: [String]) { self.groups = groups }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(groups: try r.strings("groups"))
     }
     func write(to o: inout JSONWriter.ObjectFields) { o.field("groups", groups) }
@@ -627,9 +633,8 @@ extension Action {
       self.skills = skills
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
-      var skills: [Skill] = []
-      for s in try r.objects("skills") { skills.append(try Skill(reading: s)) }
+    init(reading r: some FieldReading) throws(JSONShapeError) {
+      let skills = try r.objects("skills") { (s) throws(JSONShapeError) in try Skill(reading: s) }
       self.init(group: try r.optionalString("group"), skills: skills)
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -642,7 +647,7 @@ extension Action {
     public var skill: Skill
     public init(skill: Skill) { self.skill = skill }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(skill: try Skill(reading: try r.object("skill")))
     }
     func write(to o: inout JSONWriter.ObjectFields) { o.field("skill") { skill.write(to: &$0) } }
@@ -666,7 +671,7 @@ extension Action {
       self.resolved = resolved
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         group: try r.string("group"), skill: try r.string("skill"), stars: try r.int("stars"),
         ratings: try RatingAggregate(reading: try r.object("ratings")),
@@ -695,7 +700,7 @@ extension Action {
       self.resolved = resolved
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         group: try r.string("group"), skill: try r.string("skill"),
         stars: try r.optionalInt("stars"), resolved: try readResolved(r))
@@ -731,7 +736,7 @@ extension Action {
     public var settings: [String: SettingValue]
     public init(settings: [String: SettingValue]) { self.settings = settings }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(settings: try readSettings(r, "settings"))
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -770,7 +775,7 @@ extension Action {
       self.language = language
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(query: try r.string("query"), language: try r.optionalString("language"))
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -805,7 +810,7 @@ extension Action {
       self.anonymous = anonymous
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       let planned = try readPlanned(r, "planned")
       self.init(
         query: try r.string("query"), answers: try readAnswers(r, "answers"),
@@ -833,9 +838,10 @@ extension Action {
       self.remaining = remaining
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
-      var entries: [HistoryEntry] = []
-      for e in try r.objects("entries") { entries.append(try HistoryEntry(reading: e)) }
+    init(reading r: some FieldReading) throws(JSONShapeError) {
+      let entries = try r.objects("entries") { (e) throws(JSONShapeError) in
+        try HistoryEntry(reading: e)
+      }
       self.init(entries: entries, remaining: try r.optionalInt("remaining") ?? 0)
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -864,7 +870,9 @@ extension Action {
     public var query: String
     public init(query: String) { self.query = query }
 
-    init(reading r: FieldReader) throws(JSONShapeError) { self.init(query: try r.string("query")) }
+    init(reading r: some FieldReading) throws(JSONShapeError) {
+      self.init(query: try r.string("query"))
+    }
     func write(to o: inout JSONWriter.ObjectFields) { o.field("query", query) }
   }
 
@@ -873,7 +881,9 @@ extension Action {
     public var url: String
     public init(url: String) { self.url = url }
 
-    init(reading r: FieldReader) throws(JSONShapeError) { self.init(url: try r.string("url")) }
+    init(reading r: some FieldReading) throws(JSONShapeError) {
+      self.init(url: try r.string("url"))
+    }
     func write(to o: inout JSONWriter.ObjectFields) { o.field("url", url) }
   }
 
@@ -889,9 +899,10 @@ extension Action {
       self.results = results
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
-      var results: [SearchResult] = []
-      for x in try r.objects("results") { results.append(try SearchResult(reading: x)) }
+    init(reading r: some FieldReading) throws(JSONShapeError) {
+      let results = try r.objects("results") { (x) throws(JSONShapeError) in
+        try SearchResult(reading: x)
+      }
       self.init(query: try r.string("query"), results: results)
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -913,7 +924,7 @@ extension Action {
       self.image = image
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         url: try r.string("url"), title: try r.optionalString("title"),
         description: try r.optionalString("description"), image: try r.optionalString("image"))
@@ -936,7 +947,7 @@ extension Action {
       self.bytes = bytes
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(url: try r.string("url"), path: try r.string("path"), bytes: try r.int("bytes"))
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -963,7 +974,7 @@ extension Action {
     public var seq: Int
     public init(seq: Int) { self.seq = seq }
 
-    init(reading r: FieldReader) throws(JSONShapeError) { self.init(seq: try r.int("seq")) }
+    init(reading r: some FieldReading) throws(JSONShapeError) { self.init(seq: try r.int("seq")) }
     func write(to o: inout JSONWriter.ObjectFields) { o.field("seq", seq) }
   }
 
@@ -976,7 +987,7 @@ extension Action {
       self.error = error
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         cause: try r.int("cause"), error: try RequestError(reading: try r.object("error")))
     }
@@ -1032,7 +1043,7 @@ extension Action {
       self.init(Kind(wording: reason), reason)
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(reason: try r.string("reason"))
     }
     func write(to o: inout JSONWriter.ObjectFields) { o.field("reason", Redaction.scrub(reason)) }
@@ -1073,7 +1084,7 @@ extension Action {
       self.group = group
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(by: try r.string("by"), group: try r.string("group"))
     }
     func write(to o: inout JSONWriter.ObjectFields) {
@@ -1093,7 +1104,7 @@ extension Action {
       self.privilege = privilege
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         by: try r.string("by"), group: try r.string("group"),
         privilege: Privilege(rawValue: try r.string("privilege")))
@@ -1126,7 +1137,7 @@ extension Action {
       self.label = label
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(
         by: try r.string("by"), key: try r.string("key"), groups: try r.strings("groups"),
         label: try r.optionalString("label"))
@@ -1148,7 +1159,7 @@ extension Action {
       self.key = key
     }
 
-    init(reading r: FieldReader) throws(JSONShapeError) {
+    init(reading r: some FieldReading) throws(JSONShapeError) {
       self.init(by: try r.string("by"), key: try r.string("key"))
     }
     func write(to o: inout JSONWriter.ObjectFields) {

@@ -10,11 +10,58 @@ public struct JSONShapeError: Error, Equatable, Sendable, CustomStringConvertibl
   public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
 }
 
-/// Reads typed fields out of a JSON object, with errors that name the field.
+/// Reads typed fields out of a JSON object: what a codec reads through, so that one set of
+/// field rules reads a tree (`FieldReader`) and an object's bytes (`BytesFieldReader`) alike.
 ///
 /// `x(key)` requires the field; `optionalX(key)` accepts a missing field or `null`; a present
 /// field of the wrong type is always an error.
-public struct FieldReader: Sendable {
+public protocol FieldReading {
+  /// The path of the member `key`, for error messages.
+  func fieldPath(_ key: String) -> String
+  /// Whether the member `key` is present and not `null`.
+  func has(_ key: String) -> Bool
+  /// Whether the member `key` is present, even as `null`.
+  func contains(_ key: String) -> Bool
+  func value(_ key: String) throws(JSONShapeError) -> JSON
+  func optionalValue(_ key: String) throws(JSONShapeError) -> JSON?
+  func string(_ key: String) throws(JSONShapeError) -> String
+  func optionalString(_ key: String) throws(JSONShapeError) -> String?
+  func int(_ key: String) throws(JSONShapeError) -> Int
+  func optionalInt(_ key: String) throws(JSONShapeError) -> Int?
+  func double(_ key: String) throws(JSONShapeError) -> Double
+  func optionalDouble(_ key: String) throws(JSONShapeError) -> Double?
+  func bool(_ key: String) throws(JSONShapeError) -> Bool
+  func optionalBool(_ key: String) throws(JSONShapeError) -> Bool?
+  func array(_ key: String) throws(JSONShapeError) -> [JSON]
+  func optionalArray(_ key: String) throws(JSONShapeError) -> [JSON]?
+  /// The array `key`, whose elements must all be strings.
+  func strings(_ key: String) throws(JSONShapeError) -> [String]
+  func object(_ key: String) throws(JSONShapeError) -> Self
+  func optionalObject(_ key: String) throws(JSONShapeError) -> Self?
+  /// Each element of the array `key`, read as an object.
+  func objects(_ key: String) throws(JSONShapeError) -> [Self]
+  /// Calls `body` with each member's key and value, in order.
+  func forEachMember(_ body: (String, JSON) throws(JSONShapeError) -> Void) throws(JSONShapeError)
+  /// Fails when the object has a member not in `allowed` (for strict input from other programs).
+  func rejectUnknownKeys(_ allowed: Set<String>) throws(JSONShapeError)
+}
+
+extension FieldReading {
+  /// Each element of the array `key`, an object, read by `read`.
+  @inlinable
+  public func objects<T>(_ key: String, _ read: (Self) throws(JSONShapeError) -> T)
+    throws(JSONShapeError) -> [T]
+  {
+    let objects = try objects(key)
+    var out: [T] = []
+    out.reserveCapacity(objects.count)
+    for object in objects { out.append(try read(object)) }
+    return out
+  }
+}
+
+/// Reads typed fields out of a JSON object (a tree), with errors that name the field.
+public struct FieldReader: FieldReading, Sendable {
   public let object: JSONObject
   /// Path of this object, used as the prefix in error messages.
   public let path: String
@@ -43,6 +90,8 @@ public struct FieldReader: Sendable {
   }
 
   public func has(_ key: String) -> Bool { object[key].map { !$0.isNull } ?? false }
+
+  public func contains(_ key: String) -> Bool { object[key] != nil }
 
   public func value(_ key: String) throws(JSONShapeError) -> JSON {
     guard let value = object[key] else { throw missing(key) }
@@ -153,6 +202,12 @@ public struct FieldReader: Sendable {
       out.append(FieldReader(o, path: "\(fieldPath(key))[\(i)]"))
     }
     return out
+  }
+
+  public func forEachMember(_ body: (String, JSON) throws(JSONShapeError) -> Void)
+    throws(JSONShapeError)
+  {
+    for member in object.members { try body(member.key, member.value) }
   }
 
   /// Fails when the object has a member not in `allowed` (for strict input from other programs).

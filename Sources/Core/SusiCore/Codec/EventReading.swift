@@ -3,9 +3,11 @@ public import SusiJSON
 // Reading a log record straight from its bytes: replay and every start decode millions of them.
 //
 // `Event.read` walks the record with a pull reader and builds the event without a `JSON` tree.
-// It knows the envelope and the payloads that make up most of a log (chats, skill and group
-// lists) field by field; any other payload is read as a tree and handed to `Action.decode`, and a
-// field it does not read itself is handed to the same per-field readers `Action.decode` uses.
+// It reads the envelope field by field, and the chat payloads that make up most of a log
+// (`sendMessage`, `messageReceived` and its plain answers) member by member in the order this
+// writer writes them; every other payload, and any answer of another kind, it reads by the
+// codec's own field rules (`Action.decodeFields`, what `Action.decode` runs on a tree) through a
+// `BytesFieldReader` over its bytes.
 // Whenever a record is not exactly what this writer writes (a field it does not know, a repeated
 // key, an unexpected type, a key with escapes), it gives up and `Event.decode` reads the record:
 // so the result, and every error message, is the tree decoder's.
@@ -169,7 +171,10 @@ extension Event {
       return try readMessageReceived(&r).map(Action.messageReceived)
     default:
       if try r.null() { return try Action.decode(type: type.rawValue, payload: nil) }
-      return try Action.decode(type: type.rawValue, payload: try r.value())
+      guard try r.kind() == .object else { return nil }
+      var action: Action?
+      try r.readFields { action = try Action.decodeFields(type: type, $0) }
+      return action
     }
   }
 
@@ -201,8 +206,8 @@ extension Event {
       anonymous: anonymous)
   }
 
-  /// The answers array; plain answers are read field by field, any other kind through its tree
-  /// reader. Nil to use the tree decoder.
+  /// The answers array; plain answers are read field by field, any other kind by the codec's
+  /// field rules over its bytes. Throws, or returns nil, when the tree decoder must read them.
   static func readAnswers(_ r: inout JSONReader) throws -> [AnswerAction]? {
     var answers: [AnswerAction] = []
     try r.enterArray()
@@ -214,9 +219,8 @@ extension Event {
         answers.append(answer)
       } else {
         r.restore(start)
-        let value = try r.value()
-        guard case .object(let object) = value else { return nil }
-        answers.append(try AnswerAction(reading: FieldReader(object, path: "payload.answers")))
+        guard try r.kind() == .object else { return nil }
+        try r.readFields { answers.append(try AnswerAction(reading: $0)) }
       }
     }
     return answers

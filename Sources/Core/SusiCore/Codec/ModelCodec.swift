@@ -29,7 +29,7 @@ extension Skill {
     }
   }
 
-  init(reading r: FieldReader) throws(JSONShapeError) {
+  init(reading r: some FieldReading) throws(JSONShapeError) {
     self.init(
       tag: try r.string("tag"), group: try r.string("group"),
       language: try r.optionalString("language") ?? "en",
@@ -69,7 +69,7 @@ extension RatingAggregate {
     }
   }
 
-  init(reading r: FieldReader) throws(JSONShapeError) {
+  init(reading r: some FieldReading) throws(JSONShapeError) {
     self.init(
       oneStar: try r.int("oneStar"), twoStar: try r.int("twoStar"),
       threeStar: try r.int("threeStar"), fourStar: try r.int("fourStar"),
@@ -89,7 +89,7 @@ extension RequestError {
     }
   }
 
-  init(reading r: FieldReader) throws(JSONShapeError) {
+  init(reading r: some FieldReading) throws(JSONShapeError) {
     self.init(
       kind: RequestErrorKind(rawValue: try r.string("kind")), status: try r.optionalInt("status"),
       message: try r.string("message"))
@@ -127,12 +127,13 @@ func writeSettings(_ settings: [String: SettingValue], to w: inout JSONWriter) {
   }
 }
 
-func readSettings(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> [String: SettingValue]
+func readSettings(_ r: some FieldReading, _ key: String) throws(JSONShapeError) -> [String:
+  SettingValue]
 {
   let object = try r.object(key)
   var out: [String: SettingValue] = [:]
-  for member in object.object {
-    out[member.key] = try SettingValue(json: member.value, path: object.fieldPath(member.key))
+  try object.forEachMember { (key, value) throws(JSONShapeError) in
+    out[key] = try SettingValue(json: value, path: object.fieldPath(key))
   }
   return out
 }
@@ -214,11 +215,11 @@ extension AnswerAction {
     }
   }
 
-  init(reading r: FieldReader) throws(JSONShapeError) {
+  init(reading r: some FieldReading) throws(JSONShapeError) {
     let type = try r.string("type")
     if type == Self.keptWholeType {
       self = .unknown(
-        type: try r.optionalString("serverType") ?? type, raw: r.optionalValue("raw") ?? .null)
+        type: try r.optionalString("serverType") ?? type, raw: try r.optionalValue("raw") ?? .null)
       return
     }
     do {
@@ -227,21 +228,20 @@ extension AnswerAction {
       // Versions before `serverType` wrote an action kept whole under the server's name, even
       // a known one whose fields could not be read (a map at `$lat$`): read those as they were
       // meant, rather than refuse the whole log.
-      guard r.object["raw"] != nil, r.object["serverType"] == nil else { throw error }
-      self = .unknown(type: type, raw: r.optionalValue("raw") ?? .null)
+      guard r.contains("raw"), !r.contains("serverType") else { throw error }
+      self = .unknown(type: type, raw: try r.optionalValue("raw") ?? .null)
     }
   }
 
-  private init(known type: String, _ r: FieldReader) throws(JSONShapeError) {
+  private init(known type: String, _ r: some FieldReading) throws(JSONShapeError) {
     switch type {
     case "answer":
       self = .answer(
         expression: try r.string("expression"), language: try r.optionalString("language"),
         mood: try r.optionalString("mood"))
     case "table":
-      var columns: [TableColumn] = []
-      for c in try r.objects("columns") {
-        columns.append(TableColumn(key: try c.string("key"), header: try c.string("header")))
+      let columns = try r.objects("columns") { (c) throws(JSONShapeError) in
+        TableColumn(key: try c.string("key"), header: try c.string("header"))
       }
       var rows: [[JSON]] = []
       for (i, row) in try r.array("rows").enumerated() {
@@ -293,7 +293,7 @@ extension AnswerAction {
       if let control = ControlAction(rawValue: type) {
         self = .control(control)
       } else {
-        self = .unknown(type: type, raw: r.optionalValue("raw") ?? .null)
+        self = .unknown(type: type, raw: try r.optionalValue("raw") ?? .null)
       }
     }
   }
@@ -303,10 +303,8 @@ func writeAnswers(_ answers: [AnswerAction], to w: inout JSONWriter) {
   w.array(answers) { w, a in a.write(to: &w) }
 }
 
-func readAnswers(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> [AnswerAction] {
-  var out: [AnswerAction] = []
-  for a in try r.objects(key) { out.append(try AnswerAction(reading: a)) }
-  return out
+func readAnswers(_ r: some FieldReading, _ key: String) throws(JSONShapeError) -> [AnswerAction] {
+  try r.objects(key) { (a) throws(JSONShapeError) in try AnswerAction(reading: a) }
 }
 
 extension HistoryEntry {
@@ -319,7 +317,7 @@ extension HistoryEntry {
     }
   }
 
-  init(reading r: FieldReader) throws(JSONShapeError) {
+  init(reading r: some FieldReading) throws(JSONShapeError) {
     self.init(
       query: try r.string("query"), answers: try readAnswers(r, "answers"),
       queryDate: try readTimestamp(r, "queryDate"), answerDate: try readTimestamp(r, "answerDate"))
@@ -336,7 +334,7 @@ extension SearchResult {
     }
   }
 
-  init(reading r: FieldReader) throws(JSONShapeError) {
+  init(reading r: some FieldReading) throws(JSONShapeError) {
     self.init(
       title: try r.string("title"), description: try r.optionalString("description"),
       link: try r.string("link"), icon: try r.optionalString("icon"))
@@ -351,20 +349,18 @@ extension PlannedAnswer {
     }
   }
 
-  init(reading r: FieldReader) throws(JSONShapeError) {
+  init(reading r: some FieldReading) throws(JSONShapeError) {
     self.init(delayMilliseconds: try r.int("delay"), answers: try readAnswers(r, "answers"))
   }
 }
 
 /// The planned answers in the list `key`; none when it is absent.
-func readPlanned(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> [PlannedAnswer] {
+func readPlanned(_ r: some FieldReading, _ key: String) throws(JSONShapeError) -> [PlannedAnswer] {
   guard r.has(key) else { return [] }
-  var planned: [PlannedAnswer] = []
-  for p in try r.objects(key) { planned.append(try PlannedAnswer(reading: p)) }
-  return planned
+  return try r.objects(key) { (p) throws(JSONShapeError) in try PlannedAnswer(reading: p) }
 }
 
-func readTimestamp(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> Timestamp? {
+func readTimestamp(_ r: some FieldReading, _ key: String) throws(JSONShapeError) -> Timestamp? {
   guard let text = try r.optionalString(key) else { return nil }
   guard let t = Timestamp(rfc3339: text) else {
     throw JSONShapeError(path: r.fieldPath(key), reason: "expected an RFC 3339 date-time")
@@ -373,7 +369,7 @@ func readTimestamp(_ r: FieldReader, _ key: String) throws(JSONShapeError) -> Ti
 }
 
 /// The `resolved` skill of a rating result, when the runner had to look the skill up.
-func readResolved(_ r: FieldReader) throws(JSONShapeError) -> Skill? {
+func readResolved(_ r: some FieldReading) throws(JSONShapeError) -> Skill? {
   guard let skill = try r.optionalObject("resolved") else { return nil }
   return try Skill(reading: skill)
 }
