@@ -102,19 +102,9 @@ public enum PostgresEventLog {
       throw error
     }
     let found = try connection.execute(
-      "SELECT version, (SELECT attstorage FROM pg_attribute "
-        + "WHERE attrelid = 'susi_snapshots'::regclass AND attname = 'snapshot') "
-        + "FROM susi_log_schema WHERE log = $1", [.text(table)])
+      "SELECT version FROM susi_log_schema WHERE log = $1", [.text(table)])
     guard let version = found.count == 1 ? found.int(0, 0) : nil else {
       throw PostgresError(.query, "the log \(table) has no format version in susi_log_schema")
-    }
-    // Snapshots are stored as they are, not compressed: a start reads the newest whole, and
-    // decompressing a few hundred kilobytes costs the server more than sending them. Set once
-    // for the table (what is stored already stays as it is), by the first node that may: one
-    // whose role does not own the table leaves it as it is.
-    if found.text(0, 1) != "e" {
-      _ = try? connection.execute(
-        "ALTER TABLE susi_snapshots ALTER COLUMN snapshot SET STORAGE EXTERNAL")
     }
     // Older versions were upgraded in place above (version 2 added the owners table, version 3
     // the snapshots, key hashes and subscribers tables).

@@ -53,6 +53,7 @@ public struct PostgresSnapshots: SnapshotDestination {
     let checkpoint = EventLogCheckpoint(seq: seq, lineNumber: seq, offset: 0, line: record)
     // Nothing is written when the snapshot does not read back as the book it was made from.
     let encoded = try Snapshot(checkpoint: checkpoint, recovered: book).checkedEncoding()
+    Self.storeUncompressed(on: connection)
     try connection.executePipeline([
       ("BEGIN", []),
       (
@@ -67,6 +68,22 @@ public struct PostgresSnapshots: SnapshotDestination {
       ),
       ("COMMIT", []),
     ])
+  }
+
+  /// Has the snapshots table store its values as they are, not compressed: a start reads the
+  /// newest whole, and decompressing a few hundred kilobytes cost the server more than sending
+  /// them (0.7 ms of each start). Set once for the table (what is stored already stays as it
+  /// is), by the first writer that may: a role that does not own the table leaves it as it is.
+  /// Asked here, where a snapshot is written in the background, and not at every start: on a new
+  /// connection the catalog lookup alone costs the server most of a millisecond.
+  static func storeUncompressed(on connection: PostgresConnection) {
+    let storage = try? connection.execute(
+      "SELECT attstorage FROM pg_attribute "
+        + "WHERE attrelid = 'susi_snapshots'::regclass AND attname = 'snapshot'")
+    if storage?.text(0, 0) != "e" {
+      _ = try? connection.execute(
+        "ALTER TABLE susi_snapshots ALTER COLUMN snapshot SET STORAGE EXTERNAL")
+    }
   }
 
   /// The seqs of the snapshots kept, newest first.
