@@ -1,8 +1,10 @@
+import SusiJSON
+
 /// A moment in UTC, to the millisecond: the `at` of every event.
 ///
-/// Text form is RFC 3339 with milliseconds and `Z` (`2026-11-21T10:00:00.123Z`). Formatting and
-/// parsing are done here by hand: they sit on the log's hot path, and the reducer must not touch
-/// a clock or a locale.
+/// Text form is RFC 3339 with milliseconds and `Z` (`2026-11-21T10:00:00.123Z`), written by
+/// `DateTimeText` and parsed here, by hand: they sit on the log's hot path, and the reducer must
+/// not touch a clock or a locale.
 ///
 /// A moment lies between `minimum` and `maximum` (100,000,000 days either side of 1970, the
 /// range of an ECMAScript `Date`): making one from any number, or adding any number to one,
@@ -53,39 +55,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
   /// Appends the RFC 3339 text (without quotes) to `out`: the log's hot path writes timestamps
   /// straight into the record.
   public func append(to out: inout [UInt8]) {
-    let (days, msOfDay) = milliseconds.floorDivided(by: 86_400_000)
-    let (year, month, day) = Self.civil(fromDays: days)
-    let ms = Int(msOfDay)
-    func digits(_ value: Int, _ count: Int) {
-      var divisor = 1
-      for _ in 1..<count { divisor *= 10 }
-      var v = value
-      for _ in 0..<count {
-        out.append(UInt8(truncatingIfNeeded: v / divisor % 10) + 0x30)
-        v %= divisor
-        divisor /= 10
-        if divisor == 0 { divisor = 1 }
-      }
-    }
-    if (0...9999).contains(year) {
-      digits(year, 4)
-    } else {
-      out.append(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-      digits(abs(year), 6)
-    }
-    out.append(UInt8(ascii: "-"))
-    digits(month, 2)
-    out.append(UInt8(ascii: "-"))
-    digits(day, 2)
-    out.append(UInt8(ascii: "T"))
-    digits(ms / 3_600_000, 2)
-    out.append(UInt8(ascii: ":"))
-    digits(ms / 60_000 % 60, 2)
-    out.append(UInt8(ascii: ":"))
-    digits(ms / 1000 % 60, 2)
-    out.append(UInt8(ascii: "."))
-    digits(ms % 1000, 3)
-    out.append(UInt8(ascii: "Z"))
+    DateTimeText.append(milliseconds: milliseconds, to: &out)
   }
 
   /// Parses RFC 3339 / ISO 8601 date-times: `2026-11-21T10:00:00Z`, with an optional fraction of
@@ -234,25 +204,5 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     let doy = (153 * mp + 2) / 5 + day - 1
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
     return era * 146_097 + doe - 719_468
-  }
-
-  static func civil(fromDays days: Int64) -> (Int, Int, Int) {
-    let z = Int(days) + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let day = doy - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-  }
-}
-
-extension Int64 {
-  fileprivate func floorDivided(by divisor: Int64) -> (Int64, Int64) {
-    let q = self / divisor
-    let r = self % divisor
-    return r < 0 ? (q - 1, r + divisor) : (q, r)
   }
 }

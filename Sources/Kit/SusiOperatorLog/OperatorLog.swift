@@ -167,45 +167,14 @@ public struct OperatorLog: Sendable {
     return out
   }
 
-  /// The current UTC time with milliseconds.
+  /// The current UTC time with milliseconds (`2026-11-26T10:03:10.123Z`).
   static func now() -> String {
     var spec = timespec()
     clock_gettime(CLOCK_REALTIME, &spec)
-    var seconds = spec.tv_sec
-    var parts = tm()
-    gmtime_r(&seconds, &parts)
-    // Written digit by digit into one buffer: `2026-11-26T10:03:10.123Z`.
     var text: [UInt8] = []
-    text.reserveCapacity(28)
-    func digits(_ value: Int, _ count: Int) {
-      var divisor = 1
-      for _ in 1..<count { divisor *= 10 }
-      var rest = value
-      while divisor > 0 {
-        text.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-        rest %= divisor
-        divisor /= 10
-      }
-    }
-    let year = Int(parts.tm_year) + 1900
-    if (1000...9999).contains(year) {
-      digits(year, 4)
-    } else {
-      text.append(contentsOf: String(year).utf8)
-    }
-    text.append(UInt8(ascii: "-"))
-    digits(Int(parts.tm_mon) + 1, 2)
-    text.append(UInt8(ascii: "-"))
-    digits(Int(parts.tm_mday), 2)
-    text.append(UInt8(ascii: "T"))
-    digits(Int(parts.tm_hour), 2)
-    text.append(UInt8(ascii: ":"))
-    digits(Int(parts.tm_min), 2)
-    text.append(UInt8(ascii: ":"))
-    digits(Int(parts.tm_sec), 2)
-    text.append(UInt8(ascii: "."))
-    digits(spec.tv_nsec / 1_000_000, 3)
-    text.append(UInt8(ascii: "Z"))
+    text.reserveCapacity(24)
+    DateTimeText.append(
+      milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec / 1_000_000), to: &text)
     return String(decoding: text, as: UTF8.self)
   }
 }
