@@ -44,14 +44,14 @@ enum ChatEndpoint {
     // skill's console rule may wait on the network.
     var thought: AnswerEngine.Thought?
     if !query.isEmpty {
-      var (memory, random) = context.state.withLock { state in
+      var (remembered, random) = context.state.withLock { state in
         context.store?.catchUpMemory(&state)
-        return (state.memory.rememberedRows(key), state.random)
+        return (state.memory.rememberedValues(key), state.random)
       }
       thought = engine.think(
         query: query,
         context: AnswerEngine.Context(
-          language: language, observations: observations, memory: memory,
+          language: language, observations: observations, remembered: remembered,
           serverURL: request.baseURL, now: queryDate, debug: debug, focus: focus,
           persona: persona),
         random: &random)

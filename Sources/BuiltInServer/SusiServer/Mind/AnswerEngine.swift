@@ -29,10 +29,13 @@ struct AnswerEngine {
   struct Context {
     var language: String
     /// Observations (`timezoneOffset`, `language`, `client_host` …), in reply order.
-    var observations: [(String, JSON)]
-    /// The data rows of the user's earlier answers, newest first: remembered values.
-    var memory: [JSONObject]
-    var serverURL: String
+    let observations: [(String, JSON)]
+    let serverURL: String
+    /// The last rows every intent's bindings search: the server's URL and the observations,
+    /// then the values remembered from the user's earlier answers (for each name, the newest
+    /// answer's). Made when the first intent is considered, once per query.
+    var standingRows: [JSONObject] { standing.rows }
+    private let standing: StandingRows
     var now: Date
     var debug: Bool
     /// `focus=NAME`: the focus skills of that name answer first.
@@ -44,20 +47,41 @@ struct AnswerEngine {
     /// How candidates are ordered (changed only to measure the skills).
     var ranking = SkillMind.Ranking()
 
+    /// `remembered`: the values of the user's earlier answers (for each name, the newest's).
     init(
-      language: String, observations: [(String, JSON)] = [], memory: [JSONObject] = [],
+      language: String, observations: [(String, JSON)] = [], remembered: [String: JSON] = [:],
       serverURL: String, now: Date, debug: Bool = false, focus: String? = nil,
       persona: String? = nil
     ) {
       self.language = language
       self.observations = observations
-      self.memory = memory
       self.serverURL = serverURL
+      self.standing = StandingRows(
+        serverURL: serverURL, observations: observations, remembered: remembered)
       self.now = now
       self.debug = debug
       self.focus = focus
       self.persona = persona
     }
+  }
+
+  /// `Context.standingRows`, made at first use: a query no intent matches never needs them.
+  final class StandingRows {
+    private let serverURL: String
+    private let observations: [(String, JSON)]
+    private let remembered: [String: JSON]
+
+    init(serverURL: String, observations: [(String, JSON)], remembered: [String: JSON]) {
+      self.serverURL = serverURL
+      self.observations = observations
+      self.remembered = remembered
+    }
+
+    lazy var rows: [JSONObject] = {
+      var observed: [String: JSON] = ["server_url": .string(serverURL)]
+      for (key, value) in observations where observed[key] == nil { observed[key] = value }
+      return [JSONObject(Array(observed)), JSONObject(Array(remembered))]
+    }()
   }
 
   /// An answer found: the actions before shaping, the rows, and the values assigned.
@@ -156,16 +180,6 @@ struct AnswerEngine {
         captureRow[String(index)] = .string(capture)
       }
     }
-    var observations: [String: JSON] = ["server_url": .string(context.serverURL)]
-    for (key, value) in context.observations where observations[key] == nil {
-      observations[key] = value
-    }
-    var remembered: [String: JSON] = [:]
-    for row in context.memory {
-      for member in row.members where remembered[member.key] == nil {
-        remembered[member.key] = member.value
-      }
-    }
     var assigned = inherited
     func bindings(_ assigned: [(String, String)], rows: [JSON] = []) -> SkillBindings {
       var assignedLayer: [String: JSON] = [:]
@@ -177,7 +191,7 @@ struct AnswerEngine {
         row.object.map { Dictionary($0.members.map { ($0.key, $0.value) }) { first, _ in first } }
       }
       return SkillBindings(
-        rows: (rowLayers + [observations, remembered]).map { JSONObject(Array($0)) })
+        rows: rowLayers.map { JSONObject(Array($0)) } + context.standingRows)
     }
     for condition in intent.conditions {
       guard AnswerEngine.holds(condition, bindings(assigned)) != condition.negated else {
