@@ -27,6 +27,21 @@ struct WaitingCPUTests {
   }
 
   @Test func susiWaitingTwoSecondsOnASilentServerUsesNextToNoCPU() async throws {
+    // susi gives up on the silent server after its idle timeout (15 s of real time): a test
+    // process so starved that its window outlasts that has measured nothing, and tries again
+    // with a fresh susi, three times at most.
+    for _ in 1...3 {
+      if let used = try await Self.cpuWhileWaiting() {
+        #expect(used < 0.1, "susi used \(used) s of CPU while waiting 2 s")
+        return
+      }
+    }
+    Issue.record("susi's request ended before 2 s of waiting could be measured, three times")
+  }
+
+  /// The CPU time susi uses in 2 s of waiting on a server that never answers; nil when susi
+  /// ended before the measurement did.
+  static func cpuWhileWaiting() async throws -> Double? {
     let susi = try SusiBinary.built()
     let server = try #require(LoopbackServer { _ in .silence })
     defer { server.stop() }
@@ -49,17 +64,17 @@ struct WaitingCPUTests {
     // that keeps using CPU while waiting never gets there, and is then measured as it is.
     await waitUntil("susi to send its request") { !server.requests.isEmpty }
     try #require(!server.requests.isEmpty, "susi never sent its request")
-    var before = try #require(Self.cpuSeconds(of: pid))
-    let settling = ContinuousClock.now + .seconds(30)
+    guard var before = cpuSeconds(of: pid) else { return nil }
+    let settling = ContinuousClock.now + .seconds(5)
     while ContinuousClock.now < settling {
       try await Task.sleep(for: .milliseconds(250))
-      let now = try #require(Self.cpuSeconds(of: pid), "susi ended while waiting")
+      guard let now = cpuSeconds(of: pid) else { return nil }
       defer { before = now }
       if now == before { break }
     }
     try await Task.sleep(for: .seconds(2))
-    let after = try #require(Self.cpuSeconds(of: pid), "susi ended while waiting")
-    #expect(after - before < 0.1, "susi used \(after - before) s of CPU while waiting 2 s")
+    guard let after = cpuSeconds(of: pid) else { return nil }
+    return after - before
   }
 }
 
