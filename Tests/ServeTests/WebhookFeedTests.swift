@@ -40,9 +40,11 @@ import Testing
     for _ in 0..<3 { _ = await f.request("POST", "/actions", key: f.adminKey, body: rating) }
     await f.waitForEvents(9)
     let second = SSECollector()
+    // A failed wait above returns instead of trapping here, which would end the whole run.
+    let resumeAfter = try #require(first.events.last).id
     let resumed = Task {
       try await EventStreamSession(
-        feed: f.service.feed, clock: f.clock, after: first.events.last!.id
+        feed: f.service.feed, clock: f.clock, after: resumeAfter
       ).run {
         second.append($0)
       }

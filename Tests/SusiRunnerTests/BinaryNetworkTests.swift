@@ -9,7 +9,8 @@ import Testing
 #endif
 
 /// The built `susi` waiting on a server that accepts and never answers must use next to no CPU:
-/// the one timed wait in the tests (2 s), measured on the whole process.
+/// the one timed wait in the tests (2 s), measured on the whole process's CPU time (user and
+/// system, so a busy machine that runs it late does not count against it).
 @Suite(.timeLimit(.minutes(1)))
 struct WaitingCPUTests {
   /// User plus system CPU of process `pid` so far, in seconds (`/proc/PID/stat`).
@@ -26,6 +27,21 @@ struct WaitingCPUTests {
   }
 
   @Test func susiWaitingTwoSecondsOnASilentServerUsesNextToNoCPU() async throws {
+    // susi gives up on the silent server after its idle timeout (15 s of real time): a test
+    // process so starved that its window outlasts that has measured nothing, and tries again
+    // with a fresh susi, three times at most.
+    for _ in 1...3 {
+      if let used = try await Self.cpuWhileWaiting() {
+        #expect(used < 0.1, "susi used \(used) s of CPU while waiting 2 s")
+        return
+      }
+    }
+    Issue.record("susi's request ended before 2 s of waiting could be measured, three times")
+  }
+
+  /// The CPU time susi uses in 2 s of waiting on a server that never answers; nil when susi
+  /// ended before the measurement did.
+  static func cpuWhileWaiting() async throws -> Double? {
     let susi = try SusiBinary.built()
     let server = try #require(LoopbackServer { _ in .silence })
     defer { server.stop() }
@@ -42,14 +58,23 @@ struct WaitingCPUTests {
     defer { running.stop(signal: SIGKILL) }
     let pid = running.pid
 
-    // Start measuring once the request is on its way: start-up work is not waiting.
-    let arrival = ContinuousClock.now + .seconds(20)
-    while server.requests.isEmpty && ContinuousClock.now < arrival { await Task.yield() }
+    // Start measuring once the request is on its way and start-up work is over: what is left
+    // of it after the request went out (on a busy machine it runs late, spread thin) is not
+    // waiting. Over means susi's CPU time stopped growing for a quarter of a second; a process
+    // that keeps using CPU while waiting never gets there, and is then measured as it is.
+    await waitUntil("susi to send its request") { !server.requests.isEmpty }
     try #require(!server.requests.isEmpty, "susi never sent its request")
-    let before = try #require(Self.cpuSeconds(of: pid))
+    guard var before = cpuSeconds(of: pid) else { return nil }
+    let settling = ContinuousClock.now + .seconds(5)
+    while ContinuousClock.now < settling {
+      try await Task.sleep(for: .milliseconds(250))
+      guard let now = cpuSeconds(of: pid) else { return nil }
+      defer { before = now }
+      if now == before { break }
+    }
     try await Task.sleep(for: .seconds(2))
-    let after = try #require(Self.cpuSeconds(of: pid))
-    #expect(after - before < 0.1, "susi used \(after - before) s of CPU while waiting 2 s")
+    guard let after = cpuSeconds(of: pid) else { return nil }
+    return after - before
   }
 }
 

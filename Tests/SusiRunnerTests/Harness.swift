@@ -68,18 +68,38 @@ final class Results: Sendable {
     var entries: [(cause: Int, action: Action)] = []
     var taken: [Int: Int] = [:]
     var waiters: [(cause: Int, continuation: CheckedContinuation<Action, Never>)] = []
+    var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
   }
 
   private let book = Mutex(Book())
 
   func append(cause: Int, _ action: Action) {
-    let waiter = book.withLock { book -> CheckedContinuation<Action, Never>? in
+    let (waiter, counted) = book.withLock {
+      book -> (CheckedContinuation<Action, Never>?, [CheckedContinuation<Void, Never>]) in
       book.entries.append((cause, action))
-      guard let index = book.waiters.firstIndex(where: { $0.cause == cause }) else { return nil }
+      let total = book.entries.count
+      let counted = book.countWaiters.filter { $0.count <= total }.map(\.continuation)
+      book.countWaiters.removeAll { $0.count <= total }
+      guard let index = book.waiters.firstIndex(where: { $0.cause == cause }) else {
+        return (nil, counted)
+      }
       book.taken[cause, default: 0] += 1
-      return book.waiters.remove(at: index).continuation
+      return (book.waiters.remove(at: index).continuation, counted)
     }
     waiter?.resume(returning: action)
+    for waiter in counted { waiter.resume() }
+  }
+
+  /// Returns once at least `count` results have been delivered, whichever their causes.
+  func waitForCount(_ count: Int) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let ready = book.withLock { book -> Bool in
+        if book.entries.count >= count { return true }
+        book.countWaiters.append((count, continuation))
+        return false
+      }
+      if ready { continuation.resume() }
+    }
   }
 
   /// The next result for `cause` not yet returned by `next`.

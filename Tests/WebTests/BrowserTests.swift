@@ -81,22 +81,31 @@ struct BrowserTests {
         "[...e.querySelectorAll('.link-preview strong')].some((t) => t.textContent.includes('Pancakes'))",
         "a result's link preview")
 
-      // A delayed answer: a pending card first, filled in by the planned answer (3 s leave the
-      // page time to show the pending card on a busy machine).
-      try await s.page.fill("#chat-input", "set a timer for 3 seconds")
+      // A delayed answer: a pending card first, filled in by the planned answer. The timer runs
+      // on susi's real clock, so a slow page could miss the moment: a watcher set up before
+      // the question notes every pending card the page ever draws for it, however briefly
+      // shown, and the timer is long enough for the next question to come while it runs.
+      try await s.page.evaluate(
+        """
+        window.sawPendingTimer = false;
+        new MutationObserver((records) => {
+          for (const r of records) for (const n of r.addedNodes) {
+            const ex = n.nodeType === 1 && (n.matches('.exchange') ? n : n.closest('.exchange'));
+            if (ex && ex.dataset.query === 'set a timer for 10 seconds' && ex.querySelector('.answer') && ex.querySelector('.card-pending')) window.sawPendingTimer = true;
+          }
+        }).observe(document.querySelector('#chat-log'), { childList: true, subtree: true });
+        """)
+      try await s.page.fill("#chat-input", "set a timer for 10 seconds")
       try await s.page.submit("#chat-form")
-      try await s.waitInExchange(
-        "set a timer for 3 seconds",
-        "e.querySelector('.card-pending') && e.querySelector('.answer')",
-        "a pending card after the first answer")
+      try await s.page.waitUntil("window.sawPendingTimer", "a pending card after the first answer")
       // Another question while the timer runs: the late answer comes at the bottom, after it,
       // with a note of what it answers; the pending card goes.
       try await s.ask("flip a coin")
       try await s.page.waitUntil(
-        "((l) => l && l.matches('.exchange.late') && l.dataset.query === 'set a timer for 3 seconds' && l.textContent.includes('timer is done') && l.querySelector('.late-note').textContent.startsWith('Later answer to “set a timer for 3 seconds” (asked at'))(document.querySelector('#chat-log').lastElementChild)",
-        "the planned answer at the bottom, with its note")
+        "((l) => l && l.matches('.exchange.late') && l.dataset.query === 'set a timer for 10 seconds' && l.textContent.includes('timer is done') && l.querySelector('.late-note').textContent.startsWith('Later answer to “set a timer for 10 seconds” (asked at'))(document.querySelector('#chat-log').lastElementChild)",
+        "the planned answer at the bottom, with its note", seconds: 60)
       try await s.waitInExchange(
-        "set a timer for 3 seconds",
+        "set a timer for 10 seconds",
         "e.querySelectorAll('.answer').length === 1 && !e.querySelector('.card-pending')",
         "the question's own exchange without the pending card")
 
