@@ -14,7 +14,9 @@ public final class JSONStringCache {
   /// How many strings are kept at most.
   static let placeCount = 64
 
-  @usableFromInline var places: [String?]
+  // One reader at a time uses a cache: no access to `places` overlaps another, so it is not
+  // checked at run time (a check per string read).
+  @exclusivity(unchecked) @usableFromInline var places: [String?]
 
   public init() {
     places = Array(repeating: nil, count: Self.placeCount)

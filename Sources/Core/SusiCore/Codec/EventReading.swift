@@ -35,12 +35,16 @@ extension Event {
     var seen = EnvelopeFields()
     var version = 1
     var type: ActionType?
-    var hasAction = false
-    // The fields go straight into the event that is returned, with a stand-in action until the
-    // payload is read.
-    var event = Event(
-      seq: 0, at: Timestamp(milliseconds: 0), origin: EventOrigin(rawValue: "cli"), action: .logout
-    )
+    // The fields are kept apart and make the event at the end: an event made first and filled in
+    // costs a copy and a destruction of a whole event (its action a large enum) per record.
+    var seq = 0
+    var at = Timestamp(milliseconds: 0)
+    var origin = ""
+    var requestID: String?
+    var cause: Int?
+    var id: JSON?
+    var idempotencyKey: String?
+    var action: Action?
     try r.enterObject()
     // Member i of `envelopeMembers` is the field with raw value 1 << i.
     var members = Members(envelopeMembers)
@@ -49,28 +53,27 @@ extension Event {
       seen.insert(field)
       switch field {
       case .version: version = try r.int()
-      case .seq: event.seq = try r.int()
+      case .seq: seq = try r.int()
       case .at:
         let text = try r.stringBytes()
         guard !text.hasEscapes, let t = Timestamp(rfc3339Bytes: text.bytes) else { throw Unusual() }
-        event.at = t
-      case .origin: event.origin.rawValue = try origin(&r)
-      case .requestID: if !(try r.null()) { event.origin.requestID = try r.string() }
-      case .cause: if !(try r.null()) { event.cause = try r.int() }
+        at = t
+      case .origin: origin = try Self.origin(&r)
+      case .requestID: if !(try r.null()) { requestID = try r.string() }
+      case .cause: if !(try r.null()) { cause = try r.int() }
       case .id:
         switch try r.kind() {
         case .null: _ = try r.null()
-        case .number: event.id = try r.number()
-        default: event.id = try r.value()
+        case .number: id = try r.number()
+        default: id = try r.value()
         }
-      case .idempotencyKey: if !(try r.null()) { event.idempotencyKey = try r.string() }
+      case .idempotencyKey: if !(try r.null()) { idempotencyKey = try r.string() }
       case .type:
         guard let t = actionType(try r.stringBytes()) else { throw Unusual() }
         type = t
       default:  // .payload
         guard let type, let a = try readAction(type, &r) else { throw Unusual() }
-        event.action = a
-        hasAction = true
+        action = a
       }
     }
     guard !members.refused else { throw Unusual() }
@@ -78,11 +81,11 @@ extension Event {
     guard version == 1 || version == formatVersion, seen.contains(.required), let type else {
       throw Unusual()
     }
-    if !hasAction {
+    return Event(
+      seq: seq, at: at, origin: EventOrigin(rawValue: origin, requestID: requestID), cause: cause,
+      id: id, idempotencyKey: idempotencyKey,
       // No payload member: `{}`.
-      event.action = try Action.decode(type: type.rawValue, payload: nil)
-    }
-    return event
+      action: try action.take() ?? Action.decode(type: type.rawValue, payload: nil))
   }
 
   /// The origins this code names, as the log writes them.
@@ -174,7 +177,8 @@ extension Event {
       guard try r.kind() == .object else { return nil }
       var action: Action?
       try r.readFields { action = try Action.decodeFields(type: type, $0) }
-      return action
+      // Moved out, not copied (a copy and a destruction of the action per record).
+      return action.take()
     }
   }
 

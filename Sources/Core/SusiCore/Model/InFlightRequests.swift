@@ -4,8 +4,8 @@
 /// requests).
 public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDictionaryLiteral {
   private var bySeq = SeqMap<InFlightRequest>()
-  /// The seqs of the requests in flight with each key.
-  private var byKey: [String: Set<Int>] = [:]
+  /// The seqs of the requests in flight with each key, in increasing order.
+  private var byKey: [String: KeyedSeqs] = [:]
 
   public init() {}
 
@@ -22,7 +22,7 @@ public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDict
           bySeq.removeValue(forKey: seq)
         }
       if let key = old?.key { unindex(seq, key: key) }
-      if let key = newValue?.key { byKey[key, default: []].insert(seq) }
+      if let key = newValue?.key { byKey[key, default: KeyedSeqs()].insert(seq) }
     }
   }
 
@@ -44,7 +44,7 @@ public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDict
   }
 
   /// The seqs of the requests in flight with `key`, oldest first.
-  public func seqs(withKey key: String) -> [Int] { byKey[key].map { $0.sorted() } ?? [] }
+  public func seqs(withKey key: String) -> [Int] { byKey[key]?.seqs ?? [] }
 
   /// The seqs of the requests in flight, in increasing order.
   public var keys: [Int] { bySeq.keys }
@@ -56,8 +56,52 @@ public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDict
 
   public static func == (a: InFlightRequests, b: InFlightRequests) -> Bool { a.bySeq == b.bySeq }
 
+  /// Takes `seq` out of the index under `key`: one look-up of the key.
   private mutating func unindex(_ seq: Int, key: String) {
-    byKey[key]?.remove(seq)
-    if byKey[key]?.isEmpty == true { byKey[key] = nil }
+    guard let index = byKey.index(forKey: key) else { return }
+    if byKey.values[index].remove(seq) { byKey.remove(at: index) }
+  }
+}
+
+/// The seqs of the requests in flight with one superseding key, in increasing order. Mostly one
+/// (a request is answered before the next one about the same thing), kept without allocating.
+private struct KeyedSeqs {
+  private var first = 0
+  private var count = 0
+  /// The seqs after `first`, when there are more.
+  private var rest: [Int] = []
+
+  var seqs: [Int] { count == 0 ? [] : [first] + rest }
+
+  mutating func insert(_ seq: Int) {
+    if count == 0 {
+      first = seq
+    } else {
+      var all = seqs
+      let place = all.firstIndex { $0 >= seq } ?? all.count
+      // A seq is in flight once.
+      guard place == all.count || all[place] != seq else { return }
+      all.insert(seq, at: place)
+      first = all[0]
+      rest = Array(all.dropFirst())
+    }
+    count += 1
+  }
+
+  /// Removes `seq`; returns whether none is left.
+  mutating func remove(_ seq: Int) -> Bool {
+    if count > 0, seq == first {
+      if rest.isEmpty {
+        count = 0
+        return true
+      }
+      first = rest.removeFirst()
+    } else if let place = rest.firstIndex(of: seq) {
+      rest.remove(at: place)
+    } else {
+      return count == 0
+    }
+    count -= 1
+    return count == 0
   }
 }

@@ -35,11 +35,26 @@ public enum SettingKey {
     ("customThemeValue", .string), ("avatarType", .string),
   ]
 
-  private static let kinds: [String: Kind] = Dictionary(
-    uniqueKeysWithValues: allowed.map { ($0.key, $0.kind) })
+  /// What a key takes: its type, and the choices, range or length its value must keep to.
+  private struct Rule {
+    var kind: Kind
+    var choices: [String]?
+    var range: ClosedRange<Double>?
+    var length: ClosedRange<Int>?
+  }
+
+  /// Every accepted key's rule, from the tables here: checking a value looks its key up once.
+  private static let rules: [String: Rule] = Dictionary(
+    uniqueKeysWithValues: allowed.map {
+      (
+        $0.key,
+        Rule(
+          kind: $0.kind, choices: choices[$0.key], range: ranges[$0.key], length: lengths[$0.key])
+      )
+    })
 
   /// The type of `key`, or nil when the server does not accept it.
-  public static func kind(of key: String) -> Kind? { kinds[key] }
+  public static func kind(of key: String) -> Kind? { rules[key]?.kind }
 
   /// Reads a value as text (from the server, or typed by a person) into its key's type.
   /// Returns nil when the text does not fit the type. Unknown keys are kept as strings.
@@ -93,12 +108,13 @@ public enum SettingKey {
   /// accepted for every type (`"0.8"` for a number, `"true"` for a boolean), since that is how
   /// it hands settings out; the result is the typed value, so the state and the server agree.
   public static func checked(key: String, value: SettingValue) -> Result<SettingValue, Refusal> {
-    guard let kind = kind(of: key) else {
+    guard let rule = rules[key] else {
       return .failure(
         Refusal(
           "unknown setting '\(key)'; the server accepts: \(allowed.map(\.key).joined(separator: ", "))"
         ))
     }
+    let kind = rule.kind
     var typed = value
     if case .string(let text) = value, kind != .string, let parsed = parse(text, for: key) {
       typed = parsed
@@ -106,15 +122,15 @@ public enum SettingKey {
     switch (kind, typed) {
     case (.bool, .bool): return .success(typed)
     case (.number, .number(let number)):
-      if let range = ranges[key], !range.contains(number) {
+      if let range = rule.range, !range.contains(number) {
         return .failure(Refusal("setting '\(key)' takes \(accepts(key)), not \(typed)"))
       }
       return .success(typed)
     case (.string, .string(let text)):
-      if let choices = choices[key], !choices.contains(text) {
+      if let choices = rule.choices, !choices.contains(text) {
         return .failure(Refusal("setting '\(key)' takes \(accepts(key)), not '\(text)'"))
       }
-      if let length = lengths[key], !length.contains(text.count) {
+      if let length = rule.length, !length.contains(text.count) {
         return .failure(Refusal("setting '\(key)' takes \(accepts(key))"))
       }
       return .success(typed)

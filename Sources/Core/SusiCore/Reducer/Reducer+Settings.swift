@@ -4,9 +4,10 @@ extension State {
   mutating func changeSettings(_ p: Action.ChangeSettings, _ event: Event) -> Reaction {
     guard !p.settings.isEmpty else { return .rejected("no settings to change") }
     // Values may come in the server's string form; what is stored and kept is the typed value.
-    var typed: [String: SettingValue] = [:]
-    for key in p.settings.keys.sorted() {
-      switch SettingKey.checked(key: key, value: p.settings[key]!) {
+    // In key order, so that the first refusal named is always the same one.
+    var typed: [String: SettingValue] = Dictionary(minimumCapacity: p.settings.count)
+    for (key, value) in p.settings.sorted(by: { $0.key < $1.key }) {
+      switch SettingKey.checked(key: key, value: value) {
       case .success(let value): typed[key] = value
       case .failure(let refusal): return .rejected(refusal.reason)
       }

@@ -109,14 +109,19 @@ extension State {
   mutating func ratingSubmitted(_ p: Action.RatingSubmitted, _ event: Event) -> Reaction {
     finish(event, completing: .submitRating)
     if let resolved = p.resolved { skills[p.group, default: [:]][p.skill] = resolved }
-    // The reply carries only the star counts; thumbs and feedback counts stay as they were.
-    let before = skills[p.group]?[p.skill]?.rating
-    var ratings = p.ratings
-    ratings.positive = ratings.positive ?? before?.positive
-    ratings.negative = ratings.negative ?? before?.negative
-    ratings.feedbackCount = ratings.feedbackCount ?? before?.feedbackCount
-    ratings.bookmarkCount = ratings.bookmarkCount ?? before?.bookmarkCount
-    skills[p.group]?[p.skill]?.rating = ratings
+    // The skill is changed where it lies (one look-up of each name, no copy of the skill).
+    if let group = skills.index(forKey: p.group),
+      let skill = skills.values[group].index(forKey: p.skill)
+    {
+      // The reply carries only the star counts; thumbs and feedback counts stay as they were.
+      let before = skills.values[group].values[skill].rating
+      var ratings = p.ratings
+      ratings.positive = ratings.positive ?? before?.positive
+      ratings.negative = ratings.negative ?? before?.negative
+      ratings.feedbackCount = ratings.feedbackCount ?? before?.feedbackCount
+      ratings.bookmarkCount = ratings.bookmarkCount ?? before?.bookmarkCount
+      skills.values[group].values[skill].rating = ratings
+    }
     userRatings[SkillID(group: p.group, skill: p.skill)] = UserRating(stars: p.stars)
     return []
   }
