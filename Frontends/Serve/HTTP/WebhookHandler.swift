@@ -95,13 +95,36 @@ public final class WebhookHandler: HTTPHandler {
   public func handle(
     _ request: HTTPRequest, as caller: Caller, holds: @escaping @Sendable (Privilege) -> Bool
   ) async -> HTTPResponse {
-    await handle(request, principal: Principal(caller: caller, holds: holds))
+    await handle(request, principal: Principal(caller: caller, asking: holds))
   }
 
   /// Who a request is answered for, and how to ask later whether they still hold a privilege.
   struct Principal {
     var caller: Caller
-    var holds: @Sendable (Privilege) -> Bool
+    /// Asks for the caller; nil when the caller's key is asked about at the gate.
+    private var asking: (@Sendable (Privilege) -> Bool)?
+    private var gate: AccessGate?
+
+    /// A caller its frontend identified, asked about by `asking`.
+    init(caller: Caller, asking: @escaping @Sendable (Privilege) -> Bool) {
+      self.caller = caller
+      self.asking = asking
+    }
+
+    /// A caller who sent a key, asked about at `gate` (nil: nobody, who holds nothing).
+    init(caller: Caller, gate: AccessGate?) {
+      self.caller = caller
+      self.gate = gate
+    }
+
+    /// Whether the caller still holds a privilege, asked when needed (an event stream asks
+    /// while it runs). Made on demand: most requests never ask.
+    var holds: @Sendable (Privilege) -> Bool {
+      if let asking { return asking }
+      guard let gate else { return { _ in false } }
+      let keyID = caller.keyID
+      return { gate.allows(keyID, $0) }
+    }
   }
 
   private func handle(_ request: HTTPRequest, principal: Principal?) async -> HTTPResponse {
@@ -123,9 +146,7 @@ public final class WebhookHandler: HTTPHandler {
       let principal = try principal ?? authenticate(request, needed: route.needsCaller)
       response = try await route.answer(
         self,
-        .init(
-          request: request, caller: principal.caller, holds: principal.holds,
-          parameters: parameters))
+        .init(request: request, principal: principal, parameters: parameters))
     } catch {
       response = (error as? WebhookError ?? WebhookError(500, "internal", "\(error)")).response
     }
@@ -137,7 +158,7 @@ public final class WebhookHandler: HTTPHandler {
   private func authenticate(_ request: HTTPRequest, needed: Bool) throws(WebhookError) -> Principal
   {
     guard needed else {
-      return Principal(caller: Caller(keyID: "", privileges: []), holds: { _ in false })
+      return Principal(caller: Caller(keyID: "", privileges: []), gate: nil)
     }
     let caller: Caller
     do {
@@ -145,9 +166,7 @@ public final class WebhookHandler: HTTPHandler {
     } catch {
       throw .unauthorized(error.message)
     }
-    let gate = self.gate
-    let keyID = caller.keyID
-    return Principal(caller: caller, holds: { gate.allows(keyID, $0) })
+    return Principal(caller: caller, gate: gate)
   }
 
   // MARK: Shared pieces

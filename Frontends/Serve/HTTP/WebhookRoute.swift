@@ -14,9 +14,11 @@ struct WebhookRoute: Sendable {
   /// A request whose caller is known, with the values of the pattern's `{…}` segments.
   struct Call {
     var request: HTTPRequest
-    var caller: Caller
-    var holds: @Sendable (Privilege) -> Bool
+    var principal: WebhookHandler.Principal
     var parameters: [String]
+
+    var caller: Caller { principal.caller }
+    var holds: @Sendable (Privilege) -> Bool { principal.holds }
   }
 
   let method: HTTPMethod

@@ -45,6 +45,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   private var listener: Int32 = -1
   private var listenerPausedUntil: Duration?
   private var local: [Work] = []
+  /// The work of the current turn, taken from `local` and the inbox; kept between turns (empty)
+  /// so that neither list is grown again every turn.
+  private var running: [Work] = []
   private var connections: [UInt64: HTTPConnection] = [:]
   /// This loop's reserve connections, by their ticket (see `OpenConnections.Admission`).
   private var reserveTickets: [UInt64: UInt64] = [:]
@@ -132,7 +135,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
 
   // MARK: - Cross-thread entry points
 
-  private var isOnLoopThread: Bool { pthread_equal(pthread_self(), threadID) != 0 }
+  var isOnLoopThread: Bool { pthread_equal(pthread_self(), threadID) != 0 }
 
   /// Runs `work` on the loop thread soon; false when the loop has stopped.
   @discardableResult
@@ -248,16 +251,17 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
       inbox.work = []
       return work
     }
-    var batch = local
-    local = []
-    batch.append(contentsOf: incoming)
+    // `local` takes the emptied list of the last turn; what runs now may add to it.
+    swap(&running, &local)
+    running.append(contentsOf: incoming)
     let executor = asUnownedTaskExecutor()
-    for work in batch {
-      switch work {
+    for index in running.indices {
+      switch running[index] {
       case .job(let job): job.runSynchronously(on: executor)
       case .closure(let closure): closure()
       }
     }
+    running.removeAll(keepingCapacity: true)
   }
 
   private func fireBarriers() {

@@ -223,16 +223,25 @@ final class HTTPConnection: @unchecked Sendable {
     loop.taskStarted()
     handlerTask = Task(executorPreference: loop) {
       let response = await handler.handle(request)
-      loop.runOnLoop {
-        self.handlerTask = nil
-        if !self.isClosed {
-          let now = loop.now
-          self.perform(self.machine.responseProduced(response, at: now), now: now)
-          self.afterEvent()
-        }
-        loop.taskEnded()
+      // Usually the task is back on the loop's thread by now (its executor): the response goes
+      // out at once, with no closure queued for it.
+      if loop.isOnLoopThread {
+        self.handlerFinished(response)
+      } else {
+        loop.execute { self.handlerFinished(response) }
       }
     }
+  }
+
+  /// Sends what the handler answered; on the loop thread.
+  private func handlerFinished(_ response: HTTPResponse) {
+    handlerTask = nil
+    if !isClosed {
+      let now = loop.now
+      perform(machine.responseProduced(response, at: now), now: now)
+      afterEvent()
+    }
+    loop.taskEnded()
   }
 
   private func startStream(_ bodyStream: HTTPBodyStream, chunked: Bool) {

@@ -160,8 +160,8 @@ struct HTTPHeadScanner {
   private static func parseVersion(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<
     HTTPVersion, HTTPRejection
   > {
-    let prefix: [UInt8] = Array("HTTP/".utf8)
-    guard bytes.count == 8, bytes.prefix(5).elementsEqual(prefix), bytes[6] == UInt8(ascii: "."),
+    guard bytes.count == 8, bytes.prefix(5).elementsEqual("HTTP/".utf8),
+      bytes[6] == UInt8(ascii: "."),
       let major = HTTPSyntax.hexValue(bytes[5]), major < 10,
       let minor = HTTPSyntax.hexValue(bytes[7]), minor < 10
     else {
@@ -219,6 +219,9 @@ struct HTTPHeadScanner {
     } else if HTTPSyntax.equalsIgnoringCase(name, "expect") {
       expectations.append(field.value.decodedString.lowercased())
     }
+    // Room for a usual request's fields at once, and for one a handler in front adds (a
+    // request id), instead of growing the list field by field.
+    if headers.fields.isEmpty { headers.reserveCapacity(8) }
     headers.add(name.decodedString, field.value.decodedString)
   }
 

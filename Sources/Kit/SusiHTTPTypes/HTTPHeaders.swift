@@ -34,7 +34,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
   /// Replaces every field called `name` with one field.
   public mutating func set(_ name: String, _ value: String) {
-    fields.removeAll { Self.namesMatch($0.name, name) }
+    // Removing touches the fields only when there is something to remove: on fields shared
+    // with another copy, that would copy them once more before the append does.
+    if contains(name) { fields.removeAll { Self.namesMatch($0.name, name) } }
     fields.append(Field(name: name, value: value))
   }
 

@@ -27,6 +27,16 @@ public struct OperatorLog: Sendable {
       }
     }
 
+    /// `name`, for writing without a string.
+    var staticName: StaticString {
+      switch self {
+      case .debug: "debug"
+      case .info: "info"
+      case .warning: "warning"
+      case .error: "error"
+      }
+    }
+
     public init?(name: String) {
       guard let level = Self.allCases.first(where: { $0.name == name }) else { return nil }
       self = level
@@ -145,6 +155,76 @@ public struct OperatorLog: Sendable {
     }
   }
 
+  /// Writes the line of one answered request at `level` (what `RequestLogging` logs): the same
+  /// line as `log(level, "request", …)` with the fields `request`, `method`, `path`, `status`,
+  /// `ms`, `bytes` and `client` in that order. A JSON line is written straight into its bytes,
+  /// with no array of fields and no strings made on the way: it runs once per request.
+  public func request(
+    _ level: Level, id: String, method: String, path: String, status: Int,
+    milliseconds: Double, bytes: Int, client: String
+  ) {
+    guard level >= self.level else { return }
+    guard format == .json else {
+      log(
+        level, "request",
+        [
+          "request": .string(id), "method": .string(method), "path": .string(path),
+          "status": .int(status), "ms": .double(milliseconds), "bytes": .int(bytes),
+          "client": .string(client),
+        ])
+      return
+    }
+    writer(
+      requestLine(
+        level, id: id, method: method, path: path, status: status, milliseconds: milliseconds,
+        bytes: bytes, client: client, at: Self.nowMilliseconds()))
+  }
+
+  /// The JSON line `request(…)` writes, at `time` (milliseconds since 1970).
+  func requestLine(
+    _ level: Level, id: String, method: String, path: String, status: Int,
+    milliseconds: Double, bytes: Int, client: String, at time: Int64
+  ) -> [UInt8] {
+    var w = JSONWriter(capacity: 192 + path.utf8.count + component.utf8.count)
+    w.raw("{\"time\":\"")
+    DateTimeText.append(milliseconds: time, to: &w.bytes)
+    w.raw("\",\"level\":\"")
+    w.raw(level.staticName)
+    w.raw("\",\"component\":")
+    w.string(component)
+    w.raw(",\"message\":\"request\",\"request\":")
+    w.string(id)
+    w.raw(",\"method\":")
+    w.string(method)
+    w.raw(",\"path\":")
+    w.string(path)
+    w.raw(",\"status\":")
+    w.int(status)
+    w.raw(",\"ms\":")
+    Self.appendTenths(milliseconds, to: &w)
+    w.raw(",\"bytes\":")
+    w.int(bytes)
+    w.raw(",\"client\":")
+    w.string(client)
+    w.raw("}\n")
+    return w.bytes
+  }
+
+  /// Writes `value` as `JSONWriter.double` does (Swift's shortest text of a `Double`), digit by
+  /// digit when it is a whole number of tenths below a trillion (a duration rounded to 0.1 ms):
+  /// there that text is always the tenths' integer part, a point and one digit.
+  static func appendTenths(_ value: Double, to w: inout JSONWriter) {
+    let tenths = (value * 10).rounded()
+    guard value.sign == .plus, value < 1e12, tenths / 10 == value else {
+      w.double(value)
+      return
+    }
+    let whole = Int(tenths)
+    w.int(whole / 10)
+    w.byte(UInt8(ascii: "."))
+    w.byte(UInt8(truncatingIfNeeded: whole % 10) + 0x30)
+  }
+
   /// Whether the JSON line sets the name `key` itself (compared without hashing: a line has a
   /// handful of fields).
   private static func isReserved(_ key: String) -> Bool {
@@ -169,13 +249,17 @@ public struct OperatorLog: Sendable {
 
   /// The current UTC time with milliseconds (`2026-11-26T10:03:10.123Z`).
   static func now() -> String {
-    var spec = timespec()
-    clock_gettime(CLOCK_REALTIME, &spec)
     var text: [UInt8] = []
     text.reserveCapacity(24)
-    DateTimeText.append(
-      milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec / 1_000_000), to: &text)
+    DateTimeText.append(milliseconds: nowMilliseconds(), to: &text)
     return String(decoding: text, as: UTF8.self)
+  }
+
+  /// The current time in milliseconds since 1970.
+  static func nowMilliseconds() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec / 1_000_000)
   }
 }
 

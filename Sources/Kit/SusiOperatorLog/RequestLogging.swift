@@ -36,15 +36,11 @@ public struct RequestLogging: HTTPHandler {
       + Double(elapsed.components.attoseconds) / 1e15
     let level: OperatorLog.Level =
       response.status >= 500 ? .error : response.status >= 400 ? .warning : .info
-    log.log(
-      level, "request",
-      [
-        "request": .string(id), "method": .string(request.method.text),
-        "path": .string(request.path), "status": .int(response.status),
-        "ms": .double((milliseconds * 10).rounded() / 10),
-        "bytes": .int(response.bodyStream == nil ? response.body.count : -1),
-        "client": .string(request.remoteAddress),
-      ])
+    log.request(
+      level, id: id, method: request.method.text, path: request.path, status: response.status,
+      milliseconds: (milliseconds * 10).rounded() / 10,
+      bytes: response.bodyStream == nil ? response.body.count : -1,
+      client: request.remoteAddress)
     return response
   }
 
@@ -81,8 +77,27 @@ final class RequestIDs: Sendable {
     prefix = String(repeating: "0", count: 16 - hex.count) + hex
   }
 
+  /// `PREFIX-N`, written into the string's own storage (one allocation).
   func next() -> String {
     let n = counter.add(1, ordering: .relaxed).newValue
-    return "\(prefix)-\(n)"
+    var digits = 1
+    var rest = n
+    while rest >= 10 {
+      rest /= 10
+      digits += 1
+    }
+    var prefix = self.prefix
+    return prefix.withUTF8 { head in
+      String(unsafeUninitializedCapacity: head.count + 1 + digits) { text in
+        _ = text.initialize(fromContentsOf: head)
+        text[head.count] = UInt8(ascii: "-")
+        var value = n
+        for index in stride(from: head.count + digits, to: head.count, by: -1) {
+          text[index] = UInt8(truncatingIfNeeded: value % 10) &+ 0x30
+          value /= 10
+        }
+        return head.count + 1 + digits
+      }
+    }
   }
 }

@@ -196,9 +196,9 @@ extension AccessControl {
 
   /// Whether `id` has the form of a key id: `key_` and 16 lower-case hex digits.
   public static func isKeyID(_ id: String) -> Bool {
-    let bytes = Array(id.utf8)
+    let bytes = id.utf8
     guard bytes.count == 20, id.hasPrefix("key_") else { return false }
-    return bytes[4...].allSatisfy { b in
+    return bytes.dropFirst(4).allSatisfy { b in
       (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
         || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(b)
     }
