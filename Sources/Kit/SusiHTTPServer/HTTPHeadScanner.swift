@@ -222,7 +222,15 @@ struct HTTPHeadScanner {
     // Room for a usual request's fields at once, and for one a handler in front adds (a
     // request id), instead of growing the list field by field.
     if headers.fields.isEmpty { headers.reserveCapacity(8) }
-    headers.add(name.decodedString, field.value.decodedString)
+    headers.add(name.decodedString, Self.text(ofValue: field.value))
+  }
+
+  /// A field value as a string; the most common value too long to be stored inline in a string
+  /// is not copied into a new one.
+  private static func text(ofValue value: UnsafeBufferPointer<UInt8>) -> String {
+    let json = "application/json"
+    if value.count == 16 && value.elementsEqual(json.utf8) { return json }
+    return value.decodedString
   }
 
   /// `1*DIGIT` and nothing else: no sign, no spaces, no list, no overflow (RFC 9112 §6.3).
