@@ -368,6 +368,21 @@ public struct BytesFieldReader: FieldReading {
     return number
   }
 
+  private func readInt(_ m: Int) throws(JSONShapeError) -> Int {
+    guard let i = try readNumber(m).int else { throw Self.unread }
+    return i
+  }
+
+  private func readDouble(_ m: Int) throws(JSONShapeError) -> Double {
+    guard let d = try readNumber(m).double else { throw Self.unread }
+    return d
+  }
+
+  private func readArray(_ m: Int) throws(JSONShapeError) -> [JSON] {
+    guard case .array(let a) = try readValue(m) else { throw Self.unread }
+    return a
+  }
+
   private func readBool(_ m: Int) throws(JSONShapeError) -> Bool {
     // `locate` checked the literal.
     switch member(m).kind {
@@ -462,8 +477,7 @@ public struct BytesFieldReader: FieldReading {
   }
 
   public func optionalValue(_ key: String) throws(JSONShapeError) -> JSON? {
-    guard let m = present(key) else { return nil }
-    return try readValue(m)
+    try present(key).map { (m) throws(JSONShapeError) in try readValue(m) }
   }
 
   public func string(_ key: String) throws(JSONShapeError) -> String {
@@ -471,30 +485,23 @@ public struct BytesFieldReader: FieldReading {
   }
 
   public func optionalString(_ key: String) throws(JSONShapeError) -> String? {
-    guard let m = present(key) else { return nil }
-    return try readString(m)
+    try present(key).map { (m) throws(JSONShapeError) in try readString(m) }
   }
 
   public func int(_ key: String) throws(JSONShapeError) -> Int {
-    guard let i = try readNumber(try required(key)).int else { throw Self.unread }
-    return i
+    try readInt(try required(key))
   }
 
   public func optionalInt(_ key: String) throws(JSONShapeError) -> Int? {
-    guard let m = present(key) else { return nil }
-    guard let i = try readNumber(m).int else { throw Self.unread }
-    return i
+    try present(key).map { (m) throws(JSONShapeError) in try readInt(m) }
   }
 
   public func double(_ key: String) throws(JSONShapeError) -> Double {
-    guard let d = try readNumber(try required(key)).double else { throw Self.unread }
-    return d
+    try readDouble(try required(key))
   }
 
   public func optionalDouble(_ key: String) throws(JSONShapeError) -> Double? {
-    guard let m = present(key) else { return nil }
-    guard let d = try readNumber(m).double else { throw Self.unread }
-    return d
+    try present(key).map { (m) throws(JSONShapeError) in try readDouble(m) }
   }
 
   public func bool(_ key: String) throws(JSONShapeError) -> Bool {
@@ -502,19 +509,15 @@ public struct BytesFieldReader: FieldReading {
   }
 
   public func optionalBool(_ key: String) throws(JSONShapeError) -> Bool? {
-    guard let m = present(key) else { return nil }
-    return try readBool(m)
+    try present(key).map { (m) throws(JSONShapeError) in try readBool(m) }
   }
 
   public func array(_ key: String) throws(JSONShapeError) -> [JSON] {
-    guard case .array(let a) = try readValue(try required(key)) else { throw Self.unread }
-    return a
+    try readArray(try required(key))
   }
 
   public func optionalArray(_ key: String) throws(JSONShapeError) -> [JSON]? {
-    guard let m = present(key) else { return nil }
-    guard case .array(let a) = try readValue(m) else { throw Self.unread }
-    return a
+    try present(key).map { (m) throws(JSONShapeError) in try readArray(m) }
   }
 
   public func strings(_ key: String) throws(JSONShapeError) -> [String] {
@@ -540,8 +543,7 @@ public struct BytesFieldReader: FieldReading {
   }
 
   public func optionalObject(_ key: String) throws(JSONShapeError) -> BytesFieldReader? {
-    guard let m = present(key) else { return nil }
-    return try readObject(m)
+    try present(key).map { (m) throws(JSONShapeError) in try readObject(m) }
   }
 
   public func objects(_ key: String) throws(JSONShapeError) -> [BytesFieldReader] {
