@@ -245,7 +245,10 @@ struct TextEndToEndTests {
       if case .requestFailed(let failed) = event.action { return failed.error.kind == .cancelled }
       return false
     }
-    #expect(cancelled, "the request ends as cancelled in the log")
+    #expect(
+      cancelled,
+      "the request ends as cancelled in the log: \(events.map { "\($0.seq) \($0.action)" }) \(run.stderr)"
+    )
     let replay = try await susi.run(
       ["replay", "--verify", folder.path + "/events.jsonl"], environment: environment)
     #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")
