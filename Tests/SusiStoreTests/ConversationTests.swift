@@ -38,7 +38,7 @@ import Testing
     #expect(loginSeq == 1)
     #expect(loggedIn?.action.type == .loggedIn)
     #expect(conversation.waitingFor.isEmpty)
-    #expect(!conversation.isSending)
+    #expect(!conversation.requests.sending)
 
     // Once the session expired, a sync is refused at once (its first result) and a logout
     // starts, whose result is the intent's second.

@@ -286,12 +286,13 @@ extension TextSession {
       input.cancel()
       return
     }
-    var waiting = conversation.waitingFor
-    while waiting.isEmpty && conversation.isSending {
+    var requests = conversation.requests
+    while requests.waitingFor.isEmpty && requests.sending {
       // A request is being logged: its seq is known in a moment, and it is what to cancel.
       await Task.yield()
-      waiting = conversation.waitingFor
+      requests = conversation.requests
     }
+    let waiting = requests.waitingFor
     if !waiting.isEmpty {
       console.writeError("\n")
       for seq in waiting {

@@ -89,11 +89,14 @@ public final class Conversation: Sendable {
     return (published.seq, (try? await results.next())?.event)
   }
 
-  /// True while an intent is being sent and its seq is not among `waitingFor` yet.
-  public var isSending: Bool { shared.withLock { $0.sending > 0 } }
-
   /// The intents whose results are being waited for now, oldest first.
   public var waitingFor: [Int] { shared.withLock { $0.waiting.sorted() } }
+
+  /// `waitingFor`, and whether an intent is being sent whose seq is not among them yet, read at
+  /// one moment: a send that ends between two separate reads would be in neither.
+  public var requests: (waitingFor: [Int], sending: Bool) {
+    shared.withLock { ($0.waiting.sorted(), $0.sending > 0) }
+  }
 
   /// Returns once the follower has handled every event up to `seq` (or the store closed).
   public func waitUntilSeen(_ seq: Int) async {
