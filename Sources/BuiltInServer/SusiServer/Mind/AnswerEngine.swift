@@ -30,7 +30,6 @@ struct AnswerEngine {
     var language: String
     /// Observations (`timezoneOffset`, `language`, `client_host` …), in reply order.
     let observations: [(String, JSON)]
-    let serverURL: String
     /// The last rows every intent's bindings search: the server's URL and the observations,
     /// then the values remembered from the user's earlier answers (for each name, the newest
     /// answer's). Made when the first intent is considered, once per query.
@@ -55,7 +54,6 @@ struct AnswerEngine {
     ) {
       self.language = language
       self.observations = observations
-      self.serverURL = serverURL
       self.standing = StandingRows(
         serverURL: serverURL, observations: observations, remembered: remembered)
       self.now = now
