@@ -58,6 +58,7 @@ import Testing
     async throws
   {
     let f = try await WebhookFixture.make()
+    #expect(f.handler.respondsInline(to: post("/actions?wait=0", key: nil, body: "")))
     let accepted = await respondInline(f, post("/actions", key: f.adminKey, body: message))
     #expect(accepted?.status == 202)
     let intents = f.sink.lines.compactMap { try? Event.decode($0) }.filter { $0.origin == .webhook }
@@ -76,10 +77,13 @@ import Testing
       badBody?.body == (await f.handler.handle(post("/actions", key: f.adminKey, body: "{"))).body)
     // Waiting for results, a malformed wait, and other routes run in a task.
     for target in ["/actions?wait=1", "/actions?wait=maybe", "/state", "/actions/x"] {
-      #expect(await respondInline(f, post(target, key: f.adminKey, body: message)) == nil)
+      let request = post(target, key: f.adminKey, body: message)
+      #expect(!f.handler.respondsInline(to: request))
+      #expect(await respondInline(f, request) == nil)
     }
     var get = post("/actions", key: f.adminKey, body: "")
     get.method = .get
+    #expect(!f.handler.respondsInline(to: get))
     #expect(await respondInline(f, get) == nil)
   }
 

@@ -6,7 +6,8 @@ import Testing
 @testable import SusiHTTPServer
 
 /// A handler that takes requests through `respond(to:with:)`: `/now/…` answered before it
-/// returns, `/later/…` from another thread once the test lets it, anything else declined.
+/// returns, `/later/…` from another thread once the test lets it, `/declined/…` declined after
+/// a look, anything else never offered.
 final class InlineHandler: HTTPHandler {
   let held = Mutex<[(String, HTTPResponder)]>([])
   let handled = Atomic(0)
@@ -14,6 +15,11 @@ final class InlineHandler: HTTPHandler {
   func handle(_ request: HTTPRequest) async -> HTTPResponse {
     handled.add(1, ordering: .relaxed)
     return HTTPResponse(status: 200, contentType: "text/plain", body: "task \(request.target)")
+  }
+
+  func respondsInline(to request: HTTPRequest) -> Bool {
+    request.target.hasPrefix("/now/") || request.target.hasPrefix("/later/")
+      || request.target.hasPrefix("/declined/")
   }
 
   func respond(to request: HTTPRequest, with responder: HTTPResponder) -> Bool {
@@ -62,8 +68,9 @@ final class InlineHandler: HTTPHandler {
     try await withServer(handler: handler) { _, port in
       let client = try LoopbackHTTPClient(port: port)
       // Many answered on the spot in a row (each waits for the loop's work, none nests in the
-      // one before), then one held, then one declined.
-      let targets = (0..<500).map { "/now/\($0)" } + ["/later/a", "/other", "/now/last"]
+      // one before), then one held, then one never offered and one declined.
+      let targets =
+        (0..<500).map { "/now/\($0)" } + ["/later/a", "/other", "/declined/b", "/now/last"]
       try client.send(targets.map { "GET \($0) HTTP/1.1\r\nHost: x\r\n\r\n" }.joined())
       var answered: [String] = []
       for _ in 0..<500 { answered.append(try await client.readResponse().text) }
@@ -72,8 +79,9 @@ final class InlineHandler: HTTPHandler {
       await handler.answerHeld()
       #expect(try await client.readResponse().text == "later /later/a")
       #expect(try await client.readResponse().text == "task /other")
+      #expect(try await client.readResponse().text == "task /declined/b")
       #expect(try await client.readResponse().text == "now /now/last")
-      #expect(handler.handled.load(ordering: .relaxed) == 1)
+      #expect(handler.handled.load(ordering: .relaxed) == 2)
     }
   }
 

@@ -35,14 +35,7 @@ extension WebhookHandler {
   /// event loop that read it, sent with the others that loop read in the same turn (one task
   /// for all of them), answered once the store has them. Declines any other request.
   func respondToAction(_ request: HTTPRequest, with responder: HTTPResponder) -> Bool {
-    guard request.method == .post else { return false }
-    var target = Substring(request.target)
-    if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
-      target = target[..<mark]
-      // `?wait=1` waits for results, and a malformed one gets its error from `handle(_:)`.
-      guard (try? Self.waitRequested(request)) == false else { return false }
-    }
-    guard target == "/actions" else { return false }
+    guard Self.isPlainPostAction(request) else { return false }
     let metrics = self.metrics
     let answer: @Sendable (HTTPResponse) -> Void = { response in
       metrics.recordRequest(route: "/actions", status: response.status)
@@ -63,6 +56,19 @@ extension WebhookHandler {
       answer(error.response)
     }
     return true
+  }
+
+  /// Whether `request` is `POST /actions` without `?wait=1` (which waits for results in a task;
+  /// a malformed `wait` gets its error from `handle(_:)`).
+  static func isPlainPostAction(_ request: HTTPRequest) -> Bool {
+    guard request.method == .post else { return false }
+    var target = Substring(request.target)
+    if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+      target = target[..<mark]
+      guard target == "/actions" else { return false }
+      return (try? waitRequested(request)) == false
+    }
+    return target == "/actions"
   }
 
   /// Checks a posted action: its body, the caller's privilege for it, its `Idempotency-Key`

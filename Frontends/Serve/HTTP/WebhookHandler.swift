@@ -95,6 +95,9 @@ public final class WebhookHandler: HTTPHandler {
     respondToAction(request, with: responder)
   }
 
+  /// Whether the request is `POST /actions` without `?wait` (see `respond(to:with:)`).
+  public func respondsInline(to request: HTTPRequest) -> Bool { Self.isPlainPostAction(request) }
+
   /// Answers `request` for a caller its embedding frontend has already identified (a browser
   /// session of `susi web`) instead of by a key. `holds` tells whether the caller still holds a
   /// privilege; it is asked again while an event stream runs, so ending the session ends it.

@@ -223,6 +223,22 @@ final class HTTPConnection: @unchecked Sendable {
     let loop = self.loop
     let handler = loop.handler
     loop.taskStarted()
+    if handler.respondsInline(to: request) && respondInline(request, handler: handler) { return }
+    handlerTask = Task(executorPreference: loop) {
+      let response = await handler.handle(request)
+      // Usually the task is back on the loop's thread by now (its executor): the response goes
+      // out at once, with no closure queued for it.
+      if loop.isOnLoopThread {
+        self.handlerFinished(response)
+      } else {
+        loop.execute { self.handlerFinished(response) }
+      }
+    }
+  }
+
+  /// Offers the request to the handler's `respond(to:with:)`: whether it took it.
+  private func respondInline(_ request: HTTPRequest, handler: any HTTPHandler) -> Bool {
+    let loop = self.loop
     // The handler may take the request without a task (see `HTTPHandler.respond(to:with:)`).
     // An answer given before it returns waits for the loop's work of this turn, so a run of
     // pipelined requests answered at once does not nest one call inside another.
@@ -238,17 +254,7 @@ final class HTTPConnection: @unchecked Sendable {
     isAskingHandler = true
     let taken = handler.respond(to: request, with: responder)
     isAskingHandler = false
-    if taken { return }
-    handlerTask = Task(executorPreference: loop) {
-      let response = await handler.handle(request)
-      // Usually the task is back on the loop's thread by now (its executor): the response goes
-      // out at once, with no closure queued for it.
-      if loop.isOnLoopThread {
-        self.handlerFinished(response)
-      } else {
-        loop.execute { self.handlerFinished(response) }
-      }
-    }
+    return taken
   }
 
   /// Sends what the handler answered; on the loop thread.

@@ -31,6 +31,9 @@ public struct RequestLogging: HTTPHandler {
     return logged(await inner.handle(request), to: request, id: id, started: started)
   }
 
+  /// Whether the inner handler may take `request` without a task.
+  public func respondsInline(to request: HTTPRequest) -> Bool { inner.respondsInline(to: request) }
+
   /// Offers the request, with its id, to the inner handler to answer without a task; what it
   /// answers is logged as `handle(_:)` logs it.
   public func respond(to request: HTTPRequest, with responder: HTTPResponder) -> Bool {
