@@ -76,6 +76,56 @@ import Testing
     await server.shutdown()
   }
 
+  @Test func concurrentPostsOverTheServerAreEachAnsweredWithTheirOwnSeqAndLoggedOnce()
+    async throws
+  {
+    let f = try await WebhookFixture.make()
+    let (server, port) = try serve(f)
+    let key = f.adminKey
+    let answers = await withTaskGroup(of: [(Int, String, String?)].self) { group in
+      for connection in 0..<8 {
+        group.addTask {
+          await onThread {
+            let client = try? LoopbackHTTPClient(port: port)
+            defer { client?.close() }
+            return (0..<40).map { index in
+              let headers = [
+                ("Authorization", "Bearer \(key)"), ("Content-Type", "application/json"),
+                ("X-Request-Id", "c\(connection)-\(index)"),
+              ]
+              // Every fifth request repeats the one before under the same Idempotency-Key.
+              let idempotency = [("Idempotency-Key", "k\(connection)-\(index / 5 * 5)")]
+              let response = try? client?.request(
+                "POST", "/actions", headers: headers + (index % 5 < 2 ? idempotency : []),
+                body: Self.rating)
+              return (
+                response?.status ?? 0, response?.text ?? "",
+                response?.header("Idempotent-Replayed")
+              )
+            }
+          }
+        }
+      }
+      var all: [(Int, String, String?)] = []
+      for await part in group { all += part }
+      return all
+    }
+    #expect(answers.count == 320)
+    #expect(answers.allSatisfy { $0.0 == 202 })
+    let fresh = answers.filter { $0.2 == nil }.map(\.1)
+    let replayed = answers.filter { $0.2 == "true" }.map(\.1)
+    // 8 connections × 8 keys are repeated once each; everything else is new.
+    #expect(replayed.count == 64)
+    #expect(Set(fresh).count == fresh.count)
+    #expect(Set(replayed).isSubset(of: Set(fresh)))
+    #expect(fresh.allSatisfy { $0.hasPrefix(#"{"seq":"#) })
+    #expect(f.types.filter { $0 == "submitRating" }.count == 256)
+    let metrics = await f.request("GET", "/metrics", key: key)
+    #expect(
+      metrics.text.contains("susi_http_requests_total{route=\"/actions\",code=\"202\"} 320\n"))
+    await server.shutdown()
+  }
+
   @Test func limitsAndErrorsComeBackAsHTTPStatuses() async throws {
     let f = try await WebhookFixture.make()
     let (server, port) = try serve(f)

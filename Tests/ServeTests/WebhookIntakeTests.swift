@@ -2,6 +2,7 @@ import SusiCore
 import SusiHTTPServer
 import SusiHTTPTypes
 import SusiJSON
+import SusiServe
 import SusiStore
 import Testing
 
@@ -33,6 +34,57 @@ import Testing
     #expect(answered == intents)
     #expect(answered.first == 2)
     #expect(answered.contains { $0 < 10 } && answered.contains { $0 >= 10 })
+  }
+
+  /// Offers `request` to the handler's `respond(to:with:)`: nil when it declined, else its answer.
+  private func respondInline(_ f: WebhookFixture, _ request: HTTPRequest) async -> HTTPResponse? {
+    let answered = AsyncStream.makeStream(of: HTTPResponse.self)
+    let responder = HTTPResponder(executor: globalConcurrentExecutor) { response in
+      answered.continuation.yield(response)
+      answered.continuation.finish()
+    }
+    guard f.handler.respond(to: request, with: responder) else { return nil }
+    for await response in answered.stream { return response }
+    return nil
+  }
+
+  private func post(_ target: String, key: String?, body: String) -> HTTPRequest {
+    var headers: HTTPHeaders = ["Content-Type": "application/json"]
+    if let key { headers.add("Authorization", "Bearer \(key)") }
+    return HTTPRequest(method: .post, target: target, headers: headers, body: Array(body.utf8))
+  }
+
+  @Test func postActionsWithoutWaitIsAnsweredWithoutATaskAndEverythingElseIsDeclined()
+    async throws
+  {
+    let f = try await WebhookFixture.make()
+    #expect(f.handler.respondsInline(to: post("/actions?wait=0", key: nil, body: "")))
+    let accepted = await respondInline(f, post("/actions", key: f.adminKey, body: message))
+    #expect(accepted?.status == 202)
+    let intents = f.sink.lines.compactMap { try? Event.decode($0) }.filter { $0.origin == .webhook }
+    #expect(intents.count == 1)
+    #expect(
+      accepted.map { String(decoding: $0.body, as: UTF8.self) }
+        == intents.first.map { #"{"seq":\#($0.seq)}"# })
+    let explicit = await respondInline(f, post("/actions?wait=0", key: f.adminKey, body: message))
+    #expect(explicit?.status == 202)
+    // Refusals are answered on the spot, the same as `handle(_:)` answers them.
+    let unknownKey = await respondInline(f, post("/actions", key: "nope", body: message))
+    #expect(unknownKey?.status == 401)
+    let badBody = await respondInline(f, post("/actions", key: f.adminKey, body: "{"))
+    #expect(badBody?.status == 400)
+    #expect(
+      badBody?.body == (await f.handler.handle(post("/actions", key: f.adminKey, body: "{"))).body)
+    // Waiting for results, a malformed wait, and other routes run in a task.
+    for target in ["/actions?wait=1", "/actions?wait=maybe", "/state", "/actions/x"] {
+      let request = post(target, key: f.adminKey, body: message)
+      #expect(!f.handler.respondsInline(to: request))
+      #expect(await respondInline(f, request) == nil)
+    }
+    var get = post("/actions", key: f.adminKey, body: "")
+    get.method = .get
+    #expect(!f.handler.respondsInline(to: get))
+    #expect(await respondInline(f, get) == nil)
   }
 
   @Test func concurrentPostsAreEachLoggedOnceAndARepeatedKeyIsAnsweredWithTheFirstSeq()

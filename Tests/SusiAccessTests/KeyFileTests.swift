@@ -43,6 +43,47 @@ import Testing
     #expect(compared.all == [known.hash, known.hash])
   }
 
+  @Test func aTokenPresentedAgainIsComparedWithTheOneThatMatchedInsteadOfHashedAgain() throws {
+    let (file, compared) = try recordingKeyFile()
+    let known = KeyToken.generate()
+    try file.add(known)
+    #expect(file.matches(known))
+    #expect(file.matches(known))
+    #expect(file.matches(known))
+    #expect(compared.all == [known.hash])
+  }
+
+  @Test func anythingButTheExactTokenThatMatchedIsStillHashedAndRefused() throws {
+    let (file, compared) = try recordingKeyFile()
+    let known = KeyToken.generate()
+    try file.add(known)
+    #expect(file.matches(known))
+    let wrongSecret = try #require(
+      KeyToken("susi_\(known.keyID.dropFirst(4))_" + String(repeating: "A", count: 43)))
+    #expect(!file.matches(wrongSecret))
+    // The kept token with bytes after it (256 more, so the lengths agree in their low byte).
+    let longer = known.text + String(repeating: "A", count: 256)
+    var text = longer
+    #expect(!text.withUTF8 { file.matches(keyID: known.keyID, token: $0) })
+    var prefix = String(known.text.dropLast())
+    #expect(!prefix.withUTF8 { file.matches(keyID: known.keyID, token: $0) })
+    #expect(compared.all == [known.hash, known.hash, known.hash, known.hash])
+  }
+
+  @Test func aKeptTokenStopsMatchingOnceItsHashIsRemovedOrForgotten() throws {
+    let (file, _) = try recordingKeyFile()
+    let first = KeyToken.generate()
+    let second = KeyToken.generate()
+    try file.add(first)
+    try file.add(second)
+    #expect(file.matches(first) && file.matches(second))
+    try file.remove(first.keyID)
+    #expect(!file.matches(first))
+    #expect(file.matches(second))
+    file.reload(forgetting: [second.keyID])
+    #expect(!file.matches(second))
+  }
+
   @Test func dummyHashNeverMatchesAnUnknownToken() throws {
     let file = try KeyFile(path: FileManagerTestFolder().path + "/test.keys")
     #expect(!file.matches(KeyToken.generate()))

@@ -1,5 +1,6 @@
 import SusiClock
 import SusiCore
+import SusiHTTPTypes
 import SusiStore
 import SusiTesting
 import Testing
@@ -58,5 +59,23 @@ import Testing
     try await store.send(.revokeKey(.init(by: "local", key: token.keyID)), origin: .cli)
     #expect(gate.caller(keyID: token.keyID) == nil)
     #expect(gate.access.keys[token.keyID]?.revokedAt != nil)
+  }
+
+  @Test func aTokenCheckedBeforeIsRefusedAtTheNextRequestOnceTheLogRevokesItsKey() async throws {
+    let store = Store(sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource())
+    let keys = try KeyFile(path: FileManagerTestFolder().path + "/test.keys")
+    let gate = await AccessGate.following(store, keys: keys)
+    let token = KeyToken.generate()
+    try keys.add(token)
+    try await store.send(
+      .issueKey(.init(by: "local", key: token.keyID, groups: ["default"])), origin: .cli)
+    let headers: HTTPHeaders = ["Authorization": "Bearer \(token.text)"]
+    // The second check finds the token kept from the first.
+    #expect((try? gate.authenticate(headers))?.keyID == token.keyID)
+    #expect((try? gate.authenticate(headers))?.keyID == token.keyID)
+    // Revoked in the log only: the keys file, and the token kept from it, are not touched.
+    try await store.send(.revokeKey(.init(by: "local", key: token.keyID)), origin: .cli)
+    #expect(keys.keyIDs == [token.keyID])
+    #expect(throws: AccessRefused.self) { try gate.authenticate(headers) }
   }
 }

@@ -10,8 +10,71 @@ import SusiStore
 // POST /actions: one intent in, its seq out (or, with ?wait=1, the events it caused).
 
 extension WebhookHandler {
+  /// One posted action, checked and ready to send.
+  struct PreparedAction: Sendable {
+    var decoded: ActionRequest
+    var intent: CheckedIntent
+    var wait: Bool
+  }
+
   func postAction(_ request: HTTPRequest, _ caller: Caller) async throws(WebhookError)
     -> HTTPResponse
+  {
+    let prepared = try prepareAction(request, caller)
+    // Sent with the others posted at about the same time: one turn of the store and one
+    // write to the log for all of them.
+    let (seq, replayed) = try sentSeq(await intake.send(prepared.intent), prepared)
+    guard prepared.wait else { return Self.accepted(seq, replayed: replayed) }
+    let (events, settled) = await results(of: seq)
+    return Self.eventsResponse(
+      replayed || settled ? 200 : 202, headers: replayed ? Self.replayedHeaders : [:], seq: seq,
+      events: events)
+  }
+
+  /// `POST /actions` without `?wait`, answered without a task of its own: checked on the
+  /// event loop that read it, sent with the others that loop read in the same turn (one task
+  /// for all of them), answered once the store has them. Declines any other request.
+  func respondToAction(_ request: HTTPRequest, with responder: HTTPResponder) -> Bool {
+    guard Self.isPlainPostAction(request) else { return false }
+    let metrics = self.metrics
+    let answer: @Sendable (HTTPResponse) -> Void = { response in
+      metrics.recordRequest(route: "/actions", status: response.status)
+      responder(response)
+    }
+    do throws(WebhookError) {
+      let principal = try authenticate(request, needed: true)
+      let prepared = try prepareAction(request, principal.caller)
+      intake.submit(prepared.intent, on: responder.executor) { result in
+        do throws(WebhookError) {
+          let (seq, replayed) = try self.sentSeq(result, prepared)
+          answer(Self.accepted(seq, replayed: replayed))
+        } catch {
+          answer(error.response)
+        }
+      }
+    } catch {
+      answer(error.response)
+    }
+    return true
+  }
+
+  /// Whether `request` is `POST /actions` without `?wait=1` (which waits for results in a task;
+  /// a malformed `wait` gets its error from `handle(_:)`).
+  static func isPlainPostAction(_ request: HTTPRequest) -> Bool {
+    guard request.method == .post else { return false }
+    var target = Substring(request.target)
+    if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+      target = target[..<mark]
+      guard target == "/actions" else { return false }
+      return (try? waitRequested(request)) == false
+    }
+    return target == "/actions"
+  }
+
+  /// Checks a posted action: its body, the caller's privilege for it, its `Idempotency-Key`
+  /// and `?wait`; the intent to send.
+  private func prepareAction(_ request: HTTPRequest, _ caller: Caller) throws(WebhookError)
+    -> PreparedAction
   {
     try Self.requireJSONBody(request)
     let decoded = try ActionRequest.decode(request.body)
@@ -23,38 +86,35 @@ extension WebhookHandler {
     // Backpressure, decided in the same turn of the store as the append: while the runner has
     // all the work it may queue, new work is refused (a retry of an accepted request is still
     // answered from the log).
-    let sent: SentAction
-    do {
-      let intent = CheckedIntent(
-        decoded.action, origin: options.origin.carried(by: RequestLogging.id(of: request)),
-        id: decoded.id, idempotencyKey: scopedKey, refusingWhenFull: true)
-      // Sent with the others posted at about the same time: one turn of the store and one
-      // write to the log for all of them.
-      sent = try await intake.send(intent).get()
-    } catch {
-      switch error {
-      case .store(.duplicate(let first)):
-        return try await repeated(decoded, first: first, wait: wait)
-      case .store(let failure): throw Self.unavailable(failure)
-      case .access(let problem): throw problem.webhookError
-      case .busy:
-        throw WebhookError(
-          429, "busy",
-          "susi has \(store.inFlightLimit) requests in flight; nothing was recorded, retry in a second",
-          headers: ["Retry-After": "1"])
-      }
-    }
-    let seq = sent.published.seq
-    guard wait else { return Self.json(202) { $0.field("seq", seq) } }
-    let (events, settled) = await results(of: seq)
-    return Self.eventsResponse(settled ? 200 : 202, seq: seq, events: events)
+    let intent = CheckedIntent(
+      decoded.action, origin: options.origin.carried(by: RequestLogging.id(of: request)),
+      id: decoded.id, idempotencyKey: scopedKey, refusingWhenFull: true)
+    return PreparedAction(decoded: decoded, intent: intent, wait: wait)
   }
 
-  /// The answer to a retried request: the first one's, without appending again. A key reused
-  /// for a different action is refused.
-  private func repeated(_ decoded: ActionRequest, first: Int, wait: Bool) async throws(WebhookError)
-    -> HTTPResponse
+  /// The seq of the posted action's event, and whether it was recorded by an earlier request
+  /// with the same `Idempotency-Key` (a retry, not appended again); or why it was not recorded.
+  private func sentSeq(_ result: Result<SentAction, SendRefusal>, _ prepared: PreparedAction)
+    throws(WebhookError) -> (seq: Int, replayed: Bool)
   {
+    switch result {
+    case .success(let sent): return (sent.published.seq, false)
+    case .failure(.store(.duplicate(let first))):
+      try checkRepeated(prepared.decoded, first: first)
+      return (first, true)
+    case .failure(.store(let failure)): throw Self.unavailable(failure)
+    case .failure(.access(let problem)): throw problem.webhookError
+    case .failure(.busy):
+      throw WebhookError(
+        429, "busy",
+        "susi has \(store.inFlightLimit) requests in flight; nothing was recorded, retry in a second",
+        headers: ["Retry-After": "1"])
+    }
+  }
+
+  /// A retried request is answered as the first one was, without appending again; a key reused
+  /// for a different action is refused.
+  private func checkRepeated(_ decoded: ActionRequest, first: Int) throws(WebhookError) {
     if let original = try? feed.events(after: first - 1, limit: 1).first, original.seq == first,
       original.event.action.type != decoded.action.type
         || original.event.action.payloadJSON != decoded.action.payloadJSON
@@ -64,10 +124,14 @@ extension WebhookHandler {
         "this Idempotency-Key was first used for a different action (event \(first)); use a new key"
       )
     }
-    let headers: HTTPHeaders = ["Idempotent-Replayed": "true"]
-    guard wait else { return Self.json(202, headers: headers) { $0.field("seq", first) } }
-    let (events, _) = await results(of: first)
-    return Self.eventsResponse(200, headers: headers, seq: first, events: events)
+  }
+
+  /// The headers of the answer to a retried request.
+  private static let replayedHeaders: HTTPHeaders = ["Idempotent-Replayed": "true"]
+
+  /// `202 {"seq":N}`, marked as replayed for a retry.
+  private static func accepted(_ seq: Int, replayed: Bool) -> HTTPResponse {
+    json(202, headers: replayed ? replayedHeaders : [:]) { $0.field("seq", seq) }
   }
 
   /// The events `seq` caused, directly or through a chain, once nothing in the chain owes a

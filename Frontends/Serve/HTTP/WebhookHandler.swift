@@ -89,6 +89,15 @@ public final class WebhookHandler: HTTPHandler {
     await handle(request, principal: nil)
   }
 
+  /// Takes `POST /actions` (without `?wait`) to answer without a task of its own; declines the
+  /// rest, which `handle(_:)` answers.
+  public func respond(to request: HTTPRequest, with responder: HTTPResponder) -> Bool {
+    respondToAction(request, with: responder)
+  }
+
+  /// Whether the request is `POST /actions` without `?wait` (see `respond(to:with:)`).
+  public func respondsInline(to request: HTTPRequest) -> Bool { Self.isPlainPostAction(request) }
+
   /// Answers `request` for a caller its embedding frontend has already identified (a browser
   /// session of `susi web`) instead of by a key. `holds` tells whether the caller still holds a
   /// privilege; it is asked again while an event stream runs, so ending the session ends it.
@@ -155,8 +164,7 @@ public final class WebhookHandler: HTTPHandler {
   }
 
   /// The caller of a request that sent its own key (nobody for a route that needs none).
-  private func authenticate(_ request: HTTPRequest, needed: Bool) throws(WebhookError) -> Principal
-  {
+  func authenticate(_ request: HTTPRequest, needed: Bool) throws(WebhookError) -> Principal {
     guard needed else {
       return Principal(caller: Caller(keyID: "", privileges: []), gate: nil)
     }

@@ -148,6 +148,12 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
   }
 
+  /// Runs `work` on the loop thread in this turn's work, after what is running now; called on
+  /// the loop thread.
+  func runLater(_ work: @escaping @Sendable () -> Void) {
+    local.append(.closure(work))
+  }
+
   /// Runs `work` now when called on the loop thread, otherwise queues it.
   func runOnLoop(_ work: @escaping @Sendable () -> Void) {
     if isOnLoopThread { work() } else { execute(work) }

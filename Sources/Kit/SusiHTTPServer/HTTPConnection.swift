@@ -28,6 +28,8 @@ final class HTTPConnection: @unchecked Sendable {
   private var wire: [UInt8] = []
   private var wireStart = 0
   private var handlerTask: Task<Void, Never>?
+  /// Inside the handler's `respond(to:with:)` for this connection's request.
+  private var isAskingHandler = false
   private var stream: ResponseStreamSink?
   private var registeredInterest: UInt32
   private(set) var isClosed = false
@@ -221,6 +223,7 @@ final class HTTPConnection: @unchecked Sendable {
     let loop = self.loop
     let handler = loop.handler
     loop.taskStarted()
+    if handler.respondsInline(to: request) && respondInline(request, handler: handler) { return }
     handlerTask = Task(executorPreference: loop) {
       let response = await handler.handle(request)
       // Usually the task is back on the loop's thread by now (its executor): the response goes
@@ -231,6 +234,27 @@ final class HTTPConnection: @unchecked Sendable {
         loop.execute { self.handlerFinished(response) }
       }
     }
+  }
+
+  /// Offers the request to the handler's `respond(to:with:)`: whether it took it.
+  private func respondInline(_ request: HTTPRequest, handler: any HTTPHandler) -> Bool {
+    let loop = self.loop
+    // The handler may take the request without a task (see `HTTPHandler.respond(to:with:)`).
+    // An answer given before it returns waits for the loop's work of this turn, so a run of
+    // pipelined requests answered at once does not nest one call inside another.
+    let responder = HTTPResponder(executor: loop) { response in
+      if !loop.isOnLoopThread {
+        loop.execute { self.handlerFinished(response) }
+      } else if self.isAskingHandler {
+        loop.runLater { self.handlerFinished(response) }
+      } else {
+        self.handlerFinished(response)
+      }
+    }
+    isAskingHandler = true
+    let taken = handler.respond(to: request, with: responder)
+    isAskingHandler = false
+    return taken
   }
 
   /// Sends what the handler answered; on the loop thread.

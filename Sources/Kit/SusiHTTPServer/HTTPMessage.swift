@@ -107,9 +107,49 @@ public protocol HTTPHandler: Sendable {
   /// a reserve connection, so it must be quick and must not block; it never runs for requests
   /// on regular connections. The default answers false: no request uses the reserve.
   func isPriority(_ request: HTTPRequest) -> Bool
+
+  /// Whether `respond(to:with:)` may take `request`: a quick look at its method and target,
+  /// so that a handler in front of another does its part of `respond(to:with:)` only for the
+  /// requests the inner one may take. The default answers false.
+  func respondsInline(to request: HTTPRequest) -> Bool
+
+  /// Takes `request` to answer without a task of its own, or declines it.
+  ///
+  /// The server asks this, on the event-loop thread that read the request, when
+  /// `respondsInline(to:)` answered true. A handler that takes the request returns true and
+  /// calls `responder` exactly once, at once or later, from any thread; `handle(_:)` is not
+  /// called then. One that declines returns false having done nothing, and `handle(_:)` answers
+  /// the request in a task. It must be quick and must not block: it suits answers decided on
+  /// the spot or by work the handler gathers for many requests at once (one task for all of
+  /// them rather than one each). The default declines every request.
+  func respond(to request: HTTPRequest, with responder: HTTPResponder) -> Bool
 }
 
 extension HTTPHandler {
   /// No request uses the reserve unless the handler says so.
   public func isPriority(_ request: HTTPRequest) -> Bool { false }
+
+  /// Every request is answered by `handle(_:)`.
+  public func respondsInline(to request: HTTPRequest) -> Bool { false }
+
+  /// Every request is answered by `handle(_:)`.
+  public func respond(to request: HTTPRequest, with responder: HTTPResponder) -> Bool { false }
+}
+
+/// Where the answer to a request taken by `HTTPHandler.respond(to:with:)` goes.
+public struct HTTPResponder: Sendable {
+  /// The executor of the event loop that reads the request's connection: a task preferring it
+  /// runs on that loop's thread, where the answer goes out without a thread switch.
+  public let executor: any TaskExecutor
+  private let send: @Sendable (HTTPResponse) -> Void
+
+  /// A responder that runs `send` with the answer; the server makes them, a handler in front of
+  /// another makes one that changes the answer on its way out.
+  public init(executor: any TaskExecutor, send: @escaping @Sendable (HTTPResponse) -> Void) {
+    self.executor = executor
+    self.send = send
+  }
+
+  /// Sends `response` as the answer; call exactly once, from any thread.
+  public func callAsFunction(_ response: HTTPResponse) { send(response) }
 }

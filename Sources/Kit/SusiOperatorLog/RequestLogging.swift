@@ -28,7 +28,33 @@ public struct RequestLogging: HTTPHandler {
     let id = Self.id(of: request) ?? ids.next()
     request.headers.set(Self.header, id)
     let started = ContinuousClock.now
-    var response = await inner.handle(request)
+    return logged(await inner.handle(request), to: request, id: id, started: started)
+  }
+
+  /// Whether the inner handler may take `request` without a task.
+  public func respondsInline(to request: HTTPRequest) -> Bool { inner.respondsInline(to: request) }
+
+  /// Offers the request, with its id, to the inner handler to answer without a task; what it
+  /// answers is logged as `handle(_:)` logs it.
+  public func respond(to request: HTTPRequest, with responder: HTTPResponder) -> Bool {
+    var request = request
+    let id = Self.id(of: request) ?? ids.next()
+    request.headers.set(Self.header, id)
+    let started = ContinuousClock.now
+    let logging = self
+    let seen = request
+    return inner.respond(
+      to: request,
+      with: HTTPResponder(executor: responder.executor) { response in
+        responder(logging.logged(response, to: seen, id: id, started: started))
+      })
+  }
+
+  /// `response` with the request's id, once its line is written.
+  private func logged(
+    _ response: HTTPResponse, to request: HTTPRequest, id: String, started: ContinuousClock.Instant
+  ) -> HTTPResponse {
+    var response = response
     response.headers.set(Self.header, id)
     let elapsed = ContinuousClock.now - started
     let milliseconds =

@@ -31,7 +31,7 @@ public final class KeyFile: Sendable {
   public let path: String
   /// Nil for a key file that holds no key and is kept nowhere.
   private let storage: (any KeyHashStorage)?
-  private let hashes: Mutex<[String: [UInt8]]>
+  private let stored: Mutex<Stored>
   /// Compares a stored hash with a presented one; tests watch it to see which path ran.
   private let compare: @Sendable ([UInt8], [UInt8]) -> Bool
 
@@ -58,7 +58,7 @@ public final class KeyFile: Sendable {
     self.path = storage.name
     self.storage = storage
     self.compare = compare
-    hashes = Mutex(try storage.load())
+    stored = Mutex(Stored(hashes: try storage.load()))
   }
 
   /// The hashes in the file at `path`; none when it does not exist.
@@ -94,7 +94,7 @@ public final class KeyFile: Sendable {
     path = ""
     storage = nil
     compare = Digest.constantTimeEqual
-    hashes = Mutex([:])
+    stored = Mutex(Stored(hashes: [:]))
   }
 
   /// Whether `token` is the secret of its key: its hash matches the stored one (compared in
@@ -109,10 +109,39 @@ public final class KeyFile: Sendable {
 
   /// Whether `token`, the bytes of a presented token whose key id is `keyID`, is that key's
   /// secret; the same check as `matches(_:)`, hashing the bytes where they are.
+  ///
+  /// A token that matched is kept (in memory only, one per key id) until the stored hashes
+  /// change: presented again, it is compared with the kept one in constant time instead of
+  /// hashed again. Any other token takes that comparison too (against nothing when no token of
+  /// its id is kept), then the hash as before.
   func matches(keyID: String, token: UnsafeBufferPointer<UInt8>) -> Bool {
-    let stored = hashes.withLock { $0[keyID] }
-    let equal = compare(stored ?? Self.unknownKeyHash, Digest.sha256(token))
-    return stored != nil && equal
+    let (hash, kept) = stored.withLock { ($0.hashes[keyID], $0.verified[keyID]) }
+    if Self.sameBytes(kept, token) { return true }
+    let equal = compare(hash ?? Self.unknownKeyHash, Digest.sha256(token))
+    guard let hash, equal else { return false }
+    let verified = Array(token)
+    // Kept only while the hash it matched is still the stored one.
+    stored.withLock { if $0.hashes[keyID] == hash { $0.verified[keyID] = verified } }
+    return true
+  }
+
+  /// The stored hashes, and the tokens that matched them since they last changed.
+  private struct Stored {
+    var hashes: [String: [UInt8]] {
+      didSet { verified = [:] }
+    }
+    var verified: [String: [UInt8]] = [:]
+  }
+
+  /// Whether `kept` holds exactly the bytes of `token`, compared in constant time for a given
+  /// length; with nothing kept, the token is compared with a dummy the same way.
+  private static func sameBytes(_ kept: [UInt8]?, _ token: UnsafeBufferPointer<UInt8>) -> Bool {
+    let reference = kept ?? unknownKeyHash
+    var difference: UInt8 = reference.count == token.count ? 0 : 1
+    for index in 0..<min(reference.count, token.count) {
+      difference |= reference[index] ^ token[index]
+    }
+    return difference == 0 && kept != nil
   }
 
   /// What an unknown id's token is compared against: no SHA-256 of a token is all zeros.
@@ -129,7 +158,7 @@ public final class KeyFile: Sendable {
   }
 
   /// The ids of every stored key, sorted.
-  public var keyIDs: [String] { hashes.withLock { $0.keys.sorted() } }
+  public var keyIDs: [String] { stored.withLock { $0.hashes.keys.sorted() } }
 
   /// Reads the file again, for changes another process made (a key issued or revoked from the
   /// command line while `susi serve` runs, or on another node of a fleet), and forgets the
@@ -138,9 +167,9 @@ public final class KeyFile: Sendable {
   public func reload(forgetting: Set<String> = []) {
     guard let storage else { return }
     let loaded = try? storage.load()
-    hashes.withLock { hashes in
-      if let loaded { hashes = loaded }
-      for id in forgetting { hashes[id] = nil }
+    stored.withLock { stored in
+      if let loaded { stored.hashes = loaded }
+      for id in forgetting { stored.hashes[id] = nil }
     }
   }
 
@@ -149,8 +178,8 @@ public final class KeyFile: Sendable {
     guard let storage else {
       throw PrivateFile.Failure(path: path, reason: "is no file: this frontend takes no keys")
     }
-    try hashes.withLock { (hashes) throws(PrivateFile.Failure) in
-      hashes = try storage.store(id, hash: hash)
+    try stored.withLock { (stored) throws(PrivateFile.Failure) in
+      stored.hashes = try storage.store(id, hash: hash)
     }
   }
 
