@@ -133,13 +133,14 @@ public final class KeyFile: Sendable {
     var verified: [String: [UInt8]] = [:]
   }
 
-  /// Whether `kept` holds exactly the bytes of `token`, compared in constant time for a given
-  /// length; with nothing kept, the token is compared with a dummy the same way.
+  /// Whether `kept` holds exactly the bytes of `token`. Every byte of the token is compared,
+  /// whatever `kept` holds (with nothing kept, against a dummy), so the time taken depends on
+  /// the token's length only.
   private static func sameBytes(_ kept: [UInt8]?, _ token: UnsafeBufferPointer<UInt8>) -> Bool {
     let reference = kept ?? unknownKeyHash
     var difference: UInt8 = reference.count == token.count ? 0 : 1
-    for index in 0..<min(reference.count, token.count) {
-      difference |= reference[index] ^ token[index]
+    for index in 0..<token.count {
+      difference |= (index < reference.count ? reference[index] : 0xFF) ^ token[index]
     }
     return difference == 0 && kept != nil
   }
