@@ -55,7 +55,16 @@ public final class JSONLinesSession: Sendable {
 
   /// Runs until the input ends (or `stop`, or stdout closes), drains, and reports what happened.
   /// The caller closes the store afterwards.
+  ///
+  /// Runs where the runner's effects run (the HTTP client's event loop), when they prefer one
+  /// thread: a line's intent, its request, the reply and its result then all go through one
+  /// thread, and the store is never handed between two.
   public func run() async -> JSONLinesSummary {
+    guard let executor = store.preferredTaskExecutor else { return await serve() }
+    return await withTaskExecutorPreference(executor) { await self.serve() }
+  }
+
+  private func serve() async -> JSONLinesSummary {
     // Every event goes to the ordered writer as it is logged.
     let output = output
     let (state, firstSeq, writer, forwarding) = await store.startForwarding(

@@ -24,9 +24,12 @@ final class JSONLScriptedRunner: EffectsRunner {
   }
 
   private let status: Mutex<Status>
+  /// Where effects would run, for a session to run there too (`EffectsRunner`).
+  let preferredTaskExecutor: (any TaskExecutor)?
 
-  init(holding: Bool = false) {
+  init(holding: Bool = false, preferredExecutor: (any TaskExecutor)? = nil) {
     status = Mutex(Status(holding: holding))
+    preferredTaskExecutor = preferredExecutor
   }
 
   /// Every effect started so far.
@@ -294,9 +297,9 @@ struct JSONLHarness {
 
   init(
     holding: Bool = false, recovered: Recovered = Recovered(),
-    inFlightLimit: Int = Store.defaultInFlightLimit
+    inFlightLimit: Int = Store.defaultInFlightLimit, preferredExecutor: (any TaskExecutor)? = nil
   ) {
-    runner = JSONLScriptedRunner(holding: holding)
+    runner = JSONLScriptedRunner(holding: holding, preferredExecutor: preferredExecutor)
     store = Store(
       sink: sink, runner: runner, clock: ManualTimeSource(millisecondsSince1970: 1_795_341_600_000),
       recovered: recovered,

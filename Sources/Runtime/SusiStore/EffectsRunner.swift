@@ -17,6 +17,15 @@ public protocol EffectsRunner: Sendable {
 
   /// Stops everything: pending effects are cancelled and deliver nothing more.
   func shutdown() async
+
+  /// Where the runner's effects run, if they prefer one thread (the HTTP client's event loop):
+  /// a frontend that sends its intents from a task preferring it too keeps the whole of a
+  /// request (intent, request, reply, result) on that thread, with no other thread woken.
+  var preferredTaskExecutor: (any TaskExecutor)? { get }
+}
+
+extension EffectsRunner {
+  public var preferredTaskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// How a runner hands a result back to the store.

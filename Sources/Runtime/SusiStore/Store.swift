@@ -34,6 +34,12 @@ public actor Store {
   private(set) var failure: StoreError?
   /// The most events that may owe results at once: see `isFull`.
   public nonisolated let inFlightLimit: Int
+  /// Where the runner's effects run, when they prefer one thread (see
+  /// `EffectsRunner.preferredTaskExecutor`): a sender whose task prefers it too runs the store,
+  /// the runner and the HTTP client on that one thread, so nothing hops between threads.
+  public nonisolated var preferredTaskExecutor: (any TaskExecutor)? {
+    runner.preferredTaskExecutor
+  }
   /// Senders waiting in `waitForRoom`.
   private var roomWaiters: [CheckedContinuation<Void, Never>] = []
 

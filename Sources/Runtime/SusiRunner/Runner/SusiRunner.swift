@@ -99,6 +99,9 @@ public final class SusiRunner: EffectsRunner {
     executor = transport.preferredTaskExecutor
   }
 
+  /// The HTTP client's event loop, where every effect's task runs (nil without one).
+  public var preferredTaskExecutor: (any TaskExecutor)? { executor }
+
   /// Begins `effect` for the event with seq `cause`; its one result goes to `deliver`.
   public func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
     if case .cancel(let seq) = effect {
