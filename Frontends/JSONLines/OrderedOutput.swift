@@ -100,7 +100,10 @@ final class OrderedOutput: Sendable {
 
   /// Waits while output lags too far behind input that has been accepted through `seq` (the
   /// reader of stdout is slow), so memory stays bounded.
-  func waitForRoom(acceptedThrough seq: Int) async {
+  ///
+  /// Runs where its caller runs (the session, on the store): asked once per input line and
+  /// almost always answered at once, it would otherwise hop off the store and back each time.
+  nonisolated(nonsending) func waitForRoom(acceptedThrough seq: Int) async {
     if seq - queuedSeqHint.load(ordering: .relaxed) <= maximumLag / 2, !hasBacklog() { return }
     await withCheckedContinuation { continuation in
       let now = buffer.withLock { b in
