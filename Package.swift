@@ -69,6 +69,8 @@ let package = Package(
       providers: [.apt(["duktape-dev"])]),
     module("SusiScript", in: "Kit", dependencies: ["CDuktape"]),
     .systemLibrary(name: "CEpoll", path: "Sources/Kit/CEpoll"),
+    // The processor's CRC-32C instruction, for the event log's checksums.
+    .systemLibrary(name: "CChecksum", path: "Sources/Kit/CChecksum"),
     module(
       "SusiHTTPServer", in: "Kit",
       dependencies: ["CEpoll", "SusiClock", "SusiHTTPTypes", "SusiTLS"]),
@@ -84,7 +86,7 @@ let package = Package(
 
     // Runtime: the event log, the store, the effects runner, the outbound webhook deliveries,
     // and keys and who may do what over HTTP.
-    module("SusiEventLog", in: "Runtime", dependencies: ["SusiJSON"]),
+    module("SusiEventLog", in: "Runtime", dependencies: ["CChecksum", "SusiJSON"]),
     module(
       "SusiStore", in: "Runtime",
       dependencies: ["SusiCore", "SusiEventLog", "SusiJSON", "SusiCrypto", "SusiClock"]),

@@ -96,8 +96,40 @@ import Testing
     #"{"v":2,"seq":6,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"websearchLoaded","payload":{"query":"q","results":[{"title":"t","link":"l"},"x"]}}"#,
     #"{"v":2,"seq":6,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"skillLoaded","payload":{"skill":{"tag":"T","group":"G","examples":["a",2]}}}"#,
     #"{"v":2,"seq":6,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"skillLoaded","payload":{"skill":{"tag":"T","group":"G","rating":{"oneStar":1}}}}"#,
+    // Envelopes close to the way this writer writes them, which the reader recognizes by their
+    // bytes, but not quite.
+    #"{"v":2,"seq":01,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":0,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":123456789012345678,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":12345678901234567,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1.5,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1e2,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"robot","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cl\u0069","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logo\u0075t","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{},"extra":1}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{},"type":"logout"}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{},"seq":2}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{}} "#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{}}x"#,
+    #"{"v":2, "seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","cause":01,"type":"loggedOut","payload":{}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","cause":1,"type":"loggedOut","payload":{}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","cause":1,"cause":1,"type":"loggedOut","payload":{}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","cause":-1,"type":"loggedOut","payload":{}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","cause":1,"type":"sendMessage","payload":{"query":"hi"},"payload":{"query":"hi"}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00.5Z","origin":"runner","cause":1,"type":"sendMessage","payload":{"query":"hi"}}"#,
+    #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00.500+01:00","origin":"runner","cause":1,"type":"sendMessage","payload":{"query":"hi"}}"#,
     #"[1]"#, "", "{", #"{"v":2}"#,
   ]
+
+  /// A result as this writer writes it: with a cause, without an id or idempotency key.
+  static let result = Event(
+    seq: 5, at: at, origin: .runner, cause: 4,
+    action: .messageReceived(
+      .init(query: "hi", answers: [.answer(expression: "hello", language: "en", mood: nil)]))
+  )
+  .encoded()
 
   @Test func readsEveryRecordAsTheTreeDecoderDoes() {
     for record in Self.records + Self.foreign.map({ Array($0.utf8) }) {
@@ -126,7 +158,7 @@ import Testing
   }
 
   @Test func readsTheRecordsTheWriterWritesWithoutFallingBackToAnError() {
-    for record in Self.records {
+    for record in Self.records + [Self.result] {
       guard case .event = Self.outcomes(record).read else {
         Issue.record("not read: \(String(decoding: record, as: UTF8.self))")
         continue
@@ -137,7 +169,8 @@ import Testing
   /// Every record cut short, and with each byte in turn replaced by characters that break JSON
   /// in different ways: the two decoders agree on each.
   @Test func agreesWithTheTreeDecoderOnDamagedRecords() {
-    let samples = Self.records.filter { $0.count < 400 }.prefix(12) + [Self.records.last!]
+    let samples =
+      Self.records.filter { $0.count < 400 }.prefix(12) + [Self.records.last!, Self.result]
     for record in samples {
       for cut in 0..<record.count {
         let (read, decoded) = Self.outcomes(Array(record[..<cut]))

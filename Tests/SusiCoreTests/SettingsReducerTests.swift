@@ -52,6 +52,23 @@ import Testing
       rejected: "unknown setting 'colour'; the server accepts: \(keys)")
   }
 
+  @Test func namesTheFirstRefusedKeyInKeyOrderWhateverTheDictionarysOrder() {
+    // Each key's own refusal; the one named is always the smallest key's, whichever way the
+    // dictionary (its order differs with its hashing seed and size) hands them over.
+    var settings: [String: SettingValue] = [
+      "userName": .number(1), "theme": .bool(true), "speechRate": .string("fast"),
+      "enterAsSend": .string("maybe"), "micInput": .bool(true), "zebra": .bool(true),
+    ]
+    for extra in 0..<20 {
+      var t = ReducerTester.loggedIn()
+      t.send(
+        .changeSettings(.init(settings: settings)),
+        rejected: "setting 'enterAsSend' takes true or false")
+      settings["speechPitch"] = extra.isMultiple(of: 2) ? .number(1) : nil
+      settings["checked"] = extra.isMultiple(of: 3) ? .bool(false) : nil
+    }
+  }
+
   @Test(arguments: [
     ("theme", SettingValue.bool(true), "setting 'theme' takes text"),
     ("userName", .number(12345), "setting 'userName' takes text"),

@@ -27,6 +27,23 @@ import Testing
     }
   }
 
+  @Test func theProcessorsInstructionAndTheTablesAgreeAtEveryLengthAndAlignment() {
+    var generator = SeededRandom(seed: 11)
+    let data = (0..<300).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+    data.withUnsafeBytes { bytes in
+      for start in 0..<9 {
+        for end in start...bytes.count {
+          let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+          let seed = UInt32(truncatingIfNeeded: end &* 0x9E37_79B9)
+          #expect(
+            CRC32C.checksum(slice, continuing: seed)
+              == CRC32C.softwareChecksum(slice, continuing: seed))
+          #expect(CRC32C.softwareChecksum(slice) == bitwiseCRC32C(Array(slice)))
+        }
+      }
+    }
+  }
+
   @Test func continuesAcrossPieces() {
     let data = Array("The quick brown fox jumps over the lazy dog, twice over.".utf8)
     let whole = CRC32C.checksum(data)

@@ -91,6 +91,22 @@ public struct JSONReader: ~Copyable {
     justOpened = position.justOpened
   }
 
+  /// The bytes from the reader's offset to the end of its input: for a reader that recognizes
+  /// members written exactly as a known writer writes them, and then moves past them with
+  /// `skip(_:)`.
+  public var unreadBytes: UnsafeRawBufferPointer {
+    guard let base = parser.base else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+    return UnsafeRawBufferPointer(start: base + parser.index, count: parser.end - parser.index)
+  }
+
+  /// Moves `count` bytes past whole members the caller checked in `unreadBytes` (each with the
+  /// comma before it, but the first after `{`), ending right after a member's `"key":`: the
+  /// reader is then at that member's value, as after `nextKey`.
+  public mutating func skip(_ count: Int) {
+    parser.index += count
+    justOpened = false
+  }
+
   /// Checks that nothing but whitespace follows the value read.
   public mutating func finish() throws(JSONParseError) {
     parser.skipWhitespace()

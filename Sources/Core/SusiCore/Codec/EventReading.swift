@@ -32,6 +32,18 @@ extension Event {
 
   /// The event; throws when the record must go through the tree decoder.
   private static func readFast(_ r: inout JSONReader) throws -> Event {
+    // Most records are exactly as this writer writes them: their envelope is recognized by its
+    // bytes. Any other goes member by member.
+    let start = r.position
+    if let envelope = writtenEnvelope(&r) {
+      if let action = try readAction(envelope.type, &r), try r.nextKey() == nil {
+        try r.finish()
+        return Event(
+          seq: envelope.seq, at: envelope.at, origin: EventOrigin(rawValue: envelope.origin),
+          cause: envelope.cause, action: action)
+      }
+      r.restore(start)
+    }
     var seen = EnvelopeFields()
     var version = 1
     var type: ActionType?
@@ -88,6 +100,106 @@ extension Event {
       action: try action.take() ?? Action.decode(type: type.rawValue, payload: nil))
   }
 
+  /// An envelope as this writer writes it when it has no request id, id or idempotency key.
+  private struct WrittenEnvelope {
+    var seq: Int
+    var at: Timestamp
+    var origin: String
+    var cause: Int?
+    var type: ActionType
+  }
+
+  /// The envelope the reader (before the record's `{`) is at, when it is written exactly as
+  /// `{"v":2,"seq":N,"at":"…","origin":"…",("cause":N,)"type":"…","payload":` with a known
+  /// origin and action type and integers of 1 to 17 digits: the reader is then at the payload.
+  /// Nil, moving nothing, for any other: the members are then read one by one, which gives the
+  /// same event for the same bytes.
+  private static func writtenEnvelope(_ r: inout JSONReader) -> WrittenEnvelope? {
+    let bytes = r.unreadBytes
+    guard let base = bytes.baseAddress else { return nil }
+    let end = bytes.count
+    var i = 0
+    /// Moves past `text` when it comes next.
+    func literal(_ text: StaticString) -> Bool {
+      let count = text.utf8CodeUnitCount
+      guard end &- i >= count, same(base + i, text.utf8Start, count) else { return false }
+      i &+= count
+      return true
+    }
+    /// The integer that comes next, as `JSONReader.int()` reads the ones written most often.
+    func integer() -> Int? {
+      let start = i
+      var value = 0
+      while i < end, i &- start < 18,
+        case let digit = base.load(fromByteOffset: i, as: UInt8.self) &- 0x30,
+        digit < 10
+      {
+        value = value &* 10 &+ Int(digit)
+        i &+= 1
+      }
+      let count = i &- start
+      guard count > 0, count < 18, base.load(fromByteOffset: start, as: UInt8.self) != 0x30 else {
+        return nil
+      }
+      return value
+    }
+    /// The bytes of the string whose opening quote was just passed, when it has no escape.
+    func text() -> UnsafeRawBufferPointer? {
+      let start = i
+      // Eight bytes at a time up to the first `"` or `\`.
+      let ones: UInt64 = 0x0101_0101_0101_0101
+      while end &- i >= 8 {
+        let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let found =
+          ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & (ones &* 0x80)
+        if found == 0 {
+          i &+= 8
+          continue
+        }
+        // The lowest flag is exact (a false one only ever follows a true one).
+        i &+= found.trailingZeroBitCount &>> 3
+        break
+      }
+      while i < end {
+        switch base.load(fromByteOffset: i, as: UInt8.self) {
+        case UInt8(ascii: "\\"): return nil
+        case UInt8(ascii: "\""):
+          i &+= 1
+          return UnsafeRawBufferPointer(start: base + start, count: i &- 1 &- start)
+        default: i &+= 1
+        }
+      }
+      return nil
+    }
+    guard literal(#"{"v":2,"seq":"#), let seq = integer(), literal(#","at":""#),
+      let atText = text(), let at = Timestamp(rfc3339Bytes: atText), literal(#","origin":""#),
+      let originText = text()
+    else { return nil }
+    var origin: String?
+    for known in knownOrigins where holds(originText, known.name) {
+      origin = known.origin.rawValue
+    }
+    guard let origin else { return nil }
+    var cause: Int?
+    if literal(#","cause":"#) {
+      guard let value = integer() else { return nil }
+      cause = value
+    }
+    guard literal(#","type":""#), let typeText = text(), let type = actionType(typeText),
+      literal(#","payload":"#)
+    else { return nil }
+    // Past the `{` (checking the nesting limit as `enterObject` does), then past the members.
+    do {
+      try r.enterObject()
+    } catch {
+      return nil
+    }
+    r.skip(i &- 1)
+    return WrittenEnvelope(seq: seq, at: at, origin: origin, cause: cause, type: type)
+  }
+
   /// The origins this code names, as the log writes them.
   private static let knownOrigins: [(name: StaticString, origin: EventOrigin)] = [
     ("jsonl", .jsonl), ("runner", .runner), ("cli", .cli), ("webhook", .webhook), ("web", .web),
@@ -116,15 +228,50 @@ extension Event {
 
   /// The action type named by `key`; nil for an unknown name or one written with escapes.
   private static func actionType(_ key: JSONReader.Key) -> ActionType? {
+    key.hasEscapes ? nil : actionType(key.bytes)
+  }
+
+  /// The action type whose name is exactly `name`, or nil.
+  private static func actionType(_ name: UnsafeRawBufferPointer) -> ActionType? {
     // Most of a log.
-    if key == "messageReceived" { return .messageReceived }
-    if key == "sendMessage" { return .sendMessage }
-    guard !key.hasEscapes, key.bytes.count < actionTypesByLength.count else { return nil }
-    for candidate in actionTypesByLength[key.bytes.count]
-    where candidate.name.withUnsafeBytes({ $0.elementsEqual(key.bytes) }) {
+    if holds(name, "messageReceived") { return .messageReceived }
+    if holds(name, "sendMessage") { return .sendMessage }
+    guard let base = name.baseAddress, name.count < actionTypesByLength.count else { return nil }
+    for candidate in actionTypesByLength[name.count]
+    where candidate.name.withUnsafeBytes({
+      same($0.baseAddress.unsafelyUnwrapped, base, name.count)
+    }) {
       return candidate.type
     }
     return nil
+  }
+
+  /// Whether `bytes` are exactly `text`.
+  @inline(__always)
+  private static func holds(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+    guard let base = bytes.baseAddress, bytes.count == text.utf8CodeUnitCount else {
+      return bytes.isEmpty && text.utf8CodeUnitCount == 0
+    }
+    return same(base, text.utf8Start, bytes.count)
+  }
+
+  /// Whether the `count` bytes at `a` and at `b` are the same, compared eight at a time.
+  @inline(__always)
+  private static func same(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+    var k = 0
+    while count &- k >= 8 {
+      guard
+        a.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+          == b.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+      else { return false }
+      k &+= 8
+    }
+    while k < count {
+      guard a.load(fromByteOffset: k, as: UInt8.self) == b.load(fromByteOffset: k, as: UInt8.self)
+      else { return false }
+      k &+= 1
+    }
+    return true
   }
 
   /// The envelope's members, to refuse a repeated one.

@@ -63,7 +63,8 @@ extension State {
     if let problem = skillNameProblem(group: p.group, skill: p.skill) {
       return .rejected(problem)
     }
-    let language = p.language ?? skills[p.group]?[p.skill]?.language ?? skillListLanguage(nil)
+    let language =
+      p.language ?? knownLanguage(group: p.group, skill: p.skill) ?? skillListLanguage(nil)
     return start(
       .loadSkill, event, about: "\(p.group)/\(p.skill)",
       .fetchSkill(server: server, group: p.group, skill: p.skill, language: language))
@@ -86,10 +87,19 @@ extension State {
   func aboutSkill(
     group: String, skill: String, language: String?, _ effect: (String) -> Effect
   ) -> Effect {
-    guard let known = skills[group]?[skill] else {
+    guard let known = knownLanguage(group: group, skill: skill) else {
       return .resolvingSkill(effect(language ?? skillListLanguage(nil)))
     }
-    return effect(language ?? known.language)
+    return effect(language ?? known)
+  }
+
+  /// The language of the skill when a loaded list or page has shown it, else nil. Read where the
+  /// skill lies: `skills[group]?[skill]` would copy the group's table and the whole skill.
+  func knownLanguage(group: String, skill: String) -> String? {
+    guard let g = skills.index(forKey: group), let s = skills.values[g].index(forKey: skill) else {
+      return nil
+    }
+    return skills.values[g].values[s].language
   }
 
   mutating func submitRating(_ p: Action.SubmitRating, _ event: Event) -> Reaction {
