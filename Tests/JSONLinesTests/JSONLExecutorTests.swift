@@ -3,6 +3,7 @@ import SusiCore
 import SusiJSON
 import SusiJSONLines
 import SusiStore
+import SusiTesting
 import Synchronization
 import Testing
 
@@ -10,19 +11,6 @@ import Testing
 /// HTTP client's event loop): a chat's intent, request, reply and result then share one thread.
 @Suite(.timeLimit(.minutes(1)))
 struct JSONLExecutorTests {
-  /// Runs jobs on a queue of its own and counts them.
-  final class CountingExecutor: TaskExecutor {
-    let jobs = Atomic(0)
-    let queue = DispatchQueue(label: "susi-jsonl-test-executor")
-
-    func enqueue(_ job: consuming ExecutorJob) {
-      let job = UnownedJob(job)
-      jobs.add(1, ordering: .relaxed)
-      let executor = asUnownedTaskExecutor()
-      queue.async { job.runSynchronously(on: executor) }
-    }
-  }
-
   @Test func theSessionRunsOnTheExecutorTheRunnerPrefers() async throws {
     let executor = CountingExecutor()
     let harness = JSONLHarness(preferredExecutor: executor)
@@ -31,7 +19,7 @@ struct JSONLExecutorTests {
     let summary = await harness.run(text + "\n")
     #expect(summary.accepted == 20 && summary.succeeded)
     // The runner here answers on tasks of its own: every job on the executor is the session's.
-    #expect(executor.jobs.load(ordering: .relaxed) > 0)
+    #expect(executor.jobs > 0)
     let answers = try harness.transcript().events.filter { $0["type"] == "messageReceived" }
     #expect(answers.count == 20)
   }

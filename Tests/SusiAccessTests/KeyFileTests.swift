@@ -37,9 +37,7 @@ import Testing
     let known = KeyToken.generate()
     try file.add(known)
     #expect(file.matches(known))
-    let wrongSecret = try #require(
-      KeyToken("susi_\(known.keyID.dropFirst(4))_" + String(repeating: "A", count: 43)))
-    #expect(!file.matches(wrongSecret))
+    #expect(!file.matches(try wrongSecret(of: known)))
     #expect(compared.all == [known.hash, known.hash])
   }
 
@@ -58,9 +56,7 @@ import Testing
     let known = KeyToken.generate()
     try file.add(known)
     #expect(file.matches(known))
-    let wrongSecret = try #require(
-      KeyToken("susi_\(known.keyID.dropFirst(4))_" + String(repeating: "A", count: 43)))
-    #expect(!file.matches(wrongSecret))
+    #expect(!file.matches(try wrongSecret(of: known)))
     // The kept token with bytes after it (256 more, so the lengths agree in their low byte).
     let longer = known.text + String(repeating: "A", count: 256)
     var text = longer
@@ -87,5 +83,10 @@ import Testing
   @Test func dummyHashNeverMatchesAnUnknownToken() throws {
     let file = try KeyFile(path: FileManagerTestFolder().path + "/test.keys")
     #expect(!file.matches(KeyToken.generate()))
+  }
+
+  /// A token with `key`'s id and another secret.
+  private func wrongSecret(of key: KeyToken) throws -> KeyToken {
+    try #require(KeyToken("susi_\(key.keyID.dropFirst(4))_" + String(repeating: "A", count: 43)))
   }
 }
