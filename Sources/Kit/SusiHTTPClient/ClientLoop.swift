@@ -215,14 +215,13 @@ final class ClientLoop: @unchecked Sendable {
       // `epoll_wait` rather than three.
       var stopped = false
       for _ in 0..<Self.workRounds {
-        let (more, stop) = inbox.withLock { inbox -> (Bool, Bool) in
-          // Work is only ever queued with `wakePending` set.
-          guard inbox.wakePending else { return (false, false) }
+        let (found, stop) = inbox.withLock { inbox -> (Bool, Bool) in
+          // Work is only ever queued with `wakePending` set, and never once stopped.
+          guard inbox.wakePending else { return (false, inbox.stopped) }
           inbox.wakePending = false
           swap(&work, &inbox.work)
           return (true, inbox.stopped)
         }
-        guard more else { break }
         stopped = stop
         for item in work {
           switch item {
@@ -231,9 +230,9 @@ final class ClientLoop: @unchecked Sendable {
           }
         }
         work.removeAll(keepingCapacity: true)
-        if stopped { break }
+        if !found || stopped { break }
       }
-      if stopped || inbox.withLock({ $0.stopped && $0.work.isEmpty }) { break }
+      if stopped { break }
       if let deadline = turn?() {
         let milliseconds = (deadline - Self.now()) * 1000
         timeout = milliseconds <= 0 ? 0 : Int32(min(milliseconds.rounded(.up), 3_600_000))
