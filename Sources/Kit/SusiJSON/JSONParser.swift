@@ -116,7 +116,7 @@ public struct JSONParser: ~Copyable {
   /// backslash, a control character or not ASCII. The lowest such byte is always marked; bytes
   /// above it may be marked when they are not such bytes (a borrow), so only the lowest counts.
   @inlinable @inline(__always)
-  static func unplainBytes(_ word: UInt64) -> UInt64 {
+  public static func unplainBytes(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let quotes = word ^ (ones &* 0x22)
     let backslashes = word ^ (ones &* 0x5C)

@@ -146,20 +146,16 @@ extension Event {
     /// The bytes of the string whose opening quote was just passed, when it has no escape.
     func text() -> UnsafeRawBufferPointer? {
       let start = i
-      // Eight bytes at a time up to the first `"` or `\`.
-      let ones: UInt64 = 0x0101_0101_0101_0101
+      // Eight bytes at a time up to the first that is not plain (a `"`, a `\`, a control
+      // character or not ASCII); the bytes from there on one by one.
       while end &- i >= 8 {
         let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let found =
-          ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & (ones &* 0x80)
-        if found == 0 {
+        let special = JSONParser.unplainBytes(word)
+        if special == 0 {
           i &+= 8
           continue
         }
-        // The lowest flag is exact (a false one only ever follows a true one).
-        i &+= found.trailingZeroBitCount &>> 3
+        i &+= special.trailingZeroBitCount &>> 3
         break
       }
       while i < end {
