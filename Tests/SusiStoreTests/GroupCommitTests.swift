@@ -173,4 +173,57 @@ import Testing
     #expect(log.committed == count, "every answered event is committed")
     await store.close()
   }
+
+  @Test func aBatchIsCommittedOnceAndAnsweredOnlyAfterItsCommit() async throws {
+    let seen = Mutex<[Int]>([])
+    let sink = GroupSink(shown: { seen.withLock { $0.count } })
+    let runner = ManualRunner()
+    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
+    let following = EventForwarding(store.events(after: 0)) { event in
+      seen.withLock { $0.append(event.seq) }
+    }
+    defer { following.stop() }
+    // A rating the reducer refuses at once (its result follows it), an intent the check
+    // refuses, and an idempotency key used twice.
+    let intents = [
+      BatchedIntent(
+        action: .submitRating(.init(group: "Knowledge", skill: "Synonyms", stars: 9)),
+        origin: .test),
+      BatchedIntent(action: .loadGroups(.init()), origin: .test),
+      BatchedIntent(action: .loadGroups(.init()), origin: .test, idempotencyKey: "k"),
+      BatchedIntent(action: .loadGroups(.init()), origin: .test, idempotencyKey: "k"),
+    ]
+    #expect(store.sendsBatchesTogether)
+    let results = await store.sendBatch(intents, admit: { $0 != 1 })
+    #expect(results.map { try? $0.get().seq } == [1, nil, 3, nil])
+    guard case .failure(.refused) = results[1],
+      case .failure(.store(.duplicate(seq: 3))) = results[3]
+    else {
+      Issue.record("refusals not as expected: \(results)")
+      return
+    }
+    let log = sink.log.withLock { $0 }
+    #expect(log.commits == 1, "one commit for the whole batch")
+    #expect(log.committed == 3)
+    #expect(log.shownAtCommit == [0], "nobody saw the batch before its commit")
+    #expect(seen.withLock { $0 } == [1, 2, 3])
+    #expect(runner.effects.map(\.cause) == [3])
+    await store.close()
+  }
+
+  @Test func aFailedCommitFailsEveryIntentOfTheBatch() async throws {
+    let sink = GroupSink(failing: true, shown: { 0 })
+    let store = Store(
+      sink: sink, runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
+    let intents = [
+      BatchedIntent(action: .loadGroups(.init()), origin: .test),
+      BatchedIntent(action: .loadGroups(.init()), origin: .test),
+    ]
+    let results = await store.sendBatch(intents, admit: { $0 == 0 })
+    guard case .failure(.store) = results[0], case .failure(.refused) = results[1] else {
+      Issue.record("the logged intent is not failed with its commit: \(results)")
+      return
+    }
+    await store.close()
+  }
 }

@@ -32,11 +32,10 @@ public enum BatchRefusal: Error {
 }
 
 extension Store {
-  /// True when `sendBatch` logs a batch in one write (the log file, memory); otherwise the
-  /// intents of a batch are sent one by one, each waiting for its commit before the next goes:
-  /// on a log that commits in groups, concurrent `send`s share commits instead.
+  /// True when `sendBatch` logs a batch in one write (the log file, memory) or one commit (a
+  /// log that commits in groups); otherwise the intents of a batch are sent one by one.
   public nonisolated var sendsBatchesTogether: Bool {
-    sink.batchesAppends && !sink.commitsInGroups
+    sink.batchesAppends || sink.commitsInGroups
   }
 
   /// Logs and applies `intents` in order, in one turn and (see `sendsBatchesTogether`) one
@@ -70,6 +69,7 @@ extension Store {
       }
       return results
     }
+    if sink.commitsInGroups { return await sendGroup(intents, admit: admit, applied: applied) }
     if let failure { return intents.map { _ in .failure(.store(failure)) } }
     let started = ContinuousClock.now
     var logged: LoggedBatch?
@@ -94,6 +94,54 @@ extension Store {
     }
     let failure = self.failure ?? .logFailed("the log appended no event")
     return logged.results.map { $0 ?? .failure(.store(failure)) }
+  }
+
+  /// `sendBatch` on a log that commits in groups: the intents are logged one after another in
+  /// one turn of the store, into the group being appended, and answered together once that
+  /// group is committed (by this sender, as `send` does), instead of a turn and a wait each.
+  private func sendGroup(
+    _ intents: [BatchedIntent], admit: (_ index: Int) -> Bool, applied: (_ index: Int) -> Void
+  ) async -> [Result<PublishedEvent, BatchRefusal>] {
+    await waitForGroup()
+    senderLogs()
+    var results: [Result<PublishedEvent, BatchRefusal>] = []
+    results.reserveCapacity(intents.count)
+    var newestLogged: Int?
+    var newestDuplicate: Int?
+    for (index, intent) in intents.enumerated() {
+      guard admit(index) else {
+        results.append(.failure(.refused))
+        continue
+      }
+      do throws(StoreError) {
+        let published = try apply(
+          intent.action, origin: intent.origin, cause: nil, id: intent.id,
+          idempotencyKey: intent.idempotencyKey)
+        newestLogged = published.seq
+        applied(index)
+        results.append(.success(published))
+      } catch {
+        // A duplicate names an event that may still wait for its commit.
+        if case .duplicate(let seq) = error { newestDuplicate = max(newestDuplicate ?? 0, seq) }
+        results.append(.failure(.store(error)))
+      }
+    }
+    senderLogged(willRun: newestLogged != nil)
+    guard let newest = [newestLogged, newestDuplicate].compactMap({ $0 }).max() else {
+      return results
+    }
+    do throws(StoreError) {
+      try await committed(through: newest, runningTheCommit: newestLogged != nil)
+    } catch {
+      // Nothing of the group is in the log: no intent of it was logged.
+      return results.map { result in
+        switch result {
+        case .success, .failure(.store(.duplicate)): .failure(.store(error))
+        case .failure: result
+        }
+      }
+    }
+    return results
   }
 
   /// The turn of `sendBatch` inside the sink's append lock: decides, stamps and applies each
