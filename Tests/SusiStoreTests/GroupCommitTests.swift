@@ -53,6 +53,30 @@ import Testing
 
   struct CommitRefused: Error {}
 
+  /// A store on a `GroupSink`, with a reader that notes the seq of every event it is shown.
+  struct Watched {
+    final class Seen: Sendable {
+      let seqs = Mutex<[Int]>([])
+    }
+    let seen = Seen()
+    let sink: GroupSink
+    let runner = ManualRunner()
+    let store: Store
+    let following: EventForwarding
+
+    init(failing: Bool = false) {
+      let seen = self.seen
+      sink = GroupSink(failing: failing, shown: { seen.seqs.withLock { $0.count } })
+      store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
+      following = EventForwarding(store.events(after: 0)) { event in
+        seen.seqs.withLock { $0.append(event.seq) }
+      }
+    }
+
+    /// The seqs of the events the reader was shown, in order.
+    var shown: [Int] { seen.seqs.withLock { $0 } }
+  }
+
   /// Runs jobs on a queue of its own, which `key` marks.
   final class QueueExecutor: TaskExecutor {
     let key = DispatchSpecificKey<Bool>()
@@ -103,14 +127,9 @@ import Testing
   }
 
   @Test func anEventIsShownAndAnsweredOnlyAfterItsCommit() async throws {
-    let seen = Mutex<[Int]>([])
-    let sink = GroupSink(shown: { seen.withLock { $0.count } })
-    let runner = ManualRunner()
-    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
-    let following = EventForwarding(store.events(after: 0)) { event in
-      seen.withLock { $0.append(event.seq) }
-    }
-    defer { following.stop() }
+    let watched = Watched()
+    let (sink, runner, store) = (watched.sink, watched.runner, watched.store)
+    defer { watched.following.stop() }
 
     let sent = try await store.send(.loadGroups(.init()), origin: .test)
     #expect(sent.seq == 1)
@@ -118,26 +137,21 @@ import Testing
     #expect(log.commits == 1)
     #expect(log.committed == 1, "the sender is answered once its event is committed")
     #expect(log.shownAtCommit == [0], "nobody saw the event before its commit")
-    #expect(seen.withLock { $0 } == [1])
+    #expect(watched.shown == [1])
     #expect(runner.effects.map(\.cause) == [1])
     await store.close()
   }
 
   @Test func aFailedCommitFailsItsSendersAndShowsTheEventToNobody() async throws {
-    let seen = Mutex<[Int]>([])
-    let sink = GroupSink(failing: true, shown: { seen.withLock { $0.count } })
-    let runner = ManualRunner()
-    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
-    let following = EventForwarding(store.events(after: 0)) { event in
-      seen.withLock { $0.append(event.seq) }
-    }
-    defer { following.stop() }
+    let watched = Watched(failing: true)
+    let (sink, runner, store) = (watched.sink, watched.runner, watched.store)
+    defer { watched.following.stop() }
 
     await #expect(throws: StoreError.self) {
       try await store.send(.loadGroups(.init()), origin: .test)
     }
     #expect(sink.log.withLock { $0.appended.count } == 1)
-    #expect(seen.withLock { $0 }.isEmpty)
+    #expect(watched.shown.isEmpty)
     #expect(runner.effects.isEmpty, "no effect starts for an event that is not in the log")
     // The store accepts nothing more.
     await #expect(throws: StoreError.self) {
@@ -148,14 +162,9 @@ import Testing
   }
 
   @Test func concurrentSendersAreAllAnsweredAndTheirEventsShownInSeqOrder() async throws {
-    let seen = Mutex<[Int]>([])
-    let sink = GroupSink(shown: { seen.withLock { $0.count } })
-    let store = Store(
-      sink: sink, runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch))
-    let following = EventForwarding(store.events(after: 0)) { event in
-      seen.withLock { $0.append(event.seq) }
-    }
-    defer { following.stop() }
+    let watched = Watched()
+    let (sink, store) = (watched.sink, watched.store)
+    defer { watched.following.stop() }
     let count = 50
     let answered = await withTaskGroup(of: Int?.self) { group in
       for n in 0..<count {
@@ -168,21 +177,16 @@ import Testing
       return seqs
     }
     #expect(answered.sorted() == Array(1...count))
-    #expect(seen.withLock { $0 } == Array(1...count), "shown in seq order")
+    #expect(watched.shown == Array(1...count), "shown in seq order")
     let log = sink.log.withLock { $0 }
     #expect(log.committed == count, "every answered event is committed")
     await store.close()
   }
 
   @Test func aBatchIsCommittedOnceAndAnsweredOnlyAfterItsCommit() async throws {
-    let seen = Mutex<[Int]>([])
-    let sink = GroupSink(shown: { seen.withLock { $0.count } })
-    let runner = ManualRunner()
-    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
-    let following = EventForwarding(store.events(after: 0)) { event in
-      seen.withLock { $0.append(event.seq) }
-    }
-    defer { following.stop() }
+    let watched = Watched()
+    let (sink, runner, store) = (watched.sink, watched.runner, watched.store)
+    defer { watched.following.stop() }
     // A rating the reducer refuses at once (its result follows it), an intent the check
     // refuses, and an idempotency key used twice.
     let intents = [
@@ -206,7 +210,7 @@ import Testing
     #expect(log.commits == 1, "one commit for the whole batch")
     #expect(log.committed == 3)
     #expect(log.shownAtCommit == [0], "nobody saw the batch before its commit")
-    #expect(seen.withLock { $0 } == [1, 2, 3])
+    #expect(watched.shown == [1, 2, 3])
     #expect(runner.effects.map(\.cause) == [3])
     await store.close()
   }
