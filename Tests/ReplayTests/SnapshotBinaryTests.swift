@@ -10,7 +10,8 @@ import Testing
   import Glibc
 #endif
 
-/// Snapshots through the built binary: a clean stop leaves one, the next start resumes from it,
+/// Snapshots through the built binary: a clean stop leaves one when the interval's worth of
+/// events is not covered, the next start resumes from it,
 /// and `kill -9` in the middle of writing one leaves the old snapshot and a correct next start.
 @Suite
 struct SnapshotBinaryTests {
@@ -61,19 +62,32 @@ struct SnapshotBinaryTests {
     #expect(verify.stdout.contains("verified: the snapshot"), sourceLocation: sourceLocation)
   }
 
-  @Test func aCleanStopLeavesASnapshotAndTheNextStartResumesFromIt() async throws {
+  @Test func aCleanStopLeavesASnapshotWhenTheIntervalsWorthIsNotCoveredAndTheNextStartResumes()
+    async throws
+  {
     let dir = try folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let first = try await susi.run(jsonl(dir), input: lines, environment: environment(dir))
+    // Fewer events than the interval: the clean stop leaves them for the next start to replay.
+    let rare = environment(dir, ["SUSI_SNAPSHOT_EVERY": "100"])
+    let first = try await susi.run(jsonl(dir), input: lines, environment: rare)
     #expect(first.status == 0, "\(first.stderr)")
+    #expect(snapshots(dir).isEmpty)
+    // As many as the interval (4) not covered: this clean stop writes one covering every event.
     let events = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
       .split(separator: "\n").count
-    // The final snapshot of the clean stop covers every event.
-    #expect(snapshots(dir).last == "events.jsonl.snapshot." + String(format: "%012d", events))
-    #expect(snapshots(dir).count == 2)
+    let covering = try await susi.run(jsonl(dir), input: "", environment: environment(dir))
+    #expect(covering.status == 0, "\(covering.stderr)")
+    #expect(snapshots(dir) == ["events.jsonl.snapshot." + String(format: "%012d", events)])
+    // The next start resumes from it; snapshots every 4 events and the clean stop leave fewer
+    // than 4 uncovered.
     let second = try await susi.run(jsonl(dir), input: lines, environment: environment(dir))
     #expect(second.status == 0)
     #expect(!second.stderr.contains("snapshot"), "\(second.stderr)")
+    let total = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
+      .split(separator: "\n").count
+    let newestSeq = snapshots(dir).last.flatMap { Int($0.split(separator: ".").last ?? "") } ?? 0
+    #expect(
+      snapshots(dir).count >= 2 && total - newestSeq < 4, "\(snapshots(dir)), \(total) events")
     try await expectConsistent(dir)
 
     // A damaged snapshot: one warning line, and the start rebuilds the state from the log.

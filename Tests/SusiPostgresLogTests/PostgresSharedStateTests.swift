@@ -78,38 +78,38 @@ struct PostgresSharedStateTests {
   @Test func aStartBeginsFromTheNewestSnapshotInTheDatabaseAndReplaysOnlyTheTail() async throws {
     let location = try freshLog()
     let first = try await Node(location)
-    try await first.rate(5)
+    try await first.rate(6)
     await first.stop()
-    // Every 4 events while running (one due while another is written is skipped), then 10 at
-    // the clean stop; the newest two are kept.
+    // Every 4 events while running (one due while another is written is skipped; then the clean
+    // stop, with 4 or more events not covered, writes 12); the newest two are kept.
     let snapshots = PostgresSnapshots(location: location)
     let connection = try PostgresConnection(location.database)
     let kept = try snapshots.seqs(on: connection)
-    #expect(kept.count == 2 && kept.first == 10 && [4, 8].contains(kept.last ?? 0))
+    #expect(kept.count == 2 && kept.first == 12 && [4, 8].contains(kept.last ?? 0))
 
     let second = try await Node(location)
-    #expect(second.opened.snapshotSeq == 10)
+    #expect(second.opened.snapshotSeq == 12)
     #expect(second.opened.warnings.isEmpty)
     #expect(
       Snapshot.digest(second.opened.recovered.state)
         == Snapshot.digest(try fullReplay(location).state))
     // The row holds a snapshot file's bytes, with the digest it stands for beside them.
     let row = try execute(
-      location, "SELECT state_digest, snapshot FROM susi_snapshots WHERE seq = 10")
+      location, "SELECT state_digest, snapshot FROM susi_snapshots WHERE seq = 12")
     let bytes = try #require(row.bytes(0, 1))
     let decoded = try Snapshot(decoding: bytes)
     #expect(row.text(0, 0) == Snapshot.digest(decoded.recovered.state))
-    #expect(decoded.checkpoint.seq == 10)
+    #expect(decoded.checkpoint.seq == 12)
 
-    // Two more events, then a start without a clean stop: the snapshot at 12 was written in the
-    // background by the node that appended 12, and the start replays nothing after it.
-    try await second.rate(1)
-    await waitUntil("the snapshot at 12 is in") {
-      (try? snapshots.seqs(on: connection).first) == 12
+    // Four more events, then a start without a clean stop: the snapshot at 16 was written in the
+    // background by the node that appended 16, and the start replays nothing after it.
+    try await second.rate(2)
+    await waitUntil("the snapshot at 16 is in") {
+      (try? snapshots.seqs(on: connection).first) == 16
     }
     let third = try await Node(location)
-    #expect(third.opened.snapshotSeq == 12)
-    #expect(third.opened.recovered.lastSeq == 12)
+    #expect(third.opened.snapshotSeq == 16)
+    #expect(third.opened.recovered.lastSeq == 16)
     await second.stop()
     await third.stop()
     connection.close()
@@ -129,9 +129,10 @@ struct PostgresSharedStateTests {
       location, "ALTER TABLE susi_snapshots ALTER COLUMN snapshot SET STORAGE EXTENDED")
     #expect(try execute(location, storage).text(0, 0) == "x")
 
-    // A snapshot long enough (64 KB) that PostgreSQL would otherwise compress it.
+    // A snapshot long enough (64 KB) that PostgreSQL would otherwise compress it; written by the
+    // clean stop, since the interval's worth of events (2,000) is not covered.
     try insertMessages(1...2000, into: location)
-    let first = try await Node(location, every: 10_000)
+    let first = try await Node(location, every: 2000)
     await first.stop()
     #expect(try execute(location, storage).text(0, 0) == "e")
     let sizes = try execute(
@@ -154,11 +155,11 @@ struct PostgresSharedStateTests {
   @Test func aDamagedOrForeignSnapshotIsIgnoredWithAWarningAndTheLogIsReplayed() async throws {
     let location = try freshLog()
     let node = try await Node(location)
-    try await node.rate(5)
+    try await node.rate(6)
     await node.stop()
     let expected = Snapshot.digest(try fullReplay(location).state)
 
-    // The newest (10) damaged in its body, the older one made by another version of susi.
+    // The newest (12) damaged in its body, the older one made by another version of susi.
     let rows = try execute(location, "SELECT seq, snapshot FROM susi_snapshots ORDER BY seq")
     let older = try #require(rows.int(0, 0))
     var damaged = try #require(rows.bytes(1, 1))
@@ -167,7 +168,7 @@ struct PostgresSharedStateTests {
     foreign = foreign.replacingOccurrences(
       of: "\"reducer\":\(State.reducerVersion)", with: "\"reducer\":\(State.reducerVersion + 1)")
     _ = try execute(
-      location, "UPDATE susi_snapshots SET snapshot = $1 WHERE seq = 10", [.bytes(damaged)])
+      location, "UPDATE susi_snapshots SET snapshot = $1 WHERE seq = 12", [.bytes(damaged)])
     _ = try execute(
       location, "UPDATE susi_snapshots SET snapshot = $1 WHERE seq = $2",
       [.bytes(Array(foreign.utf8)), .int(older)])
@@ -175,7 +176,7 @@ struct PostgresSharedStateTests {
     let again = try await Node(location)
     #expect(again.opened.snapshotSeq == nil)
     try #require(again.opened.warnings.count == 2)
-    #expect(again.opened.warnings[0].contains("ignored the snapshot at seq 10"))
+    #expect(again.opened.warnings[0].contains("ignored the snapshot at seq 12"))
     #expect(again.opened.warnings[0].contains("checksum"))
     #expect(again.opened.warnings[1].contains("ignored the snapshot at seq \(older)"))
     #expect(again.opened.warnings[1].contains("another version of susi"))
@@ -186,13 +187,13 @@ struct PostgresSharedStateTests {
   @Test func whenTheNewestSnapshotIsDamagedTheNextOlderOneIsUsedWithAWarning() async throws {
     let location = try freshLog()
     let node = try await Node(location)
-    try await node.rate(5)
+    try await node.rate(6)
     await node.stop()
     let expected = try fullReplay(location)
     let rows = try execute(location, "SELECT seq FROM susi_snapshots ORDER BY seq")
     let older = try #require(rows.int(0, 0))
     let newest = try #require(rows.int(1, 0))
-    #expect(newest == 10 && older < newest)
+    #expect(newest == 12 && older < newest)
     let damaged = try execute(
       location, "SELECT snapshot FROM susi_snapshots WHERE seq = $1", [.int(newest)])
     var bytes = try #require(damaged.bytes(0, 0))
@@ -215,7 +216,7 @@ struct PostgresSharedStateTests {
     async throws
   {
     let location = try freshLog()
-    let node = try await Node(location, every: 10_000)
+    let node = try await Node(location)
     try await node.rate(2)
     await node.stop()
     // 1,700 records after the snapshot at 4: read 500, 1,000, then the rest.
@@ -345,7 +346,7 @@ struct PostgresSharedStateTests {
     await node.stop()
     // A snapshot of another log that also reached seq 4: same seq, other record.
     let other = try freshLog()
-    let elsewhere = try await Node(other)
+    let elsewhere = try await Node(other, every: 3)
     try await elsewhere.store.send(.sendMessage(.init(query: "elsewhere")), origin: .cli)
     try await elsewhere.rate(1)
     await elsewhere.stop()

@@ -5,6 +5,7 @@ import SusiHTTPTesting
 import SusiJSON
 import SusiSamples
 import SusiStore
+import Synchronization
 import Testing
 
 /// A start from a snapshot and a full replay give the same state, byte for byte, and a snapshot
@@ -208,5 +209,35 @@ import Testing
       #expect(opened.recovered.state.canonicalJSON() == full.state.canonicalJSON())
       try opened.writer.close()
     }
+  }
+
+  @Test func aCleanStopWritesASnapshotOnlyWhenAsManyEventsAsTheIntervalAreNotCovered() {
+    let destination = SeqsWritten()
+    let keeper = SnapshotKeeper(destination: destination, every: 10, newestSeq: 0)
+    // A short tail is left for the next start to replay; the interval's worth is not.
+    keeper.finish(Recovered(lastSeq: 9))
+    #expect(destination.seqs.withLock { $0 } == [])
+    keeper.finish(Recovered(lastSeq: 10))
+    #expect(destination.seqs.withLock { $0 } == [10])
+    // Counted from the newest snapshot, written or loaded.
+    keeper.finish(Recovered(lastSeq: 19))
+    let resumed = SnapshotKeeper(destination: destination, every: 10, newestSeq: 25)
+    resumed.finish(Recovered(lastSeq: 34))
+    #expect(destination.seqs.withLock { $0 } == [10])
+    resumed.finish(Recovered(lastSeq: 35))
+    #expect(destination.seqs.withLock { $0 } == [10, 35])
+    // Snapshots turned off: none, however long the tail.
+    SnapshotKeeper(destination: destination, every: 0, newestSeq: 0).finish(
+      Recovered(lastSeq: 1000))
+    #expect(destination.seqs.withLock { $0 } == [10, 35])
+  }
+}
+
+/// The seqs a keeper wrote snapshots at.
+private final class SeqsWritten: SnapshotDestination {
+  let seqs = Mutex<[Int]>([])
+  var logEnd: Int { 0 }
+  func write(_ book: Recovered, line: [UInt8]?, end: Int) throws {
+    seqs.withLock { $0.append(book.lastSeq) }
   }
 }

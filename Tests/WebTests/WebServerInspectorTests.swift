@@ -33,16 +33,16 @@ import Testing
 
   @Test func theInspectorStateAtEachSeqEqualsAReplayToThatSeq() async throws {
     let directory = temporaryDirectory()
-    // A first run, stopped cleanly, leaves a snapshot; the second run adds events after it, so
-    // later seqs start from the snapshot and earlier ones read the log from its start.
-    try await WebFixture.withLocal(directory: directory) { web in
+    // A first run leaves a snapshot (one every 4 events); the second run adds events after it,
+    // so later seqs start from the snapshot and earlier ones read the log from its start.
+    try await WebFixture.withLocal(directory: directory, snapshotEvery: 4) { web in
       let id = try await web.signIn()
       for query in ["hi", "what is the time"] {
         try await web.post(#"{"type":"sendMessage","payload":{"query":"\#(query)"}}"#, session: id)
       }
     }
     #expect(!SnapshotFiles(logPath: directory + "/events.jsonl").all().isEmpty)
-    try await WebFixture.withLocal(directory: directory) { web in
+    try await WebFixture.withLocal(directory: directory, snapshotEvery: 4) { web in
       let id = try await web.signIn()
       try await web.post(#"{"type":"sendMessage","payload":{"query":"hello"}}"#, session: id)
       try await web.post(#"{"type":"loadGroups"}"#, session: id)

@@ -77,9 +77,9 @@ struct WebFixture {
   /// `susi web`: a session for whoever presents the token.
   static func local(
     directory: String = temporaryDirectory(), pages: WebPages? = nil,
-    links: StartLinks = StartLinks()
+    links: StartLinks = StartLinks(), snapshotEvery: Int? = nil
   ) async throws -> WebFixture {
-    let app = try await start(directory)
+    let app = try await start(directory, snapshotEvery: snapshotEvery)
     let service = await WebhookService.start(
       store: app.store, keys: KeyFile.none(),
       options: WebhookHandler.Options(waitLimit: waitLimit, origin: .web))
@@ -108,10 +108,16 @@ struct WebFixture {
       app: app, service: service, handler: handler, directory: directory, secret: admin.text)
   }
 
-  private static func start(_ directory: String) async throws -> SusiApp {
+  /// - Parameter snapshotEvery: how many events apart snapshots are written (the default's
+  ///   interval when nil).
+  private static func start(_ directory: String, snapshotEvery: Int? = nil) async throws
+    -> SusiApp
+  {
     var options = CommonOptions(log: directory + "/events.jsonl", stateDirectory: directory)
     options.allowsPrivateTargets = true
-    return try await SusiApp.start(options, origin: .web)
+    var environment = ProcessInfo.processInfo.environment
+    if let snapshotEvery { environment[LogRecovery.intervalVariable] = "\(snapshotEvery)" }
+    return try await SusiApp.start(options, origin: .web, environment: environment)
   }
 
   static func installedPages() throws -> WebPages {
@@ -171,9 +177,11 @@ struct WebFixture {
   /// Runs `body` with a `susi web` fixture, stopping it afterwards.
   static func withLocal(
     directory: String = temporaryDirectory(), pages: WebPages? = nil,
-    links: StartLinks = StartLinks(), _ body: (WebFixture) async throws -> Void
+    links: StartLinks = StartLinks(), snapshotEvery: Int? = nil,
+    _ body: (WebFixture) async throws -> Void
   ) async throws {
-    let web = try await local(directory: directory, pages: pages, links: links)
+    let web = try await local(
+      directory: directory, pages: pages, links: links, snapshotEvery: snapshotEvery)
     do {
       try await body(web)
     } catch {

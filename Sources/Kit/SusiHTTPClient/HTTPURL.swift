@@ -9,15 +9,16 @@ struct HTTPURL: Equatable {
 
   /// Parses `text`; nil when it is not an absolute http(s) URL or holds spaces or controls.
   init?(_ text: String) {
-    // Scanned as bytes: every delimiter is ASCII, and a request's URL is parsed per request.
-    let utf8 = text.utf8
-    guard !utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") })
+    // Taken apart as bytes, never as Characters: every delimiter is ASCII, and a request's URL
+    // is parsed per request.
+    let bytes = Array(text.utf8)
+    guard !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") })
     else { return nil }
-    let restStart: String.Index
-    if let end = Self.end(ofScheme: "http://", in: utf8) {
+    let restStart: Int
+    if let end = Self.end(ofScheme: "http://", in: bytes) {
       isSecure = false
       restStart = end
-    } else if let end = Self.end(ofScheme: "https://", in: utf8) {
+    } else if let end = Self.end(ofScheme: "https://", in: bytes) {
       isSecure = true
       restStart = end
     } else {
@@ -25,57 +26,64 @@ struct HTTPURL: Equatable {
     }
     var authorityStart = restStart
     var authorityEnd = restStart
-    while authorityEnd != utf8.endIndex {
-      let byte = utf8[authorityEnd]
+    while authorityEnd < bytes.count {
+      let byte = bytes[authorityEnd]
       if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
         break
       }
-      utf8.formIndex(after: &authorityEnd)
+      authorityEnd += 1
       if byte == UInt8(ascii: "@") { authorityStart = authorityEnd }
     }
-    let authority = text[authorityStart..<authorityEnd]
-    let targetEnd = utf8[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
-    var target = String(text[authorityEnd..<targetEnd])
-    if target.isEmpty || target.utf8.first == UInt8(ascii: "?") { target = "/" + target }
-    self.target = target
-    var portText: Substring = ""
-    if authority.hasPrefix("[") {
-      guard let close = authority.firstIndex(of: "]") else { return nil }
-      host = String(authority[authority.index(after: authority.startIndex)..<close])
-      let after = authority[authority.index(after: close)...]
+    let authority = bytes[authorityStart..<authorityEnd]
+    let targetEnd = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+    let target = String(decoding: bytes[authorityEnd..<targetEnd], as: UTF8.self)
+    self.target = target.isEmpty || target.utf8.first == UInt8(ascii: "?") ? "/" + target : target
+    var hostBytes = authority
+    var portBytes: ArraySlice<UInt8> = []
+    if authority.first == UInt8(ascii: "[") {
+      guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+      hostBytes = authority[(authority.startIndex + 1)..<close]
+      let after = authority[(close + 1)...]
       if !after.isEmpty {
-        guard after.hasPrefix(":") else { return nil }
-        portText = after.dropFirst()
+        guard after.first == UInt8(ascii: ":") else { return nil }
+        portBytes = after.dropFirst()
       }
-    } else if let colon = authority.lastIndex(of: ":") {
-      host = String(authority[..<colon])
-      portText = authority[authority.index(after: colon)...]
-    } else {
-      host = String(authority)
+    } else if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
+      hostBytes = authority[..<colon]
+      portBytes = authority[(colon + 1)...]
     }
-    host = host.lowercased()
-    guard !host.isEmpty else { return nil }
-    if portText.isEmpty {
+    guard !hostBytes.isEmpty else { return nil }
+    host = Self.lowercased(hostBytes)
+    if portBytes.isEmpty {
       port = isSecure ? 443 : 80
     } else {
-      guard portText.allSatisfy(\.isASCII), let value = Int(portText), (1...65535).contains(value)
+      guard portBytes.allSatisfy({ $0 < 0x80 }),
+        let value = Int(String(decoding: portBytes, as: UTF8.self)), (1...65535).contains(value)
       else { return nil }
       port = value
     }
   }
 
-  /// Where `scheme` (lower-case ASCII) ends when `utf8` starts with it in any case.
-  private static func end(ofScheme scheme: StaticString, in utf8: String.UTF8View) -> String.Index?
-  {
-    var index = utf8.startIndex
-    for expected in UnsafeBufferPointer(start: scheme.utf8Start, count: scheme.utf8CodeUnitCount) {
-      guard index != utf8.endIndex else { return nil }
-      var byte = utf8[index]
-      if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
-      guard byte == expected else { return nil }
-      utf8.formIndex(after: &index)
+  /// Where `scheme` (lower-case ASCII) ends when `bytes` start with it in any case.
+  private static func end(ofScheme scheme: StaticString, in bytes: [UInt8]) -> Int? {
+    let expected = UnsafeBufferPointer(start: scheme.utf8Start, count: scheme.utf8CodeUnitCount)
+    guard bytes.count >= expected.count else { return nil }
+    for (index, wanted) in expected.enumerated() where Self.lowercased(bytes[index]) != wanted {
+      return nil
     }
-    return index
+    return expected.count
+  }
+
+  /// A host in lower case: byte by byte when it is ASCII (as it almost always is).
+  private static func lowercased(_ host: ArraySlice<UInt8>) -> String {
+    guard host.allSatisfy({ $0 < 0x80 }) else {
+      return String(decoding: host, as: UTF8.self).lowercased()
+    }
+    return String(decoding: host.lazy.map(Self.lowercased), as: UTF8.self)
+  }
+
+  private static func lowercased(_ byte: UInt8) -> UInt8 {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
   }
 
   /// `scheme://host:port`, the key of the connection pool and of the allowed origins.

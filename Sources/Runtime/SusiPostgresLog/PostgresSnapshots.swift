@@ -15,8 +15,9 @@ public import SusiStore
 /// checkpoint names the record at `seq` by its length and checksum (its line number is its seq,
 /// its offset 0: a table has no offsets), so a snapshot is only used on the log it came from.
 ///
-/// Any node writes one every `SnapshotKeeper.every` events it appends, and at a clean stop, in
-/// the background; the newest `kept` are kept.
+/// Any node writes one every `SnapshotKeeper.every` events it appends, in the background, and at
+/// a clean stop that leaves as many not covered (`SnapshotKeeper.finish`); the newest `kept` are
+/// kept.
 public struct PostgresSnapshots: SnapshotDestination {
   public let location: PostgresLogLocation
   /// How many snapshots of a log are kept; older ones are deleted after a new one is in.

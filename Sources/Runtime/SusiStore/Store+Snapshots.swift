@@ -4,7 +4,8 @@ extension Store {
   /// Has `keeper` write a snapshot every `keeper.every` events from now on.
   public func keepSnapshots(_ keeper: SnapshotKeeper) { snapshots = keeper }
 
-  /// Writes the snapshot of a clean stop. Call after `close()`, when nothing more can be appended.
+  /// Writes the snapshot of a clean stop, when one is worth writing (`SnapshotKeeper.finish`).
+  /// Call after `close()`, when nothing more can be appended.
   /// A store that failed writes none: its book may hold events the log does not.
   public func finishSnapshots() {
     switch failure {
