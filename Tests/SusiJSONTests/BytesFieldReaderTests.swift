@@ -68,6 +68,20 @@ import Testing
     #expect(members.count == 3)
   }
 
+  @Test func countsTheMembersAsTheTreeReaderDoes() throws {
+    let texts = [#"{"b":1,"a":"x","c":null}"#, "{}", #"{"o":{"p":1,"q":[2,3]}}"#]
+    let fromBytes = try texts.map { text in
+      try Self.readFields(text) { r in
+        // Every member read: a bytes reader that leaves one unread throws.
+        try r.forEachMember { (_, _) throws(JSONShapeError) in }
+        return r.memberCount
+      }
+    }
+    let fromTree = try texts.map { try FieldReader(JSONParser.parse($0)).memberCount }
+    #expect(fromBytes == [3, 0, 1])
+    #expect(fromTree == fromBytes)
+  }
+
   @Test func movesPastTheObjectItRead() throws {
     try Array(#"[{"a":1} , 2]"#.utf8).withUnsafeBytes { raw in
       var reader = JSONReader(raw)

@@ -282,6 +282,10 @@ public struct BytesFieldReader: FieldReading {
   /// names the problem.
   static let unread = JSONShapeError(path: "", reason: "not read from bytes")
 
+  /// Room made at once for the elements of an array before they are counted: the lists in a
+  /// record are mostly short, and growing one from empty allocates at 1, 2 and 4 elements.
+  static let shortListCapacity = 4
+
   /// The index in `context.members` of the member `key`, or nil.
   func find(_ key: String) -> Int? {
     if let found = key.utf8.withContiguousStorageIfAvailable({ find(UnsafeRawBufferPointer($0)) }) {
@@ -522,6 +526,7 @@ public struct BytesFieldReader: FieldReading {
 
   public func strings(_ key: String) throws(JSONShapeError) -> [String] {
     var out: [String] = []
+    out.reserveCapacity(Self.shortListCapacity)
     let context = context
     try forEachElement(try required(key)) { (start) throws(JSONShapeError) in
       guard context.pointee.byte(start) == UInt8(ascii: "\"") else { throw Self.unread }
@@ -548,6 +553,7 @@ public struct BytesFieldReader: FieldReading {
 
   public func objects(_ key: String) throws(JSONShapeError) -> [BytesFieldReader] {
     var out: [BytesFieldReader] = []
+    out.reserveCapacity(Self.shortListCapacity)
     let context = context
     let depth = depth &+ 2
     try forEachElement(try required(key)) { (start) throws(JSONShapeError) in
@@ -562,6 +568,8 @@ public struct BytesFieldReader: FieldReading {
     }
     return out
   }
+
+  public var memberCount: Int { count }
 
   public func forEachMember(_ body: (String, JSON) throws(JSONShapeError) -> Void)
     throws(JSONShapeError)

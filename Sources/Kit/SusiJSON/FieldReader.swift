@@ -40,6 +40,8 @@ public protocol FieldReading {
   func optionalObject(_ key: String) throws(JSONShapeError) -> Self?
   /// Each element of the array `key`, read as an object.
   func objects(_ key: String) throws(JSONShapeError) -> [Self]
+  /// How many members the object has (to make room for them at once).
+  var memberCount: Int { get }
   /// Calls `body` with each member's key and value, in order.
   func forEachMember(_ body: (String, JSON) throws(JSONShapeError) -> Void) throws(JSONShapeError)
   /// Fails when the object has a member not in `allowed` (for strict input from other programs).
@@ -203,6 +205,8 @@ public struct FieldReader: FieldReading, Sendable {
     }
     return out
   }
+
+  public var memberCount: Int { object.count }
 
   public func forEachMember(_ body: (String, JSON) throws(JSONShapeError) -> Void)
     throws(JSONShapeError)

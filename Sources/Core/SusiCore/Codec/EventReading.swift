@@ -426,6 +426,8 @@ extension Event {
       try r.enterArray()
       if index == 0 {
         var read: [TableColumn] = []
+        // A table has a few columns: one allocation, not one at 1, 2 and 4 of them.
+        read.reserveCapacity(4)
         while try r.nextElement() {
           guard try r.kind() == .object else { return nil }
           try r.enterObject()

@@ -132,6 +132,8 @@ func readSettings(_ r: some FieldReading, _ key: String) throws(JSONShapeError) 
 {
   let object = try r.object(key)
   var out: [String: SettingValue] = [:]
+  // Room for every member at once: growing one member at a time allocates twice for two.
+  out.reserveCapacity(object.memberCount)
   try object.forEachMember { (key, value) throws(JSONShapeError) in
     out[key] = try SettingValue(json: value, path: object.fieldPath(key))
   }

@@ -16,13 +16,16 @@ public struct InFlightRequests: Equatable, Sendable, Sequence, ExpressibleByDict
   public subscript(seq: Int) -> InFlightRequest? {
     get { bySeq[seq] }
     set {
+      // The key is taken before the request moves into `bySeq`: read after, it would cost a copy
+      // of the whole request.
+      let newKey = newValue?.key
       // One look-up in `bySeq`, which also hands back the request it replaces.
       let old =
         if let newValue { bySeq.updateValue(newValue, forKey: seq) } else {
           bySeq.removeValue(forKey: seq)
         }
       if let key = old?.key { unindex(seq, key: key) }
-      if let key = newValue?.key { byKey[key, default: KeyedSeqs()].insert(seq) }
+      if let key = newKey { byKey[key, default: KeyedSeqs()].insert(seq) }
     }
   }
 

@@ -38,9 +38,9 @@ public struct SeqMap<Value>: Sequence {
     }
   }
 
-  /// Sets the value for `seq` and returns the one it replaces.
+  /// Sets the value for `seq` and returns the one it replaces. The value is moved in, not copied.
   @inlinable @discardableResult
-  public mutating func updateValue(_ value: Value, forKey seq: Int) -> Value? {
+  public mutating func updateValue(_ value: consuming Value, forKey seq: Int) -> Value? {
     // The usual case: a seq after every other.
     if seqs.last.map({ $0 < seq }) ?? true {
       seqs.append(seq)

@@ -119,21 +119,26 @@ extension State {
   mutating func ratingSubmitted(_ p: Action.RatingSubmitted, _ event: Event) -> Reaction {
     finish(event, completing: .submitRating)
     if let resolved = p.resolved { skills[p.group, default: [:]][p.skill] = resolved }
-    // The skill is changed where it lies (one look-up of each name, no copy of the skill).
+    // The skill is changed where it lies (one look-up of each name, no copy of the skill: read
+    // out of its table, even for one field, the whole skill is copied).
     if let group = skills.index(forKey: p.group),
       let skill = skills.values[group].index(forKey: p.skill)
     {
-      // The reply carries only the star counts; thumbs and feedback counts stay as they were.
-      let before = skills.values[group].values[skill].rating
-      var ratings = p.ratings
-      ratings.positive = ratings.positive ?? before?.positive
-      ratings.negative = ratings.negative ?? before?.negative
-      ratings.feedbackCount = ratings.feedbackCount ?? before?.feedbackCount
-      ratings.bookmarkCount = ratings.bookmarkCount ?? before?.bookmarkCount
-      skills.values[group].values[skill].rating = ratings
+      Self.update(&skills.values[group].values[skill].rating, to: p.ratings)
     }
     userRatings[SkillID(group: p.group, skill: p.skill)] = UserRating(stars: p.stars)
     return []
+  }
+
+  /// Sets `rating` to `reply`, which carries only the star counts: thumbs and feedback counts stay
+  /// as they were.
+  private static func update(_ rating: inout RatingAggregate?, to reply: RatingAggregate) {
+    var ratings = reply
+    ratings.positive = ratings.positive ?? rating?.positive
+    ratings.negative = ratings.negative ?? rating?.negative
+    ratings.feedbackCount = ratings.feedbackCount ?? rating?.feedbackCount
+    ratings.bookmarkCount = ratings.bookmarkCount ?? rating?.bookmarkCount
+    rating = ratings
   }
 
   mutating func loadUserRating(_ p: Action.LoadUserRating, _ event: Event) -> Reaction {
