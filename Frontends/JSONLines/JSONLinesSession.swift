@@ -129,35 +129,56 @@ public final class JSONLinesSession: Sendable {
   }
 
   /// Sends a read's worth of lines while holding the store, so a batch costs one hop to the
-  /// store, not one per line. Awaiting room for output lets the store serve results meanwhile.
+  /// store, not one per line. The intents of consecutive lines go together (`Store.sendBatch`:
+  /// one turn of the store and one write to the log), as many as the store has room for.
+  /// Awaiting room for output lets the store serve results meanwhile.
   private func handle(
     _ lines: [DecodedLine], store: isolated Store, writer: OrderedOutput, progress: Progress
   ) async -> Progress {
     var progress = progress
-    for line in lines {
+    var index = lines.startIndex
+    while index < lines.endIndex {
       if stopRequested.load(ordering: .relaxed) { break }
       await writer.waitForRoom(acceptedThrough: progress.lastAccepted)
-      switch line {
+      switch lines[index] {
       case .blank:
-        continue
+        index += 1
       case .refused(let error):
+        index += 1
         progress.refused += 1
         writer.error(error.encoded(), after: progress.lastAccepted)
-      case .intent(let action, let id, let number):
+      case .intent:
         // Backpressure: while the runner has all the work it may queue, stop taking input.
         await store.waitForRoom()
-        do {
-          let published = try await store.send(action, origin: options.origin, id: id)
-          progress.lastAccepted = published.seq
-          progress.accepted += 1
-        } catch {
-          progress.refused += 1
-          if progress.logFailure == nil {
-            progress.logFailure = "\(error)"
-            diagnostics("\(error)")
+        var intents: [BatchedIntent] = []
+        var numbers: [(id: JSON?, line: Int)] = []
+        while index < lines.endIndex, intents.count < max(1, store.room),
+          case .intent(let action, let id, let number) = lines[index]
+        {
+          intents.append(BatchedIntent(action: action, origin: options.origin, id: id))
+          numbers.append((id, number))
+          index += 1
+        }
+        let results = await store.sendBatch(intents, admit: { _ in true })
+        for (result, line) in zip(results, numbers) {
+          switch result {
+          case .success(let published):
+            progress.lastAccepted = published.seq
+            progress.accepted += 1
+          case .failure(let refusal):
+            let error: any Error =
+              switch refusal {
+              case .store(let error): error
+              case .refused: StoreError.logFailed("the intent was refused")
+              }
+            progress.refused += 1
+            if progress.logFailure == nil {
+              progress.logFailure = "\(error)"
+              diagnostics("\(error)")
+            }
+            let refusal = JSONLinesError(.logFailed, "\(error)", id: line.id, line: line.line)
+            writer.error(refusal.encoded(), after: progress.lastAccepted)
           }
-          let refusal = JSONLinesError(.logFailed, "\(error)", id: id, line: number)
-          writer.error(refusal.encoded(), after: progress.lastAccepted)
         }
       }
     }

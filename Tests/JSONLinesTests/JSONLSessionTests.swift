@@ -3,6 +3,7 @@ import SusiCore
 import SusiJSON
 import SusiJSONLines
 import SusiStore
+import Synchronization
 import Testing
 
 @Suite struct JSONLSessionTests {
@@ -278,6 +279,55 @@ import Testing
     #expect(finished.outputFailure != nil)
     #expect(!finished.succeeded)
     pipe.closeWriteEnd()
+  }
+
+  @Test func theIntentsOfConsecutiveLinesInOneReadAreLoggedInOneWrite() async throws {
+    /// Keeps records in memory and counts the writes of batches.
+    final class BatchCountingSink: EventSink {
+      let memory = MemoryEventSink()
+      let batches = Mutex(0)
+      func append(_ record: [UInt8]) throws -> [UInt8] { try memory.append(record) }
+      func appendBatch<T>(_ body: (_ appendedByOthers: [[UInt8]], _ batch: AppendBatch) throws -> T)
+        throws -> T
+      {
+        batches.withLock { $0 += 1 }
+        let batch = AppendBatch { records in try records.map { try self.memory.append($0) } }
+        let result = try body([], batch)
+        _ = try batch.write()
+        return result
+      }
+      var batchesAppends: Bool { true }
+      func sync() throws {}
+      func close() {}
+      var history: any EventHistory { memory.history }
+    }
+    let sink = BatchCountingSink()
+    let store = Store(
+      sink: sink, runner: JSONLScriptedRunner(),
+      clock: ManualTimeSource(millisecondsSince1970: 1_795_341_600_000))
+    let output = JSONLCollector()
+    // Two intents, a line refused, two more: two batches, the error between them.
+    let text =
+      [
+        #"{"type":"logout","id":1}"#, #"{"type":"logout","id":2}"#, "not json",
+        #"{"type":"logout","id":3}"#, #"{"type":"logout","id":4}"#,
+      ].joined(separator: "\n") + "\n"
+    let session = JSONLinesSession(
+      store: store, input: JSONLMemoryInput(text), output: output,
+      options: JSONLinesOptions(drainTimeout: 120), diagnostics: { _ in })
+    let summary = await session.run()
+    #expect(summary.accepted == 4 && summary.refused == 1)
+    #expect(sink.batches.withLock { $0 } == 2)
+    let lines = try output.lines()
+    let accepted = lines.filter { $0["origin"] == "jsonl" }
+    #expect(accepted.map { $0["id"] } == [1, 2, 3, 4])
+    // Each logout's result follows it at once, in the same batch.
+    #expect(accepted.map { $0["seq"] } == [1, 3, 5, 7])
+    let error = try #require(lines.firstIndex { $0["error"] != nil })
+    let third = try #require(lines.firstIndex { $0["origin"] == "jsonl" && $0["id"] == 3 })
+    let second = try #require(lines.firstIndex { $0["origin"] == "jsonl" && $0["id"] == 2 })
+    #expect(second < error && error < third, "the error line comes between the two batches")
+    await store.close()
   }
 
   @Test func answersEveryLineWithLogFailedOnceTheLogFails() async throws {

@@ -115,6 +115,9 @@ public actor Store {
   /// serve` answers 429); the store itself still accepts what is sent.
   public var isFull: Bool { book.ledger.count >= inFlightLimit }
 
+  /// How many more events may owe results before the store is full (see `isFull`).
+  public var room: Int { max(0, inFlightLimit - book.ledger.count) }
+
   /// Returns once the store is not full (or it closed or failed).
   public func waitForRoom() async {
     while isFull && failure == nil {
