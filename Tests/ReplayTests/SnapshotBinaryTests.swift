@@ -117,13 +117,18 @@ struct SnapshotBinaryTests {
     let running = try susi.start(
       jsonl(dir), environment: environment(dir, ["SUSI_TEST_SNAPSHOT_HOLD": marker]))
     running.send(lines)
-    let deadline = Date().addingTimeInterval(60)
-    while !FileManager.default.fileExists(atPath: marker) && Date() < deadline {
-      usleep(20_000)
+    // Waited for on a thread of its own: a cooperative thread held for this would be missed by
+    // the tests running beside it.
+    let held = await onThread { () -> Bool in
+      let deadline = Date().addingTimeInterval(60)
+      while !FileManager.default.fileExists(atPath: marker) && Date() < deadline {
+        usleep(20_000)
+      }
+      return FileManager.default.fileExists(atPath: marker)
     }
-    #expect(FileManager.default.fileExists(atPath: marker), "no snapshot was due")
+    #expect(held, "no snapshot was due")
     running.signal(SIGKILL)
-    let killed = running.waitForExit(timeout: 60)
+    let killed = await onThread { running.waitForExit(timeout: 60) }
     #expect(killed.status == SIGKILL)
     // The old snapshots are intact, the new one exists only as its temporary file.
     #expect(snapshots(dir).filter { !$0.hasSuffix(".tmp") } == before)
