@@ -151,16 +151,16 @@ public final class JSONLinesSession: Sendable {
         // Backpressure: while the runner has all the work it may queue, stop taking input.
         await store.waitForRoom()
         var intents: [BatchedIntent] = []
-        var numbers: [(id: JSON?, line: Int)] = []
+        var numbers: [Int] = []
         while index < lines.endIndex, intents.count < max(1, store.room),
           case .intent(let action, let id, let number) = lines[index]
         {
           intents.append(BatchedIntent(action: action, origin: options.origin, id: id))
-          numbers.append((id, number))
+          numbers.append(number)
           index += 1
         }
         let results = await store.sendBatch(intents, admit: { _ in true })
-        for (result, line) in zip(results, numbers) {
+        for (offset, result) in results.enumerated() {
           switch result {
           case .success(let published):
             progress.lastAccepted = published.seq
@@ -176,7 +176,8 @@ public final class JSONLinesSession: Sendable {
               progress.logFailure = "\(error)"
               diagnostics("\(error)")
             }
-            let refusal = JSONLinesError(.logFailed, "\(error)", id: line.id, line: line.line)
+            let refusal = JSONLinesError(
+              .logFailed, "\(error)", id: intents[offset].id, line: numbers[offset])
             writer.error(refusal.encoded(), after: progress.lastAccepted)
           }
         }

@@ -39,12 +39,21 @@ import Testing
     #expect(!server.matches(issued))
   }
 
-  @Test func theGateFollowsEveryAccessChangeTheStoreApplies() async throws {
+  /// A store, a keys file holding one new key (not issued in the log yet), and a gate
+  /// following the store.
+  private func gateOverAKeyFileHoldingOneKey() async throws
+    -> (store: Store, keys: KeyFile, gate: AccessGate, token: KeyToken)
+  {
     let store = Store(sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource())
     let keys = try KeyFile(path: FileManagerTestFolder().path + "/test.keys")
     let gate = await AccessGate.following(store, keys: keys)
     let token = KeyToken.generate()
     try keys.add(token)
+    return (store, keys, gate, token)
+  }
+
+  @Test func theGateFollowsEveryAccessChangeTheStoreApplies() async throws {
+    let (store, _, gate, token) = try await gateOverAKeyFileHoldingOneKey()
     #expect(gate.caller(keyID: token.keyID) == nil)
     // Sent straight to the store, as a change read from the log would be applied: nobody
     // tells the gate.
@@ -62,11 +71,7 @@ import Testing
   }
 
   @Test func aTokenCheckedBeforeIsRefusedAtTheNextRequestOnceTheLogRevokesItsKey() async throws {
-    let store = Store(sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource())
-    let keys = try KeyFile(path: FileManagerTestFolder().path + "/test.keys")
-    let gate = await AccessGate.following(store, keys: keys)
-    let token = KeyToken.generate()
-    try keys.add(token)
+    let (store, keys, gate, token) = try await gateOverAKeyFileHoldingOneKey()
     try await store.send(
       .issueKey(.init(by: "local", key: token.keyID, groups: ["default"])), origin: .cli)
     let headers: HTTPHeaders = ["Authorization": "Bearer \(token.text)"]

@@ -113,7 +113,7 @@ public actor Store {
   /// True while `inFlightLimit` events owe results: the runner has all the work it may queue.
   /// Frontends hold new intents back until there is room (`susi jsonl` stops reading, `susi
   /// serve` answers 429); the store itself still accepts what is sent.
-  public var isFull: Bool { book.ledger.count >= inFlightLimit }
+  public var isFull: Bool { room == 0 }
 
   /// How many more events may owe results before the store is full (see `isFull`).
   public var room: Int { max(0, inFlightLimit - book.ledger.count) }
