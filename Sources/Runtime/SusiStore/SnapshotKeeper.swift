@@ -71,7 +71,7 @@ public final class SnapshotKeeper: Sendable {
   /// covers are `every` or more, after any snapshot still being written.
   ///
   /// Fewer are left for the next start to replay: the snapshots every `every` events already
-  /// keep that tail below `every` events (about 15 ms of replay at most, at the default 10,000),
+  /// keep that tail below `every` events (about 40 ms of replay at most, at the default 10,000),
   /// while a snapshot costs as much as replaying thousands of events, however few are new, since
   /// it holds the whole state. So a clean stop writes one only where those missed (the first
   /// start on a log without a usable snapshot, or a snapshot that could not be written).
