@@ -17,11 +17,19 @@ public import SusiPostgres
 /// A group of appends (group commit, see `PostgresEventSink`) takes a transaction-scoped
 /// advisory lock on the log, reads the records other nodes appended since this node last looked,
 /// lets the caller make its records after them, inserts them with the next seqs and commits:
-/// seqs stay gap-free and ordered however many nodes append, and the store answers a sender only
-/// once its record is committed. The lock is held from the group's first append to its commit,
-/// so a writer waiting for it blocks its thread meanwhile (nodes are separate processes). The
-/// commit notifies the log's channel (the table's name) with the newest seq, so followers wake
-/// at once (`PostgresFollower`).
+/// seqs stay gap-free and ordered however many nodes append. The lock is held from the group's
+/// first append to its commit, so a writer waiting for it blocks its thread meanwhile (nodes are
+/// separate processes).
+///
+/// The group's transaction commits without waiting for the server's disk
+/// (`synchronous_commit` off for it alone), so the lock is free again as soon as the commit is
+/// visible, and the next node's group overlaps this one's wait for the disk. The node then waits
+/// for the disk in a second transaction (`flushStatement`): the server writes its log in order,
+/// so once that commit is on disk (and on the synchronous standbys, if any), so is the group and
+/// everything committed before it. Only then does the store answer a sender or show an event,
+/// and only then are followers notified on the log's channel (the table's name), with the newest
+/// seq (`PostgresFollower`). A node that reads another's records before that node's wait ended
+/// (inside its own group, or catching up early) shows them only after a wait of its own.
 public enum PostgresEventLog {
   /// The version of the table's format this program writes.
   ///
@@ -33,7 +41,10 @@ public enum PostgresEventLog {
   /// `susi_key_hashes (log, key, sha256)` (`PostgresKeyHashes`) and
   /// `susi_subscribers (log, id, subscriber)` (`PostgresSubscribers`); older logs gain them in
   /// place on first use.
-  public static let formatVersion = 3
+  ///
+  /// 4: the sequence `susi_log_flush`, which `flushStatement` sets; older logs gain it in place
+  /// on first use.
+  public static let formatVersion = 4
   /// How many rows one read fetches at most.
   public static let batch = 5000
 
@@ -51,6 +62,12 @@ public enum PostgresEventLog {
   public static func appendLockStatement(_ location: PostgresLogLocation) -> String {
     "SELECT pg_advisory_xact_lock(\(LockPurpose.append.rawValue), \(location.lockKey))"
   }
+
+  /// Waits until every commit made before it is on the server's disk (and on its synchronous
+  /// standbys), when run in a transaction of its own with the connection's usual
+  /// `synchronous_commit`: setting a sequence writes to the server's log and gives the
+  /// transaction an id, so its commit waits for the disk up to there. The value means nothing.
+  static let flushStatement = "SELECT setval('susi_log_flush', 1)"
 
   /// Connects to the log's database, creating the log's table (and the schema table) when they
   /// are missing, and checks the format version.
@@ -91,6 +108,7 @@ public enum PostgresEventLog {
           log text NOT NULL, key text NOT NULL, sha256 bytea NOT NULL, PRIMARY KEY (log, key));
         CREATE TABLE IF NOT EXISTS susi_subscribers (
           log text NOT NULL, id text NOT NULL, subscriber bytea NOT NULL, PRIMARY KEY (log, id));
+        CREATE SEQUENCE IF NOT EXISTS susi_log_flush;
         INSERT INTO susi_log_schema (log, version) VALUES ('\(table)', \(formatVersion))
           ON CONFLICT (log) DO NOTHING;
         UPDATE susi_log_schema SET version = \(formatVersion)
@@ -107,7 +125,7 @@ public enum PostgresEventLog {
       throw PostgresError(.query, "the log \(table) has no format version in susi_log_schema")
     }
     // Older versions were upgraded in place above (version 2 added the owners table, version 3
-    // the snapshots, key hashes and subscribers tables).
+    // the snapshots, key hashes and subscribers tables, version 4 the flush sequence).
     guard version <= formatVersion else {
       throw PostgresError(
         .query,

@@ -12,6 +12,9 @@ public final class PostgresEventSink: EventSink {
   private let appender: Mutex<Appender>
   /// The seq of the last record this sink has handed to the store (its own or another node's).
   private let known: Atomic<Int>
+  /// A seq through which the log is known to be on the server's disk: this node waited for it,
+  /// or another node notified it after waiting (see `PostgresEventLog`).
+  private let flushed: Atomic<Int>
   /// Reads past events on a connection of its own.
   private let reader: PostgresHistory
   /// Whether appends wait for `commit()` (see `commitsInGroups`).
@@ -22,8 +25,8 @@ public final class PostgresEventSink: EventSink {
   /// its own in `susi_log_owners` (see `PostgresTakeover`).
   public let node: Int?
 
-  /// The statements of a group: reading what others appended since a seq, and the one statement
-  /// that inserts a group's records and its intents' owner and notifies followers.
+  /// The statements of a group: reading what others appended since a seq, the one statement
+  /// that inserts a group's records and its intents' owner, and the notification to followers.
   struct Statements: Sendable {
     /// The records after `$1`, in order. Prepared like the others, its plan is made once,
     /// without the parameter's value: one made while the log was small would scan the whole
@@ -31,18 +34,23 @@ public final class PostgresEventSink: EventSink {
     /// (it only ever reads the log by seq).
     let appendedAfter: String
     let insertGroup: String
+    /// The log's append lock, for a transaction whose commit does not wait for the disk (so the
+    /// lock is free at once; `commit(_:on:)` waits after it).
+    let lockNotWaitingForTheDisk: String
+    let notify = "SELECT pg_notify($1, $2)"
 
     init(_ location: PostgresLogLocation) {
       appendedAfter = "SELECT seq, line FROM \(location.table) WHERE seq > $1 ORDER BY seq"
+      lockNotWaitingForTheDisk =
+        PostgresEventLog.appendLockStatement(location)
+        + ", set_config('synchronous_commit', 'off', true)"
       insertGroup = """
         WITH appended AS (
           INSERT INTO \(location.table) (seq, at, origin, type, line)
           SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::text[],
-            $5::bytea[])),
-        owned AS (
-          INSERT INTO susi_log_owners (log, seq, node)
-          SELECT $6::text, unnest($7::bigint[]), $8::bigint)
-        SELECT pg_notify($9, $10)
+            $5::bytea[]))
+        INSERT INTO susi_log_owners (log, seq, node)
+        SELECT $6::text, unnest($7::bigint[]), $8::bigint
         """
     }
   }
@@ -59,7 +67,8 @@ public final class PostgresEventSink: EventSink {
   }
 
   /// Appends to the log at `location` through `connection` (from `PostgresEventLog.connect`),
-  /// continuing after `lastSeq`, the last record the store has applied.
+  /// continuing after `lastSeq`, the last record the store has applied, which must be on the
+  /// server's disk (`PostgresLogRecovery.open` waits for that).
   ///
   /// - Parameter groupCommit: true lets appends share one transaction: the first append of a
   ///   group takes the log's append lock and reads what other nodes appended, the ones after it
@@ -74,6 +83,7 @@ public final class PostgresEventSink: EventSink {
     statements = Statements(location)
     appender = Mutex(Appender(connection: connection))
     known = Atomic(lastSeq)
+    flushed = Atomic(lastSeq)
     reader = PostgresHistory(location: location)
     self.groupCommit = groupCommit
   }
@@ -164,7 +174,7 @@ public final class PostgresEventSink: EventSink {
         do {
           let results = try connection.executePipeline([
             PostgresStatement("BEGIN"),
-            PostgresStatement(PostgresEventLog.appendLockStatement(location), prepared: true),
+            PostgresStatement(statements.lockNotWaitingForTheDisk, prepared: true),
             PostgresStatement(
               statements.appendedAfter, [.int(lastSeen)], prepared: true, binaryResult: true),
           ])
@@ -217,8 +227,11 @@ public final class PostgresEventSink: EventSink {
     }
   }
 
-  /// Inserts `appender.pending` and commits, notifying followers of the newest seq: one
-  /// statement (prepared once) and the commit, in one round trip.
+  /// Inserts `appender.pending` and commits, which frees the append lock, then waits for the
+  /// disk in a transaction of its own, then notifies followers of the newest seq: all in one
+  /// round trip. The notification has a transaction of its own too: PostgreSQL lets one
+  /// notifying transaction commit at a time, so one that waited for the disk would hold up the
+  /// other nodes' waits.
   private func commit(_ appender: inout Appender, on connection: PostgresConnection)
     throws(PostgresLogError)
   {
@@ -244,16 +257,29 @@ public final class PostgresEventSink: EventSink {
       [
         .bytes(seqs.finished()), .bytes(times.finished()), .bytes(origins.finished()),
         .bytes(types.finished()), .bytes(lines.finished()), .text(location.table),
-        .bytes(intents.finished()), node.map { .int($0) } ?? .null, .text(location.channel),
-        .text(String(pending.last?.seq ?? known.load(ordering: .acquiring))),
+        .bytes(intents.finished()), node.map { .int($0) } ?? .null,
       ], prepared: true)
+    let newest = pending.last?.seq ?? known.load(ordering: .acquiring)
     do {
-      try connection.executePipeline([insert, PostgresStatement("COMMIT")])
+      try connection.executePipeline([
+        insert, PostgresStatement("COMMIT"),
+        PostgresStatement("BEGIN"),
+        PostgresStatement(PostgresEventLog.flushStatement, prepared: true),
+        PostgresStatement("COMMIT"),
+        PostgresStatement(
+          statements.notify, [.text(location.channel), .text(String(newest))], prepared: true),
+      ])
     } catch {
       throw .database(error)
     }
     appender.inTransaction = false
     appender.pending = []
+    flushed.store(newest, ordering: .releasing)
+  }
+
+  /// Notes that the log is on the server's disk through `seq`: another node said so.
+  public func othersFlushed(through seq: Int) {
+    flushed.max(seq, ordering: .releasing)
   }
 
   public func appendedByOthers() throws -> [[UInt8]] {
@@ -266,13 +292,25 @@ public final class PostgresEventSink: EventSink {
         let rows = try PostgresEventLog.lines(after: after, location: location, on: connection)
         lines += rows.map(\.line)
         if let last = rows.last { known.store(last.seq, ordering: .releasing) }
-        if rows.count < PostgresEventLog.batch { return lines }
+        if rows.count < PostgresEventLog.batch { break }
       }
+      // Records whose node has not finished waiting for the disk are visible already: wait
+      // here before the store shows them.
+      let newest = known.load(ordering: .acquiring)
+      if newest > flushed.load(ordering: .acquiring) {
+        do throws(PostgresError) {
+          try connection.execute(PostgresEventLog.flushStatement)
+        } catch {
+          throw PostgresLogError.database(error)
+        }
+        flushed.max(newest, ordering: .releasing)
+      }
+      return lines
     }
   }
 
-  /// A commit is on the server's disk when it returns: nothing is left to force (the store
-  /// commits a group before it syncs).
+  /// A commit is on the server's disk when it returns (`commit(_:on:)` waits for it): nothing is
+  /// left to force (the store commits a group before it syncs).
   public func sync() throws {}
 
   /// Closes the connection; a group not committed yet is rolled back with it.

@@ -101,6 +101,8 @@ public final class PostgresFollower: Sendable {
         let received = try open.waitForNotifications(
           wake: wake, timeoutMilliseconds: takeover == nil ? -1 : sweepMilliseconds)
         let newest = received.compactMap { Int($0.payload) }.max() ?? 0
+        // A node notifies once its records are on the disk.
+        sink.othersFlushed(through: newest)
         if newest > sink.lastSeq { scheduleCatchUp() }
       } catch {
         connection?.close()

@@ -131,6 +131,15 @@ public enum PostgresLogRecovery {
     var recovered = snapshot?.recovered ?? Recovered()
     try replay(location, on: connection, into: &recovered, first: first)
     timeline.mark("replayed")
+    // The newest records may belong to a node still waiting for the disk (see
+    // `PostgresEventLog`): this node shows nothing it has not seen on the disk.
+    if recovered.lastSeq > 0 {
+      do {
+        try connection.execute(PostgresEventLog.flushStatement)
+      } catch {
+        throw .database(error)
+      }
+    }
     return Opened(
       sink: PostgresEventSink(
         location: location, connection: connection, lastSeq: recovered.lastSeq,
