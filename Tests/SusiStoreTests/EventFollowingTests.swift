@@ -34,6 +34,16 @@ import Testing
     #expect(try feed.events(after: 19, limit: 3).map(\.line) == [event(20).line])
   }
 
+  @Test func historyIsNotReadPastWhatTheFeedHasShown() throws {
+    // The log holds 1...8 (another node appended 6...8); the store has shown 1...5.
+    let sink = MemoryEventSink()
+    for seq in 1...8 { _ = try sink.append(event(seq).line) }
+    let feed = EventFeed(history: MemoryEventHistory(sink), lastSeq: 3, capacity: 2)
+    for seq in 4...5 { feed.publish(event(seq)) }
+    #expect(try feed.events(after: 0, limit: 100).map(\.seq) == [1, 2, 3, 4, 5])
+    #expect(try feed.events(after: 1, limit: 2).map(\.seq) == [2, 3])
+  }
+
   @Test func ringKeepsWithinItsByteBoundAndFallsBackToHistory() throws {
     let sink = MemoryEventSink()
     let feed = EventFeed(

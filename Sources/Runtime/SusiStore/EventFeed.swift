@@ -134,7 +134,9 @@ public final class EventFeed: Sendable {
   /// The events after `seq`, oldest first, at most `limit`.
   public func events(after seq: Int, limit: Int) throws(HistoryError) -> [PublishedEvent] {
     guard limit > 0 else { return [] }
+    var published = 0
     let fromRing: [PublishedEvent]? = state.withLock { s in
+      published = s.lastSeq
       guard seq >= s.oldestSeq - 1 else { return nil }
       guard seq < s.lastSeq else { return [] }
       let skip = seq - s.oldestSeq + 1
@@ -145,7 +147,9 @@ public final class EventFeed: Sendable {
       return out
     }
     if let fromRing { return fromRing }
-    return try history.events(after: seq, limit: limit)
+    // Never past what the store has shown: a log shared with other nodes may hold records this
+    // store has not applied yet, or that are not on the disk yet.
+    return try history.events(after: seq, limit: min(limit, published - seq))
   }
 
   /// Every event after `seq`, in log order, catch-up then live: the one way to follow the log
