@@ -659,8 +659,10 @@ extension Action {
     public var stars: Int
     /// The skill's aggregate after the rating (what the server replies).
     public var ratings: RatingAggregate
+    // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+    // (see `Event`).
     /// The skill as the runner looked it up, when it was not loaded before.
-    public var resolved: Skill?
+    public var resolved: Optional<Skill>
     public init(
       group: String, skill: String, stars: Int, ratings: RatingAggregate, resolved: Skill? = nil
     ) {
@@ -690,9 +692,11 @@ extension Action {
     public var group: String
     public var skill: String
     /// The user's own stars; nil when the user has not rated the skill.
-    public var stars: Int?
+    // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+    // (see `Event`).
+    public var stars: Optional<Int>
     /// The skill as the runner looked it up, when it was not loaded before.
-    public var resolved: Skill?
+    public var resolved: Optional<Skill>
     public init(group: String, skill: String, stars: Int?, resolved: Skill? = nil) {
       self.group = group
       self.skill = skill

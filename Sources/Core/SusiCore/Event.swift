@@ -16,12 +16,15 @@ public struct Event: Equatable, Sendable {
   public var at: Timestamp
   /// Who sent it.
   public var origin: EventOrigin
+  // The optional members are spelled `Optional<…>`: a `var` written `T?` starts out nil, so the
+  // initializer's stores would be assignments, after which the compiler copies the whole event
+  // once more to return it (a retain and a release of every member, per event made).
   /// For results: the seq of the action that asked for this one.
-  public var cause: Int?
+  public var cause: Optional<Int>
   /// The caller's correlation id (a JSON-lines input line's `id`), carried to the results.
-  public var id: JSON?
+  public var id: Optional<JSON>
   /// The `Idempotency-Key` a webhook caller sent with this action.
-  public var idempotencyKey: String?
+  public var idempotencyKey: Optional<String>
   public var action: Action
 
   public init(

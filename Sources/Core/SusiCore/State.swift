@@ -76,11 +76,13 @@ public struct InFlightRequest: Equatable, Sendable {
   public var type: RequestType
   /// When it was asked for.
   public var since: Timestamp
+  // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+  // (see `Event`).
   /// What it is about, for display and for superseding: a newer request with the same key
   /// cancels the older one (`loadSkills:Knowledge`).
-  public var key: String?
+  public var key: Optional<String>
   /// When a planned answer is due (its delay counted from `since`); nil for other requests.
-  public var due: Timestamp?
+  public var due: Optional<Timestamp>
   /// For a planned answer: the answer awaited (its delay counted from `since`), then those
   /// planned after it, each delay counted from the delivery before it. Empty for other requests.
   public var plan: [PlannedAnswer]

@@ -22,13 +22,15 @@ public final class EventLogReader {
   public let path: String
   /// The incomplete final record found at the end, once the stream has ended.
   public private(set) var tornTail: EventLogTornTail?
+  // Updated per record. The reader has one owner at a time, so no access to these overlaps
+  // another: they are not checked at run time (three calls per record, as they are public).
   /// The seq of the last record read so far.
-  public private(set) var lastSeq: Int?
+  @exclusivity(unchecked) public private(set) var lastSeq: Int?
   /// How many records the log holds up to the last one read (after a checkpoint, counting the
   /// records before it).
-  public private(set) var recordCount = 0
+  @exclusivity(unchecked) public private(set) var recordCount = 0
   /// The byte offset right after the last record read so far: where a torn tail gets cut.
-  public private(set) var validLength = 0
+  @exclusivity(unchecked) public private(set) var validLength = 0
 
   private var fd: Int32
   private let splitter: LineSplitter

@@ -12,9 +12,11 @@ public struct ChatEntry: Equatable, Sendable {
   public var query: String
   /// SUSI's actions, in order; empty for the user's entries.
   public var answers: [AnswerAction]
+  // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+  // (see `Event`).
   /// The skill that answered, as the server's path
   /// (`/susi_skill_data/models/general/Knowledge/en/Synonyms.txt`), when known.
-  public var skill: String?
+  public var skill: Optional<String>
 
   public init(
     seq: Int, at: Timestamp, speaker: Speaker, query: String, answers: [AnswerAction] = [],

@@ -76,9 +76,15 @@ public struct SeqMap<Value>: Sequence {
   /// otherwise.
   @inlinable @discardableResult
   public mutating func removeValue(forKey seq: Int, where matches: (Value) -> Bool) -> Value? {
-    guard let place = place(of: seq), live[place], let value = values[place], matches(value)
-    else { return nil }
-    values[place] = nil
+    // The value is moved out to be looked at (and back when it does not match): looked at where
+    // it lies, it would be copied for `matches` and destroyed there after.
+    guard let place = place(of: seq), live[place], let value = values[place].take() else {
+      return nil
+    }
+    guard matches(value) else {
+      values[place] = value
+      return nil
+    }
     live[place] = false
     held -= 1
     compactIfSparse()
