@@ -108,7 +108,7 @@ extension BatchSendTests {
   /// logged with one append, in the order delivered, and a follower gets them in one call.
   @Test func resultsDeliveredTogetherAreLoggedInOneWriteAndForwardedTogether() async throws {
     let executor = GroupCommitTests.QueueExecutor()
-    let runner = ManualRunner(preferring: executor)
+    let runner = ManualRunner()
     let sink = CountingBatchSink()
     let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
     let intents = (0..<3).map { _ in BatchedIntent(action: .loadGroups(.init()), origin: .test) }

@@ -9,8 +9,8 @@ public import SusiJSON
 // that holds it has returned, so an answered intent is in the log as with `send`.
 //
 // Results go the same way: those the runner delivers while a batch of them waits (the replies
-// one turn of the HTTP client's event loop read) are logged together by one task queued behind
-// their deliveries, and shown only after the write that holds them.
+// one turn of the HTTP client's event loop read) are logged together by the first of them, once
+// the others have been queued, and shown only after the write that holds them.
 
 /// One intent of a batch (see `Store.sendBatch`).
 public struct BatchedIntent: Sendable {
@@ -79,25 +79,19 @@ extension Store {
     return logTogether(intents, admit: admit, applied: applied)
   }
 
-  /// Queues a result (see `receive`) for the next `logDeliveredResults`. The first result of a
-  /// batch starts that as a task of its own, queued behind the deliveries already waiting to
-  /// run (the other replies of this turn of the event loop), and waits for it: the runner
-  /// counts a delivery as under way until it returns, so `drain` returns only once the whole
-  /// batch is in the log.
-  func deliver(_ result: Action, cause: Int, planned: Bool) async {
+  /// Queues a result (see `receive`) for the next `logDeliveredResults`; true when it is the
+  /// first of a batch.
+  func deliver(_ result: Action, cause: Int, planned: Bool) -> Bool {
     var entry = BatchedIntent(action: result, origin: .runner, id: book.ledger.id(owedBy: cause))
     entry.cause = cause
     delivered.results.append(entry)
     delivered.planned.append(planned)
-    guard delivered.results.count == 1 else { return }
-    await Task(executorPreference: runner.preferredTaskExecutor) {
-      await self.logDeliveredResults()
-    }.value
+    return delivered.results.count == 1
   }
 
   /// Logs the results delivered since the last call in one write; a planned answer only while
   /// its cause still owes one, decided under the append lock (as `applyLogged` does).
-  private func logDeliveredResults() {
+  func logDeliveredResults() {
     let batch = delivered
     delivered = DeliveredResults()
     _ = logTogether(batch.results) { index in

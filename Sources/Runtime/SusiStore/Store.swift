@@ -137,14 +137,27 @@ public actor Store {
   /// wins; the others see it in the log and stand down.
   ///
   /// On a log that takes batches, the results delivered together (the replies one turn of the
-  /// HTTP client's event loop read) are logged together, in one write (`logDeliveredResults`).
-  func receive(_ result: Action, cause: Int) async {
+  /// HTTP client's event loop read) are logged together, in one write (Store+Batch.swift).
+  nonisolated func receive(_ result: Action, cause: Int) async {
+    guard await queue(result, cause: cause) else { return }
+    // The first result of a batch goes to the back of the queue of the thread it runs on (the
+    // event loop's): the deliveries already waiting there queue theirs meanwhile. It is logged
+    // with them before this delivery returns, so the runner counts the batch as under way
+    // until it is in the log, and `drain` does not return before.
+    await Task.yield()
+    await logDeliveredResults()
+  }
+
+  /// Logs `result` at once, or queues it for `logDeliveredResults` on a log that takes
+  /// batches; true when it is the first of a batch.
+  private func queue(_ result: Action, cause: Int) -> Bool {
     let planned = plannedJobs.remove(cause) != nil
-    if planned && !book.ledger.owes(cause) { return }
+    if planned && !book.ledger.owes(cause) { return false }
     guard sink.batchesAppends, !sink.commitsInGroups else {
-      return logResult(result, cause: cause, planned: planned)
+      logResult(result, cause: cause, planned: planned)
+      return false
     }
-    await deliver(result, cause: cause, planned: planned)
+    return deliver(result, cause: cause, planned: planned)
   }
 
   /// Logs one result on its own (see `receive`).

@@ -13,12 +13,8 @@ public final class ManualRunner: EffectsRunner {
   }
 
   private let started = Mutex<[Started]>([])
-  public let preferredTaskExecutor: (any TaskExecutor)?
 
-  /// - Parameter executor: where the store should run, as a runner on an event loop prefers.
-  public init(preferring executor: (any TaskExecutor)? = nil) {
-    preferredTaskExecutor = executor
-  }
+  public init() {}
 
   public func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {
     started.withLock { $0.append(Started(effect: effect, cause: cause, deliver: deliver)) }
