@@ -70,7 +70,7 @@ public final class JSONLinesSession: Sendable {
     let (state, firstSeq, writer, forwarding) = await store.startForwarding(
       // When nobody reads the output any more, stop waiting for input that cannot be answered.
       makeWriter: { [pump] seq in OrderedOutput(output: output, seq: seq) { _ in pump.cancel() } },
-      forward: { writer, event in writer.event(seq: event.seq, line: event.line) })
+      forward: { writer, events in writer.events(events) })
     // Logged before the writer existed, so written here, ahead of the state that includes them.
     for event in startupEvents where event.seq <= firstSeq { writer.line(event.line) }
     if options.replayFirst { writer.line(Self.stateLine(state, seq: firstSeq)) }

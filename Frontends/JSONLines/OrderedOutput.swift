@@ -1,3 +1,4 @@
+import SusiStore
 import Synchronization
 
 /// The one writer of output lines. Events go out in seq order; an error line waits until every
@@ -68,15 +69,18 @@ final class OrderedOutput: Sendable {
     if mustWrite { writeQueued() }
   }
 
-  /// Writes the event `seq`. Events must come in seq order; ones already queued are ignored.
-  func event(seq: Int, line: [UInt8]) {
-    let (mustWrite, resumed) = buffer.withLock { b -> (Bool, [CheckedContinuation<Void, Never>]) in
-      guard seq > b.queuedSeq else { return (false, []) }
-      b.queuedSeq = seq
-      Self.append(line, to: &b)
-      Self.releaseHeld(&b)
+  /// Writes `events`, those the store logged together in one write. Events must come in seq
+  /// order; ones already queued are ignored.
+  func events(_ events: [PublishedEvent]) {
+    let (mustWrite, resumed, seq) = buffer.withLock {
+      b -> (Bool, [CheckedContinuation<Void, Never>], Int) in
+      for event in events where event.seq > b.queuedSeq {
+        b.queuedSeq = event.seq
+        Self.append(event.line, to: &b)
+        Self.releaseHeld(&b)
+      }
       let resumed = takeSatisfiedWaiters(&b)
-      return (Self.claimWriting(&b), resumed)
+      return (Self.claimWriting(&b), resumed, b.queuedSeq)
     }
     queuedSeqHint.store(seq, ordering: .relaxed)
     for continuation in resumed { continuation.resume() }

@@ -4,6 +4,7 @@ import SusiCoreTesting
 import SusiJSON
 import SusiStore
 import SusiTesting
+import Synchronization
 import Testing
 
 /// `Store.sendBatch`: intents sent together are logged as if sent one by one, in one write.
@@ -100,6 +101,65 @@ import Testing
     #expect(first.end == 2)
     #expect(first.line == sink.lines[1])
   }
+}
+
+extension BatchSendTests {
+  /// As the replies one turn of the HTTP client's event loop reads come in: their results are
+  /// logged with one append, in the order delivered, and a follower gets them in one call.
+  @Test func resultsDeliveredTogetherAreLoggedInOneWriteAndForwardedTogether() async throws {
+    let executor = GroupCommitTests.QueueExecutor()
+    let runner = ManualRunner()
+    let sink = CountingBatchSink()
+    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
+    let intents = (0..<3).map { _ in BatchedIntent(action: .loadGroups(.init()), origin: .test) }
+    _ = await store.sendBatch(intents, admit: { _ in true })
+    let forwarded = Mutex<[[Int]]>([])
+    let forwarding = EventForwarding(
+      store.events(after: 3),
+      toBatches: { events in forwarded.withLock { $0.append(events.map(\.seq)) } })
+    defer { forwarding.stop() }
+    let appendsBefore = sink.appends
+    // Delivered by tasks that all wait to run on the one thread, as replies read in one turn.
+    await Task(executorPreference: executor) {
+      await withTaskGroup(of: Void.self) { group in
+        for cause in [2, 1, 3] {
+          group.addTask {
+            await runner.deliver(.groupsLoaded(.init(groups: ["G\(cause)"])), for: cause)
+          }
+        }
+      }
+    }.value
+    #expect(sink.appends - appendsBefore == 1)
+    #expect(forwarded.withLock { $0 } == [[4, 5, 6]])
+    let causes = try sink.memory.lines.dropFirst(3).map { try Event.decode($0).cause }
+    #expect(causes == [2, 1, 3])
+    #expect(await store.hasPendingResults(for: [1, 2, 3]) == false)
+  }
+}
+
+/// A log in memory that counts its appends (a batch counts once).
+private final class CountingBatchSink: EventSink {
+  let memory = MemoryEventSink()
+  private let count = Mutex(0)
+
+  var appends: Int { count.withLock { $0 } }
+
+  func append(_ record: [UInt8]) throws -> [UInt8] {
+    count.withLock { $0 += 1 }
+    return try memory.append(record)
+  }
+
+  func appendBatch<T>(_ body: (_ appendedByOthers: [[UInt8]], _ batch: AppendBatch) throws -> T)
+    throws -> T
+  {
+    count.withLock { $0 += 1 }
+    return try memory.appendBatch(body)
+  }
+
+  var batchesAppends: Bool { true }
+  func sync() throws {}
+  func close() {}
+  var history: any EventHistory { memory.history }
 }
 
 /// Records the snapshots a keeper writes: the seq each ends at, the record it names, and how

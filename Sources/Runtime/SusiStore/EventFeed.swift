@@ -24,7 +24,7 @@ public final class EventFeed: Sendable {
     var nextWaiter = 0
     /// Followers called inside `publish` (see `EventForwarding`), with the seq they follow after.
     /// An array, so that handing them out of the lock costs no copy.
-    var forwarders: [(token: Int, after: Int, forward: @Sendable (PublishedEvent) -> Void)] = []
+    var forwarders: [(token: Int, after: Int, forward: @Sendable ([PublishedEvent]) -> Void)] = []
 
     /// The seq of the oldest event in the ring (lastSeq + 1 when it is empty).
     var oldestSeq: Int { lastSeq - count + 1 }
@@ -74,25 +74,37 @@ public final class EventFeed: Sendable {
   public var lastSeq: Int { state.withLock { $0.lastSeq } }
 
   /// Adds the next logged event and wakes the readers waiting for it.
-  public func publish(_ event: PublishedEvent) {
+  public func publish(_ event: PublishedEvent) { publish([event]) }
+
+  /// Adds the next logged events, in seq order, and wakes the readers waiting for them; a
+  /// forwarder gets them in one call.
+  public func publish(_ events: [PublishedEvent]) {
+    guard let newest = events.last?.seq else { return }
     let (woken, forwarders) = state.withLock { s in
-      s.lastSeq = event.seq
-      s.append(event)
+      s.lastSeq = newest
+      for event in events { s.append(event) }
       var woken: [CheckedContinuation<Void, Never>] = []
-      for (id, waiter) in s.waiters where waiter.after < event.seq {
+      for (id, waiter) in s.waiters where waiter.after < newest {
         woken.append(waiter.continuation)
         s.waiters[id] = nil
       }
       return (woken, s.forwarders)
     }
-    for forwarder in forwarders where forwarder.after < event.seq { forwarder.forward(event) }
+    for forwarder in forwarders where forwarder.after < newest {
+      if forwarder.after < events[0].seq {
+        forwarder.forward(events)
+      } else {
+        forwarder.forward(events.filter { $0.seq > forwarder.after })
+      }
+    }
     for continuation in woken { continuation.resume() }
   }
 
   /// Calls `forward` with every event after `seq`: those already published at once (read back
-  /// from the log when the ring no longer holds them), then each new one inside `publish`, in
-  /// the publisher's turn. Returns the token for `stopForwarding`.
-  func startForwarding(after seq: Int, to forward: @escaping @Sendable (PublishedEvent) -> Void)
+  /// from the log when the ring no longer holds them), then the new ones inside `publish`, in
+  /// the publisher's turn, as many at a time as it publishes. Returns the token for
+  /// `stopForwarding`.
+  func startForwarding(after seq: Int, to forward: @escaping @Sendable ([PublishedEvent]) -> Void)
     throws(HistoryError) -> Int
   {
     var cursor = seq
@@ -104,10 +116,10 @@ public final class EventFeed: Sendable {
         return s.nextWaiter
       }
       if let token { return token }
-      for event in try events(after: cursor, limit: 256) {
-        forward(event)
-        cursor = event.seq
-      }
+      let caughtUp = try events(after: cursor, limit: 256)
+      guard let last = caughtUp.last else { continue }
+      forward(caughtUp)
+      cursor = last.seq
     }
   }
 

@@ -7,6 +7,10 @@ public import SusiJSON
 // a log file in one write under one append lock, instead of two system calls and a lock per
 // event. Nothing is shown (readers, effects, snapshots, the senders' answers) before the write
 // that holds it has returned, so an answered intent is in the log as with `send`.
+//
+// Results go the same way: those the runner delivers while a batch of them waits (the replies
+// one turn of the HTTP client's event loop read) are logged together by the first of them, once
+// the others have been queued, and shown only after the write that holds them.
 
 /// One intent of a batch (see `Store.sendBatch`).
 public struct BatchedIntent: Sendable {
@@ -14,6 +18,8 @@ public struct BatchedIntent: Sendable {
   public var origin: EventOrigin
   public var id: JSON?
   public var idempotencyKey: String?
+  /// The event this answers: set for a result the runner delivered (see `Store.receive`).
+  var cause: Int?
 
   public init(action: Action, origin: EventOrigin, id: JSON? = nil, idempotencyKey: String? = nil) {
     self.action = action
@@ -70,6 +76,35 @@ extension Store {
       return results
     }
     if sink.commitsInGroups { return await sendGroup(intents, admit: admit, applied: applied) }
+    return logTogether(intents, admit: admit, applied: applied)
+  }
+
+  /// Queues a result (see `receive`) for the next `logDeliveredResults`; true when it is the
+  /// first of a batch.
+  func deliver(_ result: Action, cause: Int, planned: Bool) -> Bool {
+    var entry = BatchedIntent(action: result, origin: .runner, id: book.ledger.id(owedBy: cause))
+    entry.cause = cause
+    delivered.results.append(entry)
+    delivered.planned.append(planned)
+    return delivered.results.count == 1
+  }
+
+  /// Logs the results delivered since the last call in one write; a planned answer only while
+  /// its cause still owes one, decided under the append lock (as `applyLogged` does).
+  func logDeliveredResults() {
+    let batch = delivered
+    delivered = DeliveredResults()
+    _ = logTogether(batch.results) { index in
+      guard batch.planned[index], let cause = batch.results[index].cause else { return true }
+      return book.ledger.owes(cause)
+    }
+  }
+
+  /// The part of `sendBatch` on a log that takes batches: one append lock and one write.
+  private func logTogether(
+    _ intents: [BatchedIntent], admit: (_ index: Int) -> Bool,
+    applied: (_ index: Int) -> Void = { _ in }
+  ) -> [Result<PublishedEvent, BatchRefusal>] {
     if let failure { return intents.map { _ in .failure(.store(failure)) } }
     let started = ContinuousClock.now
     var logged: LoggedBatch?
@@ -89,9 +124,7 @@ extension Store {
       return intents.map { _ in .failure(.store(failure)) }
     }
     if !logged.written.isEmpty { timings.appended(in: ContinuousClock.now - started) }
-    for entry in logged.written {
-      publishWhenCommitted(entry.published, effects: entry.effects)
-    }
+    publish(logged.written)
     let failure = self.failure ?? .logFailed("the log appended no event")
     return logged.results.map { $0 ?? .failure(.store(failure)) }
   }
@@ -162,7 +195,7 @@ extension Store {
       var event: Event
       do {
         event = try stamp(
-          intent.action, origin: intent.origin, cause: nil, id: intent.id,
+          intent.action, origin: intent.origin, cause: intent.cause, id: intent.id,
           idempotencyKey: intent.idempotencyKey)
       } catch {
         logged.results[index] = .failure(.store(error))
@@ -195,6 +228,13 @@ extension Store {
     try logged.write(batch)
     return logged
   }
+}
+
+/// Results the runner delivered, waiting to be logged together (see `Store.receive`).
+struct DeliveredResults {
+  var results: [BatchedIntent] = []
+  /// Per result: whether it is a planned answer (logged only while its cause still owes one).
+  var planned: [Bool] = []
 }
 
 /// What `sendBatch` logged: per intent its event or why not, and the events written, in order.

@@ -167,7 +167,18 @@ public final class EventForwarding: Sendable {
 
   /// Starts forwarding the events of `stream` (those after its seq) to `forward`, in log order:
   /// those already logged at once, on this task, then each new one as it is logged.
-  public init(_ stream: EventStream, to forward: @escaping @Sendable (PublishedEvent) -> Void) {
+  public convenience init(
+    _ stream: EventStream, to forward: @escaping @Sendable (PublishedEvent) -> Void
+  ) {
+    self.init(stream, toBatches: { events in for event in events { forward(event) } })
+  }
+
+  /// Starts forwarding like `init(_:to:)`, handing over the events the store logs together
+  /// (a batch of intents, the results of one turn) in one call, so that a writer can write
+  /// them out at once.
+  public init(
+    _ stream: EventStream, toBatches forward: @escaping @Sendable ([PublishedEvent]) -> Void
+  ) {
     feed = stream.feed
     token = try? stream.feed.startForwarding(after: stream.cursor, to: forward)
   }

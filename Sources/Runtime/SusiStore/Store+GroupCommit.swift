@@ -125,7 +125,7 @@ extension Store {
       return
     }
     if failure == nil {
-      for event in events { publish(event.published, effects: event.effects) }
+      publish(events)
     }
     let newest = events[events.count - 1].published.seq
     let waiters = held.waiters

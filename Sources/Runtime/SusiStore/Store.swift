@@ -42,6 +42,8 @@ public actor Store {
   }
   /// Senders waiting in `waitForRoom`.
   private var roomWaiters: [CheckedContinuation<Void, Never>] = []
+  /// Results the runner delivered that wait to be logged together (Store+Batch.swift).
+  var delivered = DeliveredResults()
 
   /// The default `inFlightLimit`: enough to keep every connection of the runner busy, small
   /// enough that the work waiting for it costs a few megabytes.
@@ -133,9 +135,33 @@ public actor Store {
   /// Receives a result from the runner. A planned answer is logged only while it is still owed:
   /// every process on a log waits for every planned answer, and the first to log its delivery
   /// wins; the others see it in the log and stand down.
-  func receive(_ result: Action, cause: Int) {
+  ///
+  /// On a log that takes batches, the results delivered together (the replies one turn of the
+  /// HTTP client's event loop read) are logged together, in one write (Store+Batch.swift).
+  nonisolated func receive(_ result: Action, cause: Int) async {
+    guard await queue(result, cause: cause) else { return }
+    // The first result of a batch goes to the back of the queue of the thread it runs on (the
+    // event loop's): the deliveries already waiting there queue theirs meanwhile. It is logged
+    // with them before this delivery returns, so the runner counts the batch as under way
+    // until it is in the log, and `drain` does not return before.
+    await Task.yield()
+    await logDeliveredResults()
+  }
+
+  /// Logs `result` at once, or queues it for `logDeliveredResults` on a log that takes
+  /// batches; true when it is the first of a batch.
+  private func queue(_ result: Action, cause: Int) -> Bool {
     let planned = plannedJobs.remove(cause) != nil
-    if planned && !book.ledger.owes(cause) { return }
+    if planned && !book.ledger.owes(cause) { return false }
+    guard sink.batchesAppends, !sink.commitsInGroups else {
+      logResult(result, cause: cause, planned: planned)
+      return false
+    }
+    return deliver(result, cause: cause, planned: planned)
+  }
+
+  /// Logs one result on its own (see `receive`).
+  private func logResult(_ result: Action, cause: Int, planned: Bool) {
     do {
       _ = try applyLogged(
         result, origin: .runner, cause: cause, id: book.ledger.id(owedBy: cause),
@@ -230,13 +256,21 @@ public actor Store {
 
   /// Shows a logged event to every reader and starts its effects (once it is committed).
   func publish(_ published: PublishedEvent, effects: [Effect]) {
-    let event = published.event
-    accessApplied(published)
-    feed.publish(published)
-    for effect in effects {
-      if case .deliverLater = effect { plannedJobs.insert(event.seq) }
-      runner.start(effect, cause: event.seq) { [weak self] result in
-        await self?.receive(result, cause: event.seq)
+    publish([(published, effects)])
+  }
+
+  /// Shows logged events to every reader, together (a forwarder writing them out gets them in
+  /// one call), and starts their effects.
+  func publish(_ entries: [(published: PublishedEvent, effects: [Effect])]) {
+    for entry in entries { accessApplied(entry.published) }
+    feed.publish(entries.map(\.published))
+    for entry in entries {
+      let seq = entry.published.seq
+      for effect in entry.effects {
+        if case .deliverLater = effect { plannedJobs.insert(seq) }
+        runner.start(effect, cause: seq) { [weak self] result in
+          await self?.receive(result, cause: seq)
+        }
       }
     }
   }

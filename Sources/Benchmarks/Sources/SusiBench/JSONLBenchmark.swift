@@ -225,7 +225,8 @@ struct JSONLBenchmark {
     let store = Store(sink: DiscardingSink(), runner: runner(directory), clock: benchClock)
     // The log keeps nothing here, so events are taken as they are logged, not read back.
     let count = Mutex(0)
-    let following = EventForwarding(store.events(after: 0)) { _ in count.withLock { $0 += 1 } }
+    let following = EventForwarding(
+      store.events(after: 0), toBatches: { events in count.withLock { $0 += events.count } })
     var index = 0
     while index < actions.count {
       let end = min(index + 512, actions.count)

@@ -60,6 +60,9 @@ public struct RunnerConfiguration: Sendable {
   public var maximumImageBytes: Int
   /// How many bytes the image cache keeps on disk before evicting the least recently used.
   public var imageCacheBytes: Int
+  /// How long a server's login file, once found missing, counts as missing before it is looked
+  /// for again (another process may log in meanwhile); 0 = look every time.
+  public var missingLoginRecheck: Duration
 
   /// A configuration with the defaults: our socket transport, the system clock, 8 effects at
   /// once.
@@ -88,6 +91,7 @@ public struct RunnerConfiguration: Sendable {
     maximumBodyBytes = 1 << 20
     maximumImageBytes = 8 << 20
     imageCacheBytes = 64 << 20
+    missingLoginRecheck = .milliseconds(10)
   }
 
   /// DuckDuckGo's Instant Answer API.

@@ -22,27 +22,50 @@ struct CredentialsStore: Sendable {
   }
 
   let directory: String
-  /// File names already worked out, by server: every chat asks, so the digest is made once.
-  private let paths = PathMemo()
+  /// What every chat would otherwise work out again, by server: the file's name (a digest), and
+  /// when the file was last found missing.
+  private let memo = Memo()
+  /// How long a missing file counts as missing before it is looked for again: a chat asks for
+  /// the token each time, and looking costs a system call; another process that logs in is
+  /// seen this much later at most (this one's own login is seen at once).
+  private let missingRecheck: Duration
 
-  init(stateDirectory: String) {
+  init(stateDirectory: String, missingRecheck: Duration = .zero) {
     directory = stateDirectory + "/credentials"
+    self.missingRecheck = missingRecheck
   }
 
   /// The file for `server`: named by a digest, so any URL makes a safe file name.
   func path(for server: String) -> String {
-    if let known = paths.names.withLock({ $0[server] }) { return known }
+    if let known = memo.entries.withLock({ $0[server]?.path }) { return known }
     let digest = ByteEncoding.hex(Array(Digest.sha256(Array(server.utf8)).prefix(12)))
     let path = "\(directory)/token-\(digest).json"
-    paths.names.withLock { names in
+    memo.entries.withLock { entries in
       // A few servers at most; a runaway set of names is simply not remembered.
-      if names.count < 64 { names[server] = path }
+      if entries.count < 64 { entries[server] = Memo.Entry(path: path) }
     }
     return path
   }
 
-  private final class PathMemo: Sendable {
-    let names = Mutex<[String: String]>([:])
+  private final class Memo: Sendable {
+    struct Entry {
+      var path: String
+      var missingAt: ContinuousClock.Instant?
+    }
+    let entries = Mutex<[String: Entry]>([:])
+  }
+
+  /// True when the file for `server` was found missing less than `missingRecheck` ago.
+  private func knownMissing(_ server: String) -> Bool {
+    guard missingRecheck > .zero else { return false }
+    guard let missingAt = memo.entries.withLock({ $0[server]?.missingAt }) else { return false }
+    return ContinuousClock.now - missingAt < missingRecheck
+  }
+
+  private func noteMissing(_ server: String, _ missing: Bool) {
+    guard missingRecheck > .zero else { return }
+    let now: ContinuousClock.Instant? = missing ? ContinuousClock.now : nil
+    memo.entries.withLock { $0[server]?.missingAt = now }
   }
 
   func save(_ credentials: Credentials) throws(RunnerFailure) {
@@ -56,13 +79,16 @@ struct CredentialsStore: Sendable {
     writer.value(b.json)
     try RunnerFailure.io(
       PrivateFile.write(writer.bytes + [0x0A], to: path(for: credentials.server)))
+    noteMissing(credentials.server, false)
   }
 
   /// The credentials for `server`, or nil when nobody is logged in there.
   func load(server: String) throws(RunnerFailure) -> Credentials? {
+    if knownMissing(server) { return nil }
     let file = path(for: server)
     let read = try RunnerFailure.io(
       PrivateFile.read(file, maximumBytes: 64 * 1024, ownerOnly: true))
+    noteMissing(server, read == nil)
     guard let bytes = read else { return nil }
     guard let json = try? JSONParser.parse(bytes), let object = json.object,
       let token = object.text("access_token"), !token.isEmpty,

@@ -87,7 +87,10 @@ public final class SusiRunner: EffectsRunner {
       capacity: configuration.imageCacheBytes
     ) { url throws(RunnerFailure) in try await fetcher.fetch(url) }
     performer = Performer(
-      sender: sender, credentials: CredentialsStore(stateDirectory: configuration.stateDirectory),
+      sender: sender,
+      credentials: CredentialsStore(
+        stateDirectory: configuration.stateDirectory,
+        missingRecheck: configuration.missingLoginRecheck),
       images: images, clock: configuration.clock, limits: limits,
       embeddedServerURL: configuration.embeddedServerURL, websearchURL: configuration.websearchURL,
       timeouts: configuration.timeouts,
