@@ -69,6 +69,15 @@ public enum PostgresEventLog {
   /// transaction an id, so its commit waits for the disk up to there. The value means nothing.
   static let flushStatement = "SELECT setval('susi_log_flush', 1)"
 
+  /// Returns once every commit made before it is on the server's disk (`flushStatement`).
+  static func waitForTheDisk(on connection: PostgresConnection) throws(PostgresLogError) {
+    do {
+      try connection.execute(flushStatement)
+    } catch {
+      throw .database(error)
+    }
+  }
+
   /// Connects to the log's database, creating the log's table (and the schema table) when they
   /// are missing, and checks the format version.
   ///

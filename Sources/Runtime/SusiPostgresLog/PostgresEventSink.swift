@@ -274,7 +274,7 @@ public final class PostgresEventSink: EventSink {
     }
     appender.inTransaction = false
     appender.pending = []
-    flushed.store(newest, ordering: .releasing)
+    flushed.max(newest, ordering: .releasing)
   }
 
   /// Notes that the log is on the server's disk through `seq`: another node said so.
@@ -298,11 +298,7 @@ public final class PostgresEventSink: EventSink {
       // here before the store shows them.
       let newest = known.load(ordering: .acquiring)
       if newest > flushed.load(ordering: .acquiring) {
-        do throws(PostgresError) {
-          try connection.execute(PostgresEventLog.flushStatement)
-        } catch {
-          throw PostgresLogError.database(error)
-        }
+        try PostgresEventLog.waitForTheDisk(on: connection)
         flushed.max(newest, ordering: .releasing)
       }
       return lines

@@ -133,13 +133,7 @@ public enum PostgresLogRecovery {
     timeline.mark("replayed")
     // The newest records may belong to a node still waiting for the disk (see
     // `PostgresEventLog`): this node shows nothing it has not seen on the disk.
-    if recovered.lastSeq > 0 {
-      do {
-        try connection.execute(PostgresEventLog.flushStatement)
-      } catch {
-        throw .database(error)
-      }
-    }
+    if recovered.lastSeq > 0 { try PostgresEventLog.waitForTheDisk(on: connection) }
     return Opened(
       sink: PostgresEventSink(
         location: location, connection: connection, lastSeq: recovered.lastSeq,
