@@ -86,7 +86,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     register(fd: wakeFD, key: Self.wakeKey, events: EPOLLIN.rawValue)
   }
 
-  deinit { readBuffer.deallocate() }
+  deinit {
+    close(wakeFD)
+    readBuffer.deallocate()
+  }
 
   // MARK: - Starting
 
@@ -140,12 +143,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   /// Runs `work` on the loop thread soon; false when the loop has stopped.
   @discardableResult
   func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
-    inbox.withLock { inbox in
-      if inbox.stopped { return false }
-      inbox.work.append(.closure(work))
-      wake(&inbox)
-      return true
-    }
+    queue(.closure(work))
   }
 
   /// Runs `work` on the loop thread in this turn's work, after what is running now; called on
@@ -165,25 +163,29 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
       local.append(.job(job))
       return
     }
-    let accepted = inbox.withLock { inbox in
-      if inbox.stopped { return false }
-      inbox.work.append(.job(job))
-      wake(&inbox)
-      return true
-    }
-    if !accepted {
+    if !queue(.job(job)) {
       // A task outlived the loop (its handler ignored cancellation); let it finish elsewhere.
       globalConcurrentExecutor.enqueue(job)
     }
   }
 
-  /// Wakes the loop from `epoll_wait`. Called under the inbox lock, so it never writes to the
-  /// descriptor after `stop()` (which takes the same lock) has closed it.
-  private func wake(_ inbox: inout Inbox) {
-    if inbox.wakePending { return }
-    inbox.wakePending = true
-    var one: UInt64 = 1
-    _ = write(wakeFD, &one, 8)
+  /// Adds `work` to the inbox and wakes the loop from `epoll_wait` unless a wake-up is pending
+  /// already; false once the loop has stopped. The wake-up is written outside the lock: a
+  /// system call under it keeps the loop thread, which takes the lock as soon as it wakes,
+  /// spinning for it. The descriptor lives as long as this object (closed in `deinit`).
+  private func queue(_ work: Work) -> Bool {
+    let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+      if inbox.stopped { return (false, false) }
+      inbox.work.append(work)
+      if inbox.wakePending { return (true, false) }
+      inbox.wakePending = true
+      return (true, true)
+    }
+    if wake {
+      var one: UInt64 = 1
+      _ = write(wakeFD, &one, 8)
+    }
+    return accepted
   }
 
   /// Returns after the loop has finished one whole turn begun after this call: it has read what
@@ -291,8 +293,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
       }
     }
     for barrier in barriersArmed + barriersFiring { barrier.resume() }
-    close(wakeFD)
     close(epollFD)
+    // The loops of a server hold one another (this one among them) until they stop.
+    peers = []
   }
 
   // MARK: - Deadlines
