@@ -41,6 +41,11 @@ import Testing
       Event(
         seq: 91, at: at, origin: .jsonl, id: 4.5,
         action: .sendMessage(.init(query: "caf\u{e9} \"q\"\n", language: "de"))))
+    // Ids as JSON-lines callers give them: a string, an integer.
+    events.append(
+      Event(
+        seq: 92, at: at, origin: .runner, cause: 91, id: "q91", action: .search(.init(query: "x"))))
+    events.append(Event(seq: 93, at: at, origin: .jsonl, id: 93, action: .logout))
     return events.map { $0.encoded() }
   }()
 
@@ -64,6 +69,18 @@ import Testing
     #"{"v":2,"seq":1,"at":"yesterday","origin":"cli","type":"logout"}"#,
     #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","type":"nothing"}"#,
     #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00Z","origin":"cli","cause":null,"id":null,"idempotencyKey":null,"type":"logout"}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":"","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":"caf\u00e9","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":"café","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":"a\#tb","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":"a\"b","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":0,"type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":-1,"type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":123456789012345678901,"type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":1.5,"type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":"q1","idempotencyKey":"k","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":"q1","id":"q2","type":"logout","payload":{}}"#,
+    #"{"v":2,"seq":1,"at":"2026-11-21T10:00:00.000Z","origin":"jsonl","id":["q"],"type":"logout","payload":{}}"#,
     #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","cause":1,"type":"messageReceived","payload":{"answers":[{"expression":"x","type":"answer"},{"type":"answer","expression":"y","mood":null,"extra":2}],"query":"q","skill":null,"anonymous":null}}"#,
     #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"answer","expression":"x","expression":"y"}]}}"#,
     #"{"v":2,"seq":2,"at":"2026-11-21T10:00:00Z","origin":"runner","type":"messageReceived","payload":{"query":"q","answers":[{"type":"answer"}]}}"#,

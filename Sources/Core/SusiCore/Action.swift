@@ -566,7 +566,9 @@ extension Action {
   public struct SkillLookup: Equatable, Sendable {
     public var group: String
     public var skill: String
-    public var language: String?
+    // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+    // (see `Event`).
+    public var language: Optional<String>
     public init(group: String, skill: String, language: String? = nil) {
       self.group = group
       self.skill = skill
@@ -591,7 +593,9 @@ extension Action {
     public var group: String
     public var skill: String
     public var stars: Int
-    public var language: String?
+    // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+    // (see `Event`).
+    public var language: Optional<String>
     public init(group: String, skill: String, stars: Int, language: String? = nil) {
       self.group = group
       self.skill = skill
@@ -772,8 +776,10 @@ extension ActionSpec {
 extension Action {
   public struct SendMessage: Equatable, Sendable {
     public var query: String
+    // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+    // (see `Event`).
     /// The query's language; nil = the user's preferred language, else the machine's.
-    public var language: String?
+    public var language: Optional<String>
     public init(query: String, language: String? = nil) {
       self.query = query
       self.language = language
@@ -797,12 +803,14 @@ extension Action {
   public struct MessageReceived: Equatable, Sendable {
     public var query: String
     public var answers: [AnswerAction]
+    // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+    // (see `Event`).
     /// The answering skill's server path, when the server names it.
-    public var skill: String?
+    public var skill: Optional<String>
     /// Answers planned for later, soonest first; the runner delivers each after its delay.
     public var planned: [PlannedAnswer]
     /// The server replied as if nobody were logged in (`session.identity.anonymous`).
-    public var anonymous: Bool?
+    public var anonymous: Optional<Bool>
     public init(
       query: String, answers: [AnswerAction], skill: String? = nil,
       planned: [PlannedAnswer] = [], anonymous: Bool? = nil

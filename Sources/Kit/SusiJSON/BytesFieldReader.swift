@@ -348,18 +348,25 @@ public struct BytesFieldReader: FieldReading {
     return string
   }
 
+  /// The integer member `m` is when it is written plainly (1 to 18 digits), then read; nil
+  /// otherwise.
+  @inline(__always) private func plainInteger(_ m: Int) -> Int? {
+    let member = member(m)
+    guard member.kind &- 0x30 < 10, member.flags.contains(.plain) else { return nil }
+    var value = 0
+    for i in Int(member.valueStart)..<Int(member.valueEnd) {
+      value = value &* 10 &+ Int(context.pointee.base[i] &- 0x30)
+    }
+    markRead(m)
+    return value
+  }
+
   private func readNumber(_ m: Int) throws(JSONShapeError) -> JSON {
+    if let value = plainInteger(m) { return .int(value) }
     let member = member(m)
     let start = Int(member.valueStart)
     let end = Int(member.valueEnd)
-    let digit = member.kind &- 0x30 < 10
-    if digit, member.flags.contains(.plain) {
-      var value = 0
-      for i in start..<end { value = value &* 10 &+ Int(context.pointee.base[i] &- 0x30) }
-      markRead(m)
-      return .int(value)
-    }
-    guard digit || member.kind == UInt8(ascii: "-") else { throw Self.unread }
+    guard member.kind &- 0x30 < 10 || member.kind == UInt8(ascii: "-") else { throw Self.unread }
     var parser = context.pointee.parser(at: start)
     let number: JSON
     do {
@@ -373,6 +380,8 @@ public struct BytesFieldReader: FieldReading {
   }
 
   private func readInt(_ m: Int) throws(JSONShapeError) -> Int {
+    // Most integers are plain: no `JSON` value made and taken apart.
+    if let value = plainInteger(m) { return value }
     guard let i = try readNumber(m).int else { throw Self.unread }
     return i
   }

@@ -40,7 +40,7 @@ extension Event {
         try r.finish()
         return Event(
           seq: envelope.seq, at: envelope.at, origin: EventOrigin(rawValue: envelope.origin),
-          cause: envelope.cause, action: action)
+          cause: envelope.cause, id: envelope.id, action: action)
       }
       r.restore(start)
     }
@@ -100,20 +100,22 @@ extension Event {
       action: try action.take() ?? Action.decode(type: type.rawValue, payload: nil))
   }
 
-  /// An envelope as this writer writes it when it has no request id, id or idempotency key.
+  /// An envelope as this writer writes it when it has no request id or idempotency key.
   private struct WrittenEnvelope {
     var seq: Int
     var at: Timestamp
     var origin: String
-    var cause: Int?
+    var cause: Optional<Int>
+    var id: Optional<JSON>
     var type: ActionType
   }
 
   /// The envelope the reader (before the record's `{`) is at, when it is written exactly as
-  /// `{"v":2,"seq":N,"at":"…","origin":"…",("cause":N,)"type":"…","payload":` with a known
-  /// origin and action type and integers of 1 to 17 digits: the reader is then at the payload.
-  /// Nil, moving nothing, for any other: the members are then read one by one, which gives the
-  /// same event for the same bytes.
+  /// `{"v":2,"seq":N,"at":"…","origin":"…",("cause":N,)("id":…,)"type":"…","payload":` with a
+  /// known origin and action type, integers of 1 to 17 digits and an id that is such an integer
+  /// or a string of printable ASCII without escapes (a JSON-lines caller's `"q9"`): the reader is
+  /// then at the payload. Nil, moving nothing, for any other: the members are then read one by
+  /// one, which gives the same event for the same bytes.
   private static func writtenEnvelope(_ r: inout JSONReader) -> WrittenEnvelope? {
     let bytes = r.unreadBytes
     guard let base = bytes.baseAddress else { return nil }
@@ -183,6 +185,16 @@ extension Event {
       guard let value = integer() else { return nil }
       cause = value
     }
+    var id: JSON?
+    if literal(#","id":"#) {
+      if literal("\"") {
+        guard let idText = text(), isPrintableASCII(idText) else { return nil }
+        id = .string(String(decoding: idText, as: UTF8.self))
+      } else {
+        guard let value = integer() else { return nil }
+        id = .int(value)
+      }
+    }
     guard literal(#","type":""#), let typeText = text(), let type = actionType(typeText),
       literal(#","payload":"#)
     else { return nil }
@@ -193,7 +205,12 @@ extension Event {
       return nil
     }
     r.skip(i &- 1)
-    return WrittenEnvelope(seq: seq, at: at, origin: origin, cause: cause, type: type)
+    return WrittenEnvelope(seq: seq, at: at, origin: origin, cause: cause, id: id, type: type)
+  }
+
+  /// Whether every byte is printable ASCII: then the bytes are a JSON string's value as they are.
+  private static func isPrintableASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
   }
 
   /// The origins this code names, as the log writes them.

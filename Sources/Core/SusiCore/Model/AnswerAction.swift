@@ -66,9 +66,11 @@ public struct TableColumn: Equatable, Sendable {
 }
 
 public struct FeedItem: Equatable, Sendable {
-  public var title: String?
-  public var description: String?
-  public var link: String?
+  // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+  // (see `Event`).
+  public var title: Optional<String>
+  public var description: Optional<String>
+  public var link: Optional<String>
   public init(title: String? = nil, description: String? = nil, link: String? = nil) {
     self.title = title
     self.description = description

@@ -51,10 +51,12 @@ public struct HistoryEntry: Equatable, Sendable {
 /// One web-search result (DuckDuckGo's RelatedTopics item).
 public struct SearchResult: Equatable, Sendable {
   public var title: String
-  public var description: String?
+  // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+  // (see `Event`).
+  public var description: Optional<String>
   public var link: String
   /// Absolute icon URL, when the result has one.
-  public var icon: String?
+  public var icon: Optional<String>
   public init(title: String, description: String? = nil, link: String, icon: String? = nil) {
     self.title = title
     self.description = description

@@ -19,26 +19,28 @@ public struct Skill: Equatable, Sendable {
   public var group: String
   public var language: String
   public var model: String
+  // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+  // (see `Event`).
   /// The display name (`::name`), when the skill has one.
-  public var name: String?
-  public var description: String?
-  public var author: String?
-  public var authorURL: String?
-  public var authorEmail: String?
+  public var name: Optional<String>
+  public var description: Optional<String>
+  public var author: Optional<String>
+  public var authorURL: Optional<String>
+  public var authorEmail: Optional<String>
   /// The image path as the server gives it, relative to the skill's language folder.
-  public var image: String?
+  public var image: Optional<String>
   /// The image's absolute URL on the server the skill came from.
-  public var imageURL: String?
+  public var imageURL: Optional<String>
   public var examples: [String]
   public var dynamicContent: Bool
-  public var termsOfUse: String?
-  public var developerPrivacyPolicy: String?
-  public var rating: RatingAggregate?
-  public var usageCount: Int?
-  public var lastModified: String?
-  public var created: String?
+  public var termsOfUse: Optional<String>
+  public var developerPrivacyPolicy: Optional<String>
+  public var rating: Optional<RatingAggregate>
+  public var usageCount: Optional<Int>
+  public var lastModified: Optional<String>
+  public var created: Optional<String>
   /// Languages the skill exists in, when the server says.
-  public var languages: [String]?
+  public var languages: Optional<[String]>
 
   public init(
     tag: String, group: String, language: String = "en", model: String = "general",
@@ -86,11 +88,13 @@ public struct RatingAggregate: Equatable, Sendable {
   /// The server's average (rounded to 2 decimals); 0 when nobody rated.
   public var average: Double
   public var total: Int
+  // Optional members are spelled `Optional<…>` to spare a copy of the whole value per one made
+  // (see `Event`).
   /// Thumbs up and down, which the server sends as strings; nil when absent.
-  public var positive: Int?
-  public var negative: Int?
-  public var feedbackCount: Int?
-  public var bookmarkCount: Int?
+  public var positive: Optional<Int>
+  public var negative: Optional<Int>
+  public var feedbackCount: Optional<Int>
+  public var bookmarkCount: Optional<Int>
 
   public init(
     oneStar: Int = 0, twoStar: Int = 0, threeStar: Int = 0, fourStar: Int = 0, fiveStar: Int = 0,
