@@ -74,9 +74,10 @@ final class OrderedOutput: Sendable {
   func events(_ events: [PublishedEvent]) {
     let (mustWrite, resumed, seq) = buffer.withLock {
       b -> (Bool, [CheckedContinuation<Void, Never>], Int) in
-      for event in events where event.seq > b.queuedSeq {
-        b.queuedSeq = event.seq
-        Self.append(event.line, to: &b)
+      // By index: a for-in loop would copy each whole event to read its seq and line.
+      for index in events.indices where events[index].seq > b.queuedSeq {
+        b.queuedSeq = events[index].seq
+        Self.append(events[index].line, to: &b)
         Self.releaseHeld(&b)
       }
       let resumed = takeSatisfiedWaiters(&b)

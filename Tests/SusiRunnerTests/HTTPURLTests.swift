@@ -20,6 +20,9 @@ struct HTTPURLTests {
     #expect(bare.target == "/")
     #expect(bare.port == 80)
     #expect(try #require(HTTPURL("http://x:y@h.example#only")).host == "h.example")
+    // Longer than a string held inline (15 bytes): lower-cased into storage of its own.
+    let long = try #require(HTTPURL("http://SUSI.Chat-Server.EXAMPLE:80/"))
+    #expect(long.host == "susi.chat-server.example")
     #expect(try #require(HTTPURL("http://h.example/é?q=ü")).target == "/é?q=ü")
     let refused = [
       "ftp://a/", "http:/a", "http://", "http://a b/", "http://h:0/", "http://h:99999/",

@@ -79,7 +79,12 @@ struct HTTPURL: Equatable {
     guard host.allSatisfy({ $0 < 0x80 }) else {
       return String(decoding: host, as: UTF8.self).lowercased()
     }
-    return String(decoding: host.lazy.map(Self.lowercased), as: UTF8.self)
+    // Written into the string's own storage: decoding a lazy map would take the runtime's
+    // generic path (a dynamic cast and a copy) for every request.
+    return String(unsafeUninitializedCapacity: host.count) { buffer in
+      for (offset, byte) in host.enumerated() { buffer[offset] = Self.lowercased(byte) }
+      return host.count
+    }
   }
 
   private static func lowercased(_ byte: UInt8) -> UInt8 {

@@ -43,6 +43,11 @@ public enum URLEncodedForm {
 
   /// Appends `text` percent-encoded.
   private static func append(_ text: String, to out: inout [UInt8]) {
+    // Most names and values need no escape: copied at once rather than byte by byte.
+    if text.utf8.allSatisfy(isUnreserved) {
+      out.append(contentsOf: text.utf8)
+      return
+    }
     for byte in text.utf8 {
       if isUnreserved(byte) {
         out.append(byte)

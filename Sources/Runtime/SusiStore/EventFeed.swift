@@ -82,7 +82,8 @@ public final class EventFeed: Sendable {
     guard let newest = events.last?.seq else { return }
     let (woken, forwarders) = state.withLock { s in
       s.lastSeq = newest
-      for event in events { s.append(event) }
+      // By index, so each event is copied once, into the ring, not first into a loop variable.
+      for index in events.indices { s.append(events[index]) }
       var woken: [CheckedContinuation<Void, Never>] = []
       for (id, waiter) in s.waiters where waiter.after < newest {
         woken.append(waiter.continuation)

@@ -82,17 +82,26 @@ extension Store {
       return results
     }
     if sink.commitsInGroups { return await sendGroup(intents, admit: admit, applied: applied) }
-    return logTogether(intents, admit: admit, applied: applied)
+    let logged = logTogether(intents, admit: admit, applied: applied)
+    let failure = self.failure ?? .logFailed("the log appended no event")
+    guard let logged else { return intents.map { _ in .failure(.store(failure)) } }
+    return logged.results.map { result in
+      switch result {
+      case .success(let position): .success(logged.written[position])
+      case .failure(let refusal): .failure(refusal)
+      case nil: .failure(.store(failure))
+      }
+    }
   }
 
   /// Queues a result (see `receive`) for the next `logDeliveredResults`; true when it is the
   /// first of a batch.
-  func deliver(_ result: Action, cause: Int, planned: Bool) -> Bool {
+  func deliver(_ result: consuming Action, cause: Int, planned: Bool) -> Bool {
     delivered.results.append(
       BatchedIntent(
         action: result, origin: .runner, id: book.ledger.id(owedBy: cause), idempotencyKey: nil,
         cause: cause))
-    delivered.planned.append(planned)
+    delivered.plannedFor.append(planned ? cause : nil)
     return delivered.results.count == 1
   }
 
@@ -102,17 +111,18 @@ extension Store {
     let batch = delivered
     delivered = DeliveredResults()
     _ = logTogether(batch.results) { index in
-      guard batch.planned[index], let cause = batch.results[index].cause else { return true }
+      guard let cause = batch.plannedFor[index] else { return true }
       return book.ledger.owes(cause)
     }
   }
 
   /// The part of `sendBatch` on a log that takes batches: one append lock and one write.
+  /// Returns what it logged, or nil when the store has failed.
   private func logTogether(
     _ intents: [BatchedIntent], admit: (_ index: Int) -> Bool,
     applied: (_ index: Int) -> Void = { _ in }
-  ) -> [Result<PublishedEvent, BatchRefusal>] {
-    if let failure { return intents.map { _ in .failure(.store(failure)) } }
+  ) -> LoggedBatch? {
+    if failure != nil { return nil }
     let started = ContinuousClock.now
     var logged: LoggedBatch?
     do {
@@ -126,14 +136,10 @@ extension Store {
     } catch {
       _ = fail(.logFailed("\(error)"))
     }
-    guard let logged else {
-      let failure = self.failure ?? .logFailed("the log appended no event")
-      return intents.map { _ in .failure(.store(failure)) }
-    }
+    guard let logged else { return nil }
     if !logged.written.isEmpty { timings.appended(in: ContinuousClock.now - started) }
-    publish(logged.written)
-    let failure = self.failure ?? .logFailed("the log appended no event")
-    return logged.results.map { $0 ?? .failure(.store(failure)) }
+    publish(logged.written, effects: logged.effects)
+    return logged
   }
 
   /// `sendBatch` on a log that commits in groups: the intents are logged one after another in
@@ -194,7 +200,8 @@ extension Store {
     // What other processes logged comes first: these events follow it in seq and time.
     for other in appendedByOthers { try applyOther(other) }
     var logged = LoggedBatch(count: intents.count)
-    for (index, intent) in intents.enumerated() {
+    // By index: a for-in loop would copy each whole intent.
+    for index in intents.indices {
       guard admit(index) else {
         logged.results[index] = .failure(.refused)
         continue
@@ -202,8 +209,8 @@ extension Store {
       var event: Event
       do {
         event = try stamp(
-          intent.action, origin: intent.origin, cause: intent.cause, id: intent.id,
-          idempotencyKey: intent.idempotencyKey)
+          intents[index].action, origin: intents[index].origin, cause: intents[index].cause,
+          id: intents[index].id, idempotencyKey: intents[index].idempotencyKey)
       } catch {
         logged.results[index] = .failure(.store(error))
         continue
@@ -215,16 +222,17 @@ extension Store {
       while true {
         batch.add(event.encoded())
         let reaction = applyAppended(event)
-        logged.unwritten.append((event, reaction.effects, answers))
+        let seq = event.seq
+        logged.unwritten.append((consume event, reaction.effects, answers))
         if let snapshots, snapshots.isDue(afterSeq: book.lastSeq) {
           // A snapshot names the record it ends at: that record is written first.
           try logged.write(batch)
-          if let line = logged.written.last?.published.line {
+          if let line = logged.written.last?.line {
             snapshots.eventApplied(book, line: line)
           }
         }
-        let owedBy = book.ledger.id(owedBy: event.seq)
-        results += reaction.results.reversed().map { ($0, event.seq, owedBy) }
+        let owedBy = book.ledger.id(owedBy: seq)
+        results += reaction.results.reversed().map { ($0, seq, owedBy) }
         guard let next = results.popLast() else { break }
         event = try stamp(
           next.action, origin: .runner, cause: next.cause, id: next.id, idempotencyKey: nil)
@@ -240,17 +248,21 @@ extension Store {
 /// Results the runner delivered, waiting to be logged together (see `Store.receive`).
 struct DeliveredResults {
   var results: [BatchedIntent] = []
-  /// Per result: whether it is a planned answer (logged only while its cause still owes one).
-  var planned: [Bool] = []
+  /// Per result: its cause when it is a planned answer (logged only while that cause still owes
+  /// one), else nil.
+  var plannedFor: [Int?] = []
 }
 
-/// What `sendBatch` logged: per intent its event or why not, and the events written, in order.
+/// What `sendBatch` logged: per intent where its event is in `written` or why it was not
+/// logged, and the events written, in order, with their effects.
 private struct LoggedBatch {
-  var results: [Result<PublishedEvent, BatchRefusal>?]
+  var results: [Result<Int, BatchRefusal>?]
   /// Events applied whose records are added to the batch but not written yet, with the intent
   /// each answers (nil for a result).
   var unwritten: [(event: Event, effects: [Effect], index: Int?)] = []
-  var written: [(published: PublishedEvent, effects: [Effect])] = []
+  var written: [PublishedEvent] = []
+  /// The effects of each event of `written` (see `Store.publish`).
+  var effects: [[Effect]] = []
 
   init(count: Int) { results = Array(repeating: nil, count: count) }
 
@@ -258,9 +270,9 @@ private struct LoggedBatch {
   mutating func write(_ batch: AppendBatch) throws {
     let lines = try batch.write()
     for (entry, line) in zip(unwritten, lines) {
-      let published = PublishedEvent(event: entry.event, line: line)
-      written.append((published, entry.effects))
-      if let index = entry.index { results[index] = .success(published) }
+      if let index = entry.index { results[index] = .success(written.count) }
+      written.append(PublishedEvent(event: entry.event, line: line))
+      effects.append(entry.effects)
     }
     unwritten = []
   }

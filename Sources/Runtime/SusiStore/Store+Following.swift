@@ -170,7 +170,9 @@ public final class EventForwarding: Sendable {
   public convenience init(
     _ stream: EventStream, to forward: @escaping @Sendable (PublishedEvent) -> Void
   ) {
-    self.init(stream, toBatches: { events in for event in events { forward(event) } })
+    // By index: a for-in loop would copy each event (its payload's references) to hand it over.
+    self.init(
+      stream, toBatches: { events in for index in events.indices { forward(events[index]) } })
   }
 
   /// Starts forwarding like `init(_:to:)`, handing over the events the store logs together

@@ -125,7 +125,7 @@ extension Store {
       return
     }
     if failure == nil {
-      publish(events)
+      publish(events.map { $0.published }, effects: events.map { $0.effects })
     }
     let newest = events[events.count - 1].published.seq
     let waiters = held.waiters

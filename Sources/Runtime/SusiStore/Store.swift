@@ -138,7 +138,7 @@ public actor Store {
   ///
   /// On a log that takes batches, the results delivered together (the replies one turn of the
   /// HTTP client's event loop read) are logged together, in one write (Store+Batch.swift).
-  nonisolated func receive(_ result: Action, cause: Int) async {
+  nonisolated func receive(_ result: consuming Action, cause: Int) async {
     guard await queue(result, cause: cause) else { return }
     // The first result of a batch goes to the back of the queue of the thread it runs on (the
     // event loop's): the deliveries already waiting there queue theirs meanwhile. It is logged
@@ -150,7 +150,7 @@ public actor Store {
 
   /// Logs `result` at once, or queues it for `logDeliveredResults` on a log that takes
   /// batches; true when it is the first of a batch.
-  private func queue(_ result: Action, cause: Int) -> Bool {
+  private func queue(_ result: consuming Action, cause: Int) -> Bool {
     let planned = plannedJobs.remove(cause) != nil
     if planned && !book.ledger.owes(cause) { return false }
     guard sink.batchesAppends, !sink.commitsInGroups else {
@@ -256,17 +256,18 @@ public actor Store {
 
   /// Shows a logged event to every reader and starts its effects (once it is committed).
   func publish(_ published: PublishedEvent, effects: [Effect]) {
-    publish([(published, effects)])
+    publish([published], effects: [effects])
   }
 
   /// Shows logged events to every reader, together (a forwarder writing them out gets them in
-  /// one call), and starts their effects.
-  func publish(_ entries: [(published: PublishedEvent, effects: [Effect])]) {
-    for entry in entries { accessApplied(entry.published) }
-    feed.publish(entries.map(\.published))
-    for entry in entries {
-      let seq = entry.published.seq
-      for effect in entry.effects {
+  /// one call), and starts their effects (`effects[i]` are those of `events[i]`). Two arrays,
+  /// not one of pairs: the feed keeps the events as they are, without a copy of each.
+  func publish(_ events: [PublishedEvent], effects: [[Effect]]) {
+    for index in events.indices { accessApplied(events[index]) }
+    feed.publish(events)
+    for (index, effects) in effects.enumerated() {
+      let seq = events[index].seq
+      for effect in effects {
         if case .deliverLater = effect { plannedJobs.insert(seq) }
         runner.start(effect, cause: seq) { [weak self] result in
           await self?.receive(result, cause: seq)

@@ -358,9 +358,11 @@ extension SusiRunner.Performer {
     let request = call.request(base: base, limits: limits)
     let place = call.endpoint.path
     // A request that never got a reply names the whole address: which server it was matters.
+    // Found once: it is also the key the calls to this address are spaced by.
+    let address = request.displayURL
     let response = try await sender.send(
-      request, idempotent: call.endpoint.idempotent, place: request.displayURL, policy: policy,
-      paced: true)
+      request, idempotent: call.endpoint.idempotent, place: address, policy: policy,
+      paceKey: address)
     return try ReplyReader.object(response, endpoint: call.endpoint, place: place)
   }
 

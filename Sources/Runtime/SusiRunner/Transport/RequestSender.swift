@@ -23,13 +23,13 @@ struct RequestSender: Sendable {
   ///     unknown (see `Transience`).
   ///   - place: how messages name the destination (a path or host, never a query).
   ///   - policy: overrides the runner's policy for this request.
-  ///   - paced: whether calls to this URL's path are spaced by the `PathPacer` (SUSI calls).
+  ///   - paceKey: for calls the `PathPacer` spaces (SUSI calls), the request's URL without its
+  ///     query (`displayURL`, which the caller has at hand).
   func send(
     _ request: TransportRequest, idempotent: Bool, place: String, policy: RetryPolicy? = nil,
-    paced: Bool = false
+    paceKey: String? = nil
   ) async throws(RunnerFailure) -> TransportResponse {
     let policy = policy ?? self.policy
-    let paceKey = paced ? request.displayURL : nil
     var retry = 0
     while true {
       if Task.isCancelled { throw .cancelled }
