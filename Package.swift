@@ -60,7 +60,7 @@ let package = Package(
     module("SusiCrypto", in: "Kit", dependencies: ["COpenSSL"]),
     module("SusiFiles", in: "Kit"),
     module("SusiTerminal", in: "Kit"),
-    module("SusiHTTPTypes", in: "Kit"),
+    module("SusiHTTPTypes", in: "Kit", dependencies: ["CEpoll"]),
     module("SusiTLS", in: "Kit", dependencies: ["COpenSSL"]),
     module("SusiHTTPClient", in: "Kit", dependencies: ["CEpoll", "SusiHTTPTypes", "SusiTLS"]),
     // ECMAScript 5.1 for skills' `!javascript:` rules: the system's duktape, run sandboxed.

@@ -1,5 +1,6 @@
 import CEpoll
 import Dispatch
+import SusiHTTPTypes
 import Synchronization
 
 #if canImport(Glibc)
@@ -14,27 +15,11 @@ import Synchronization
 /// is touched only on the loop thread; other threads hand it work through `execute(_:)`, which
 /// queues the work and wakes the loop through an eventfd.
 final class ClientLoop: @unchecked Sendable {
-  /// Something to run on the loop thread: a closure, or a task's job (kept as it is, so
-  /// queuing a job allocates nothing).
-  private enum Work {
-    case closure(@Sendable () -> Void)
-    case job(UnownedJob)
-  }
-
-  private struct Inbox {
-    var work: [Work] = []
-    var stopped = false
-    /// The loop will look at the inbox before it waits again: woken through the eventfd, or work
-    /// queued by the loop thread itself.
-    var wakePending = false
-  }
-
   private static let wakeKey = UInt64.max
   /// How many times a turn runs the work queued meanwhile before it looks at the sockets again.
   private static let workRounds = 4
   private let epollFD: Int32
-  private let wakeFD: Int32
-  private let inbox = Mutex(Inbox())
+  private let inbox: LoopInbox
   private let thread = Mutex<pthread_t?>(nil)
   /// The loop thread's `pthread_self()`, set by that thread when it starts (0 before).
   private let loopThreadID = Atomic<UInt>(0)
@@ -49,15 +34,15 @@ final class ClientLoop: @unchecked Sendable {
   /// A loop with its thread running.
   init() throws(TransportError) {
     epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-    wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
-    guard epollFD >= 0, wakeFD >= 0 else {
+    guard epollFD >= 0, let inbox = LoopInbox() else {
       if epollFD >= 0 { close(epollFD) }
       throw .failed("the HTTP client could not create its event loop")
     }
+    self.inbox = inbox
     var event = epoll_event()
     event.events = EPOLLIN.rawValue
     event.data.u64 = Self.wakeKey
-    epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
+    epoll_ctl(epollFD, EPOLL_CTL_ADD, inbox.wakeFD, &event)
     // The thread holds the loop until `stop()` ends it.
     let box = Unmanaged.passRetained(self)
     var id = pthread_t()
@@ -81,23 +66,10 @@ final class ClientLoop: @unchecked Sendable {
   @discardableResult
   func execute(_ work: @escaping @Sendable () -> Void) -> Bool { queue(.closure(work)) }
 
-  private func queue(_ work: Work) -> Bool {
-    let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
-      if inbox.stopped { return (false, false) }
-      inbox.work.append(work)
-      if inbox.wakePending { return (true, false) }
-      inbox.wakePending = true
-      return (true, true)
-    }
-    // Outside the lock: a system call under it would keep the loop thread (and other senders)
-    // spinning for it. The descriptor lives as long as this object (closed in `deinit`). The
-    // loop thread queuing work for itself needs no wakeup: it looks at the inbox before it
-    // waits again.
-    if wake && !isLoopThread {
-      var one: UInt64 = 1
-      _ = write(wakeFD, &one, 8)
-    }
-    return accepted
+  /// The loop thread queuing work for itself writes no wake-up: it looks at the inbox before it
+  /// waits again.
+  private func queue(_ work: LoopWork) -> Bool {
+    inbox.put(work, writingWakeUp: !isLoopThread)
   }
 
   /// Whether the caller runs on the loop thread.
@@ -107,21 +79,8 @@ final class ClientLoop: @unchecked Sendable {
   }
 
   /// Ends the loop after the work queued so far; its thread then closes the epoll descriptor
-  /// (the eventfd goes with this object).
-  func stop() {
-    let wake = inbox.withLock { inbox -> Bool in
-      guard !inbox.stopped else { return false }
-      inbox.stopped = true
-      return true
-    }
-    if wake {
-      var one: UInt64 = 1
-      _ = write(wakeFD, &one, 8)
-    }
-  }
-
-  // The eventfd outlives the loop thread: a sender may still be writing to it.
-  deinit { if wakeFD >= 0 { close(wakeFD) } }
+  /// (the eventfd goes with the inbox).
+  func stop() { inbox.stop() }
 
   /// CPU time the loop thread used so far, in seconds (for tests and benchmarks).
   var cpuSeconds: Double {
@@ -192,7 +151,7 @@ final class ClientLoop: @unchecked Sendable {
     defer { events.deallocate() }
     var timeout: Int32 = -1
     // The queued work is swapped out under the lock; both arrays keep their storage.
-    var work: [Work] = []
+    var work: [LoopWork] = []
     let executor = asUnownedTaskExecutor()
     while true {
       let count = epoll_wait(epollFD, events, capacity, timeout)
@@ -200,8 +159,7 @@ final class ClientLoop: @unchecked Sendable {
         for index in 0..<Int(count) {
           let key = events[index].data.u64
           if key == Self.wakeKey {
-            var value: UInt64 = 0
-            _ = read(wakeFD, &value, 8)
+            inbox.consumeWakeUp()
             continue
           }
           let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
@@ -215,20 +173,9 @@ final class ClientLoop: @unchecked Sendable {
       // `epoll_wait` rather than three.
       var stopped = false
       for _ in 0..<Self.workRounds {
-        let (found, stop) = inbox.withLock { inbox -> (Bool, Bool) in
-          // Work is only ever queued with `wakePending` set, and never once stopped.
-          guard inbox.wakePending else { return (false, inbox.stopped) }
-          inbox.wakePending = false
-          swap(&work, &inbox.work)
-          return (true, inbox.stopped)
-        }
+        let (found, stop) = inbox.take(into: &work)
         stopped = stop
-        for item in work {
-          switch item {
-          case .closure(let closure): closure()
-          case .job(let job): job.runSynchronously(on: executor)
-          }
-        }
+        for item in work { item.run(on: executor) }
         work.removeAll(keepingCapacity: true)
         if !found || stopped { break }
       }
@@ -241,7 +188,7 @@ final class ClientLoop: @unchecked Sendable {
       }
       // Work the loop queued for itself (a task it resumed) runs after a look at the sockets
       // that does not wait.
-      if inbox.withLock({ $0.wakePending }) { timeout = 0 }
+      if inbox.hasWork { timeout = 0 }
     }
     for fd in handlers.keys { epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
     handlers.removeAll()

@@ -1,6 +1,7 @@
 import CEpoll
 import Glibc
 import SusiClock
+import SusiHTTPTypes
 import SusiTLS
 import Synchronization
 
@@ -12,18 +13,6 @@ import Synchronization
 /// mutable in here, and every `HTTPConnection` it owns, is touched only on the loop thread;
 /// other threads talk to it through `execute(_:)`, which queues work and wakes the loop.
 final class EventLoop: TaskExecutor, @unchecked Sendable {
-  private enum Work {
-    case job(UnownedJob)
-    case closure(@Sendable () -> Void)
-  }
-
-  private struct Inbox {
-    var work: [Work] = []
-    var stopped = false
-    /// A wake-up is written and not yet consumed, so further work needs no second write.
-    var wakePending = false
-  }
-
   private static let wakeKey = UInt64.max
   private static let listenerKey = UInt64.max - 1
   private static let maxEvents: Int32 = 256
@@ -35,8 +24,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   private let openConnections: OpenConnections
   private let onDrained: @Sendable () -> Void
   private let epollFD: Int32
-  private let wakeFD: Int32
-  private let inbox = Mutex(Inbox())
+  private let inbox: LoopInbox
 
   // Loop-thread state.
   private var threadID = pthread_t()
@@ -44,10 +32,11 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   private var nextPeer = 0
   private var listener: Int32 = -1
   private var listenerPausedUntil: Duration?
-  private var local: [Work] = []
-  /// The work of the current turn, taken from `local` and the inbox; kept between turns (empty)
-  /// so that neither list is grown again every turn.
-  private var running: [Work] = []
+  private var local: [LoopWork] = []
+  /// The work of the current turn, taken from `local` and the inbox; kept between turns (empty,
+  /// as is `incoming`) so that no list is grown again every turn.
+  private var running: [LoopWork] = []
+  private var incoming: [LoopWork] = []
   private var connections: [UInt64: HTTPConnection] = [:]
   /// This loop's reserve connections, by their ticket (see `OpenConnections.Admission`).
   private var reserveTickets: [UInt64: UInt64] = [:]
@@ -76,20 +65,17 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
     self.now = configuration.clock.monotonicTime()
     epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
     guard epollFD >= 0 else { throw HTTPServerError.systemCall("epoll_create1") }
-    wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
-    guard wakeFD >= 0 else {
+    guard let inbox = LoopInbox() else {
       let error = HTTPServerError.systemCall("eventfd")
       close(epollFD)
       throw error
     }
+    self.inbox = inbox
     readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
-    register(fd: wakeFD, key: Self.wakeKey, events: EPOLLIN.rawValue)
+    register(fd: inbox.wakeFD, key: Self.wakeKey, events: EPOLLIN.rawValue)
   }
 
-  deinit {
-    close(wakeFD)
-    readBuffer.deallocate()
-  }
+  deinit { readBuffer.deallocate() }
 
   // MARK: - Starting
 
@@ -143,7 +129,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   /// Runs `work` on the loop thread soon; false when the loop has stopped.
   @discardableResult
   func execute(_ work: @escaping @Sendable () -> Void) -> Bool {
-    queue(.closure(work))
+    inbox.put(.closure(work))
   }
 
   /// Runs `work` on the loop thread in this turn's work, after what is running now; called on
@@ -163,29 +149,10 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
       local.append(.job(job))
       return
     }
-    if !queue(.job(job)) {
+    if !inbox.put(.job(job)) {
       // A task outlived the loop (its handler ignored cancellation); let it finish elsewhere.
       globalConcurrentExecutor.enqueue(job)
     }
-  }
-
-  /// Adds `work` to the inbox and wakes the loop from `epoll_wait` unless a wake-up is pending
-  /// already; false once the loop has stopped. The wake-up is written outside the lock: a
-  /// system call under it keeps the loop thread, which takes the lock as soon as it wakes,
-  /// spinning for it. The descriptor lives as long as this object (closed in `deinit`).
-  private func queue(_ work: Work) -> Bool {
-    let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
-      if inbox.stopped { return (false, false) }
-      inbox.work.append(work)
-      if inbox.wakePending { return (true, false) }
-      inbox.wakePending = true
-      return (true, true)
-    }
-    if wake {
-      var one: UInt64 = 1
-      _ = write(wakeFD, &one, 8)
-    }
-    return accepted
   }
 
   /// Returns after the loop has finished one whole turn begun after this call: it has read what
@@ -243,8 +210,7 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   private func handle(_ event: epoll_event) {
     let key = event.data.u64
     if key == Self.wakeKey {
-      var value: UInt64 = 0
-      _ = read(wakeFD, &value, 8)
+      inbox.consumeWakeUp()
     } else if key == Self.listenerKey {
       acceptConnections()
     } else if let connection = connections[key] {
@@ -253,22 +219,14 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   }
 
   private func runWork() {
-    let incoming = inbox.withLock { inbox -> [Work] in
-      inbox.wakePending = false
-      let work = inbox.work
-      inbox.work = []
-      return work
-    }
     // `local` takes the emptied list of the last turn; what runs now may add to it.
     swap(&running, &local)
-    running.append(contentsOf: incoming)
-    let executor = asUnownedTaskExecutor()
-    for index in running.indices {
-      switch running[index] {
-      case .job(let job): job.runSynchronously(on: executor)
-      case .closure(let closure): closure()
-      }
+    if inbox.take(into: &incoming).found {
+      running.append(contentsOf: incoming)
+      incoming.removeAll(keepingCapacity: true)
     }
+    let executor = asUnownedTaskExecutor()
+    for index in running.indices { running[index].run(on: executor) }
     running.removeAll(keepingCapacity: true)
   }
 
@@ -280,12 +238,9 @@ final class EventLoop: TaskExecutor, @unchecked Sendable {
   }
 
   private func stop() {
-    let leftover = inbox.withLock { inbox -> [Work] in
-      inbox.stopped = true
-      let work = inbox.work
-      inbox.work = []
-      return work
-    }
+    inbox.stop()
+    var leftover: [LoopWork] = []
+    _ = inbox.take(into: &leftover)
     for work in leftover {
       switch work {
       case .job(let job): globalConcurrentExecutor.enqueue(job)
