@@ -69,13 +69,18 @@ private struct FleetBenchmark {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let postgres = try PostgresBenchmark(arguments: ["--seconds=\(Int(seconds))"])
-    try postgres.startCluster(
-      serverOptions: statements
-        ? "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all" : "")
+    let total = 2 * connectionsPerNode
+    // pgbench opens a connection per client, beside the nodes' and the watch's own.
+    var serverOptions = "-c max_connections=\(max(100, total + 50))"
+    if statements {
+      serverOptions +=
+        " -c shared_preload_libraries=pg_stat_statements"
+        + " -c pg_stat_statements.track=all"
+    }
+    try postgres.startCluster(serverOptions: serverOptions)
     defer { postgres.stopCluster() }
     let cluster = postgres.folder + "/data"
     let database = "postgresql:///bench?host=\(postgres.folder)&user=susi&log=fleet"
-    let total = 2 * connectionsPerNode
     fleetSay(
       "\(connectionsPerNode) connections per node posting submitRating (2 events each), "
         + "\(Int(seconds)) s per phase, PostgreSQL with fsync on; the webhook subscriber "
