@@ -1,7 +1,8 @@
 // `susi-bench fleet`: two real `susi serve` nodes on one PostgreSQL log (a throw-away cluster
 // with its durable defaults), under load from keep-alive connections posting intents to both.
 //
-// In the same run: one node on a file log under the same load (the anchor for intake), pgbench
+// In the same run: one node on a file log under the same load (the anchor for intake; then
+// again with `--fsync always`, which answers after the disk flush as the database does), pgbench
 // inserting single rows on the same database with as many clients, and then the two nodes: their
 // intake, the follow lag from node A's acknowledgement to node B's SSE stream, then at least 20
 // `kill -9` of either node at random moments (each restarted at once) while the load goes on.
@@ -95,6 +96,16 @@ private struct FleetBenchmark {
       String(
         format: "one node, file log (fsync batch), %d conns:     %8.0f intents/s", total, fileRate))
     fleetSay(cpu)
+    // The same file log answering only after its fdatasync, as the database log answers after
+    // PostgreSQL's disk flush: the same promise to the caller.
+    let flushedRate = try oneNode(
+      log: directory + "/flushed/events.jsonl", name: "flushed", total: total, cluster: cluster,
+      cpu: &cpu, arguments: ["--fsync", "always"])
+    fleetSay(
+      String(
+        format: "one node, file log (fsync always), %d conns:    %8.0f intents/s", total,
+        flushedRate))
+    fleetSay(cpu)
     let oneDatabase = try oneNode(
       log: "postgresql:///bench?host=\(postgres.folder)&user=susi&log=single", name: "single",
       total: total, cluster: cluster, cpu: &cpu)
@@ -163,6 +174,8 @@ private struct FleetBenchmark {
         connectionsPerNode, connectionsPerNode, steadyRate))
     fleetSay(
       String(format: "  vs one node on the file log:  %.2fx  (goal ≥ 0.50)", steadyRate / fileRate))
+    fleetSay(
+      String(format: "  vs the file log, fsync always: %.2fx", steadyRate / flushedRate))
     fleetSay(String(format: "  vs one node on the database:  %.2fx", steadyRate / oneDatabase))
     if let pgbench {
       fleetSay(
@@ -297,7 +310,8 @@ private struct FleetBenchmark {
   /// One `susi serve` on `log` under `total` connections for `seconds`: acknowledged intents
   /// a second.
   private func oneNode(
-    log: String, name: String, total: Int, cluster: String, cpu: inout String
+    log: String, name: String, total: Int, cluster: String, cpu: inout String,
+    arguments: [String] = []
   ) throws -> Double {
     let environment = [
       "SUSI_EMBEDDED_PORT": "0", "HOME": directory, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
@@ -307,7 +321,7 @@ private struct FleetBenchmark {
       ["serve", "keys", "init", "--log", log, "--state-dir", state], environment
     )
     .trimmingCharacters(in: .whitespacesAndNewlines)
-    let node = FleetNode(name: name, arguments: ["--log", log, "--state-dir", state])
+    let node = FleetNode(name: name, arguments: ["--log", log, "--state-dir", state] + arguments)
     try node.start(environment: environment)
     defer { node.stop() }
     let load = FleetLoad(nodes: [node], connectionsPerNode: total, key: key)
