@@ -99,6 +99,25 @@ import Testing
     #expect(kept.0?.keepAlive == true)
   }
 
+  @Test func listFieldsSkipEmptyElementsAndIgnoreCase() throws {
+    let closing = try Self.parse(
+      "HTTP/1.1 200 OK\r\nConnection: , CLOSE ,\r\nContent-Length: 0\r\n\r\n")
+    #expect(closing.0?.keepAlive == false)
+    let chunked = try #require(
+      try Self.parse(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: Chunked , \r\n\r\n"
+          + "2\r\nhi\r\n0\r\n\r\n"
+      ).0)
+    #expect(chunked.body == Array("hi".utf8))
+    #expect(chunked.keepAlive)
+    let lengthBesideChunked = try #require(
+      try Self.parse(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n"
+          + "2\r\nhi\r\n0\r\n\r\n"
+      ).0)
+    #expect(!lengthBesideChunked.keepAlive)
+  }
+
   @Test func bytesAfterTheReplyStayInTheRemainder() throws {
     let (_, parser) = try Self.parse("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nxHTTP/1.1")
     #expect(Array(parser.remainder) == Array("HTTP/1.1".utf8))

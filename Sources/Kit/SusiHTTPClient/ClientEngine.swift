@@ -96,7 +96,20 @@ final class ClientEngine: @unchecked Sendable {
     exchanges[exchange.id] = exchange
     let key = exchange.order.key
     let now = ClientLoop.now()
-    var origin = origins[key] ?? Origin()
+    // Changed in place: a copy taken out of the dictionary would copy its idle list to pop one.
+    let (kept, mayOpen) = claim(for: exchange, in: &origins[key, default: Origin()], now: now)
+    if let kept {
+      proceed(exchange, on: kept, now: now)
+    } else if mayOpen {
+      open(exchange, now: now)
+    }
+  }
+
+  /// An idle connection of `origin` still fit for `exchange` (closing stale ones), or whether
+  /// a new one may be opened; otherwise `exchange` waits in `origin`.
+  private func claim(for exchange: ClientExchange, in origin: inout Origin, now: Double) -> (
+    kept: ClientConnection?, mayOpen: Bool
+  ) {
     var kept: ClientConnection?
     while let connection = origin.idle.popLast() {
       // An idle connection is watched for input (see `release`): one the server closed has
@@ -114,12 +127,7 @@ final class ClientEngine: @unchecked Sendable {
     let mayOpen = kept == nil && origin.open < maximumPerOrigin
     if mayOpen { origin.open += 1 }
     if kept == nil && !mayOpen { origin.waiters.append(exchange) }
-    origins[key] = origin
-    if let kept {
-      proceed(exchange, on: kept, now: now)
-    } else if mayOpen {
-      open(exchange, now: now)
-    }
+    return (kept, mayOpen)
   }
 
   /// Gives a connection back: kept for reuse when `reusable`, closed otherwise. A waiting

@@ -98,7 +98,34 @@ struct HTTPURL: Equatable {
   var hostForURL: String { host.contains(":") ? "[\(host)]" : host }
 
   /// The `Host` header: the port only when it is not the default.
-  var hostHeader: String { port == (isSecure ? 443 : 80) ? hostForURL : "\(hostForURL):\(port)" }
+  var hostHeader: String {
+    var bytes: [UInt8] = []
+    appendHostHeader(to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends the `Host` header's value (built per request: no string is made for it).
+  func appendHostHeader(to bytes: inout [UInt8]) {
+    var host = host
+    let isLiteral = host.utf8.contains(UInt8(ascii: ":"))
+    if isLiteral { bytes.append(UInt8(ascii: "[")) }
+    host.withUTF8 { bytes.append(contentsOf: $0) }
+    if isLiteral { bytes.append(UInt8(ascii: "]")) }
+    guard port != (isSecure ? 443 : 80) else { return }
+    bytes.append(UInt8(ascii: ":"))
+    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0)
+    var count = 0
+    var rest = port
+    withUnsafeMutableBytes(of: &digits) { buffer in
+      // A port has at most 5 digits (1...65535, checked when the URL was parsed).
+      repeat {
+        buffer[4 - count] = UInt8(truncatingIfNeeded: rest % 10) + UInt8(ascii: "0")
+        rest /= 10
+        count += 1
+      } while rest > 0 && count < 5
+      bytes.append(contentsOf: buffer[(5 - count)...])
+    }
+  }
 
   /// The URL without query, for messages.
   var display: String {

@@ -207,10 +207,14 @@ public final class SocketTransport: HTTPTransport {
     return try result.get()
   }
 
-  /// Headers the transport writes itself: a request's own are left out.
-  private static let managedHeaders = [
-    "host", "content-length", "connection", "transfer-encoding", "proxy-authorization",
-  ]
+  /// Whether the transport writes the header `name` itself (a request's own is left out).
+  private static func isManagedHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+    HTTPSyntax.equalsIgnoringCase(name, "host")
+      || HTTPSyntax.equalsIgnoringCase(name, "content-length")
+      || HTTPSyntax.equalsIgnoringCase(name, "connection")
+      || HTTPSyntax.equalsIgnoringCase(name, "transfer-encoding")
+      || HTTPSyntax.equalsIgnoringCase(name, "proxy-authorization")
+  }
 
   /// The request line, headers and body as sent, built as bytes (no intermediate strings).
   static func requestBytes(
@@ -220,43 +224,51 @@ public final class SocketTransport: HTTPTransport {
     guard method.isValidToken else {
       throw .invalidURL("the method \(request.method) cannot be sent")
     }
-    let isBreak = { (byte: UInt8) in byte == 13 || byte == 10 }
-    let host = url.hostHeader
     var head: [UInt8] = []
     head.reserveCapacity(256 + url.target.utf8.count + request.body.count)
-    head.append(contentsOf: method.text.utf8)
+    head.append(utf8Of: method.text)
     head.append(UInt8(ascii: " "))
     // Through a proxy, a plain request names the whole URL (absolute form).
     if proxy != nil {
-      head.append(contentsOf: "http://".utf8)
-      head.append(contentsOf: host.utf8)
+      head.append(literal: "http://")
+      url.appendHostHeader(to: &head)
     }
-    head.append(contentsOf: url.target.utf8)
-    head.append(contentsOf: " HTTP/1.1\r\nHost: ".utf8)
-    head.append(contentsOf: host.utf8)
-    head.append(contentsOf: "\r\n".utf8)
+    head.append(utf8Of: url.target)
+    head.append(literal: " HTTP/1.1\r\nHost: ")
+    url.appendHostHeader(to: &head)
+    head.append(literal: "\r\n")
     if let authorization = proxy?.authorization {
-      head.append(contentsOf: "Proxy-Authorization: ".utf8)
-      head.append(contentsOf: authorization.utf8)
-      head.append(contentsOf: "\r\n".utf8)
+      head.append(literal: "Proxy-Authorization: ")
+      head.append(utf8Of: authorization)
+      head.append(literal: "\r\n")
     }
-    for field in request.headers
-    where !managedHeaders.contains(where: { HTTPHeaders.namesMatch($0, field.name) }) {
-      guard !field.name.utf8.contains(where: isBreak), !field.value.utf8.contains(where: isBreak)
-      else {
+    for field in request.headers {
+      let fieldStart = head.count
+      head.append(utf8Of: field.name)
+      let nameEnd = head.count
+      let managed = head.withUnsafeBufferPointer {
+        Self.isManagedHeader(UnsafeBufferPointer(rebasing: $0[fieldStart..<nameEnd]))
+      }
+      if managed {
+        head.removeLast(nameEnd - fieldStart)
+        continue
+      }
+      head.append(literal: ": ")
+      head.append(utf8Of: field.value)
+      let holdsBreak = head.withUnsafeBufferPointer {
+        $0[fieldStart...].contains { $0 == 13 || $0 == 10 }
+      }
+      guard !holdsBreak else {
         throw .invalidURL("the header \(field.name) holds a line break")
       }
-      head.append(contentsOf: field.name.utf8)
-      head.append(contentsOf: ": ".utf8)
-      head.append(contentsOf: field.value.utf8)
-      head.append(contentsOf: "\r\n".utf8)
+      head.append(literal: "\r\n")
     }
     if !request.body.isEmpty || method.expectsBody {
-      head.append(contentsOf: "Content-Length: ".utf8)
-      head.append(contentsOf: String(request.body.count).utf8)
-      head.append(contentsOf: "\r\n".utf8)
+      head.append(literal: "Content-Length: ")
+      head.append(utf8Of: String(request.body.count))
+      head.append(literal: "\r\n")
     }
-    head.append(contentsOf: "\r\n".utf8)
+    head.append(literal: "\r\n")
     head.append(contentsOf: request.body)
     return head
   }
@@ -284,4 +296,17 @@ public final class SocketTransport: HTTPTransport {
 /// The transport's statistics, shared with its engine.
 final class StatisticsCounter: Sendable {
   let value = Mutex(SocketTransport.Statistics())
+}
+
+extension [UInt8] {
+  /// Appends a string's UTF-8 bytes at once (a native string's storage, not its UTF-8 view
+  /// walked byte by byte).
+  fileprivate mutating func append(utf8Of text: String) {
+    var text = text
+    text.withUTF8 { append(contentsOf: $0) }
+  }
+
+  fileprivate mutating func append(literal text: StaticString) {
+    append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
 }

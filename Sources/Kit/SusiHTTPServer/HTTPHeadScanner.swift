@@ -260,11 +260,9 @@ struct HTTPHeadScanner {
 
   /// The lowercased elements of a comma-separated list, without whitespace and empty elements.
   private static func listElements(_ value: UnsafeBufferPointer<UInt8>) -> [String] {
-    value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).compactMap { part in
-      let trimmed = part.drop { $0 == HTTPSyntax.space || $0 == HTTPSyntax.tab }
-        .reversed().drop { $0 == HTTPSyntax.space || $0 == HTTPSyntax.tab }.reversed()
-      return trimmed.isEmpty ? nil : String(decoding: trimmed, as: UTF8.self).lowercased()
-    }
+    var elements: [String] = []
+    HTTPSyntax.forEachListElement(value) { elements.append($0.decodedString.lowercased()) }
+    return elements
   }
 
   /// Checks the header section as a whole and decides how the body is framed.

@@ -51,6 +51,8 @@ public enum HTTPMethod: Sendable, Hashable, CustomStringConvertible, Expressible
 
   /// Whether the method may be sent: a non-empty token (RFC 9110 §5.6.2).
   public var isValidToken: Bool {
+    // Only a method spelled out may be anything else.
+    guard case .other(let text) = self else { return true }
     let bytes = text.utf8
     return !bytes.isEmpty && bytes.allSatisfy(HTTPSyntax.isTokenByte)
   }

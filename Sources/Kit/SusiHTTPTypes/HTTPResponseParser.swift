@@ -36,15 +36,6 @@ public struct HTTPResponseHead: Sendable, Equatable {
     self.reason = reason
     self.headers = headers
   }
-
-  /// Whether the server lets the connection carry another request, from the version and the
-  /// `Connection` field alone (the body's framing may still spend it).
-  public var allowsKeepAlive: Bool {
-    let options = headers.values("Connection").flatMap { $0.split(separator: ",") }.map {
-      String($0).trimmingSpaces().lowercased()
-    }
-    return version == "HTTP/1.1" ? !options.contains("close") : options.contains("keep-alive")
-  }
 }
 
 /// What a parser found in the bytes so far.
@@ -178,7 +169,7 @@ public struct HTTPResponseParser: Sendable {
     while true {
       switch phase {
       case .head:
-        guard let head = try parseHead() else {
+        guard let (head, framing) = try parseHead() else {
           if ended { throw .endedEarly }
           return nil
         }
@@ -188,7 +179,7 @@ public struct HTTPResponseParser: Sendable {
           continue
         }
         self.head = head
-        try frameBody(head)
+        try frameBody(head, framing)
         return .head(head)
 
       case .sized(let remaining):
@@ -308,7 +299,9 @@ public struct HTTPResponseParser: Sendable {
   }
 
   /// The status line and fields once the blank line after them has arrived.
-  private mutating func parseHead() throws(HTTPResponseParseError) -> HTTPResponseHead? {
+  private mutating func parseHead() throws(HTTPResponseParseError) -> (
+    HTTPResponseHead, Framing
+  )? {
     // Find the empty line that ends the head before consuming anything.
     var index = start
     var lineStart = start
@@ -332,16 +325,17 @@ public struct HTTPResponseParser: Sendable {
       throw .headTooLarge(limit: limits.maximumHeadBytes)
     }
     // The head is read in place: no line is copied out of the buffer.
-    let head = try buffer.withUnsafeBufferPointer { all throws(HTTPResponseParseError) in
+    let (head, framing) = try buffer.withUnsafeBufferPointer { all throws(HTTPResponseParseError) in
       try Self.parseHead(UnsafeBufferPointer(rebasing: all[start..<headEnd]), limits: limits)
     }
     start = headEnd
-    return head
+    return (head, framing)
   }
 
-  /// The status line and fields of a complete head (`bytes` ends with its blank line).
+  /// The status line and fields of a complete head (`bytes` ends with its blank line), and what
+  /// the fields say about the body's framing.
   private static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>, limits: HTTPResponseLimits)
-    throws(HTTPResponseParseError) -> HTTPResponseHead
+    throws(HTTPResponseParseError) -> (HTTPResponseHead, Framing)
   {
     var lineStart = 0
     /// The next line without its line ending (CRLF, or a bare LF as RFC 9112 §2.2 allows).
@@ -358,6 +352,7 @@ public struct HTTPResponseParser: Sendable {
     var lines = 0
     for byte in bytes where byte == HTTPSyntax.lf { lines += 1 }
     head.headers.reserveCapacity(min(max(0, lines - 2), limits.maximumHeaderCount))
+    var framing = Framing()
     var count = 0
     while lineStart < bytes.count {
       let line = nextLine()
@@ -368,11 +363,12 @@ public struct HTTPResponseParser: Sendable {
       }
       switch HTTPFieldLine.parse(line) {
       case .success(let field):
+        framing.record(field)
         head.headers.add(field.name.decodedString, field.value.decodedString)
       case .failure(let error): throw .malformed("a header field: \(error.reason)")
       }
     }
-    return head
+    return (head, framing)
   }
 
   private static func parseStatusLine(_ line: UnsafeBufferPointer<UInt8>)
@@ -403,22 +399,27 @@ public struct HTTPResponseParser: Sendable {
       version: version, status: status, reason: reason, headers: HTTPHeaders())
   }
 
-  /// Decides how the body is framed (RFC 9112 §6.3).
-  private mutating func frameBody(_ head: HTTPResponseHead) throws(HTTPResponseParseError) {
-    keepAlive = head.allowsKeepAlive && head.status != 101
+  /// Decides how the body is framed (RFC 9112 §6.3) and whether the connection is kept.
+  private mutating func frameBody(_ head: HTTPResponseHead, _ framing: Framing)
+    throws(HTTPResponseParseError)
+  {
     let status = head.status
+    // HTTP/1.1 keeps the connection unless told to close it; any other version only when told
+    // to keep it.
+    let keptByDefault = head.version == "HTTP/1.1"
+    keepAlive =
+      status != 101
+      && (keptByDefault ? !framing.connectionClose : framing.connectionKeepAlive)
     if requestMethod == .head || status == 204 || status == 304 || status == 101
       || (requestMethod == .connect && (200...299).contains(status))
     {
       phase = .sized(remaining: 0)
       return
     }
-    let codings = head.headers.values("Transfer-Encoding").flatMap { $0.split(separator: ",") }
-      .map { String($0).trimmingSpaces().lowercased() }
-    if !codings.isEmpty {
-      if codings.last == "chunked" {
+    if framing.namesTransferCodings {
+      if framing.lastCodingIsChunked {
         // A length next to chunked is an attack or a mistake: the connection is not reused.
-        if head.headers.contains("Content-Length") { keepAlive = false }
+        if framing.hasContentLengthField { keepAlive = false }
         isChunked = true
         phase = .chunkSize
       } else {
@@ -426,28 +427,70 @@ public struct HTTPResponseParser: Sendable {
       }
       return
     }
-    // Every Content-Length field, each a comma-separated list, must name the same number.
-    var first: String?
-    var agree = true
-    for field in head.headers where HTTPHeaders.namesMatch(field.name, "Content-Length") {
-      for part in field.value.split(separator: ",") {
-        let length = String(part).trimmingSpaces()
-        if let first { agree = agree && length == first } else { first = length }
+    switch framing.contentLength {
+    case .absent:
+      phase = .untilClose
+    case .malformed:
+      throw .malformed("the Content-Length is not one number")
+    case .length(let length):
+      if length > limits.maximumBodyBytes && !limits.truncatesLongBodies {
+        throw .bodyTooLarge(limit: limits.maximumBodyBytes)
+      }
+      phase = .sized(remaining: length)
+    }
+  }
+
+  /// What a head's fields say about its body's framing and the connection, gathered from each
+  /// field's bytes as it is parsed: no field is looked up again, and no list is made of strings.
+  struct Framing {
+    enum ContentLength {
+      case absent
+      /// Every element of every Content-Length field names this number.
+      case length(Int)
+      /// An element is not a number of at most 18 digits, or two elements differ.
+      case malformed
+    }
+    var connectionClose = false
+    var connectionKeepAlive = false
+    var namesTransferCodings = false
+    var lastCodingIsChunked = false
+    var hasContentLengthField = false
+    var contentLength = ContentLength.absent
+
+    mutating func record(_ field: HTTPFieldLine) {
+      let name = field.name
+      if HTTPSyntax.equalsIgnoringCase(name, "content-length") {
+        hasContentLengthField = true
+        HTTPSyntax.forEachListElement(field.value) { element in recordLength(element) }
+      } else if HTTPSyntax.equalsIgnoringCase(name, "transfer-encoding") {
+        HTTPSyntax.forEachListElement(field.value) { coding in
+          namesTransferCodings = true
+          lastCodingIsChunked = HTTPSyntax.equalsIgnoringCase(coding, "chunked")
+        }
+      } else if HTTPSyntax.equalsIgnoringCase(name, "connection") {
+        HTTPSyntax.forEachListElement(field.value) { option in
+          if HTTPSyntax.equalsIgnoringCase(option, "close") { connectionClose = true }
+          if HTTPSyntax.equalsIgnoringCase(option, "keep-alive") { connectionKeepAlive = true }
+        }
       }
     }
-    guard let first else {
-      phase = .untilClose
-      return
+
+    private mutating func recordLength(_ element: UnsafeBufferPointer<UInt8>) {
+      var length = 0
+      for byte in element {
+        let digit = byte &- UInt8(ascii: "0")
+        guard digit < 10, element.count <= 18 else {
+          contentLength = .malformed
+          return
+        }
+        length = length * 10 + Int(digit)
+      }
+      switch contentLength {
+      case .absent: contentLength = .length(length)
+      case .length(let first) where first != length: contentLength = .malformed
+      case .length, .malformed: break
+      }
     }
-    guard first.count <= 18, first.utf8.allSatisfy({ (48...57).contains($0) }),
-      let length = Int(first), agree
-    else {
-      throw .malformed("the Content-Length is not one number")
-    }
-    if length > limits.maximumBodyBytes && !limits.truncatesLongBodies {
-      throw .bodyTooLarge(limit: limits.maximumBodyBytes)
-    }
-    phase = .sized(remaining: length)
   }
 
   /// The size of a chunk from its size line (`1a;name=value`).

@@ -63,6 +63,24 @@ package enum HTTPSyntax {
     }
   }
 
+  /// Calls `body` with each element of a comma-separated list (RFC 9110 §5.6.1) in order,
+  /// without the spaces and tabs around it; empty elements are skipped.
+  package static func forEachListElement(
+    _ value: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+  ) {
+    var index = 0
+    while index < value.count {
+      var end = index
+      while end < value.count && value[end] != UInt8(ascii: ",") { end += 1 }
+      var first = index
+      var last = end
+      while first < last && (value[first] == space || value[first] == tab) { first += 1 }
+      while last > first && (value[last - 1] == space || value[last - 1] == tab) { last -= 1 }
+      if first < last { body(UnsafeBufferPointer(rebasing: value[first..<last])) }
+      index = end + 1
+    }
+  }
+
   /// Whether `bytes` equals the lowercase ASCII `name`, ignoring case.
   package static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString)
     -> Bool
