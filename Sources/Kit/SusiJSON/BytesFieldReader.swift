@@ -67,13 +67,13 @@ public struct BytesFieldReader: FieldReading {
     var hint = 0
 
     init(
-      base: UnsafePointer<UInt8>, end: Int, depthLimit: Int, strings: JSONStringCache?,
+      base: UnsafePointer<UInt8>, end: Int, depthLimit: Int, strings: Unmanaged<JSONStringCache>?,
       members: UnsafeMutableBufferPointer<Member>
     ) {
       self.base = base
       self.end = end
       self.depthLimit = depthLimit
-      self.strings = strings.map { Unmanaged.passUnretained($0) }
+      self.strings = strings
       self.members = members.baseAddress.unsafelyUnwrapped
       capacity = members.count
     }

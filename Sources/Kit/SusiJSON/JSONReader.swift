@@ -51,21 +51,24 @@ public struct JSONReader: ~Copyable {
   }
 
   @usableFromInline var parser: JSONParser
-  /// Where `string()` looks for a string read before; nil: every string is made anew.
-  @usableFromInline let strings: JSONStringCache?
+  /// Where `string()` looks for a string read before; nil: every string is made anew. Held
+  /// unretained, as the bytes are: a reader lives inside one call that holds both (a retain and a
+  /// release per record read otherwise).
+  @usableFromInline let strings: Unmanaged<JSONStringCache>?
   @usableFromInline var depth = 0
   /// True right after `{` or `[`: the next member or element needs no comma before it.
   @usableFromInline var justOpened = false
 
   /// A reader over `bytes` that refuses nesting deeper than `maximumDepth`; with `strings`,
-  /// `string()` hands back a string kept there for the same bytes rather than a new one.
+  /// `string()` hands back a string kept there for the same bytes rather than a new one. The
+  /// caller keeps the bytes and `strings` alive while it reads.
   public init(
     _ bytes: UnsafeRawBufferPointer, maximumDepth: Int = JSONParser.maximumDepth,
     strings: JSONStringCache? = nil
   ) {
     parser = JSONParser(
       bytes.bindMemory(to: UInt8.self), repeatedKeys: .refuse, depthLimit: maximumDepth)
-    self.strings = strings
+    self.strings = strings.map { Unmanaged.passUnretained($0) }
     parser.skipWhitespace()
   }
 
@@ -240,7 +243,7 @@ public struct JSONReader: ~Copyable {
       parser.index = start
       return try parser.parseString()
     }
-    return strings.string(text.bytes)
+    return strings._withUnsafeGuaranteedRef { $0.string(text.bytes) }
   }
 
   /// Reads a string without making a `String` of it: its bytes between the quotes (checked as

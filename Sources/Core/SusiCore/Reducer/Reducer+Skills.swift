@@ -70,9 +70,13 @@ extension State {
       .fetchSkill(server: server, group: p.group, skill: p.skill, language: language))
   }
 
-  mutating func skillLoaded(_ p: Action.SkillLoaded, _ event: Event) -> Reaction {
+  // Taken, not borrowed: the skill the reducer was handed (itself a copy out of the action's box)
+  // moves into the table instead of being copied once more (a retain and a release of each of
+  // its strings).
+  mutating func skillLoaded(_ p: consuming Action.SkillLoaded, _ event: Event) -> Reaction {
     finish(event, completing: .loadSkill)
-    skills[p.skill.group, default: [:]][p.skill.tag] = p.skill
+    let skill = (consume p).skill
+    skills[skill.group, default: [:]][skill.tag] = skill
     return []
   }
 

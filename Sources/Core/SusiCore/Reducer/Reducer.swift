@@ -53,6 +53,8 @@ extension State {
       for seq in inFlight.seqs(withKey: key) { effects.append(.supersede(seq: seq)) }
     }
     inFlight[event.seq] = InFlightRequest(type: .intent(intent), since: event.at, key: key)
+    // Most requests supersede none: their one effect goes in a list made to size at once.
+    guard !effects.isEmpty else { return [effect] }
     effects.append(effect)
     return Reaction(effects: effects)
   }
