@@ -64,7 +64,7 @@ private struct FleetBenchmark {
 
   func run() async throws {
     guard FileManager.default.isExecutableFile(atPath: builtSusi) else {
-      fleetSay("(no susi binary at \(builtSusi); build it first: swift build -c release)")
+      report("(no susi binary at \(builtSusi); build it first: swift build -c release)")
       return
     }
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -82,7 +82,7 @@ private struct FleetBenchmark {
     defer { postgres.stopCluster() }
     let cluster = postgres.folder + "/data"
     let database = "postgresql:///bench?host=\(postgres.folder)&user=susi&log=fleet"
-    fleetSay(
+    report(
       "\(connectionsPerNode) connections per node posting submitRating (2 events each), "
         + "\(Int(seconds)) s per phase, PostgreSQL with fsync on; the webhook subscriber "
         + (subscriberDuringIntake ? "delivered to from the start" : "added after the intake phase"))
@@ -92,35 +92,35 @@ private struct FleetBenchmark {
     let fileRate = try oneNode(
       log: directory + "/file/events.jsonl", name: "file", total: total, cluster: cluster, cpu: &cpu
     )
-    fleetSay(
+    report(
       String(
         format: "one node, file log (fsync batch), %d conns:     %8.0f intents/s", total, fileRate))
-    fleetSay(cpu)
+    report(cpu)
     // The same file log answering only after its fdatasync, as the database log answers after
     // PostgreSQL's disk flush: the same promise to the caller.
     let flushedRate = try oneNode(
       log: directory + "/flushed/events.jsonl", name: "flushed", total: total, cluster: cluster,
       cpu: &cpu, arguments: ["--fsync", "always"])
-    fleetSay(
+    report(
       String(
         format: "one node, file log (fsync always), %d conns:    %8.0f intents/s", total,
         flushedRate))
-    fleetSay(cpu)
+    report(cpu)
     let oneDatabase = try oneNode(
       log: "postgresql:///bench?host=\(postgres.folder)&user=susi&log=single", name: "single",
       total: total, cluster: cluster, cpu: &cpu)
-    fleetSay(
+    report(
       String(
         format: "one node, database log, %d conns:               %8.0f intents/s", total,
         oneDatabase))
-    fleetSay(cpu)
+    report(cpu)
     let pgbench = try postgres.pgbench(clients: total)
     if let pgbench {
-      fleetSay(
+      report(
         String(
           format: "pgbench single-row INSERT, %d clients:          %8.0f rows/s", total, pgbench))
     } else {
-      fleetSay("pgbench: not run (missing or failed)")
+      report("pgbench: not run (missing or failed)")
     }
 
     // The fleet.
@@ -168,28 +168,28 @@ private struct FleetBenchmark {
     let (groups, samples, waiting) = watch.stop()
     let steady = load.acknowledged(between: steadyStart, and: steadyEnd)
     let steadyRate = Double(steady.count) / (Double(steadyEnd - steadyStart) / 1e9)
-    fleetSay(
+    report(
       String(
         format: "two nodes, database log, %d+%d conns:            %8.0f intents/s",
         connectionsPerNode, connectionsPerNode, steadyRate))
-    fleetSay(
+    report(
       String(format: "  vs one node on the file log:  %.2fx  (goal ≥ 0.50)", steadyRate / fileRate))
-    fleetSay(
+    report(
       String(format: "  vs the file log, fsync always: %.2fx", steadyRate / flushedRate))
-    fleetSay(String(format: "  vs one node on the database:  %.2fx", steadyRate / oneDatabase))
+    report(String(format: "  vs one node on the database:  %.2fx", steadyRate / oneDatabase))
     if let pgbench {
-      fleetSay(
+      report(
         String(
           format: "  vs pgbench, %d clients:       %.2fx  (goal > 1)", total, steadyRate / pgbench))
     }
-    fleetSay(
+    report(
       String(
         format:
           "  %.0f group commits/s, %.1f events per commit; a node waited for the append lock in %.0f%% of %d samples",
         Double(groups) / seconds, Double(2 * steady.count) / Double(max(1, groups)),
         100 * Double(waiting) / Double(max(1, samples)), samples))
-    fleetSay(cpuAfter.report(since: cpuBefore, intents: steady.count))
-    if let statementCounter { fleetSay(try statementCounter.report(intents: steady.count)) }
+    report(cpuAfter.report(since: cpuBefore, intents: steady.count))
+    if let statementCounter { report(try statementCounter.report(intents: steady.count)) }
     let arrivals = stream.arrivals
     var lags: [Double] = []
     var missing = 0
@@ -202,9 +202,9 @@ private struct FleetBenchmark {
     }
     lags.sort()
     if lags.isEmpty {
-      fleetSay("follow lag A → SSE on B: nothing measured")
+      report("follow lag A → SSE on B: nothing measured")
     } else {
-      fleetSay(
+      report(
         String(
           format:
             "follow lag, A's acknowledgement → B's SSE stream: p50 %.2f ms, p99 %.2f ms, max %.2f ms  (%d events%@; goal p99 ≤ 10 ms)",
@@ -229,7 +229,7 @@ private struct FleetBenchmark {
     load.stop()
     let killsEnd = FleetClock.now
     let duringKills = load.acknowledged(between: killsStart, and: killsEnd).count
-    fleetSay(
+    report(
       String(
         format:
           "%d kill -9 (A %d, B %d) over %.1f s under load: %d intents acknowledged (%.0f/s), %d requests cut off by a kill",
@@ -292,16 +292,16 @@ private struct FleetBenchmark {
     let receivedAll = receiver.contiguous >= lines.count
     let streamedAll = stream.contiguous >= lines.count
     func verdict(_ ok: Bool) -> String { ok ? "ok" : "FAILED" }
-    fleetSay(
+    report(
       "log: \(lines.count) events, seqs gap-free: \(verdict(gapFree)); acknowledged intents "
         + "\(acks.count), in the log once at their seq: \(exactlyOnce) "
         + "(\(verdict(exactlyOnce == acks.count))); intents logged twice: \(twice)")
-    fleetSay("replay --verify: \(verify.split(separator: "\n").first ?? "")")
-    fleetSay(
+    report("replay --verify: \(verify.split(separator: "\n").first ?? "")")
+    report(
       "subscriber: every event in order through \(receiver.contiguous) of \(lines.count) "
         + "(\(verdict(receivedAll && receiver.outOfOrder == 0))), \(receiver.repeats) repeated "
         + "deliveries, \(receiver.outOfOrder) out of order")
-    fleetSay(
+    report(
       "SSE on node B (reconnecting after kills): every event in order through "
         + "\(stream.contiguous) of \(lines.count) (\(verdict(streamedAll && stream.gaps == 0))), "
         + "\(stream.reconnects) reconnects, \(stream.gaps) gaps")
@@ -981,9 +981,4 @@ private enum FleetHTTP {
 private struct FleetFailure: Error, CustomStringConvertible {
   var description: String
   init(_ description: String) { self.description = description }
-}
-
-/// Prints a line at once (the output may be a file, and the run may be cut short).
-private func fleetSay(_ text: String) {
-  FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }

@@ -18,7 +18,8 @@ func runLogChildIfRequested(_ arguments: [String]) -> Int32? {
   }
 }
 
-/// Writes a line to stdout at once: the parent waits on these lines, so no buffering.
+/// Writes a line to stdout at once, unbuffered: a parent process may wait on it, and a run cut
+/// short keeps what it printed. A closed stdout (a pipe into `head`) drops it quietly.
 func report(_ line: String) {
   let bytes = Array((line + "\n").utf8)
   var done = 0

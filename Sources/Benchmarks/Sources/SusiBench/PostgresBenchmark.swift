@@ -61,11 +61,11 @@ struct PostgresBenchmark {
 
     let fileBatch = try await fileAppends(fsync: .batch)
     let fileAlways = try await fileAppends(fsync: .always)
-    say(
+    report(
       String(
         format: "file log, store appends, fsync batch:   %9.0f events/s  (%d events)", fileBatch,
         events))
-    say(
+    report(
       String(
         format: "file log, store appends, fsync always:  %9.0f events/s  (%d events)", fileAlways,
         events))
@@ -79,7 +79,7 @@ struct PostgresBenchmark {
           base + "&log=\(groupCommit ? "g" : "s")_\(nodes)_\(writers)", nodes: nodes,
           writersPerNode: writers, groupCommit: groupCommit)
         if groupCommit { groupRates["\(nodes)x\(writers)"] = rate }
-        say(
+        report(
           String(
             format: "database log, %@, %d node%@ x %2d writer%@: %9.0f events/s  (%d events)",
             groupCommit ? "group commit  " : "commit per append", nodes, nodes == 1 ? " " : "s",
@@ -91,12 +91,12 @@ struct PostgresBenchmark {
     for clients in [1, writersPerNode, 2 * writersPerNode] {
       if let tps = try pgbench(clients: clients) {
         pgbenchRates[clients] = tps
-        say(
+        report(
           String(
             format: "pgbench single-row INSERT, %2d client%@:         %9.0f rows/s    (%d s)",
             clients, clients == 1 ? " " : "s", tps, seconds))
       } else {
-        say("pgbench with \(clients) clients: not run (pgbench missing or failed)")
+        report("pgbench with \(clients) clients: not run (pgbench missing or failed)")
       }
     }
     for (key, clients) in [
@@ -104,7 +104,7 @@ struct PostgresBenchmark {
       ("2x\(writersPerNode)", 2 * writersPerNode),
     ] {
       if let ours = groupRates[key], let theirs = pgbenchRates[clients] {
-        say(
+        report(
           String(
             format: "group commit %@ writers vs pgbench %2d clients:     %.2fx", key, clients,
             ours / theirs))
@@ -112,11 +112,12 @@ struct PostgresBenchmark {
     }
     let file = fileBatch
     if let two = groupRates["2x\(writersPerNode)"] {
-      say(String(format: "group commit 2 nodes vs file log (fsync batch):     %.2fx", two / file))
+      report(
+        String(format: "group commit 2 nodes vs file log (fsync batch):     %.2fx", two / file))
     }
 
     let lags = try await followLag(base + "&log=lag")
-    say(
+    report(
       String(
         format:
           "follow lag, append returned → other node applied (NOTIFY): p50 %.2f ms, p99 %.2f ms, max %.2f ms  (%d events)",
@@ -307,11 +308,6 @@ struct PostgresBenchmark {
     }
     return text
   }
-}
-
-/// Prints a line at once (the output may be a file, and the run may be cut short).
-private func say(_ text: String) {
-  FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 private struct BenchmarkFailure: Error, CustomStringConvertible {

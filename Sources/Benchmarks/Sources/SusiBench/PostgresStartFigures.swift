@@ -24,7 +24,7 @@ extension PostgresBenchmark {
 
     let clock = ContinuousClock()
     let built = try clock.measure { try insertRealistic(1...count, into: long) }
-    show(
+    report(
       String(
         format: "start: %d realistic events inserted into the database log in %.1f s", count,
         built.inSeconds))
@@ -32,7 +32,7 @@ extension PostgresBenchmark {
     // The first start on it: no snapshot yet, so all of it is replayed; its clean stop writes
     // the snapshot later starts begin from.
     let full = try await clock.measure { try await Self.startAndStopWritingASnapshot(long) }
-    show(
+    report(
       String(
         format: "start on %d events, no snapshot (replays all, then writes one): %.3f s", count,
         full.inSeconds))
@@ -77,7 +77,7 @@ extension PostgresBenchmark {
       return (ContinuousClock.now - began).inSeconds * 1000
     }
     connection.close()
-    show(
+    report(
       String(
         format:
           "the snapshot at seq %d: %d bytes; read from the database %.2f ms, decoded %.2f ms "
@@ -87,9 +87,9 @@ extension PostgresBenchmark {
 
     _ = try await start(fresh)  // creates its tables
     let anchor = try await best(rounds) { try await start(fresh) }
-    show(String(format: "start on an empty database log (anchor):           %8.2f ms", anchor))
+    report(String(format: "start on an empty database log (anchor):           %8.2f ms", anchor))
     let onSnapshot = try await best(rounds) { try await start(long) }
-    show(
+    report(
       String(
         format: "start on %d events, snapshot at the end:        %8.2f ms  → %.2fx the anchor",
         count, onSnapshot, onSnapshot / anchor))
@@ -98,7 +98,7 @@ extension PostgresBenchmark {
     // (not timed) after each.
     let anchorNode = try await best(rounds) { try await startNode(fresh, state: "fresh") }
     let longNode = try await best(rounds) { try await startNode(long, state: "long") }
-    show(
+    report(
       String(
         format:
           "node start (SusiApp, built-in server), empty log: %8.2f ms; on %d events: %8.2f ms  → %.2fx",
@@ -108,14 +108,14 @@ extension PostgresBenchmark {
     let tail = SnapshotKeeper.defaultInterval - 1
     try insertRealistic((count + 1)...(count + tail), into: long)
     let onTail = try await best(rounds) { try await start(long) }
-    show(
+    report(
       String(
         format: "start on %d events, snapshot %d events back:   %8.2f ms  → %.2fx the anchor",
         count + tail, tail, onTail, onTail / anchor))
     let tailNode = try await best(rounds) {
       try await startNode(long, state: "long", droppingSnapshotsAfter: count)
     }
-    show(
+    report(
       String(
         format: "node start on %d events, snapshot %d events back:  %8.2f ms  → %.2fx",
         count + tail, tail, tailNode, tailNode / anchorNode))
@@ -222,11 +222,6 @@ final class NullStartRunner: EffectsRunner {
   func start(_ effect: Effect, cause: Int, deliver: @escaping ResultDelivery) {}
   func waitUntilIdle(timeout: Double) async -> Bool { true }
   func shutdown() async {}
-}
-
-/// Prints a line at once (the output may be a file, and the run may be cut short).
-private func show(_ text: String) {
-  FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 extension Duration {

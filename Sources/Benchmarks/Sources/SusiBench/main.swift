@@ -9,6 +9,11 @@ import Foundation
 
 if let status = runLogChildIfRequested(Array(CommandLine.arguments.dropFirst())) { exit(status) }
 
+// Output piped into `head` must not end a benchmark halfway: it would leave what it started
+// behind (a PostgreSQL cluster, `susi` processes, temporary folders). Printing to a closed pipe
+// then fails quietly and the benchmark finishes and cleans up.
+signal(SIGPIPE, SIG_IGN)
+
 /// The `susi` binary the benchmarks run: the release build of the package two folders up
 /// (`swift build -c release` at the top of the repository), or `SUSI_BINARY` when set.
 let builtSusi: String = {
