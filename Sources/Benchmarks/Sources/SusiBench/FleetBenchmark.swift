@@ -575,6 +575,8 @@ private final class FleetNode: @unchecked Sendable {
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     try process.run()
+    let pid = process.processIdentifier
+    startedServers.withLock { $0["node \(pid)"] = { _ = Glibc.kill(pid, SIGKILL) } }
     var line: [UInt8] = []
     while true {
       let chunk = output.fileHandleForReading.readData(ofLength: 1)
@@ -593,10 +595,14 @@ private final class FleetNode: @unchecked Sendable {
 
   /// The running process, no longer this node's (nil when none runs).
   private func forgetProcess() -> Process? {
-    state.withLock { s in
+    let process = state.withLock { s in
       defer { s = (nil, 0) }
       return s.process
     }
+    if let pid = process?.processIdentifier {
+      _ = startedServers.withLock { $0.removeValue(forKey: "node \(pid)") }
+    }
+    return process
   }
 
   /// `kill -9`, and waits for the process to end.

@@ -13,6 +13,7 @@ if let status = runLogChildIfRequested(Array(CommandLine.arguments.dropFirst()))
 // behind (a PostgreSQL cluster, `susi` processes, temporary folders). Printing to a closed pipe
 // then fails quietly and the benchmark finishes and cleans up.
 signal(SIGPIPE, SIG_IGN)
+let interruptions = stopStartedServersWhenInterrupted()
 
 /// The `susi` binary the benchmarks run: the release build of the package two folders up
 /// (`swift build -c release` at the top of the repository), or `SUSI_BINARY` when set.
