@@ -28,42 +28,6 @@ private final class NullRunner: EffectsRunner {
   func shutdown() async {}
 }
 
-/// What the run started and has not stopped yet (PostgreSQL clusters, `susi serve` nodes), each
-/// with how to stop it: they run detached from the terminal, so Ctrl-C would leave them running.
-let startedServers = Mutex<[String: @Sendable () -> Void]>([:])
-/// Held while something is being stopped, so that an interrupted run's handler waits for a stop
-/// under way instead of ending the process in the middle of it.
-let stopping = Mutex(())
-
-/// Stops what the run started under `key`, once: whoever takes it from `startedServers` first
-/// stops it (a benchmark's own cleanup, or the handler of an interruption).
-func stopStartedServer(_ key: String) {
-  stopping.withLock { _ in
-    startedServers.withLock { $0.removeValue(forKey: key) }?()
-  }
-}
-
-/// Makes Ctrl-C and SIGTERM stop what the run started, then end the process as the signal asks;
-/// keep the sources it returns.
-func stopStartedServersWhenInterrupted() -> [any DispatchSourceSignal] {
-  [SIGINT, SIGTERM].map { number in
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler {
-      stopping.withLock { _ in
-        let stops = startedServers.withLock { all in
-          defer { all = [:] }
-          return Array(all.values)
-        }
-        for stop in stops { stop() }
-        exit(128 + number)
-      }
-    }
-    source.resume()
-    return source
-  }
-}
-
 struct PostgresBenchmark {
   let events: Int
   let lagEvents: Int
