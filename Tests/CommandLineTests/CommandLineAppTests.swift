@@ -250,7 +250,7 @@ struct CommandLineAppTests {
     let answered = try await onThread { try first.nextLine() }
     #expect(answered != nil, "\(first.errors)")
     let second = try await susi.run(
-      ["ask", "hi", "--state-dir", dir], environment: environment, timeout: 30)
+      ["ask", "hi", "--state-dir", dir], environment: environment)
     #expect(second.status == 0, "\(second.stderr)")
     #expect(!second.stdout.isEmpty)
     first.closeInput()

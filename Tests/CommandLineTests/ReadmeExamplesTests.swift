@@ -118,7 +118,7 @@ struct ReadmeExamplesTests {
       // `LOG` stands for a log file: the one the examples before have written.
       let command = example.replacingOccurrences(of: " LOG", with: " \(state)/events.jsonl")
       let run = try await shell.run(
-        ["-c", "cd '\(folder.path)' && \(command)"], environment: environment, timeout: 60)
+        ["-c", "cd '\(folder.path)' && \(command)"], environment: environment)
       #expect(
         run.status == 0,
         "README example exited \(run.status): \(example)\nstdout: \(run.stdout.prefix(600))\nstderr: \(run.stderr.prefix(600))"

@@ -93,7 +93,7 @@ final class JSONLProcess: Sendable {
   /// Every remaining stdout line, once the process has closed stdout.
   func remainingLines() async throws -> [JSON] {
     var out: [JSON] = []
-    while let line = try await nextIfAny(timeout: 120) {
+    while let line = try await nextIfAny(timeout: Double(hangLimitSeconds)) {
       out.append(line)
     }
     return out

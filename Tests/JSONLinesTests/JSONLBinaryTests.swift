@@ -218,7 +218,7 @@ import Testing
     _ = try await susi.lines { $0["type"] == "sendMessage" }
     susi.signal(SIGTERM)
     // Signals of one kind sent back to back may arrive as one: wait until the first is taken.
-    let deadline = ContinuousClock.now + .seconds(30)
+    let deadline = ContinuousClock.now + .seconds(hangLimitSeconds)
     while !susi.stderrText.contains("stopping"), ContinuousClock.now < deadline {
       await Task.yield()
     }

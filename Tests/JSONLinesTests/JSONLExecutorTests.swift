@@ -1,5 +1,6 @@
 import Dispatch
 import SusiCore
+import SusiHTTPTesting
 import SusiJSON
 import SusiJSONLines
 import SusiStore
@@ -9,7 +10,7 @@ import Testing
 
 /// A session runs where the runner's effects run, when the runner prefers one executor (the
 /// HTTP client's event loop): a chat's intent, request, reply and result then share one thread.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct JSONLExecutorTests {
   @Test func theSessionRunsOnTheExecutorTheRunnerPrefers() async throws {
     let executor = CountingExecutor()

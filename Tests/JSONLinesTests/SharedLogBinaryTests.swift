@@ -83,6 +83,6 @@ import Testing
     #expect(shown, "chat output: \(chat.seen)")
     chat.send("/quit\n")
     chat.closeInput()
-    #expect(await onThread { chat.waitForExit(timeout: 60).status } == 0)
+    #expect(await onThread { chat.waitForExit().status } == 0)
   }
 }

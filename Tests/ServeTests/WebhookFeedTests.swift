@@ -2,6 +2,7 @@ import Foundation
 import SusiClock
 import SusiCore
 import SusiHTTPServer
+import SusiHTTPTesting
 import SusiJSON
 import SusiStore
 import Synchronization
@@ -168,7 +169,7 @@ final class SSECollector: Sendable {
     sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: @escaping @Sendable (String) -> Bool
   ) async {
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + .seconds(hangLimitSeconds)
     // Wakes the waiter at the deadline, as a write would.
     let timer = Task {
       try? await Task.sleep(until: deadline)
@@ -181,7 +182,8 @@ final class SSECollector: Sendable {
     defer { timer.cancel() }
     while true {
       guard ContinuousClock.now < deadline else {
-        Issue.record("the stream did not show it within 60 s", sourceLocation: sourceLocation)
+        Issue.record(
+          "the stream did not show it within \(hangLimitSeconds) s", sourceLocation: sourceLocation)
         return
       }
       let done = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in

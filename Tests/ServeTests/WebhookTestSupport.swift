@@ -128,16 +128,17 @@ struct WebhookFixture {
   /// How many events the log holds.
   var eventCount: Int { sink.lines.count }
 
-  /// Waits until the feed holds `count` events; after a minute it records a failure instead of
+  /// Waits until the feed holds `count` events; after `hangLimitSeconds` it records a failure instead of
   /// waiting for ever.
   func waitForEvents(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + .seconds(hangLimitSeconds)
     let feed = service.feed
     var seen = feed.lastSeq
     while seen < count {
       guard ContinuousClock.now < deadline else {
         Issue.record(
-          "the feed did not reach \(count) events within 60 s", sourceLocation: sourceLocation)
+          "the feed did not reach \(count) events within \(hangLimitSeconds) s",
+          sourceLocation: sourceLocation)
         return
       }
       await withTaskGroup(of: Void.self) { group in

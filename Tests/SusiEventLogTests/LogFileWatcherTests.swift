@@ -1,6 +1,7 @@
 import Foundation
 import SusiClock
 import SusiEventLog
+import SusiHTTPTesting
 import SusiStore
 import SusiTesting
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// Following another process's appends without polling: inotify on the log file wakes the
 /// follower. The fallback poll is set to an hour, so a follower that sees the appends was told
 /// of them.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.hangLimit)
 struct LogFileWatcherTests {
   @Test func aWriteByAnotherProcessIsReportedByInotifyNotByThePoll() async throws {
     let directory = try TemporaryDirectory()

@@ -25,8 +25,8 @@ import Testing
 
       clients.removeLast()  // Closes one connection; once the server notices, a slot is free.
       // The loops see the close on their next turn; on a busy machine that may take more than
-      // one settle, so settle until they have (30 s at most).
-      let deadline = ContinuousClock.now + .seconds(30)
+      // one settle, so settle until they have (`hangLimitSeconds` at most).
+      let deadline = ContinuousClock.now + .seconds(hangLimitSeconds)
       while server.openConnectionCount != 3, ContinuousClock.now < deadline {
         await clock.advance(by: .zero)
         try await Task.sleep(for: .milliseconds(1))

@@ -107,7 +107,7 @@ import Testing
       }
       // Two connections that never send a byte take the reserve: the server is full.
       let silent = [try LoopbackHTTPClient(port: port), try LoopbackHTTPClient(port: port)]
-      let deadline = ContinuousClock.now + .seconds(60)
+      let deadline = ContinuousClock.now + .seconds(hangLimitSeconds)
       while server.openConnectionCount < 6 && ContinuousClock.now < deadline { await Task.yield() }
       #expect(server.openConnectionCount == 6, "both silent connections are open")
       // A health check still gets in: the oldest silent connection gives up its slot.

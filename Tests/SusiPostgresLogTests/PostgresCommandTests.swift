@@ -273,7 +273,7 @@ struct PostgresKilledNodeTests {
       }
       return false
     }
-    let exit = await onThread { node.waitForExit(timeout: 60) }
+    let exit = await onThread { node.waitForExit(timeout: Double(hangLimitSeconds)) }
     #expect(exit.signalled, "the node was killed")
     #expect(acknowledged.count >= 40)
 

@@ -107,16 +107,16 @@ struct PostgresFleetTests {
     // Every intent answered (its effects ran on the node that appended it): then the log is
     // complete, and its last seq is what the stream and the subscriber must reach.
     var lastSeq = 0
-    await waitUntil("every intent answered", within: 120) {
+    await waitUntil("every intent answered") {
       guard let (lines, last) = await Self.events(port: portA, key: key) else { return false }
       let caused = Set(lines.compactMap(Self.cause))
       lastSeq = last
       return acks.allSatisfy { caused.contains($0.seq) }
     }
-    await waitUntil("the stream on node B reached seq \(lastSeq)", within: 120) {
+    await waitUntil("the stream on node B reached seq \(lastSeq)") {
       stream.ids.last.map { $0 >= lastSeq } ?? false
     }
-    await waitUntil("the subscriber got every event through \(lastSeq)", within: 120) {
+    await waitUntil("the subscriber got every event through \(lastSeq)") {
       Set(receiver.seqs).isSuperset(of: 1...lastSeq)
     }
     let stoppedA = await onThread { nodeA.stop() }

@@ -3,6 +3,7 @@ import SusiClock
 import SusiCore
 import SusiCoreTesting
 import SusiEventLog
+import SusiHTTPTesting
 import SusiJSON
 import SusiPostgres
 import SusiPostgresLog
@@ -433,7 +434,7 @@ struct PostgresLogTests {
     let stream = reader.store.events(after: 0)
     let sent = try await writer.store.send(.sendMessage(.init(query: "across")), origin: .cli)
     // No catch-up is called here: only the notification can bring the event to the reader.
-    let received = try await firstEvent(of: stream, within: .seconds(20))
+    let received = try await firstEvent(of: stream, within: .seconds(hangLimitSeconds))
     #expect(received?.seq == sent.seq)
     #expect(received?.line == sent.line)
     #expect(received?.byAnotherProcess == true)

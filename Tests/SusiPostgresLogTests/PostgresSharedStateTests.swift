@@ -6,6 +6,7 @@ import SusiCoreTesting
 import SusiDelivery
 import SusiEventLog
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiPostgres
 import SusiPostgresLog
@@ -431,7 +432,7 @@ struct PostgresSharedStateTests {
 
   /// Without the other node reading the subscribers again, it would wait for a sleeper that
   /// never comes: the time limit turns that into a failure.
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.hangLimit)
   func aSubscriberRegisteredOnOneNodeIsDeliveredByTheOtherWhenTheFirstDies() async throws {
     let location = try freshLog()
     let node = try await Node(location, every: 0)

@@ -1,6 +1,7 @@
 // The built `susi` on the network: what waiting costs, and which targets it refuses.
 
 import Foundation
+import SusiHTTPTesting
 import SusiTesting
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 /// The built `susi` waiting on a server that accepts and never answers must use next to no CPU:
 /// the one timed wait in the tests (2 s), measured on the whole process's CPU time (user and
 /// system, so a busy machine that runs it late does not count against it).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct WaitingCPUTests {
   /// User plus system CPU of process `pid` so far, in seconds (`/proc/PID/stat`).
   static func cpuSeconds(of pid: pid_t) -> Double? {
@@ -80,7 +81,7 @@ struct WaitingCPUTests {
 
 /// The built `susi` refuses to preview a page on an internal address in any spelling, naming
 /// the URL, unless private targets are allowed.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct PrivateTargetBinaryTests {
   /// Runs susi with `arguments` (plus an isolated state folder) and returns its exit status and
   /// standard error.

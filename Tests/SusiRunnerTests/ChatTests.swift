@@ -1,6 +1,7 @@
 import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
@@ -11,7 +12,7 @@ import Testing
 @testable import SusiRunner
 
 /// `chat.json` and `memory.json`: requests, both envelopes and every answer action type.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct ChatTests {
   static let chat = Effect.chat(server: "embedded", query: "flip a coin", language: nil)
 

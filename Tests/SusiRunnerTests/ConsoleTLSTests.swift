@@ -11,7 +11,7 @@ import Testing
 
 /// A console rule's `https://` fetch trusts the CA given with `--ca-file`, as every other
 /// request does (the built-in server's console service makes its client with it).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct ConsoleTLSTests {
   @Test func aConsoleFetchTrustsTheGivenCAFile() async throws {
     let server = try TLSTransportTests.Server(TLSTransportTests.Server.identity())

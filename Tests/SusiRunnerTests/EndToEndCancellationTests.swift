@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiRunner
 import SusiServer
 import SusiStore
@@ -8,7 +9,7 @@ import Testing
 
 /// Cancelled requests on the real network: each still ends, at once, with `cancelled`, so the
 /// runner delivers its result and can shut down.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct EndToEndCancellationTests {
   /// A request whose task is cancelled before it reaches the transport ends at once with
   /// `cancelled`, however the cancellation races the transport's own start.
@@ -31,7 +32,9 @@ struct EndToEndCancellationTests {
         }
       }
       var outcomes: [String] = []
-      for call in calls { outcomes.append(await Self.outcome(of: call, within: 30)) }
+      for call in calls {
+        outcomes.append(await Self.outcome(of: call, within: Double(hangLimitSeconds)))
+      }
       #expect(
         outcomes.allSatisfy { $0 == "\(TransportError.cancelled)" }, "round \(round): \(outcomes)")
       if outcomes.contains(where: { $0 != "\(TransportError.cancelled)" }) { break }

@@ -116,7 +116,7 @@ final class EndToEndRun: Sendable {
     // A watchdog, not a timing assumption: a result that never comes fails the test instead
     // of hanging it.
     let watchdog = Task {
-      try? await Task.sleep(for: .seconds(60))
+      try? await Task.sleep(for: .seconds(hangLimitSeconds))
       waiter.cancel()
     }
     let gathered = try await waiter.value
@@ -212,7 +212,9 @@ final class EndToEndRun: Sendable {
   func finish(expectingTokens: Bool = true, sourceLocation: SourceLocation = #_sourceLocation)
     async throws
   {
-    #expect(await store.drain(timeout: 20), "effects still running", sourceLocation: sourceLocation)
+    #expect(
+      await store.drain(timeout: Double(hangLimitSeconds)), "effects still running",
+      sourceLocation: sourceLocation)
     let live = await store.state
     let lastSeq = await store.lastSeq
     await store.close()

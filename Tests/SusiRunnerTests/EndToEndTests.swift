@@ -2,6 +2,7 @@ import Foundation
 import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiJSON
 import SusiRunner
 import SusiServer
@@ -14,7 +15,7 @@ import Testing
 /// Every test ends with `EndToEndRun.finish()`, which replays the log into a fresh state and
 /// compares it with the live one, and looks for the password and every access token in every
 /// byte the run left behind (log, published lines, state, files).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct EndToEndTests {
   // MARK: Accounts and the skill catalogue
 

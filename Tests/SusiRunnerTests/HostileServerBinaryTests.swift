@@ -1,11 +1,12 @@
 import Foundation
+import SusiHTTPTesting
 import SusiTesting
 import Testing
 
 /// The built `susi` against a server whose chat reply holds everything that once poisoned a
 /// log: known actions it cannot read, a table cell nested near the limit, a huge `plan_delay`.
 /// The log stays readable: the next commands on it succeed.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct HostileServerBinaryTests {
   static let reply = Array(
     #"""

@@ -2,6 +2,7 @@ import Foundation
 import SusiCore
 import SusiCrypto
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiRunner
 import SusiTesting
@@ -11,7 +12,7 @@ import Testing
 @testable import SusiRunner
 
 /// The on-disk image cache: content addressing, one download per URL, LRU bounds, restarts.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct ImageCacheTests {
   static func png(_ fill: UInt8, size: Int = 100) -> [UInt8] {
     [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: fill, count: size - 8)
@@ -37,7 +38,7 @@ struct ImageCacheTests {
     }
     await harness.transport.waitForHeld(count: 1)
     harness.transport.releaseAll()
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
     let cached = Action.imageCached(
       .init(url: "https://img.example/cat.png", path: Self.expectedPath(harness, bytes), bytes: 100)
     )

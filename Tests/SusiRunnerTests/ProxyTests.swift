@@ -13,7 +13,7 @@ import Testing
 /// Requests through an HTTP proxy as curl makes them: plain ones in absolute form, `https://`
 /// through a `CONNECT` tunnel with TLS end to end, credentials sent and never shown, and the
 /// environment read as curl reads it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct ProxyTests {
   /// A proxy on 127.0.0.1: answers plain requests itself (recording the request line), and
   /// for `CONNECT` either opens the tunnel to the address asked for or, when `tunnels` is

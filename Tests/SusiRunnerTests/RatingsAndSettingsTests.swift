@@ -1,6 +1,7 @@
 import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiJSON
 import SusiRunner
@@ -12,7 +13,7 @@ import Testing
 @testable import SusiRunner
 
 /// Five-star ratings and user settings: both need a logged-in user.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct RatingsAndSettingsTests {
   static let token = "6O7cqoMbzlClxPwg1is31Tz5pjVwo3"
 

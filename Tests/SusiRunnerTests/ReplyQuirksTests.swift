@@ -1,12 +1,13 @@
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiRunner
 import SusiTesting
 import Testing
 
 /// How replies of every odd shape the SUSI server produces are read.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct ReplyQuirksTests {
   static let groups = Effect.fetchGroups(server: "embedded", language: "en")
   static let loaded = Action.groupsLoaded(

@@ -1,13 +1,14 @@
 import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiRunner
 import SusiTesting
 import Synchronization
 import Testing
 
 /// The runner's retry behaviour, driven through a fake transport and a test clock.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct RetryTests {
   static let groups = Effect.fetchGroups(server: "embedded", language: "en")
   static let chat = Effect.chat(server: "embedded", query: "hello", language: nil)

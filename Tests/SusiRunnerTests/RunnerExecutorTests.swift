@@ -1,6 +1,7 @@
 import Dispatch
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiRunner
 import SusiTesting
@@ -9,7 +10,7 @@ import Testing
 
 /// The runner's effects run where the transport prefers: with the socket transport, on the
 /// client's event loop, so a reply is handled by the thread that read it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct RunnerExecutorTests {
   /// A fake transport that names an executor for the tasks sending through it.
   struct PreferringTransport: HTTPTransport {

@@ -1,12 +1,13 @@
 import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiRunner
 import SusiTesting
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct RunnerSchedulingTests {
   static let groupsReply = #"{"accepted":true,"groups":["Knowledge"],"message":"ok"}"#
 
@@ -38,7 +39,7 @@ struct RunnerSchedulingTests {
     // budget a quiet one suggests. An effect that never delivers fails the suite's time limit.
     let pump = harness.clock.autoAdvance(sleepsUpTo: 20_000)
     await harness.results.waitForCount(expected.count)
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
     pump.cancel()
     await pump.value
     let causes = harness.results.all.map(\.cause).sorted()
@@ -75,7 +76,7 @@ struct RunnerSchedulingTests {
       #expect(harness.transport.heldRequests.last?.parameters["skill"] == "s\(next)")
     }
     harness.transport.releaseAll()
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
     #expect(harness.transport.maximumInFlight == 3)
     #expect(harness.results.all.count == 10)
   }
@@ -90,7 +91,7 @@ struct RunnerSchedulingTests {
       result
         == .requestFailed(
           .init(cause: 7, error: .init(kind: .cancelled, message: "the request was cancelled"))))
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
     #expect(harness.results.actions(for: 7).count == 1)
     #expect(harness.results.actions(for: 8).isEmpty)
     #expect(harness.transport.requests.count == 1)
@@ -107,7 +108,7 @@ struct RunnerSchedulingTests {
           .init(
             cause: 7,
             error: .init(kind: .superseded, message: "replaced by the same request of event 8"))))
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
     #expect(harness.results.actions(for: 7).count == 1)
     #expect(harness.results.actions(for: 8).isEmpty)
   }
@@ -125,7 +126,7 @@ struct RunnerSchedulingTests {
     #expect(await harness.results.next(for: 2).failure?.kind == .superseded)
     harness.transport.releaseAll()
     #expect(await harness.results.next(for: 1) == .groupsLoaded(.init(groups: ["Knowledge"])))
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
     #expect(harness.transport.requests.count == 1)
   }
 
@@ -145,7 +146,7 @@ struct RunnerSchedulingTests {
           .init(cause: 2, error: .init(kind: .cancelled, message: "the request was cancelled"))))
     harness.transport.releaseAll()
     #expect(await harness.results.next(for: 1) == .groupsLoaded(.init(groups: ["Knowledge"])))
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
     #expect(harness.transport.requests.count == 1)
   }
 
@@ -160,7 +161,7 @@ struct RunnerSchedulingTests {
     #expect(harness.results.all.isEmpty)
     await harness.clock.advance(by: .milliseconds(1))
     #expect(await harness.results.next(for: 9) == .messageReceived(message))
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
   }
 
   @Test func aCancelledPlannedAnswerReportsCancelled() async {
@@ -186,9 +187,9 @@ struct RunnerSchedulingTests {
     await harness.transport.waitForHeld(count: 2)
     await harness.runner.shutdown()
     #expect(harness.results.all.isEmpty)
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
     harness.start(.fetchGroups(server: "embedded", language: "en"), cause: 7)
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
     #expect(harness.results.all.isEmpty)
     #expect(harness.transport.requests.count == 2)
   }
@@ -198,6 +199,6 @@ struct RunnerSchedulingTests {
     harness.start(.fetchGroups(server: "embedded", language: "en"), cause: 1)
     #expect(await harness.runner.waitUntilIdle(timeout: 0.05) == false)
     harness.transport.releaseAll()
-    #expect(await harness.runner.waitUntilIdle(timeout: 60))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiRunner
 import SusiStore
@@ -12,7 +13,7 @@ import Testing
 #endif
 
 /// Login, logout and the credentials file.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct SessionTests {
   static let token = "T0K-canary-3f9a8b7c6d5e4f3a2b1c"
   static let password = "P@ss-canary-1234"

@@ -1,12 +1,13 @@
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiRunner
 import SusiTesting
 import Testing
 
 /// Groups, skill lists, skill details and image URLs.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct SkillsTests {
   /// A `group=All` list as the server sends it: keyed by tag, skills from two groups, one with
   /// every null the contract allows, `positive`/`negative` as strings or ints, `avg_star` as

@@ -2,6 +2,7 @@ import Foundation
 import SusiClock
 import SusiCore
 import SusiHTTPServer
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiTesting
 import Synchronization
@@ -17,7 +18,7 @@ import Testing
 /// Our HTTP/1.1 client against loopback servers, beyond what every transport does
 /// (`TransportContractTests`): chunked bodies, interim replies, the redirect bound, header
 /// smuggling, keep-alive, the pool bound, timeouts, cancellation and the CPU a wait costs.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct SocketTransportTests {
   /// The contract's routes, and the ones only these tests use.
   static func server() throws -> LoopbackServer {
@@ -93,7 +94,7 @@ struct SocketTransportTests {
       try await SocketTransport().send(Self.request(server, "/silent") { $0.idleTimeout = 0.2 })
     }
     let waited = ContinuousClock.now - start
-    #expect(waited >= .milliseconds(200) && waited < .seconds(30))
+    #expect(waited >= .milliseconds(200) && waited < .seconds(hangLimitSeconds))
   }
 
   @Test func cancellingTheTaskStopsTheRequestAndFreesTheSlot() async throws {
@@ -247,7 +248,7 @@ struct SocketTransportTests {
     let transport = SocketTransport()
     let url = server.baseURL + "/x"
     #expect(try await transport.send(TransportRequest(url: url)).status == 200)
-    await waitUntil("the closed connection to leave the pool", within: 45) {
+    await waitUntil("the closed connection to leave the pool") {
       await transport.connectionCounts(url) == (open: 0, idle: 0)
     }
   }
@@ -264,7 +265,7 @@ struct SocketTransportTests {
     await #expect(throws: TransportError.timedOut) {
       try await transport.send(Self.request(server, "/ok") { $0.totalTimeout = 0.3 })
     }
-    #expect(ContinuousClock.now - start < .seconds(20))
+    #expect(ContinuousClock.now - start < .seconds(hangLimitSeconds))
   }
 
   // MARK: Time and CPU
@@ -332,7 +333,7 @@ struct SocketTransportTests {
     // keeps them longer), so one count can be high by chance; a thread per exchange would add
     // a hundred for as long as the exchanges are held, so the count never comes down.
     var threadsDuring = Self.threadCount()
-    await waitUntil("fewer than 50 threads more than before the requests", within: 30) {
+    await waitUntil("fewer than 50 threads more than before the requests") {
       threadsDuring = Self.threadCount()
       return threadsDuring - threadsBefore < 50
     }

@@ -1,12 +1,13 @@
 // The built `susi` against an HTTPS server whose certificate comes from a private CA.
 
 import Foundation
+import SusiHTTPTesting
 import SusiTesting
 import Testing
 
 /// A person pointing `susi` at a server with a private CA: told what is wrong and what to do,
 /// then trusted with `SSL_CERT_FILE` or `--ca-file`, which is remembered with the server.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct TLSBinaryTests {
   /// Runs `susi` in `folder` with `arguments` and `extra` environment variables.
   static func run(

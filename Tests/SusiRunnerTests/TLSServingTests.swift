@@ -2,6 +2,7 @@
 
 import Foundation
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiTLSTesting
 import SusiTesting
 import Testing
@@ -13,7 +14,7 @@ import Testing
 /// `susi server --tls-cert --tls-key`: HTTPS only, a key file others may read refused, and a
 /// new certificate taken on SIGHUP (that open connections survive it is
 /// `TLSTransportTests.aReloadedCertificateServesNewConnectionsAndKeepsOpenOnes`).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct TLSServingTests {
   static func start(_ files: (certificate: String, key: String), folder: String) throws
     -> SusiProcess
@@ -33,7 +34,7 @@ struct TLSServingTests {
       to: folder, name: "server")
     let server = try Self.start(files, folder: folder)
     defer { _ = server.stop() }
-    let url = try #require(try server.nextLine(timeout: 60))
+    let url = try #require(try server.nextLine())
     #expect(url.hasPrefix("https://127.0.0.1:"), "\(url)")
     let groups = url + "/cms/getGroups.json"
     let trusting = SocketTransport(caFile: TestTLS.caFile)
@@ -49,7 +50,7 @@ struct TLSServingTests {
     try next.certificatePEM.write(toFile: files.certificate, atomically: true, encoding: .utf8)
     try next.keyPEM.write(toFile: files.key, atomically: false, encoding: .utf8)
     server.signal(SIGHUP)
-    #expect(server.waitFor(timeout: 30) { $0.errors.contains("certificate re-read") })
+    #expect(server.waitFor { $0.errors.contains("certificate re-read") })
     #expect(
       try await SocketTransport(caFile: otherCA).send(TransportRequest(url: groups)).status == 200)
   }
@@ -64,7 +65,7 @@ struct TLSServingTests {
         "server", "--port", "0", "--tls-cert", files.certificate, "--tls-key", files.key,
         "--state-dir", folder + "/state",
       ],
-      environment: SusiBinary.isolatedEnvironment(folder), timeout: 60)
+      environment: SusiBinary.isolatedEnvironment(folder))
     #expect(run.status != 0)
     #expect(run.stderr.contains("chmod 600 \(files.key)"), "\(run.stderr)")
   }

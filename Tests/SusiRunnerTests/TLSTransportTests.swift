@@ -19,7 +19,7 @@ import Testing
 /// `https://` on our own transport against loopback servers: one handshake per kept
 /// connection, resumed sessions, every refused certificate named, and the wrong protocol on
 /// either side caught.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct TLSTransportTests {
   /// An HTTPS server on the event loops: answers `ok`, with `Connection: close` on `/close`.
   final class Server: HTTPHandler {

@@ -1,5 +1,6 @@
 import Foundation
 import SusiCore
+import SusiHTTPTesting
 import Testing
 
 @testable import SusiHTTPClient
@@ -8,7 +9,7 @@ import Testing
 /// The guard against requests to internal addresses: every spelling of an internal address is
 /// refused, the allowed origins and the private-targets switch let requests through, and the
 /// runner reports a refusal as a `requestFailed` naming the URL.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct TargetPolicyTests {
   static let internalHosts = [
     "127.0.0.1", "127.1", "2130706433", "0177.0.0.1", "0x7f.0.0.1", "0x7f000001", "localhost",

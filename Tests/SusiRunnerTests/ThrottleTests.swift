@@ -1,6 +1,7 @@
 import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiRunner
 import SusiStore
@@ -12,7 +13,7 @@ import Testing
 /// (`503 your request frequency is too high`, before doing anything). Five quick chats against
 /// a server with a 300 ms window must all be answered, whether the runner was told to pace or
 /// learns it from the refusals.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct ThrottleTests {
   static let window: Int64 = 300
 
@@ -56,10 +57,10 @@ struct ThrottleTests {
     }
     // Time moves only when every unfinished chat is asleep (pacing or backoff; the 30 s request
     // deadlines are left alone), to the soonest wake-up: the order of events is then fixed.
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + .seconds(hangLimitSeconds)
     while harness.results.all.count < 5 {
       guard ContinuousClock.now < deadline else {
-        Issue.record("five chats did not finish within 60 s")
+        Issue.record("five chats did not finish within \(hangLimitSeconds) s")
         break
       }
       let waiting = harness.clock.pendingSleeps.filter { $0 < 30_000 }

@@ -1,5 +1,6 @@
 import Foundation
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiTesting
 import Testing
@@ -22,7 +23,7 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
 
 /// What the runner needs from every transport, against a loopback server: replies, bodies,
 /// limits, redirects, errors and cancellation.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct TransportContractTests {
   static let big = [UInt8](repeating: UInt8(ascii: "x"), count: 300_000)
 

@@ -1,6 +1,7 @@
 import SusiClock
 import SusiCore
 import SusiHTTPClient
+import SusiHTTPTesting
 import SusiHTTPTypes
 import SusiRunner
 import SusiTesting
@@ -9,7 +10,7 @@ import Testing
 @testable import SusiRunner
 
 /// Web search (DuckDuckGo Instant Answer format) and link previews.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangLimit)
 struct WebTests {
   static let instantAnswer = """
     {

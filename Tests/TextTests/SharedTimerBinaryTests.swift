@@ -65,7 +65,7 @@ import Testing
 
   /// Waits until the planned answer in the log (the first one) is due, by the log's own times.
   func waitUntilDue() async {
-    await waitUntil("the planned answer to be due", within: 60) {
+    await waitUntil("the planned answer to be due") {
       guard
         let planner = events.first(where: {
           $0["type"] == "messageReceived" && $0["payload"]?["planned"] != nil
@@ -191,7 +191,7 @@ import Testing
     defer { jsonl.stop() }
     let timer = try await run(["ask", "set a timer for 1 seconds"], timeout: 15)
     #expect(timer.status == 0)
-    await waitUntil("the timer to be delivered", within: 30) {
+    await waitUntil("the timer to be delivered") {
       deliveries("Your 1 second timer is done.").count == 1
     }
     // Already delivered: a start after that has nothing late to show.

@@ -1,5 +1,5 @@
 import Foundation
-import SusiHTTPTesting
+public import SusiHTTPTesting
 
 /// An executable the tests run as a person or a script would: by default the `susi` built next
 /// to the test bundle.
@@ -73,7 +73,7 @@ public struct SusiBinary: Sendable {
   /// after `timeout` seconds. Blocks: call it off the cooperative pool (or use `run`).
   public func runBlocking(
     _ arguments: [String], input: String = "", environment: [String: String]? = nil,
-    timeout: Double = 120
+    timeout: Double = Double(hangLimitSeconds)
   ) throws -> SusiProcess.Output {
     let process = try start(arguments, environment: environment, lifetime: timeout + 60)
     process.send(input)
@@ -84,7 +84,7 @@ public struct SusiBinary: Sendable {
   /// `runBlocking` on a thread of its own.
   public func run(
     _ arguments: [String], input: String = "", environment: [String: String]? = nil,
-    timeout: Double = 120
+    timeout: Double = Double(hangLimitSeconds)
   ) async throws -> SusiProcess.Output {
     try await onThread {
       try runBlocking(arguments, input: input, environment: environment, timeout: timeout)

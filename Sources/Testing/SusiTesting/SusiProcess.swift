@@ -1,5 +1,6 @@
 public import Foundation
 import SusiFiles
+public import SusiHTTPTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -146,7 +147,9 @@ public final class SusiProcess: Sendable {
 
   /// Waits until `condition` holds for what was printed, at most `timeout` seconds; whether it
   /// held.
-  public func waitFor(timeout: Double = 120, _ condition: (Seen) -> Bool) -> Bool {
+  public func waitFor(timeout: Double = Double(hangLimitSeconds), _ condition: (Seen) -> Bool)
+    -> Bool
+  {
     record.wait(until: Date(timeIntervalSinceNow: timeout)) {
       condition(Seen(output: $0.outputText, errors: $0.errorsText))
     }
@@ -154,7 +157,7 @@ public final class SusiProcess: Sendable {
 
   /// The next stdout line not yet taken, without its newline; nil once stdout has ended with
   /// no more lines. Throws when none comes within `timeout` seconds.
-  public func nextLine(timeout: Double = 120) throws -> String? {
+  public func nextLine(timeout: Double = Double(hangLimitSeconds)) throws -> String? {
     let ready = record.wait(until: Date(timeIntervalSinceNow: timeout)) {
       $0.hasCompleteLine || !$0.outputOpen
     }
@@ -168,7 +171,7 @@ public final class SusiProcess: Sendable {
 
   /// Waits for the process to end (SIGKILL after `timeout` seconds) and for its output to be
   /// read; what it printed and how it ended.
-  public func waitForExit(timeout: Double = 120) -> Output {
+  public func waitForExit(timeout: Double = Double(hangLimitSeconds)) -> Output {
     if !record.wait(until: Date(timeIntervalSinceNow: timeout), for: { $0.exit != nil }) {
       kill(pid, SIGKILL)
       _ = record.wait(until: Date(timeIntervalSinceNow: 60)) { $0.exit != nil }
