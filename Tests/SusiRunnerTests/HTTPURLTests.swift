@@ -36,6 +36,9 @@ struct HTTPURLTests {
       URLEncodedForm.encode([("q", "hello"), ("a b", "x,y&z=ü")])
         == "q=hello&a%20b=x%2Cy%26z%3D%C3%BC")
     #expect(URLEncodedForm.encode([]) == "")
+    // Written into room reserved at once: separators with nothing to escape around them fit.
+    #expect(URLEncodedForm.encode([("", ""), ("", ""), ("", "")]) == "=&=&=")
+    #expect(URLEncodedForm.percentEncode("ü ü") == "%C3%BC%20%C3%BC")
     #expect(URLEncodedForm.percentEncode("-._~AZaz09") == "-._~AZaz09")
   }
 }

@@ -18,7 +18,7 @@ final class ClientConnection {
   var tls: TLSSession?
   /// What the loop calls when the connection stirs while idle in the pool: made on its first
   /// return there and kept, so returning it allocates nothing.
-  var idleHandler: ((UInt32) -> Void)?
+  var idleHandler: ClientLoop.SocketHandler?
 
   init(fd: Int32, poolKey: String) {
     self.fd = fd

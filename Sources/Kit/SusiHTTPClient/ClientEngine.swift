@@ -156,7 +156,8 @@ final class ClientEngine: @unchecked Sendable {
       // connection (the transport released at exit, its loop not stopped yet); the connection
       // keeps the handler, so it is weak there too.
       let handler =
-        connection.idleHandler ?? { [weak self, weak connection] _ in
+        connection.idleHandler
+        ?? ClientLoop.SocketHandler { [weak self, weak connection] _ in
           guard let self, let connection else { return }
           idleConnectionStirred(connection)
         }
@@ -258,7 +259,9 @@ final class ClientEngine: @unchecked Sendable {
     exchange.touch(now: now)
     exchange.connection = connection
     exchange.reused = connection.exchanges > 0
-    loop.rewatch(connection.fd) { [unowned self, unowned exchange] _ in advance(exchange) }
+    loop.rewatch(
+      connection.fd,
+      handler: ClientLoop.SocketHandler { [unowned self, unowned exchange] _ in advance(exchange) })
     let order = exchange.order
     if let context = order.context, connection.tls == nil {
       if let proxy = order.proxy {

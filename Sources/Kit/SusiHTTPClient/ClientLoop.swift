@@ -15,6 +15,14 @@ import Synchronization
 /// is touched only on the loop thread; other threads hand it work through `execute(_:)`, which
 /// queues the work and wakes the loop through an eventfd.
 final class ClientLoop: @unchecked Sendable {
+  /// What runs when a watched descriptor is ready, given the events that occurred. A struct
+  /// around the closure: a bare closure kept in a dictionary or an optional is stored in the
+  /// most general form, so each store and each read made a new wrapper (two allocations an
+  /// exchange, two more a connection's return to the pool).
+  struct SocketHandler {
+    let handle: (UInt32) -> Void
+  }
+
   private static let wakeKey = UInt64.max
   /// How many times a turn runs the work queued meanwhile before it looks at the sockets again.
   private static let workRounds = 4
@@ -25,7 +33,7 @@ final class ClientLoop: @unchecked Sendable {
   private let loopThreadID = Atomic<UInt>(0)
 
   // Loop-thread state.
-  private var handlers: [Int32: (UInt32) -> Void] = [:]
+  private var handlers: [Int32: SocketHandler] = [:]
   private var interests: [Int32: UInt32] = [:]
   /// Runs after each turn's events and work; returns the next deadline (monotonic seconds), if
   /// any, so the loop wakes for it.
@@ -97,7 +105,7 @@ final class ClientLoop: @unchecked Sendable {
   /// Watches `fd` for `events` (`EPOLLIN`, `EPOLLOUT`; level-triggered), calling `handler`
   /// with the events that occurred.
   func watch(_ fd: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) {
-    handlers[fd] = handler
+    handlers[fd] = SocketHandler(handle: handler)
     interests[fd] = events
     var event = epoll_event()
     event.events = events
@@ -108,8 +116,8 @@ final class ClientLoop: @unchecked Sendable {
   /// Watches `fd` with `handler` from now on; a descriptor watched already keeps its
   /// registration and `events` (no system call), so a kept-alive connection moving between
   /// exchanges costs none.
-  func rewatch(_ fd: Int32, handler: @escaping (UInt32) -> Void) {
-    guard handlers[fd] != nil else { return watch(fd, events: 0, handler: handler) }
+  func rewatch(_ fd: Int32, handler: SocketHandler) {
+    guard handlers[fd] != nil else { return watch(fd, events: 0, handler: handler.handle) }
     handlers[fd] = handler
   }
 
@@ -130,7 +138,7 @@ final class ClientLoop: @unchecked Sendable {
     guard let events = interests[fd], events != 0, let handler = handlers[fd] else { return false }
     var entry = pollfd(fd: fd, events: Int16(truncatingIfNeeded: events), revents: 0)
     guard poll(&entry, 1, 0) > 0 else { return false }
-    handler(UInt32(UInt16(bitPattern: entry.revents)))
+    handler.handle(UInt32(UInt16(bitPattern: entry.revents)))
     return true
   }
 
@@ -164,7 +172,7 @@ final class ClientLoop: @unchecked Sendable {
           }
           let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: key))
           // A handler earlier in this turn may have closed it.
-          handlers[fd]?(events[index].events)
+          handlers[fd]?.handle(events[index].events)
         }
       }
       // Work the loop queues for itself while it runs (a task it resumed, the next effect a

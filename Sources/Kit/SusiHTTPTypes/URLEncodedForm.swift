@@ -17,46 +17,52 @@ public enum URLEncodedForm {
   /// Encodes pairs as a query string, percent-encoding everything but RFC 3986 unreserved
   /// characters (so spaces become `%20` and commas `%2C`).
   public static func encode(_ pairs: [(String, String)]) -> String {
-    // Built as bytes in room reserved at once (a query is made per request), then one string.
-    var capacity = pairs.count
+    // Written straight into the string's storage, reserved at once for the worst case (a query
+    // is made per request).
+    var capacity = 2 * pairs.count  // an `=` each, an `&` between
     for pair in pairs { capacity += 3 * (pair.0.utf8.count + pair.1.utf8.count) }
-    var out: [UInt8] = []
-    out.reserveCapacity(capacity)
-    for (index, pair) in pairs.enumerated() {
-      if index > 0 { out.append(UInt8(ascii: "&")) }
-      append(pair.0, to: &out)
-      out.append(UInt8(ascii: "="))
-      append(pair.1, to: &out)
+    return String(unsafeUninitializedCapacity: capacity) { out in
+      var count = 0
+      for (index, pair) in pairs.enumerated() {
+        if index > 0 {
+          out[count] = UInt8(ascii: "&")
+          count += 1
+        }
+        count = write(pair.0, into: out, at: count)
+        out[count] = UInt8(ascii: "=")
+        count = write(pair.1, into: out, at: count + 1)
+      }
+      return count
     }
-    return String(decoding: out, as: UTF8.self)
   }
 
   public static func percentEncode(_ text: String) -> String {
     let utf8 = text.utf8
     // Most names and values need no escape: returned as they are.
     if utf8.allSatisfy(isUnreserved) { return text }
-    var out: [UInt8] = []
-    out.reserveCapacity(utf8.count * 3)
-    append(text, to: &out)
-    return String(decoding: out, as: UTF8.self)
+    return String(unsafeUninitializedCapacity: utf8.count * 3) { write(text, into: $0, at: 0) }
   }
 
-  /// Appends `text` percent-encoded.
-  private static func append(_ text: String, to out: inout [UInt8]) {
-    // Most names and values need no escape: copied at once rather than byte by byte.
-    if text.utf8.allSatisfy(isUnreserved) {
-      out.append(contentsOf: text.utf8)
-      return
-    }
+  /// Writes `text` percent-encoded into `out` from `start` (room for three bytes a byte of
+  /// `text` reserved by the caller); returns where it ended.
+  private static func write(
+    _ text: String, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int
+  )
+    -> Int
+  {
+    var count = start
     for byte in text.utf8 {
       if isUnreserved(byte) {
-        out.append(byte)
+        out[count] = byte
+        count += 1
       } else {
-        out.append(UInt8(ascii: "%"))
-        out.append(hexDigit(byte >> 4))
-        out.append(hexDigit(byte & 0xf))
+        out[count] = UInt8(ascii: "%")
+        out[count + 1] = hexDigit(byte >> 4)
+        out[count + 2] = hexDigit(byte & 0xf)
+        count += 3
       }
     }
+    return count
   }
 
   private static func isUnreserved(_ byte: UInt8) -> Bool {

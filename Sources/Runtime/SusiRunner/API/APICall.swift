@@ -61,15 +61,22 @@ struct APICall: Sendable {
       "User-Agent": limits.userAgent,
     ]
     let form = URLEncodedForm.encode(parameters)
-    var url = base + endpoint.path
+    let address = base.utf8.count + endpoint.path.utf8.count
     var method = endpoint.method
-    if method == .get, url.utf8.count + 1 + form.utf8.count > Self.longestGetURL {
+    if method == .get, address + 1 + form.utf8.count > Self.longestGetURL {
       method = "POST"
     }
+    let hasQuery = method == .get && !form.isEmpty
+    // Made in room reserved at once: concatenating took three allocations per request.
+    var url = ""
+    url.reserveCapacity(address + (hasQuery ? 1 + form.utf8.count : 0))
+    url += base
+    url += endpoint.path
     var body: [UInt8] = []
-    if method == .get {
-      if !form.isEmpty { url += "?" + form }
-    } else {
+    if hasQuery {
+      url += "?"
+      url += form
+    } else if method != .get {
       headers.add("Content-Type", "application/x-www-form-urlencoded")
       body = Array(form.utf8)
     }

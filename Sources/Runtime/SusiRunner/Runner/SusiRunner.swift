@@ -31,8 +31,12 @@ public final class SusiRunner: EffectsRunner {
     var running = 0
     var queue: [Job] = []
     var queueHead = 0
-    var tasks: [Int: Task<Void, Never>] = [:]
-    var jobsByCause: [Int: Set<Int>] = [:]
+    /// The task of each launched job, by job id, with the job's cause.
+    var tasks: [Int: (cause: Int, task: Task<Void, Never>)] = [:]
+    /// How many jobs of each cause are unfinished. A count, not the jobs' ids: a set for each
+    /// cause cost allocations for every chat, and a cancel (rare) finds the jobs by looking
+    /// through `tasks` and the queue.
+    var unfinishedByCause: [Int: Int] = [:]
     /// Started and not yet delivered (waiting, running, or delivering).
     var pending = 0
     var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -122,7 +126,7 @@ public final class SusiRunner: EffectsRunner {
         id: book.nextID, cause: cause, effect: effect, deliver: deliver,
         usesSlot: Self.needsSlot(effect))
       book.pending += 1
-      book.jobsByCause[cause, default: []].insert(job.id)
+      book.unfinishedByCause[cause, default: 0] += 1
       if !job.usesSlot {
         launch(job, in: &book)
       } else if book.running < limit {
@@ -149,15 +153,18 @@ public final class SusiRunner: EffectsRunner {
   /// wakes a thread). What an effect does besides waiting is short, so the loop keeps up.
   private func launch(_ job: Job, in book: inout Book, result: Action? = nil) {
     let performer = performer
-    book.tasks[job.id] = Task(executorPreference: executor) {
-      let action: Action
-      if let result {
-        action = result
-      } else {
-        action = await performer.perform(job.effect, cause: job.cause)
+    book.tasks[job.id] = (
+      job.cause,
+      Task(executorPreference: executor) {
+        let action: Action
+        if let result {
+          action = result
+        } else {
+          action = await performer.perform(job.effect, cause: job.cause)
+        }
+        await self.finish(job, with: action, usedSlot: result == nil && job.usesSlot)
       }
-      await self.finish(job, with: action, usedSlot: result == nil && job.usesSlot)
-    }
+    )
   }
 
   private func finish(_ job: Job, with action: Action, usedSlot: Bool) async {
@@ -186,9 +193,11 @@ public final class SusiRunner: EffectsRunner {
     if deliver { await job.deliver(action) }
     let waiters = book.withLock { book -> [CheckedContinuation<Void, Never>] in
       book.tasks[job.id] = nil
-      book.jobsByCause[job.cause]?.remove(job.id)
-      if book.jobsByCause[job.cause]?.isEmpty == true {
-        book.jobsByCause[job.cause] = nil
+      let unfinished = (book.unfinishedByCause[job.cause] ?? 1) - 1
+      if unfinished > 0 {
+        book.unfinishedByCause[job.cause] = unfinished
+      } else {
+        book.unfinishedByCause[job.cause] = nil
         book.cancelReasons[job.cause] = nil
       }
       book.pending -= 1
@@ -203,16 +212,19 @@ public final class SusiRunner: EffectsRunner {
   /// the queue; either way it reports `failure` (`cancelled` or `superseded`).
   private func cancel(_ seq: Int, failure: RunnerFailure) {
     book.withLock { book in
-      if book.jobsByCause[seq] != nil { book.cancelReasons[seq] = failure }
-      for id in book.jobsByCause[seq] ?? [] {
-        if let task = book.tasks[id] {
-          task.cancel()
-        } else if let index = book.queue[book.queueHead...].firstIndex(where: { $0.id == id }) {
-          let job = book.queue.remove(at: index)
-          let result = Action.requestFailed(
-            Action.RequestFailed(cause: job.cause, error: failure.requestError))
-          launch(job, in: &book, result: result)
+      guard book.unfinishedByCause[seq] != nil else { return }
+      book.cancelReasons[seq] = failure
+      for running in book.tasks.values where running.cause == seq { running.task.cancel() }
+      var index = book.queueHead
+      while index < book.queue.count {
+        guard book.queue[index].cause == seq else {
+          index += 1
+          continue
         }
+        let job = book.queue.remove(at: index)
+        let result = Action.requestFailed(
+          Action.RequestFailed(cause: job.cause, error: failure.requestError))
+        launch(job, in: &book, result: result)
       }
     }
   }
@@ -262,8 +274,8 @@ public final class SusiRunner: EffectsRunner {
       book.queue = []
       book.queueHead = 0
       book.pending -= waiting
-      for task in book.tasks.values { task.cancel() }
-      return Array(book.tasks.values)
+      for running in book.tasks.values { running.task.cancel() }
+      return book.tasks.values.map(\.task)
     }
     for task in tasks { await task.value }
     let waiters = book.withLock { book -> [CheckedContinuation<Void, Never>] in
