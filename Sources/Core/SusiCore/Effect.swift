@@ -41,6 +41,17 @@ public enum Effect: Equatable, Sendable {
   case supersede(seq: Int)
 }
 
+extension Effect {
+  /// Whether the runner reports a result for this effect: a cancellation reports nothing of its
+  /// own (the request it cancels reports its end).
+  var owesResult: Bool {
+    switch self {
+    case .cancel, .supersede: false
+    default: true
+    }
+  }
+}
+
 // How the runner performs an effect: `perform(with:)` hands each case to its method of
 // `EffectPerforming`, which the runner implements beside the other requests of that domain. A
 // new effect is a case here, its line in each switch below and its requirement; the compiler

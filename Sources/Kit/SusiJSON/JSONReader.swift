@@ -64,11 +64,13 @@ public struct JSONReader: ~Copyable {
   /// caller keeps the bytes and `strings` alive while it reads.
   public init(
     _ bytes: UnsafeRawBufferPointer, maximumDepth: Int = JSONParser.maximumDepth,
-    strings: JSONStringCache? = nil
+    strings: borrowing JSONStringCache? = nil
   ) {
     parser = JSONParser(
       bytes.bindMemory(to: UInt8.self), repeatedKeys: .refuse, depthLimit: maximumDepth)
-    self.strings = strings.map { Unmanaged.passUnretained($0) }
+    // Borrowed, not taken: a cache handed over would be retained by the caller and released
+    // here, per record read.
+    self.strings = (copy strings).map { Unmanaged.passUnretained($0) }
     parser.skipWhitespace()
   }
 

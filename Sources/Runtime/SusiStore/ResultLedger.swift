@@ -3,7 +3,8 @@ import SusiJSON
 
 /// Which events still owe results, and the caller's correlation id to stamp on each result.
 ///
-/// Every effect yields exactly one result, except `.cancel`, which reports nothing of its own.
+/// Every effect yields exactly one result, except `.cancel` and `.supersede`, which report nothing
+/// of their own (`Effect.owesResult`).
 /// An id travels through chains: a planned answer is caused by the answer that carried it, which
 /// was caused by the query that had the id.
 public struct ResultLedger: Sendable {
@@ -16,13 +17,7 @@ public struct ResultLedger: Sendable {
   /// Notes what the event `seq` (correlation id `id`) is owed: one result per effect, and the
   /// results the reducer gave at once (logged right after it).
   mutating func expect(_ seq: Int, id: JSON?, reaction: Reaction) {
-    let fromRunner = reaction.effects.count {
-      switch $0 {
-      case .cancel, .supersede: false
-      default: true
-      }
-    }
-    let results = fromRunner + reaction.results.count
+    let results = reaction.resultsOwedByEffects + reaction.results.count
     if results > 0 { owed[seq] = (id, results) }
   }
 

@@ -97,13 +97,12 @@ extension State {
     return effect(language ?? known)
   }
 
-  /// The language of the skill when a loaded list or page has shown it, else nil. Read where the
-  /// skill lies: `skills[group]?[skill]` would copy the group's table and the whole skill.
+  /// The language of the skill when a loaded list or page has shown it, else nil. Written as one
+  /// chain of subscripts the optimizer copies the language alone out of the table; read through
+  /// `Dictionary.Values` at an index, the whole skill was copied (a retain and a release of each
+  /// of its strings).
   func knownLanguage(group: String, skill: String) -> String? {
-    guard let g = skills.index(forKey: group), let s = skills.values[g].index(forKey: skill) else {
-      return nil
-    }
-    return skills.values[g].values[s].language
+    skills[group]?[skill]?.language
   }
 
   mutating func submitRating(_ p: Action.SubmitRating, _ event: Event) -> Reaction {

@@ -16,17 +16,40 @@ public func reduce(_ state: inout State, _ event: Event) -> Reaction {
 /// both, since they already happened. Written as an array literal it holds effects only, which
 /// is what most events ask for.
 public struct Reaction: Equatable, Sendable, ExpressibleByArrayLiteral {
-  /// Work for the effects runner; each comes back as one result action.
-  public var effects: [Effect]
+  // Most events ask for one effect or none, and replay only counts them: the first is held
+  // here, not in a list, which would cost an allocation and its release per intent.
+  private var firstEffect: Optional<Effect>
+  /// The effects after the first, in order.
+  private var laterEffects: [Effect]
   /// Results decided here; each is logged with the event as its cause.
   public var results: [Action]
 
   public init(effects: [Effect] = [], results: [Action] = []) {
-    self.effects = effects
+    firstEffect = effects.first
+    laterEffects = effects.count > 1 ? Array(effects.dropFirst()) : []
     self.results = results
   }
 
+  /// One effect and no result: what most intents decide.
+  init(_ effect: Effect) {
+    firstEffect = effect
+    laterEffects = []
+    results = []
+  }
+
   public init(arrayLiteral effects: Effect...) { self.init(effects: effects) }
+
+  /// Work for the effects runner; each comes back as one result action.
+  public var effects: [Effect] {
+    guard let firstEffect else { return [] }
+    return [firstEffect] + laterEffects
+  }
+
+  /// How many results the effects runner owes for these effects, counted without making the
+  /// list (nor a copy of the first effect).
+  public var resultsOwedByEffects: Int {
+    (firstEffect?.owesResult == true ? 1 : 0) + laterEffects.count(where: \.owesResult)
+  }
 
   /// The event is refused for `reason`: nothing changes, and `actionRejected` says why.
   public static func rejected(_ reason: String) -> Reaction {
@@ -53,8 +76,7 @@ extension State {
       for seq in inFlight.seqs(withKey: key) { effects.append(.supersede(seq: seq)) }
     }
     inFlight[event.seq] = InFlightRequest(type: .intent(intent), since: event.at, key: key)
-    // Most requests supersede none: their one effect goes in a list made to size at once.
-    guard !effects.isEmpty else { return [effect] }
+    guard !effects.isEmpty else { return Reaction(effect) }
     effects.append(effect)
     return Reaction(effects: effects)
   }
