@@ -434,7 +434,7 @@ struct PostgresLogTests {
     let stream = reader.store.events(after: 0)
     let sent = try await writer.store.send(.sendMessage(.init(query: "across")), origin: .cli)
     // No catch-up is called here: only the notification can bring the event to the reader.
-    let received = try await firstEvent(of: stream, within: .seconds(hangLimitSeconds))
+    let received = try await firstEvent(of: stream)
     #expect(received?.seq == sent.seq)
     #expect(received?.line == sent.line)
     #expect(received?.byAnotherProcess == true)
@@ -484,15 +484,15 @@ struct PostgresLogTests {
     }
   }
 
-  /// The first event `stream` yields, or nil after `limit`.
-  func firstEvent(of stream: EventStream, within limit: Duration) async throws -> PublishedEvent? {
+  /// The first event `stream` yields, or nil after `hangLimitSeconds`.
+  func firstEvent(of stream: EventStream) async throws -> PublishedEvent? {
     try await withThrowingTaskGroup(of: PublishedEvent?.self) { group in
       group.addTask {
         var iterator = stream.makeAsyncIterator()
         return try await iterator.next()
       }
       group.addTask {
-        try await Task.sleep(for: limit)
+        try await Task.sleep(for: .seconds(hangLimitSeconds))
         return nil
       }
       let first = try await group.next() ?? nil

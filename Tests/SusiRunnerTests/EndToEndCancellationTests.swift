@@ -33,7 +33,7 @@ struct EndToEndCancellationTests {
       }
       var outcomes: [String] = []
       for call in calls {
-        outcomes.append(await Self.outcome(of: call, within: Double(hangLimitSeconds)))
+        outcomes.append(await Self.outcome(of: call))
       }
       #expect(
         outcomes.allSatisfy { $0 == "\(TransportError.cancelled)" }, "round \(round): \(outcomes)")
@@ -66,15 +66,14 @@ struct EndToEndCancellationTests {
     try await run.finish(expectingTokens: false)
   }
 
-  /// What `task` returned, or a note that it did not return within `seconds` (the task is then
-  /// left behind, so a hang fails the test instead of stopping it).
-  private static func outcome(of task: Task<String, Never>, within seconds: Double) async -> String
-  {
+  /// What `task` returned, or a note that it did not return within `hangLimitSeconds` (the
+  /// task is then left behind, so a hang fails the test instead of stopping it).
+  private static func outcome(of task: Task<String, Never>) async -> String {
     let (stream, continuation) = AsyncStream<String>.makeStream()
     let waiter = Task { continuation.yield(await task.value) }
     let timer = Task {
-      try? await Task.sleep(for: .seconds(seconds))
-      continuation.yield("no answer within \(seconds) s")
+      try? await Task.sleep(for: .seconds(hangLimitSeconds))
+      continuation.yield("no answer within \(hangLimitSeconds) s")
     }
     var iterator = stream.makeAsyncIterator()
     let first = await iterator.next() ?? "nothing"
