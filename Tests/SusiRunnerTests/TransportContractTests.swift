@@ -130,9 +130,8 @@ struct TransportContractTests {
 
   @Test(arguments: TransportUnderTest.allCases)
   func aClosedPortCannotBeReached(_ transport: TransportUnderTest) async throws {
-    let server = try Self.server(transport)
-    let url = server.baseURL
-    server.stop()
+    let closed = try #require(SilentServer(listening: false))
+    let url = "\(transport == .tls ? "https" : "http")://127.0.0.1:\(closed.port)"
     await #expect(throws: TransportError.cannotConnect("the connection was refused")) {
       try await transport.make().send(
         TransportRequest(url: url + "/ok", idleTimeout: 60, totalTimeout: 60))

@@ -6,11 +6,15 @@ import Foundation
 
 /// A TCP listener on 127.0.0.1 that accepts connections into its backlog and never answers:
 /// a server whose requests hang, for testing Ctrl-C in the middle of a request.
+///
+/// Made with `listening: false` it is a closed port instead: bound and not listening, so every
+/// connection is refused, and no other server can take the port while this one holds it (a
+/// port freed by stopping a server can be taken by another test's server at once).
 public final class SilentServer: Sendable {
   public let socket: Int32
   public let port: Int
 
-  public init?() {
+  public init?(listening: Bool = true) {
     let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return nil }
     var address = sockaddr_in()
@@ -22,7 +26,7 @@ public final class SilentServer: Sendable {
         bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
       }
     }
-    guard bound == 0, listen(fd, 16) == 0 else {
+    guard bound == 0, !listening || listen(fd, 16) == 0 else {
       close(fd)
       return nil
     }
