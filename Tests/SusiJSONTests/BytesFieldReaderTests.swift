@@ -109,6 +109,20 @@ import Testing
     }
   }
 
+  /// Members of nested objects and elements of arrays are located with the object, in one pass:
+  /// one the rules leave unread still leaves the object to the tree.
+  @Test(arguments: [
+    #"{"a":{"k":1,"x":2}}"#, #"{"a":{"k":1,"x":{"y":[]}}}"#, #"{"a":[{"k":1},{"k":2,"x":3}]}"#,
+  ])
+  func leavesAnUnreadNestedMemberToTheTree(text: String) {
+    #expect(throws: JSONReader.UnusualObject.self) {
+      try Self.readFields(text) { r in
+        if let one = try? r.object("a") { _ = try one.int("k") }
+        for element in (try? r.objects("a")) ?? [] { _ = try element.int("k") }
+      }
+    }
+  }
+
   @Test func readsObjectsWithManyMembers() throws {
     let members = (0..<1000).map { #"{"k":\#($0),"x":[{"y":"\#($0)"}]}"# }
     let text = #"{"list":["# + members.joined(separator: ",") + "]}"

@@ -1,6 +1,7 @@
 /// Reads typed fields straight from the bytes of a JSON object, for codecs written against
-/// `FieldReading`, without building a tree: the object's members are located once (each key and
-/// where its value starts and ends), and a value is parsed when a field asks for it, into what
+/// `FieldReading`, without building a tree: the object is located in one pass (each member's key
+/// and where its value starts and ends, and the same for the members and elements of the objects
+/// and arrays inside it), and a value is parsed when a field asks for it, into what
 /// `FieldReader` would give for the same text.
 ///
 /// It reads the objects programs write; for any other it throws, and the caller reads the text
@@ -9,9 +10,10 @@
 /// - a key with an escape or a byte that is not printable ASCII, or a repeated key, throw
 ///   `JSONReader.UnusualObject`;
 /// - any field rule that fails throws a `JSONShapeError` without a useful message;
-/// - members are located by their structure only; a value is checked when it is read, and
-///   `JSONReader.readFields(_:)` throws `UnusualObject` when the rules left a member unread. So
-///   every byte of the object has been checked as the parser would when it returns a result.
+/// - members and elements are located by their structure only; a value is checked when it is
+///   read, and `JSONReader.readFields(_:)` throws `UnusualObject` when the rules left a member or
+///   element unread. So every byte of the object has been checked as the parser would when it
+///   returns a result.
 ///
 /// Made only by `JSONReader.readFields(_:)`, and valid only inside its body.
 public struct BytesFieldReader: FieldReading {
@@ -29,12 +31,17 @@ public struct BytesFieldReader: FieldReading {
     self.depth = depth
   }
 
-  /// Where a member lies in the text: offsets into the bytes.
+  /// Where a member (or an array's element, which has no key) lies in the text: offsets into the
+  /// bytes.
   struct Member {
     var keyStart: Int32
     var valueStart: Int32
     /// Just past the value.
     var valueEnd: Int32
+    /// For an object or an array: its members or elements are
+    /// `context.members[first..<first + count]`.
+    var first: Int32
+    var count: Int32
     var keyCount: UInt16
     /// The value's first byte (`"`, `{`, `[`, `t`, `f`, `n` or a number's first character).
     var kind: UInt8
@@ -50,32 +57,75 @@ public struct BytesFieldReader: FieldReading {
     static let plain = Flags(rawValue: 2)
   }
 
+  /// A growing list of members: on the caller's stack until it outgrows it, then on the heap.
+  struct Members {
+    private(set) var base: UnsafeMutablePointer<Member>
+    private var capacity: Int
+    private var ownsBase = false
+    var count = 0
+
+    init(_ room: UnsafeMutableBufferPointer<Member>) {
+      base = room.baseAddress.unsafelyUnwrapped
+      capacity = room.count
+    }
+
+    @inline(__always) subscript(_ m: Int) -> Member {
+      get { base[m] }
+      nonmutating set { base[m] = newValue }
+    }
+
+    @inline(__always) mutating func append(_ member: Member) {
+      if count == capacity { grow(to: capacity &* 4) }
+      base[count] = member
+      count &+= 1
+    }
+
+    /// Appends `others[range]`.
+    mutating func append(_ others: Members, _ range: Range<Int>) {
+      if count &+ range.count > capacity { grow(to: (count &+ range.count) &* 4) }
+      (base + count).initialize(from: others.base + range.lowerBound, count: range.count)
+      count &+= range.count
+    }
+
+    /// Moves the members to a buffer of `larger` places.
+    private mutating func grow(to larger: Int) {
+      let moved = UnsafeMutablePointer<Member>.allocate(capacity: larger)
+      moved.initialize(from: base, count: count)
+      release()
+      base = moved
+      capacity = larger
+      ownsBase = true
+    }
+
+    func release() { if ownsBase { base.deallocate() } }
+  }
+
   /// What the readers of one object and the objects inside it share.
   struct Context {
     let base: UnsafePointer<UInt8>
     let end: Int
     let depthLimit: Int
     let strings: Unmanaged<JSONStringCache>?
-    /// The members located so far: on the caller's stack until they outgrow it, then on the
-    /// heap (`ownsMembers`).
-    var members: UnsafeMutablePointer<Member>
-    var capacity: Int
-    var ownsMembers = false
-    var used = 0
+    /// The members and elements located: those of each object or array together, after those
+    /// of the objects and arrays inside it.
+    var members: Members
+    /// The members and elements of the objects and arrays being located, the innermost last:
+    /// they move to `members` when their object or array ends.
+    var open: Members
     /// Where the next look-up starts: the member after the last one found, as field rules read
     /// members mostly in the order they were written.
     var hint = 0
 
     init(
       base: UnsafePointer<UInt8>, end: Int, depthLimit: Int, strings: Unmanaged<JSONStringCache>?,
-      members: UnsafeMutableBufferPointer<Member>
+      members: UnsafeMutableBufferPointer<Member>, open: UnsafeMutableBufferPointer<Member>
     ) {
       self.base = base
       self.end = end
       self.depthLimit = depthLimit
       self.strings = strings
-      self.members = members.baseAddress.unsafelyUnwrapped
-      capacity = members.count
+      self.members = Members(members)
+      self.open = Members(open)
     }
 
     @inline(__always) func byte(_ i: Int) -> UInt8 { i < end ? base[i] : 0 }
@@ -130,90 +180,81 @@ public struct BytesFieldReader: FieldReading {
       throw JSONReader.UnusualObject()
     }
 
-    /// Locates the members of the object whose `{` is at `start` and nested `depth` deep, adding
-    /// them to `members`; returns the range they take there and the offset just past its `}`.
-    mutating func locate(objectAt start: Int, depth: Int) throws(JSONReader.UnusualObject)
-      -> (first: Int, count: Int, end: Int)
-    {
-      guard depth <= depthLimit, byte(start) == UInt8(ascii: "{") else {
+    /// Locates the object or array whose `{` or `[` is at `start`, nested `depth` deep, and the
+    /// objects and arrays inside it, adding their members and elements to `members`; returns
+    /// the entry (without a key) that says where it lies and where its own members are.
+    mutating func locate(at start: Int, depth: Int) throws(JSONReader.UnusualObject) -> Member {
+      let kind = byte(start)
+      let isObject = kind == UInt8(ascii: "{")
+      guard depth <= depthLimit, isObject || kind == UInt8(ascii: "[") else {
         throw JSONReader.UnusualObject()
       }
-      let first = used
+      let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+      let first = open.count
       var i = start &+ 1
       skipWhitespace(&i)
-      if byte(i) == UInt8(ascii: "}") { return (first, 0, i &+ 1) }
-      while true {
-        guard byte(i) == UInt8(ascii: "\"") else { throw JSONReader.UnusualObject() }
-        let keyStart = i &+ 1
-        guard try skipString(&i) else { throw JSONReader.UnusualObject() }
-        let keyCount = i &- 1 &- keyStart
-        guard keyCount <= Int(UInt16.max) else { throw JSONReader.UnusualObject() }
-        skipWhitespace(&i)
-        guard byte(i) == UInt8(ascii: ":") else { throw JSONReader.UnusualObject() }
+      if byte(i) == close {
         i &+= 1
-        skipWhitespace(&i)
-        let valueStart = i
-        let kind = byte(i)
-        let flags = try skipValue(&i)
-        for m in first..<used where Int(members[m].keyCount) == keyCount {
-          if sameBytes(base + keyStart, base + Int(members[m].keyStart), keyCount) {
-            throw JSONReader.UnusualObject()
+      } else {
+        while true {
+          var keyStart = 0
+          var keyCount = 0
+          if isObject {
+            guard byte(i) == UInt8(ascii: "\"") else { throw JSONReader.UnusualObject() }
+            keyStart = i &+ 1
+            guard try skipString(&i) else { throw JSONReader.UnusualObject() }
+            keyCount = i &- 1 &- keyStart
+            guard keyCount <= Int(UInt16.max) else { throw JSONReader.UnusualObject() }
+            for m in first..<open.count where Int(open[m].keyCount) == keyCount {
+              if sameBytes(base + keyStart, base + Int(open[m].keyStart), keyCount) {
+                throw JSONReader.UnusualObject()
+              }
+            }
+            skipWhitespace(&i)
+            guard byte(i) == UInt8(ascii: ":") else { throw JSONReader.UnusualObject() }
+            i &+= 1
+            skipWhitespace(&i)
           }
-        }
-        if used == capacity { growMembers() }
-        members[used] = Member(
-          keyStart: Int32(truncatingIfNeeded: keyStart),
-          valueStart: Int32(truncatingIfNeeded: valueStart),
-          valueEnd: Int32(truncatingIfNeeded: i), keyCount: UInt16(truncatingIfNeeded: keyCount),
-          kind: kind, flags: flags)
-        used &+= 1
-        skipWhitespace(&i)
-        switch byte(i) {
-        case UInt8(ascii: ","):
-          i &+= 1
+          var member: Member
+          switch byte(i) {
+          case UInt8(ascii: "{"), UInt8(ascii: "["):
+            member = try locate(at: i, depth: depth &+ 1)
+            i = Int(member.valueEnd)
+          default:
+            let valueStart = i
+            let flags = try skipScalar(&i)
+            member = Member(
+              keyStart: 0, valueStart: Int32(truncatingIfNeeded: valueStart),
+              valueEnd: Int32(truncatingIfNeeded: i), first: 0, count: 0, keyCount: 0,
+              kind: base[valueStart], flags: flags)
+          }
+          member.keyStart = Int32(truncatingIfNeeded: keyStart)
+          member.keyCount = UInt16(truncatingIfNeeded: keyCount)
+          open.append(member)
           skipWhitespace(&i)
-        case UInt8(ascii: "}"): return (first, used &- first, i &+ 1)
-        default: throw JSONReader.UnusualObject()
+          let c = byte(i)
+          i &+= 1
+          if c == close { break }
+          guard c == UInt8(ascii: ",") else { throw JSONReader.UnusualObject() }
+          skipWhitespace(&i)
         }
       }
+      let located = members.count
+      members.append(open, first..<open.count)
+      open.count = first
+      return Member(
+        keyStart: 0, valueStart: Int32(truncatingIfNeeded: start),
+        valueEnd: Int32(truncatingIfNeeded: i), first: Int32(truncatingIfNeeded: located),
+        count: Int32(truncatingIfNeeded: members.count &- located), keyCount: 0, kind: kind,
+        flags: [])
     }
 
-    /// Moves the members to a buffer four times as large.
-    mutating func growMembers() {
-      let larger = UnsafeMutablePointer<Member>.allocate(capacity: capacity &* 4)
-      larger.initialize(from: members, count: used)
-      if ownsMembers { members.deallocate() }
-      members = larger
-      capacity &*= 4
-      ownsMembers = true
-    }
-
-    /// Moves `i` past the value there by its structure alone (strings, brackets and the tokens
-    /// between them); the value is checked when it is read, except `true`, `false` and `null`,
-    /// checked here. Returns `.plain` for a plain string or integer.
-    func skipValue(_ i: inout Int) throws(JSONReader.UnusualObject) -> Flags {
+    /// Moves `i` past the string, number or literal there; the number is checked when it is
+    /// read, `true`, `false` and `null` here. Returns `.plain` for a plain string or integer.
+    func skipScalar(_ i: inout Int) throws(JSONReader.UnusualObject) -> Flags {
       let start = i
       switch byte(i) {
       case UInt8(ascii: "\""): return try skipString(&i) ? .plain : []
-      case UInt8(ascii: "{"), UInt8(ascii: "["):
-        var level = 0
-        while i < end {
-          switch base[i] {
-          case UInt8(ascii: "\""):
-            _ = try skipString(&i)
-            continue
-          case UInt8(ascii: "{"), UInt8(ascii: "["): level &+= 1
-          case UInt8(ascii: "}"), UInt8(ascii: "]"):
-            level &-= 1
-            if level == 0 {
-              i &+= 1
-              return []
-            }
-          default: break
-          }
-          i &+= 1
-        }
-        throw JSONReader.UnusualObject()
       case UInt8(ascii: "t"): try skipLiteral(&i, "true")
       case UInt8(ascii: "f"): try skipLiteral(&i, "false")
       case UInt8(ascii: "n"): try skipLiteral(&i, "null")
@@ -282,10 +323,6 @@ public struct BytesFieldReader: FieldReading {
   /// names the problem.
   static let unread = JSONShapeError(path: "", reason: "not read from bytes")
 
-  /// Room made at once for the elements of an array before they are counted: the lists in a
-  /// record are mostly short, and growing one from empty allocates at 1, 2 and 4 elements.
-  static let shortListCapacity = 4
-
   /// The index in `context.members` of the member `key`, or nil.
   func find(_ key: String) -> Int? {
     if let found = key.utf8.withContiguousStorageIfAvailable({ find(UnsafeRawBufferPointer($0)) }) {
@@ -300,7 +337,7 @@ public struct BytesFieldReader: FieldReading {
     let end = first &+ count
     var m = context.pointee.hint
     if m < first || m >= end { m = first }
-    let members = context.pointee.members
+    let members = context.pointee.members.base
     let base = context.pointee.base
     for _ in 0..<count {
       if Int(members[m].keyCount) == keyCount,
@@ -320,7 +357,21 @@ public struct BytesFieldReader: FieldReading {
   @inline(__always) private func member(_ m: Int) -> Member { context.pointee.members[m] }
 
   @inline(__always) private func markRead(_ m: Int) {
-    context.pointee.members[m].flags.insert(.read)
+    context.pointee.members.base[m].flags.insert(.read)
+  }
+
+  /// Marks member `m` read with everything inside it, for a value the parser read whole.
+  private func markReadWithin(_ m: Int) {
+    markRead(m)
+    let member = member(m)
+    for inner in Int(member.first)..<Int(member.first &+ member.count) { markReadWithin(inner) }
+  }
+
+  /// The members (elements) of the array member `m`, which must be an array.
+  private func elements(_ m: Int) throws(JSONShapeError) -> Range<Int> {
+    let member = member(m)
+    guard member.kind == UInt8(ascii: "[") else { throw Self.unread }
+    return Int(member.first)..<Int(member.first &+ member.count)
   }
 
   /// The member `key` when it is present and not null (a null one is then read); nil otherwise.
@@ -429,51 +480,16 @@ public struct BytesFieldReader: FieldReading {
       throw Self.unread
     }
     guard parser.index == Int(member.valueEnd) else { throw Self.unread }
-    markRead(m)
+    markReadWithin(m)
     return value
   }
 
   private func readObject(_ m: Int) throws(JSONShapeError) -> BytesFieldReader {
     let member = member(m)
     guard member.kind == UInt8(ascii: "{") else { throw Self.unread }
-    let object: (first: Int, count: Int, end: Int)
-    do {
-      object = try context.pointee.locate(objectAt: Int(member.valueStart), depth: depth &+ 1)
-    } catch {
-      throw Self.unread
-    }
-    guard object.end == Int(member.valueEnd) else { throw Self.unread }
     markRead(m)
-    return BytesFieldReader(context, first: object.first, count: object.count, depth: depth &+ 1)
-  }
-
-  /// Calls `element` with the offset of each element of the array member `m` (which must be
-  /// an array), which returns the offset past it; marks the member read when the array ends
-  /// where `locate` found its end.
-  private func forEachElement(
-    _ m: Int, _ element: (Int) throws(JSONShapeError) -> Int
-  ) throws(JSONShapeError) {
-    let member = member(m)
-    guard member.kind == UInt8(ascii: "["), depth < context.pointee.depthLimit else {
-      throw Self.unread
-    }
-    var i = Int(member.valueStart) &+ 1
-    context.pointee.skipWhitespace(&i)
-    if context.pointee.byte(i) == UInt8(ascii: "]") {
-      i &+= 1
-    } else {
-      while true {
-        i = try element(i)
-        context.pointee.skipWhitespace(&i)
-        let c = context.pointee.byte(i)
-        i &+= 1
-        if c == UInt8(ascii: "]") { break }
-        guard c == UInt8(ascii: ",") else { throw Self.unread }
-        context.pointee.skipWhitespace(&i)
-      }
-    }
-    guard i == Int(member.valueEnd) else { throw Self.unread }
-    markRead(m)
+    return BytesFieldReader(
+      context, first: Int(member.first), count: Int(member.count), depth: depth &+ 1)
   }
 
   // MARK: FieldReading
@@ -534,21 +550,12 @@ public struct BytesFieldReader: FieldReading {
   }
 
   public func strings(_ key: String) throws(JSONShapeError) -> [String] {
+    let m = try required(key)
+    let elements = try elements(m)
     var out: [String] = []
-    out.reserveCapacity(Self.shortListCapacity)
-    let context = context
-    try forEachElement(try required(key)) { (start) throws(JSONShapeError) in
-      guard context.pointee.byte(start) == UInt8(ascii: "\"") else { throw Self.unread }
-      var end = start
-      let plain: Bool
-      do {
-        plain = try context.pointee.skipString(&end)
-      } catch {
-        throw Self.unread
-      }
-      out.append(try context.pointee.string(at: start, end: end, plain: plain))
-      return end
-    }
+    out.reserveCapacity(elements.count)
+    for e in elements { out.append(try readString(e)) }
+    markRead(m)
     return out
   }
 
@@ -561,20 +568,21 @@ public struct BytesFieldReader: FieldReading {
   }
 
   public func objects(_ key: String) throws(JSONShapeError) -> [BytesFieldReader] {
+    let m = try required(key)
+    let elements = try elements(m)
     var out: [BytesFieldReader] = []
-    out.reserveCapacity(Self.shortListCapacity)
-    let context = context
+    out.reserveCapacity(elements.count)
+    // Elements of an array member: two levels deeper than this object's members.
     let depth = depth &+ 2
-    try forEachElement(try required(key)) { (start) throws(JSONShapeError) in
-      let object: (first: Int, count: Int, end: Int)
-      do {
-        object = try context.pointee.locate(objectAt: start, depth: depth)
-      } catch {
-        throw Self.unread
-      }
-      out.append(BytesFieldReader(context, first: object.first, count: object.count, depth: depth))
-      return object.end
+    for e in elements {
+      let element = member(e)
+      guard element.kind == UInt8(ascii: "{") else { throw Self.unread }
+      markRead(e)
+      out.append(
+        BytesFieldReader(
+          context, first: Int(element.first), count: Int(element.count), depth: depth))
     }
+    markRead(m)
     return out
   }
 
@@ -603,9 +611,11 @@ public struct BytesFieldReader: FieldReading {
 }
 
 extension JSONReader {
-  /// How many members (of an object and the objects inside it) `readFields` keeps on the stack
-  /// (1 KiB); more go to the heap.
-  static let fieldReaderCapacity = 64
+  /// How many members and elements (of an object and the objects and arrays inside it)
+  /// `readFields` keeps on the stack, and again as many of those being located; more go to the
+  /// heap. A temporary allocation of up to 1 KiB (42 of 24 bytes) is always on the stack; a
+  /// larger one asks the runtime first.
+  static let fieldReaderCapacity = 42
 
   /// Reads the object the reader is at with `body`, through a `BytesFieldReader` over its
   /// bytes, and moves past it. Throws `UnusualObject` for an object the field reader does not
@@ -622,17 +632,28 @@ extension JSONReader {
     let objectEnd = try withUnsafeTemporaryAllocation(
       of: BytesFieldReader.Member.self, capacity: Self.fieldReaderCapacity
     ) { members in
-      var context = BytesFieldReader.Context(
-        base: base, end: end, depthLimit: depthLimit, strings: strings, members: members)
-      defer { if context.ownsMembers { context.members.deallocate() } }
-      return try withUnsafeMutablePointer(to: &context) { context in
-        let object = try context.pointee.locate(objectAt: start, depth: depth)
-        try body(BytesFieldReader(context, first: object.first, count: object.count, depth: depth))
-        for m in 0..<context.pointee.used
-        where !context.pointee.members[m].flags.contains(.read) {
-          throw UnusualObject()
+      try withUnsafeTemporaryAllocation(
+        of: BytesFieldReader.Member.self, capacity: Self.fieldReaderCapacity
+      ) { open in
+        var context = BytesFieldReader.Context(
+          base: base, end: end, depthLimit: depthLimit, strings: strings, members: members,
+          open: open)
+        defer {
+          context.members.release()
+          context.open.release()
         }
-        return object.end
+        return try withUnsafeMutablePointer(to: &context) { context in
+          guard context.pointee.byte(start) == UInt8(ascii: "{") else { throw UnusualObject() }
+          let object = try context.pointee.locate(at: start, depth: depth)
+          try body(
+            BytesFieldReader(
+              context, first: Int(object.first), count: Int(object.count), depth: depth))
+          for m in 0..<context.pointee.members.count
+          where !context.pointee.members[m].flags.contains(.read) {
+            throw UnusualObject()
+          }
+          return Int(object.valueEnd)
+        }
       }
     }
     parser.index = objectEnd

@@ -175,11 +175,7 @@ extension Event {
       let atText = text(), let at = Timestamp(rfc3339Bytes: atText), literal(#","origin":""#),
       let originText = text()
     else { return nil }
-    var origin: String?
-    for known in knownOrigins where holds(originText, known.name) {
-      origin = known.origin.rawValue
-    }
-    guard let origin else { return nil }
+    guard let origin = knownOrigin(originText)?.rawValue else { return nil }
     var cause: Int?
     if literal(#","cause":"#) {
       guard let value = integer() else { return nil }
@@ -213,17 +209,23 @@ extension Event {
     bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
   }
 
-  /// The origins this code names, as the log writes them.
-  private static let knownOrigins: [(name: StaticString, origin: EventOrigin)] = [
-    ("jsonl", .jsonl), ("runner", .runner), ("cli", .cli), ("webhook", .webhook), ("web", .web),
-    ("store", .store),
-  ]
+  /// The origin this code names that `name` spells, as the log writes it, or nil. Compared one
+  /// by one: a table would be retained and released per record.
+  private static func knownOrigin(_ name: UnsafeRawBufferPointer) -> EventOrigin? {
+    if holds(name, "runner") { return .runner }
+    if holds(name, "cli") { return .cli }
+    if holds(name, "jsonl") { return .jsonl }
+    if holds(name, "webhook") { return .webhook }
+    if holds(name, "web") { return .web }
+    if holds(name, "store") { return .store }
+    return nil
+  }
 
   /// The origin's name: one this code names without making a string, any other read as one.
   private static func origin(_ r: inout JSONReader) throws -> String {
     let start = r.position
     let text = try r.stringBytes()
-    for known in knownOrigins where text == known.name { return known.origin.rawValue }
+    if !text.hasEscapes, let known = knownOrigin(text.bytes) { return known.rawValue }
     r.restore(start)
     return try r.string()
   }

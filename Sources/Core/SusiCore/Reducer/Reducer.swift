@@ -66,9 +66,11 @@ public struct Reaction: Equatable, Sendable, ExpressibleByArrayLiteral {
 
 extension State {
   /// Records that the event asked for a request about `subject`, superseding an older one with
-  /// the same key (as the intent's `ActionSpec.supersedes` says).
+  /// the same key (as the intent's `ActionSpec.supersedes` says). The effect is taken, not
+  /// borrowed: the reaction holds it without a copy (a retain and a release of each of its
+  /// members).
   mutating func start(
-    _ intent: ActionType, _ event: Event, about subject: String? = nil, _ effect: Effect
+    _ intent: ActionType, _ event: Event, about subject: String? = nil, _ effect: consuming Effect
   ) -> Reaction {
     var effects: [Effect] = []
     let key = intent.spec.supersedingKey(about: subject)
