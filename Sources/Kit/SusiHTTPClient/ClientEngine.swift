@@ -41,6 +41,9 @@ final class ClientEngine: @unchecked Sendable {
   private let statistics: StatisticsCounter
   private var origins: [String: Origin] = [:]
   private var exchanges: [Int: ClientExchange] = [:]
+  /// Connections with requests pipelined onto them in this turn of the loop, not sent yet: the
+  /// requests a turn's work submits go out together, in one write, at its end.
+  private var unsent: [ClientConnection] = []
   private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
   init(
@@ -52,7 +55,7 @@ final class ClientEngine: @unchecked Sendable {
     self.idleLifetime = idleLifetime
     self.statistics = statistics
     // Weak: the loop thread may make one more turn after the transport (and this engine) is gone.
-    loop.execute { [self] in loop.turn = { [weak self] in self?.checkDeadlines() } }
+    loop.execute { [self] in loop.turn = { [weak self] in self?.endTurn() } }
   }
 
   deinit { buffer.deallocate() }
@@ -124,8 +127,7 @@ final class ClientEngine: @unchecked Sendable {
     case .open: open(exchange, now: now)
     case .pipelined(let connection):
       pipeline(exchange, onto: connection, now: now)
-      // Out at once; the reply being read is read when the loop says it arrived.
-      if let head = connection.inFlight.first { advance(head, justSent: true) }
+      if !unsent.contains(where: { $0 === connection }) { unsent.append(connection) }
     case .waiting: break
     }
   }
@@ -692,6 +694,17 @@ final class ClientEngine: @unchecked Sendable {
   }
 
   /// Ends the exchanges whose deadline passed; the next deadline.
+  /// The end of a turn of the loop: the requests pipelined meanwhile go out, then the
+  /// deadlines are looked at; the next deadline.
+  private func endTurn() -> Double? {
+    for connection in unsent {
+      // Out now; the reply being read is read when the loop says it arrived.
+      if let head = connection.inFlight.first { advance(head, justSent: true) }
+    }
+    unsent.removeAll(keepingCapacity: true)
+    return checkDeadlines()
+  }
+
   private func checkDeadlines() -> Double? {
     guard !exchanges.isEmpty else { return nil }
     let now = ClientLoop.now()
