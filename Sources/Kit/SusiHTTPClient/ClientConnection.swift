@@ -19,6 +19,19 @@ final class ClientConnection {
   /// What the loop calls when the connection stirs while idle in the pool: made on its first
   /// return there and kept, so returning it allocates nothing.
   var idleHandler: ClientLoop.SocketHandler?
+  /// What the loop calls when the connection stirs while it carries exchanges: made once.
+  var busyHandler: ClientLoop.SocketHandler?
+  /// The exchanges whose requests went out on this connection, in order: the first is the one
+  /// being read (or set up); the others were pipelined behind it and are answered after it.
+  var inFlight: [ClientExchange] = []
+  /// Whether the server answered a reply here as a persistent HTTP/1.1 connection: only then
+  /// are requests pipelined onto it.
+  var isPersistent = false
+  /// Raw bytes for the socket, not yet sent: requests queued together go out in one write.
+  private var outgoing: [UInt8] = []
+  private var outgoingStart = 0
+  /// Bytes handed to the socket over the connection's life.
+  private(set) var bytesSent = 0
 
   init(fd: Int32, poolKey: String) {
     self.fd = fd
@@ -101,6 +114,39 @@ final class ClientConnection {
       Result { () throws(TLSFailure) in try tls.read(into: raw) }
     }
     return (try? result.get()) == .needsInput && tls.pendingOutput == 0
+  }
+
+  /// Whether bytes wait to be sent.
+  var hasUnsent: Bool { outgoingStart < outgoing.count }
+
+  /// Bytes queued over the connection's life, sent or not: where the last request queued ends.
+  var bytesQueued: Int { bytesSent + outgoing.count - outgoingStart }
+
+  /// Queues bytes for the socket.
+  func queue(_ bytes: [UInt8]) {
+    outgoing.append(contentsOf: bytes)
+  }
+
+  /// Sends what it can of the queued bytes; false when the socket is full.
+  func flush() throws(TransportError) -> Bool {
+    while outgoingStart < outgoing.count {
+      let n = outgoing[outgoingStart...].withUnsafeBytes {
+        send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
+      if n > 0 {
+        outgoingStart += n
+        bytesSent += n
+      } else if n < 0 && errno == EINTR {
+        continue
+      } else if n < 0 && errno == EAGAIN {
+        return false
+      } else {
+        throw .connectionLost(Self.resetWhileSending)
+      }
+    }
+    outgoing.removeAll(keepingCapacity: true)
+    outgoingStart = 0
+    return true
   }
 
   /// The message for a reused connection that the server had closed before our request.

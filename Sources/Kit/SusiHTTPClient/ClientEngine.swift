@@ -10,8 +10,9 @@ import Synchronization
 
 /// The client's connections and the requests on them, all on one `ClientLoop` thread: keeps
 /// idle keep-alive connections per origin (pool key), bounds how many connections each origin
-/// has open at once (a request beyond the bound waits for one to come back), and drives each
-/// `ClientExchange` as its sockets become ready.
+/// has open at once (a request beyond the bound waits for one to come back, or is pipelined
+/// onto a busy connection: `mayPipeline`), and drives each `ClientExchange` as its sockets
+/// become ready.
 ///
 /// Every method but `submit`, `cancel` and `counts` runs on the loop thread; those three hop
 /// onto it. `@unchecked Sendable` for that reason.
@@ -21,7 +22,18 @@ final class ClientEngine: @unchecked Sendable {
     /// Connections open or being opened, idle ones included.
     var open = 0
     var waiters: [ClientExchange] = []
+    /// Open connections that answered as persistent HTTP/1.1: the ones requests may be
+    /// pipelined onto.
+    var persistent: [ClientConnection] = []
+
+    /// Whether a new request would wait: every connection is open and none is idle.
+    func isFull(maximum: Int) -> Bool { open >= maximum && idle.isEmpty }
   }
+
+  /// Requests in flight at most on one connection, the one being read included. Small: a slow
+  /// reply holds up every reply pipelined behind it (head-of-line blocking), and a few already
+  /// let one read and one write carry several replies and requests.
+  static let pipelineDepth = 4
 
   let loop: ClientLoop
   let maximumPerOrigin: Int
@@ -29,6 +41,9 @@ final class ClientEngine: @unchecked Sendable {
   private let statistics: StatisticsCounter
   private var origins: [String: Origin] = [:]
   private var exchanges: [Int: ClientExchange] = [:]
+  /// Connections with requests pipelined onto them in this turn of the loop, not sent yet: the
+  /// requests a turn's work submits go out together, in one write, at its end.
+  private var unsent: [ClientConnection] = []
   private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
   init(
@@ -40,7 +55,7 @@ final class ClientEngine: @unchecked Sendable {
     self.idleLifetime = idleLifetime
     self.statistics = statistics
     // Weak: the loop thread may make one more turn after the transport (and this engine) is gone.
-    loop.execute { [self] in loop.turn = { [weak self] in self?.checkDeadlines() } }
+    loop.execute { [self] in loop.turn = { [weak self] in self?.endTurn() } }
   }
 
   deinit { buffer.deallocate() }
@@ -67,7 +82,7 @@ final class ClientEngine: @unchecked Sendable {
   func cancel(id: Int, _ cancellation: CancellationFlag) {
     cancellation.set()
     loop.execute { [self] in
-      guard let exchange = exchanges[id] else { return }
+      guard let exchange = exchanges[id], !exchange.abandoned else { return }
       if case .queued = exchange.phase {
         origins[exchange.order.key]?.waiters.removeAll { $0 === exchange }
         exchanges[id] = nil
@@ -90,6 +105,16 @@ final class ClientEngine: @unchecked Sendable {
     }
   }
 
+  /// Requests waiting for a connection to `key`, for tests.
+  func waitingCount(_ key: String) async -> Int {
+    await withCheckedContinuation { continuation in
+      let accepted = loop.execute { [self] in
+        continuation.resume(returning: origins[key]?.waiters.count ?? 0)
+      }
+      if !accepted { continuation.resume(returning: 0) }
+    }
+  }
+
   // MARK: - The pool
 
   private func start(_ exchange: ClientExchange) {
@@ -97,20 +122,27 @@ final class ClientEngine: @unchecked Sendable {
     let key = exchange.order.key
     let now = ClientLoop.now()
     // Changed in place: a copy taken out of the dictionary would copy its idle list to pop one.
-    let (kept, mayOpen) = claim(for: exchange, in: &origins[key, default: Origin()], now: now)
-    if let kept {
-      proceed(exchange, on: kept, now: now)
-    } else if mayOpen {
-      open(exchange, now: now)
+    switch claim(for: exchange, in: &origins[key, default: Origin()], now: now) {
+    case .kept(let connection): proceed(exchange, on: connection, now: now)
+    case .open: open(exchange, now: now)
+    case .pipelined(let connection):
+      pipeline(exchange, onto: connection, now: now)
+      if !unsent.contains(where: { $0 === connection }) { unsent.append(connection) }
+    case .waiting: break
     }
   }
 
-  /// An idle connection of `origin` still fit for `exchange` (closing stale ones), or whether
-  /// a new one may be opened; otherwise `exchange` waits in `origin`.
-  private func claim(for exchange: ClientExchange, in origin: inout Origin, now: Double) -> (
-    kept: ClientConnection?, mayOpen: Bool
-  ) {
-    var kept: ClientConnection?
+  private enum Claim {
+    case kept(ClientConnection)
+    case open
+    case pipelined(onto: ClientConnection)
+    case waiting
+  }
+
+  /// An idle connection of `origin` still fit for `exchange` (closing stale ones), a new one
+  /// when one may be opened, a busy one to pipeline it onto; otherwise `exchange` waits in
+  /// `origin`.
+  private func claim(for exchange: ClientExchange, in origin: inout Origin, now: Double) -> Claim {
     while let connection = origin.idle.popLast() {
       // An idle connection is watched for input (see `release`): one the server closed has
       // left the pool already, unless that close came since the loop last looked, which the
@@ -118,28 +150,121 @@ final class ClientEngine: @unchecked Sendable {
       if now - connection.idleSince < idleLifetime
         && (connection.tls == nil || connection.isUsableIdle)
       {
-        kept = connection
-        break
+        return .kept(connection)
       }
-      loop.unwatch(connection.fd)
+      retire(connection, from: &origin)
       origin.open -= 1
     }
-    let mayOpen = kept == nil && origin.open < maximumPerOrigin
-    if mayOpen { origin.open += 1 }
-    if kept == nil && !mayOpen { origin.waiters.append(exchange) }
-    return (kept, mayOpen)
+    if origin.open < maximumPerOrigin {
+      origin.open += 1
+      return .open
+    }
+    // The busy connection with the fewest requests in flight.
+    var target: ClientConnection?
+    for connection in origin.persistent
+    where mayPipeline(exchange, onto: connection, originIsFull: true)
+      && connection.inFlight.count < target?.inFlight.count ?? .max
+    {
+      target = connection
+    }
+    if let target { return .pipelined(onto: target) }
+    origin.waiters.append(exchange)
+    return .waiting
+  }
+
+  /// The one place that decides whether `exchange` may be pipelined onto `connection`: an
+  /// idempotent request without a body (not one sent again already) that would otherwise wait,
+  /// onto a connection that answered as persistent HTTP/1.1, carries only such requests, and
+  /// has fewer than `pipelineDepth` in flight.
+  private func mayPipeline(
+    _ exchange: ClientExchange, onto connection: ClientConnection, originIsFull: Bool
+  ) -> Bool {
+    guard originIsFull, exchange.isPipelinable, !exchange.resent, connection.isPersistent,
+      connection.inFlight.count < Self.pipelineDepth, let head = connection.inFlight.first
+    else { return false }
+    return head.isPipelinable
+  }
+
+  /// Sends `exchange` on `connection` behind the exchanges already there; its bytes go out
+  /// with theirs at the next flush.
+  private func pipeline(_ exchange: ClientExchange, onto connection: ClientConnection, now: Double)
+  {
+    exchange.startClock(now: now)
+    exchange.connection = connection
+    exchange.reused = true
+    connection.inFlight.append(exchange)
+    statistics.value.withLock { $0.requestsPipelined += 1 }
+    do throws(TransportError) {
+      try startRequest(exchange)
+    } catch {
+      return fail(exchange, error)
+    }
+    // Its idle wait starts when its reply is the one read (`promote`).
+    exchange.idleEnd = .infinity
+  }
+
+  /// Pipelines the waiting requests of its origin onto `connection` while it may take them.
+  private func pipelineWaiters(onto connection: ClientConnection, now: Double) {
+    guard connection.isPersistent else { return }
+    let key = connection.poolKey
+    while let waiter = origins[key]?.waiters.first,
+      mayPipeline(
+        waiter, onto: connection,
+        originIsFull: origins[key]?.isFull(maximum: maximumPerOrigin) ?? false)
+    {
+      origins[key]?.waiters.removeFirst()
+      pipeline(waiter, onto: connection, now: now)
+    }
+  }
+
+  /// The exchange after the one just answered on a connection becomes the one read; the
+  /// bytes after that reply are the start of its own.
+  private func promote(
+    _ next: ClientExchange, receiving remainder: ArraySlice<UInt8>, now: Double
+  ) {
+    next.touch(now: now)
+    if next.abandoned {
+      // Watched again, so that a reply that never comes still ends the connection in time.
+      next.end = next.idleEnd
+      exchanges[next.id] = next
+    }
+    guard !remainder.isEmpty, case .response(var parser, let partial) = next.phase else { return }
+    parser.receive(remainder)
+    next.phase = .response(parser, partial)
+  }
+
+  /// The requests pipelined on a connection that ends before answering them go back to the
+  /// front of the waiters: they are idempotent and the server did not answer them. They are
+  /// sent again once, not pipelined; abandoned ones are dropped.
+  private func requeueUnanswered(on connection: ClientConnection) {
+    guard !connection.inFlight.isEmpty else { return }
+    let unanswered = connection.inFlight.filter { !$0.abandoned }
+    connection.inFlight.removeAll()
+    for exchange in unanswered {
+      exchange.connection = nil
+      exchange.phase = .queued
+      exchange.resent = true
+    }
+    origins[connection.poolKey, default: Origin()].waiters.insert(contentsOf: unanswered, at: 0)
+  }
+
+  /// Stops watching a connection that ends; it is no longer pipelined onto. Its slot is the
+  /// caller's to count.
+  private func retire(_ connection: ClientConnection, from origin: inout Origin) {
+    loop.unwatch(connection.fd)
+    if connection.isPersistent { origin.persistent.removeAll { $0 === connection } }
   }
 
   /// Gives a connection back: kept for reuse when `reusable`, closed otherwise. A waiting
   /// exchange gets it (or the freed slot) first.
   private func release(_ connection: ClientConnection, reusable: Bool) {
-    if !reusable { loop.unwatch(connection.fd) }
     let key = connection.poolKey
+    if !reusable { retire(connection, from: &origins[key, default: Origin()]) }
     connection.idleSince = ClientLoop.now()
     if !reusable { connection.tls = nil }
-    if var origin = origins[key], !origin.waiters.isEmpty {
-      let waiter = origin.waiters.removeFirst()
-      origins[key] = origin
+    // Taken in place: a copy of the origin would copy its waiters to take one.
+    if let waiter = origins[key]?.waiters.first {
+      origins[key]?.waiters.removeFirst()
       if reusable {
         proceed(waiter, on: connection, now: ClientLoop.now())
       } else {
@@ -172,11 +297,11 @@ final class ClientEngine: @unchecked Sendable {
   /// a close, an error or stray bytes take it out of the pool.
   private func idleConnectionStirred(_ connection: ClientConnection) {
     if connection.tls != nil && connection.isUsableIdle { return }
-    loop.unwatch(connection.fd)
     let key = connection.poolKey
     guard var origin = origins[key],
       let index = origin.idle.firstIndex(where: { $0 === connection })
-    else { return }
+    else { return loop.unwatch(connection.fd) }
+    retire(connection, from: &origin)
     origin.idle.remove(at: index)
     origin.open -= 1
     origins[key] = origin
@@ -184,9 +309,9 @@ final class ClientEngine: @unchecked Sendable {
 
   /// Returns the slot of a connection that never opened.
   private func releaseSlot(_ key: String) {
-    if var origin = origins[key], !origin.waiters.isEmpty {
-      let waiter = origin.waiters.removeFirst()
-      origins[key] = origin
+    // Taken in place: a copy of the origin would copy its waiters to take one.
+    if let waiter = origins[key]?.waiters.first {
+      origins[key]?.waiters.removeFirst()
       open(waiter, now: ClientLoop.now())
       return
     }
@@ -259,9 +384,16 @@ final class ClientEngine: @unchecked Sendable {
     exchange.touch(now: now)
     exchange.connection = connection
     exchange.reused = connection.exchanges > 0
-    loop.rewatch(
-      connection.fd,
-      handler: ClientLoop.SocketHandler { [unowned self, unowned exchange] _ in advance(exchange) })
+    connection.inFlight.append(exchange)
+    // Weak, as for the idle handler; the connection keeps it.
+    let handler =
+      connection.busyHandler
+      ?? ClientLoop.SocketHandler { [weak self, weak connection] _ in
+        guard let self, let head = connection?.inFlight.first else { return }
+        advance(head)
+      }
+    connection.busyHandler = handler
+    loop.rewatch(connection.fd, handler: handler)
     let order = exchange.order
     if let context = order.context, connection.tls == nil {
       if let proxy = order.proxy {
@@ -291,6 +423,7 @@ final class ClientEngine: @unchecked Sendable {
     } catch {
       return fail(exchange, error)
     }
+    pipelineWaiters(onto: connection, now: now)
     // The reply cannot be there yet: the socket is read once the loop says it is readable.
     advance(exchange, justSent: true)
   }
@@ -320,6 +453,7 @@ final class ClientEngine: @unchecked Sendable {
     } else {
       exchange.queue(order.request)
     }
+    exchange.requestEnd = exchange.connection?.bytesQueued ?? 0
     exchange.phase = .response(
       HTTPResponseParser(requestMethod: order.method, limits: order.limits), nil)
   }
@@ -331,11 +465,9 @@ final class ClientEngine: @unchecked Sendable {
   private func advance(_ exchange: ClientExchange, justSent: Bool = false) {
     do throws(TransportError) {
       while true {
-        let unsent = exchange.outgoing.count - exchange.outgoingStart
+        let sent = exchange.connection?.bytesSent ?? 0
         _ = try exchange.flush()
-        if exchange.outgoing.count - exchange.outgoingStart < unsent {
-          exchange.touch(now: ClientLoop.now())
-        }
+        if exchange.connection?.bytesSent ?? 0 > sent { exchange.touch(now: ClientLoop.now()) }
         switch exchange.phase {
         case .tunnel(var parser, var partial):
           if let reply = try Self.parsed(&parser, &partial, exchange) {
@@ -384,7 +516,7 @@ final class ClientEngine: @unchecked Sendable {
 
         case .response(var parser, var partial):
           if let reply = try Self.parsed(&parser, &partial, exchange) {
-            return complete(exchange, reply: reply, clean: parser.remainder.isEmpty)
+            return complete(exchange, reply: reply, remainder: parser.remainder)
           }
           if justSent && exchange.connection?.tls == nil && !parser.hasReceivedBytes {
             return wait(exchange)
@@ -466,27 +598,55 @@ final class ClientEngine: @unchecked Sendable {
     loop.change(connection.fd, events: exchange.interest)
   }
 
+  /// `remainder`: the bytes read after the reply, the start of the next one on the connection.
   private func complete(
-    _ exchange: ClientExchange, reply: HTTPResponseParser.Response, clean: Bool
+    _ exchange: ClientExchange, reply: HTTPResponseParser.Response,
+    remainder: ArraySlice<UInt8>
   ) {
     guard let connection = exchange.connection else { return }
     exchanges[exchange.id] = nil
     exchange.phase = .finished
     exchange.connection = nil
+    connection.inFlight.removeFirst()
     connection.exchanges += 1
     // With TLS 1.3 the session ticket comes after the handshake: now it has.
     connection.tls?.saveSessionForResumption()
+    if reply.keepAlive && reply.head.version == "HTTP/1.1" && !connection.isPersistent {
+      connection.isPersistent = true
+      origins[connection.poolKey, default: Origin()].persistent.append(connection)
+    }
     // A request still being sent when the reply came (an early 413) spends the connection.
-    let reusable = reply.keepAlive && clean && exchange.outgoingStart >= exchange.outgoing.count
-    release(connection, reusable: reusable)
-    exchange.finish(
-      .success(
-        TransportResponse(status: reply.head.status, headers: reply.head.headers, body: reply.body))
-    )
+    let kept = reply.keepAlive && connection.bytesSent >= exchange.requestEnd
+    let next = connection.inFlight.first
+    if let next, kept {
+      promote(next, receiving: remainder, now: ClientLoop.now())
+    } else if next != nil {
+      requeueUnanswered(on: connection)
+      release(connection, reusable: false)
+    } else {
+      release(connection, reusable: kept && remainder.isEmpty)
+    }
+    if !exchange.abandoned {
+      exchange.finish(
+        .success(
+          TransportResponse(
+            status: reply.head.status, headers: reply.head.headers, body: reply.body)))
+    }
+    guard let next, kept else { return }
+    pipelineWaiters(onto: connection, now: ClientLoop.now())
+    // With nothing after the reply, the next one has not arrived: read when the loop says so.
+    advance(next, justSent: remainder.isEmpty)
   }
 
   private func fail(_ exchange: ClientExchange, _ error: TransportError) {
     guard exchanges[exchange.id] != nil else { return }
+    if let connection = exchange.connection, connection.inFlight.first !== exchange {
+      // Pipelined behind the reply being read: its request is out, so its reply will come; it
+      // is read then and thrown away (`complete`), and the connection goes on.
+      exchanges[exchange.id] = nil
+      exchange.abandoned = true
+      return exchange.finish(.failure(error))
+    }
     if exchange.connectingFD >= 0 {
       loop.unwatch(exchange.connectingFD)
       close(exchange.connectingFD)
@@ -496,14 +656,14 @@ final class ClientEngine: @unchecked Sendable {
     exchange.phase = .finished
     if let connection = exchange.connection {
       exchange.connection = nil
-      if exchange.reused, case .connectionLost(let reason) = error,
+      connection.inFlight.removeFirst()
+      requeueUnanswered(on: connection)
+      if exchange.reused, !exchange.abandoned, case .connectionLost(let reason) = error,
         reason == ClientConnection.staleConnection || reason == ClientConnection.resetWhileSending
       {
         // The server had closed the kept connection before our request reached it: its slot
         // goes to a fresh connection.
-        loop.unwatch(connection.fd)
-        exchange.outgoing.removeAll()
-        exchange.outgoingStart = 0
+        retire(connection, from: &origins[connection.poolKey, default: Origin()])
         exchange.reused = false
         open(exchange, now: ClientLoop.now())
         return
@@ -515,6 +675,7 @@ final class ClientEngine: @unchecked Sendable {
       releaseSlot(exchange.order.key)
     }
     exchanges[exchange.id] = nil
+    if exchange.abandoned { return }
     var reported = error
     if let proxy = exchange.order.proxy, case .cannotConnect(let reason) = error {
       switch phase {
@@ -533,6 +694,17 @@ final class ClientEngine: @unchecked Sendable {
   }
 
   /// Ends the exchanges whose deadline passed; the next deadline.
+  /// The end of a turn of the loop: the requests pipelined meanwhile go out, then the
+  /// deadlines are looked at; the next deadline.
+  private func endTurn() -> Double? {
+    for connection in unsent {
+      // Out now; the reply being read is read when the loop says it arrived.
+      if let head = connection.inFlight.first { advance(head, justSent: true) }
+    }
+    unsent.removeAll(keepingCapacity: true)
+    return checkDeadlines()
+  }
+
   private func checkDeadlines() -> Double? {
     guard !exchanges.isEmpty else { return nil }
     let now = ClientLoop.now()

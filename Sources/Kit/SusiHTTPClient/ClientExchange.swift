@@ -31,6 +31,8 @@ final class ClientExchange {
   struct Order {
     let request: [UInt8]
     let method: HTTPMethod
+    /// Whether the request carries a body.
+    let hasBody: Bool
     let url: HTTPURL
     let key: String
     /// Checked addresses to connect to (nil: resolve the host, or the proxy).
@@ -49,9 +51,14 @@ final class ClientExchange {
   let finish: (Result<TransportResponse, TransportError>) -> Void
   var phase = Phase.queued
   var connection: ClientConnection?
-  /// Raw bytes for the socket, not yet sent.
-  var outgoing: [UInt8] = []
-  var outgoingStart = 0
+  /// Where this request ends among the bytes queued on `connection` (`bytesQueued`).
+  var requestEnd = 0
+  /// Sent again after the connection it was pipelined on ended unanswered: never pipelined
+  /// again, so it is sent at most twice.
+  var resent = false
+  /// Its caller already has an error (cancelled, timed out) while its request was pipelined on
+  /// the wire: its reply still comes, and is read and thrown away.
+  var abandoned = false
   /// The socket that is connecting (before `connection` exists).
   var connectingFD: Int32 = -1
   /// Whether `connection` carried an earlier reply.
@@ -115,7 +122,7 @@ final class ClientExchange {
     case .tunnel, .handshake, .response: events |= EPOLLIN.rawValue
     default: break
     }
-    if outgoingStart < outgoing.count { events |= EPOLLOUT.rawValue }
+    if connection?.hasUnsent == true { events |= EPOLLOUT.rawValue }
     return events
   }
 
@@ -125,28 +132,6 @@ final class ClientExchange {
     case bytes(Int)
     case wouldBlock
     case end
-  }
-
-  /// Sends what it can of `outgoing`; false when the socket is full.
-  func flush() throws(TransportError) -> Bool {
-    guard let connection else { return true }
-    while outgoingStart < outgoing.count {
-      let n = outgoing[outgoingStart...].withUnsafeBytes {
-        send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-      }
-      if n > 0 {
-        outgoingStart += n
-      } else if n < 0 && errno == EINTR {
-        continue
-      } else if n < 0 && errno == EAGAIN {
-        return false
-      } else {
-        throw .connectionLost(ClientConnection.resetWhileSending)
-      }
-    }
-    outgoing.removeAll(keepingCapacity: true)
-    outgoingStart = 0
-    return true
   }
 
   /// Reads what the socket has into `buffer`.
@@ -164,7 +149,19 @@ final class ClientExchange {
 
   /// Queues bytes for the socket.
   func queue(_ bytes: [UInt8]) {
-    outgoing.append(contentsOf: bytes)
+    connection?.queue(bytes)
+  }
+
+  /// Sends what it can of the connection's queued bytes; false when the socket is full.
+  func flush() throws(TransportError) -> Bool {
+    try connection?.flush() ?? true
+  }
+
+  /// Whether the request may be pipelined: idempotent, without a body, as the server answers
+  /// such requests in order and sending one twice does no harm.
+  var isPipelinable: Bool {
+    (order.method == .get || order.method == .head) && !resent && order.proxy == nil
+      && !order.hasBody
   }
 
   /// Feeds the reply parser from the connection (decrypting over TLS); false when the socket

@@ -35,6 +35,8 @@ public final class SocketTransport: HTTPTransport {
     /// Reads of a plain connection that found no bytes of the reply yet (each a wasted system
     /// call: a reply is read once the loop says it arrived).
     public var emptyReads = 0
+    /// Requests pipelined onto a connection behind another one's reply.
+    public var requestsPipelined = 0
   }
 
   private let maximumConnectionsPerOrigin: Int
@@ -119,6 +121,12 @@ public final class SocketTransport: HTTPTransport {
     return await engine.counts(HTTPURL(url)?.origin ?? url)
   }
 
+  /// Requests waiting for a connection to the origin of `url`, for tests.
+  func waitingCount(_ url: String) async -> Int {
+    guard let engine = running.withLock({ $0 }) else { return 0 }
+    return await engine.waitingCount(HTTPURL(url)?.origin ?? url)
+  }
+
   /// CPU time the client's event loop thread used so far, in seconds: all the waiting and
   /// the I/O of every request happen there.
   public var loopCPUSeconds: Double { running.withLock { $0?.loop.cpuSeconds ?? 0 } }
@@ -185,7 +193,8 @@ public final class SocketTransport: HTTPTransport {
       + (proxy.map { " via \($0.display)" } ?? "")
     let order = ClientExchange.Order(
       request: try Self.requestBytes(request, url: url, proxy: url.isSecure ? nil : proxy),
-      method: request.method, url: url, key: key, addresses: checked, proxy: proxy,
+      method: request.method, hasBody: !request.body.isEmpty, url: url, key: key,
+      addresses: checked, proxy: proxy,
       context: context,
       limits: HTTPResponseLimits(
         maximumBodyBytes: request.maximumBodyBytes,

@@ -50,7 +50,7 @@ struct TransportBenchmark {
     print("  python http.client, one keep-alive connection, http: \(Int(python)) chats/s")
     let runner = await runnerChats(server.baseURL, folder: folder.path, transport: nil)
     print(
-      "  runner, SocketTransport (8 at once), http: \(Int(runner.rate)) chats/s,"
+      "  runner, SocketTransport (32 at once), http: \(Int(runner.rate)) chats/s,"
         + " \(String(format: "%.0f", runner.cpuMicroseconds)) µs CPU per chat"
         + " = \(String(format: "%.2f", runner.rate / python))x python")
 
@@ -58,7 +58,7 @@ struct TransportBenchmark {
     let tls = await runnerChats(secure.baseURL, folder: folder.path, transport: tlsTransport)
     let statistics = tlsTransport.statistics
     print(
-      "  runner, SocketTransport (8 at once), https: \(Int(tls.rate)) chats/s,"
+      "  runner, SocketTransport (32 at once), https: \(Int(tls.rate)) chats/s,"
         + " \(String(format: "%.0f", tls.cpuMicroseconds)) µs CPU per chat"
         + " = \(String(format: "%.0f", tls.rate / runner.rate * 100))% of http")
     print(

@@ -75,7 +75,9 @@ public struct RunnerConfiguration: Sendable {
     self.websearchURL = websearchURL
     timeouts = Timeouts()
     retryPolicy = RetryPolicy()
-    concurrencyLimit = 8
+    // Four per connection: beyond the connections, GETs are pipelined on them (the HTTP
+    // client's pipeline depth); other requests wait in the client for a connection.
+    concurrencyLimit = 32
     clock = SystemTimeSource()
     transport = nil
     connectionsPerOrigin = 8
