@@ -67,6 +67,19 @@ struct TLSTransportTests {
     #expect(server.server.openConnectionCount == 1)
   }
 
+  /// Pipelining is for plain `http://`: over TLS, requests beyond the connections wait for one.
+  @Test func requestsOverTLSAreNotPipelined() async throws {
+    let server = try Server(Server.identity())
+    defer { Task { await server.server.shutdown() } }
+    let transport = SocketTransport(maximumConnectionsPerOrigin: 1, caFile: TestTLS.caFile)
+    let url = "https://localhost:\(server.port)/x"
+    #expect(try await transport.send(TransportRequest(url: url)).status == 200)
+    let tasks = (0..<4).map { _ in Task { try await transport.send(TransportRequest(url: url)) } }
+    for task in tasks { #expect(try await task.value.body == Array("ok".utf8)) }
+    #expect(transport.statistics.requestsPipelined == 0)
+    #expect(transport.statistics.connectionsOpened == 1)
+  }
+
   @Test func aReloadedCertificateServesNewConnectionsAndKeepsOpenOnes() async throws {
     let first = try TestTLS.authority.issue(hosts: ["localhost"]).write(
       to: TestTLS.folder, name: UUID().uuidString)
