@@ -220,23 +220,8 @@ final class ScriptedServer: Sendable {
   }
 
   init?(script: @escaping @Sendable (_ index: Int, _ connection: ScriptedConnection) -> Void) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return nil }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    guard bound == 0, listen(fd, 16) == 0 else {
-      close(fd)
-      return nil
-    }
-    _ = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    port = UInt16(bigEndian: address.sin_port)
+    guard let (fd, port) = loopbackSocket() else { return nil }
+    self.port = UInt16(port)
     listener = fd
     let paths = paths
     Thread {

@@ -15,31 +15,9 @@ public final class SilentServer: Sendable {
   public let port: Int
 
   public init?(listening: Bool = true) {
-    let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return nil }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard bound == 0, !listening || listen(fd, 16) == 0 else {
-      close(fd)
-      return nil
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let named = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    guard named == 0 else {
-      close(fd)
-      return nil
-    }
+    guard let (fd, port) = loopbackSocket(listening: listening) else { return nil }
     socket = fd
-    port = Int(UInt16(bigEndian: address.sin_port))
+    self.port = port
   }
 
   public var url: String { "http://127.0.0.1:\(port)" }
