@@ -34,20 +34,15 @@ import Testing
     try bash.stdout.write(toFile: script, atomically: true, encoding: .utf8)
     // bash completes the words it is given as `COMP_WORDS`: every command from "", and the
     // options of `rate` after it.
-    let probe = Process()
-    probe.executableURL = URL(fileURLWithPath: "/bin/bash")
-    probe.arguments = [
+    // Started by the tests' own spawner: Foundation's `Process.run` crashed the test run (a
+    // bad read in its bookkeeping while other tests started programs and opened descriptors).
+    let probe = try await SusiBinary(path: "/bin/bash").run([
       "-c",
       "source \(script); COMP_WORDS=(susi ''); COMP_CWORD=1; _susi; echo \"${COMPREPLY[*]}\"; "
         + "COMP_WORDS=(susi rate --); COMP_CWORD=2; _susi; echo \"${COMPREPLY[*]}\"",
-    ]
-    let pipe = Pipe()
-    probe.standardOutput = pipe
-    try probe.run()
-    let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      .split(separator: "\n")
-    probe.waitUntilExit()
-    #expect(probe.terminationStatus == 0)
+    ])
+    let lines = probe.stdout.split(separator: "\n")
+    #expect(probe.status == 0)
     #expect(Set(lines.first?.split(separator: " ").map(String.init) ?? []) == Set(commands))
     #expect(lines.last?.contains("--server") == true && lines.last?.contains("--json") == true)
     for shell in ["zsh", "fish"] {
