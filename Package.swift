@@ -269,6 +269,7 @@ let package = Package(
       name: "SusiHTTPServerTests",
       dependencies: [
         "SusiHTTPServer", "SusiCrypto", "SusiClock", "SusiHTTPTesting", "SusiHTTPTypes",
+        "SusiTesting",
       ],
       swiftSettings: strict),
     .testTarget(
