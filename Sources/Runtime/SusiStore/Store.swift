@@ -142,8 +142,8 @@ public actor Store {
     guard await queue(result, cause: cause) else { return }
     // The first result of a batch goes to the back of the queue of the thread it runs on (the
     // event loop's): the deliveries already waiting there queue theirs meanwhile. It is logged
-    // with them before this delivery returns, so the runner counts the batch as under way
-    // until it is in the log, and `drain` does not return before.
+    // with them (or with intents sent meanwhile) before this delivery returns, so the runner
+    // counts the batch as under way until it is in the log, and `drain` does not return before.
     await Task.yield()
     await logDeliveredResults()
   }
