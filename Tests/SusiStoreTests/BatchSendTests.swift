@@ -137,6 +137,39 @@ extension BatchSendTests {
   }
 }
 
+extension BatchSendTests {
+  /// Intents sent while delivered results wait to be logged take them along: one write, the
+  /// results first (they were delivered first), and the results' deliverer logs nothing more.
+  @Test func intentsSentWhileResultsWaitAreLoggedInTheSameWriteAfterThem() async throws {
+    let executor = GroupCommitTests.QueueExecutor()
+    let runner = ManualRunner()
+    let sink = CountingBatchSink()
+    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
+    let intent = BatchedIntent(action: .loadGroups(.init()), origin: .test)
+    _ = await store.sendBatch([intent, intent], admit: { _ in true })
+    let appendsBefore = sink.appends
+    // All on the one thread, in this order: the first delivery waits for the others of its
+    // turn, and the intents come before it logs them.
+    let results = await Task(executorPreference: executor) {
+      await withTaskGroup(of: [Result<PublishedEvent, BatchRefusal>].self) { group in
+        for cause in [2, 1] {
+          group.addTask {
+            await runner.deliver(.groupsLoaded(.init(groups: ["G\(cause)"])), for: cause)
+            return []
+          }
+        }
+        group.addTask { await store.sendBatch([intent], admit: { _ in true }) }
+        return await group.reduce(into: []) { $0 += $1 }
+      }
+    }.value
+    #expect(sink.appends - appendsBefore == 1)
+    let logged = try sink.memory.lines.dropFirst(2).map { try Event.decode($0) }
+    #expect(logged.map(\.cause) == [2, 1, nil])
+    #expect(results.map { try? $0.get().seq } == [5])
+    #expect(await store.hasPendingResults(for: [1, 2]) == false)
+  }
+}
+
 /// A log in memory that counts its appends (a batch counts once).
 private final class CountingBatchSink: EventSink {
   let memory = MemoryEventSink()

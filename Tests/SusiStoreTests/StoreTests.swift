@@ -211,6 +211,28 @@ private struct FailingSink: EventSink {
     await store.close()
   }
 
+  /// A full store lets a waiter go only once an eighth of its limit is free again, so a
+  /// frontend held back sends its next intents together rather than one per result.
+  @Test func aFullStoreReleasesWaitersOnceAnEighthOfItsLimitIsFree() async throws {
+    let runner = ManualRunner()
+    let store = Store(
+      sink: MemoryEventSink(), runner: runner, clock: ManualTimeSource(ReducerTester.epoch),
+      inFlightLimit: 16)
+    #expect(store.refillRoom == 2)
+    for _ in 1...16 { try await store.send(.loadGroups(.init()), origin: .test) }
+    #expect(await store.isFull)
+    let waiter = Task {
+      await store.waitForRoom()
+      return await store.room
+    }
+    await runner.deliver(.groupsLoaded(.init(groups: ["A"])), for: 1)
+    await runner.deliver(.groupsLoaded(.init(groups: ["B"])), for: 2)
+    #expect(await waiter.value == 2)
+    // Not full: no wait at all.
+    await store.waitForRoom()
+    await store.close()
+  }
+
   @Test func waitersAreReleasedWhenTheStoreCloses() async throws {
     let store = Store(
       sink: MemoryEventSink(), runner: ManualRunner(), clock: ManualTimeSource(ReducerTester.epoch),

@@ -10,7 +10,8 @@ public import SusiJSON
 //
 // Results go the same way: those the runner delivers while a batch of them waits (the replies
 // one turn of the HTTP client's event loop read) are logged together by the first of them, once
-// the others have been queued, and shown only after the write that holds them.
+// the others have been queued, and shown only after the write that holds them. Intents sent
+// while results wait take them along: the results go first (they came first), in the same write.
 
 /// One intent of a batch (see `Store.sendBatch`).
 public struct BatchedIntent: Sendable {
@@ -105,40 +106,47 @@ extension Store {
     return delivered.results.count == 1
   }
 
-  /// Logs the results delivered since the last call in one write; a planned answer only while
-  /// its cause still owes one, decided under the append lock (as `applyLogged` does).
+  /// Logs the results delivered since the last call in one write, unless intents sent
+  /// meanwhile took them along (see `logTogether`).
   func logDeliveredResults() {
-    let batch = delivered
-    delivered = DeliveredResults()
-    _ = logTogether(batch.results) { index in
-      guard let cause = batch.plannedFor[index] else { return true }
-      return book.ledger.owes(cause)
-    }
+    guard !delivered.results.isEmpty else { return }
+    _ = logTogether([], admit: { _ in true })
   }
 
-  /// The part of `sendBatch` on a log that takes batches: one append lock and one write.
-  /// Returns what it logged, or nil when the store has failed.
+  /// The part of `sendBatch` on a log that takes batches: one append lock and one write, which
+  /// also holds the results delivered and not logged yet, ahead of `intents` (a planned answer
+  /// only while its cause still owes one, decided under the append lock as `applyLogged` does).
+  /// Returns what it logged, its `results` those of `intents`, or nil when the store has failed.
   private func logTogether(
     _ intents: [BatchedIntent], admit: (_ index: Int) -> Bool,
     applied: (_ index: Int) -> Void = { _ in }
   ) -> LoggedBatch? {
+    let waiting = delivered
+    delivered = DeliveredResults()
     if failure != nil { return nil }
+    let first = waiting.results.count
+    let all = first == 0 ? intents : waiting.results + intents
     let started = ContinuousClock.now
     var logged: LoggedBatch?
     do {
       logged = try sink.appendBatch { appendedByOthers, batch in
         try logBatch(
-          intents, appendedByOthers: appendedByOthers, batch: batch, admit: admit,
-          applied: applied)
+          all, appendedByOthers: appendedByOthers, batch: batch,
+          admit: { index in
+            guard index >= first else { return waiting.admits(index, book.ledger) }
+            return admit(index - first)
+          },
+          applied: { index in if index >= first { applied(index - first) } })
       }
     } catch let error as StoreError {
       _ = fail(error)
     } catch {
       _ = fail(.logFailed("\(error)"))
     }
-    guard let logged else { return nil }
+    guard var logged else { return nil }
     if !logged.written.isEmpty { timings.appended(in: ContinuousClock.now - started) }
     publish(logged.written, effects: logged.effects)
+    logged.results.removeFirst(first)
     return logged
   }
 
@@ -251,6 +259,12 @@ struct DeliveredResults {
   /// Per result: its cause when it is a planned answer (logged only while that cause still owes
   /// one), else nil.
   var plannedFor: [Int?] = []
+
+  /// Whether the result at `index` may be logged now.
+  func admits(_ index: Int, _ ledger: ResultLedger) -> Bool {
+    guard let cause = plannedFor[index] else { return true }
+    return ledger.owes(cause)
+  }
 }
 
 /// What `sendBatch` logged: per intent where its event is in `written` or why it was not

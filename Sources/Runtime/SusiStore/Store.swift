@@ -120,11 +120,25 @@ public actor Store {
   /// How many more events may owe results before the store is full (see `isFull`).
   public var room: Int { max(0, inFlightLimit - book.ledger.count) }
 
-  /// Returns once the store is not full (or it closed or failed).
+  /// How much room a full store makes before `waitForRoom` returns: an eighth of
+  /// `inFlightLimit`, so a frontend held back sends its next intents that many at a time (one
+  /// append), not a few after each few results.
+  public nonisolated var refillRoom: Int { max(1, inFlightLimit / 8) }
+
+  /// Returns at once when the store is not full; when it is, once it has `refillRoom` room
+  /// again (or it closed or failed).
   public func waitForRoom() async {
-    while isFull && failure == nil {
+    guard isFull else { return }
+    while !hasRefilled && failure == nil {
       await withCheckedContinuation { roomWaiters.append($0) }
     }
+  }
+
+  /// True when a full store has room enough again (see `waitForRoom`). Room for fewer will do
+  /// when fewer than `refillRoom` of this process's own events still owe results: the rest may
+  /// be other processes' work, whose results may never come.
+  private var hasRefilled: Bool {
+    room >= refillRoom || (room > 0 && ownOwed.count < refillRoom)
   }
 
   /// The seq of the event first sent with `key`, if the key is still in force.
@@ -142,8 +156,8 @@ public actor Store {
     guard await queue(result, cause: cause) else { return }
     // The first result of a batch goes to the back of the queue of the thread it runs on (the
     // event loop's): the deliveries already waiting there queue theirs meanwhile. It is logged
-    // with them before this delivery returns, so the runner counts the batch as under way
-    // until it is in the log, and `drain` does not return before.
+    // with them (or with intents sent meanwhile) before this delivery returns, so the runner
+    // counts the batch as under way until it is in the log, and `drain` does not return before.
     await Task.yield()
     await logDeliveredResults()
   }
@@ -250,7 +264,7 @@ public actor Store {
   func applyAppended(_ event: Event) -> Reaction {
     let reaction = book.apply(event)
     noteOwed(event, loggedHere: true)
-    if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
+    if !roomWaiters.isEmpty && hasRefilled { wakeRoomWaiters() }
     return reaction
   }
 
@@ -292,7 +306,7 @@ public actor Store {
     timings.followed(lagMilliseconds: clock.now().milliseconds - event.at.milliseconds)
     let reaction = book.apply(event)
     noteOwed(event, loggedHere: false)
-    if !roomWaiters.isEmpty && !isFull { wakeRoomWaiters() }
+    if !roomWaiters.isEmpty && hasRefilled { wakeRoomWaiters() }
     // Shown in seq order with our own events: at once, unless events this store logged before
     // it still wait for their commit (on a sink that commits in groups); then after them.
     if held.events.isEmpty && !held.committing {
