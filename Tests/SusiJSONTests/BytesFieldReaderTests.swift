@@ -7,12 +7,12 @@ import Testing
   /// Reads `text`, an object, with `body` through a bytes reader.
   static func readFields<T>(
     _ text: String, maximumDepth: Int = JSONParser.maximumDepth,
-    _ body: (BytesFieldReader) throws -> T
+    unread: JSONReader.UnreadMembers = .refuse, _ body: (BytesFieldReader) throws -> T
   ) throws -> T {
     try Array(text.utf8).withUnsafeBytes { raw in
       var reader = JSONReader(raw, maximumDepth: maximumDepth)
       var value: T?
-      try reader.readFields { value = try body($0) }
+      try reader.readFields(unread: unread) { value = try body($0) }
       try reader.finish()
       return value!
     }
@@ -120,6 +120,33 @@ import Testing
         if let one = try? r.object("a") { _ = try one.int("k") }
         for element in (try? r.objects("a")) ?? [] { _ = try element.int("k") }
       }
+    }
+  }
+
+  /// Asked to check the members its rules leave unread (a reply read for a few of its fields),
+  /// it reads an object whose other members the parser accepts, nested or not, escaped or not.
+  @Test(arguments: [
+    #"{"a":1,"b":2}"#, #"{"a":1,"b":{"k":"caf\u00e9","x":[-1.5e3,true,null,"\"q\""]}}"#,
+    #"{"a":1,"b":[{"k":0},"caf\#u{e9}",-0]}"#, #"{"b":12345678901234567890,"a":1}"#,
+  ])
+  func checksTheMembersItLeavesUnreadWhenAskedTo(text: String) throws {
+    #expect(try Self.readFields(text, unread: .check) { r in try r.int("a") } == 1)
+    #expect(throws: JSONReader.UnusualObject.self) {
+      try Self.readFields(text) { r in try r.int("a") }
+    }
+  }
+
+  /// An unread member the parser refuses still leaves the object to the tree (which then says
+  /// what is wrong).
+  @Test(arguments: [
+    #"{"a":1,"b":"\x"}"#, "{\"a\":1,\"b\":\"tab\there\"}", #"{"a":1,"b":"\ud800"}"#,
+    #"{"a":1,"b":1x}"#, #"{"a":1,"b":01}"#, #"{"a":1,"b":[-]}"#, #"{"a":1,"b":{"c":1e400}}"#,
+    #"{"a":1,"b":{"c":1,"c":2}}"#,
+  ])
+  func leavesAnUnreadMemberTheParserRefusesToTheTree(text: String) {
+    #expect((try? JSONParser.parse(text)) == nil)
+    #expect(throws: JSONReader.UnusualObject.self) {
+      try Self.readFields(text, unread: .check) { r in try r.int("a") }
     }
   }
 

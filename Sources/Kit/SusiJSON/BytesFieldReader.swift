@@ -12,8 +12,8 @@
 /// - any field rule that fails throws a `JSONShapeError` without a useful message;
 /// - members and elements are located by their structure only; a value is checked when it is
 ///   read, and `JSONReader.readFields(_:)` throws `UnusualObject` when the rules left a member or
-///   element unread. So every byte of the object has been checked as the parser would when it
-///   returns a result.
+///   element unread (or, asked to, checks those as the parser would). So every byte of the object
+///   has been checked as the parser would when it returns a result.
 ///
 /// Made only by `JSONReader.readFields(_:)`, and valid only inside its body.
 public struct BytesFieldReader: FieldReading {
@@ -300,6 +300,26 @@ public struct BytesFieldReader: FieldReading {
         depthLimit: depthLimit)
       parser.index = index
       return parser
+    }
+
+    /// Checks a member no field rule read as the parser would read it: `locate` checked the
+    /// structure, keys and literals, so only strings that are not plain and numbers that are not
+    /// plain integers are left (an object's or array's members are checked one by one).
+    func checkUnread(_ member: Member) throws(JSONReader.UnusualObject) {
+      switch member.kind {
+      case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "t"), UInt8(ascii: "f"),
+        UInt8(ascii: "n"):
+        return
+      default:
+        guard !member.flags.contains(.plain) else { return }
+        var parser = parser(at: Int(member.valueStart))
+        do {
+          _ = try parser.parseValue(depth: 0)
+        } catch {
+          throw JSONReader.UnusualObject()
+        }
+        guard parser.index == Int(member.valueEnd) else { throw JSONReader.UnusualObject() }
+      }
     }
 
     /// The string whose `"` is at `start` and that ends at `end`, read as the parser does.
@@ -617,11 +637,25 @@ extension JSONReader {
   /// larger one asks the runtime first.
   static let fieldReaderCapacity = 42
 
+  /// What `readFields` makes of the members its body's rules did not read.
+  public enum UnreadMembers: Sendable {
+    /// They make the object unusual (`UnusualObject`): for records a program wrote, whose every
+    /// member its reader knows.
+    case refuse
+    /// They are checked as the parser would check them, and otherwise let be: for replies that
+    /// carry more than their reader needs. Only a member the parser would refuse makes the
+    /// object unusual.
+    case check
+  }
+
   /// Reads the object the reader is at with `body`, through a `BytesFieldReader` over its
   /// bytes, and moves past it. Throws `UnusualObject` for an object the field reader does not
-  /// read (see `BytesFieldReader`), or when `body` returned without reading every member: the
-  /// caller then reads the text as a tree. An error `body` throws is rethrown.
-  public mutating func readFields(_ body: (BytesFieldReader) throws -> Void) throws {
+  /// read (see `BytesFieldReader`), or when `body` returned without reading every member (unless
+  /// `unread` is `.check`): the caller then reads the text as a tree. An error `body` throws is
+  /// rethrown.
+  public mutating func readFields(
+    unread: UnreadMembers = .refuse, _ body: (BytesFieldReader) throws -> Void
+  ) throws {
     parser.skipWhitespace()
     guard let base = parser.base, parser.end <= Int(Int32.max) else { throw UnusualObject() }
     let start = parser.index
@@ -650,7 +684,8 @@ extension JSONReader {
               context, first: Int(object.first), count: Int(object.count), depth: depth))
           for m in 0..<context.pointee.members.count
           where !context.pointee.members[m].flags.contains(.read) {
-            throw UnusualObject()
+            guard unread == .check else { throw UnusualObject() }
+            try context.pointee.checkUnread(context.pointee.members[m])
           }
           return Int(object.valueEnd)
         }

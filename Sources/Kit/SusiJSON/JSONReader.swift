@@ -425,7 +425,9 @@ func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bo
 
 extension JSONReader {
   /// Thrown by `readObject(pulling:_:)` for an object it does not read member by member.
-  public struct UnusualObject: Error {}
+  public struct UnusualObject: Error {
+    public init() {}
+  }
 
   /// Reads the object the reader is at: the member named `name` with `pull`, straight from the
   /// reader, and every other member as a tree, in order. Throws `UnusualObject` for a key with

@@ -1,4 +1,5 @@
 import SusiCore
+import SusiHTTPClient
 import SusiHTTPTypes
 import SusiJSON
 
@@ -28,44 +29,85 @@ enum ChatDecoder {
   /// the number of planned answers, and this bounds that number.
   static let maximumPlanned = 1_000
 
-  static func exchange(_ object: JSONObject, fallbackQuery: String, place: String)
+  /// Reads a `chat.json` reply.
+  static func exchange(_ response: TransportResponse, fallbackQuery: String)
     throws(RunnerFailure) -> Exchange
   {
-    try ReplyReader.requireAccepted(object, place: place)
-    var answers: [AnswerAction] = []
+    let place = Endpoints.chat.path
+    return try ReplyReader.read(
+      response, endpoint: Endpoints.chat, place: place,
+      bytes: { try exchange($0, fallbackQuery: fallbackQuery, place: place) },
+      tree: { try exchange($0, fallbackQuery: fallbackQuery, place: place) })
+  }
+
+  /// Reads one envelope: a `chat.json` reply, or one cognition of `memory.json`.
+  static func exchange(_ reply: some ReplyFields, fallbackQuery: String, place: String) throws
+    -> Exchange
+  {
+    try ReplyReader.requireAccepted(reply, place: place)
+    var read = Answers()
+    if reply.has("answers") {
+      // Read as the reader reads objects; as trees when some answer is not an object (skipped).
+      if let answers = try? reply.objects("answers") {
+        for answer in answers { try read.add(answer) }
+      } else {
+        let value = try reply.value("answers")
+        guard case .array(let answers) = value else {
+          throw RunnerFailure(
+            .badResponse, "the chat reply from \(place) has \(value.kindName) for answers")
+        }
+        for case .object(let answer) in answers { try read.add(FieldReader(answer)) }
+      }
+    }
+    let planned = read.plannedByDelay.keys.sorted().map {
+      PlannedAnswer(delayMilliseconds: $0, answers: read.plannedByDelay[$0] ?? [])
+    }
+    return Exchange(
+      query: try reply.lenientText("query") ?? fallbackQuery, answers: read.now, planned: planned,
+      skill: read.skill, queryDate: date(try reply.optionalValue("query_date")),
+      answerDate: date(try reply.optionalValue("answer_date")),
+      anonymous: try reply.lenientObject("session")?.lenientObject("identity")?.lenientBool(
+        "anonymous"))
+  }
+
+  /// The actions of a reply's answers, in order.
+  private struct Answers {
+    var now: [AnswerAction] = []
     var plannedByDelay: [Int: [AnswerAction]] = [:]
     var plannedCount = 0
+    /// The first answer's skill.
     var skill: String?
-    switch object["answers"] {
-    case nil, .null?:
-      break
-    case .array(let list)?:
-      for answer in list {
-        guard let answer = answer.object else { continue }
-        let rows = AnswerActionDecoder.rows(answer.array("data") ?? [])
-        if skill == nil { skill = answer.strings("skills").first }
-        for action in answer.array("actions") ?? [] {
-          if let delay = AnswerActionDecoder.planDelay(action) {
-            guard plannedCount < maximumPlanned else { continue }
-            plannedCount += 1
-            plannedByDelay[delay, default: []].append(
-              AnswerActionDecoder.decode(action, rows: rows))
+
+    mutating func add(_ answer: some ReplyFields) throws {
+      var rows = AnswerActionDecoder.Rows(of: answer)
+      if skill == nil {
+        skill = try answer.optionalValue("skills")?.array?.lazy.compactMap(\.string).first
+      }
+      guard answer.has("actions") else { return }
+      if let actions = try? answer.objects("actions") {
+        for action in actions { try add(action, rows: &rows) }
+      } else if case .array(let actions) = try answer.value("actions") {
+        for action in actions {
+          if case .object(let object) = action {
+            try add(FieldReader(object), rows: &rows)
           } else {
-            answers.append(AnswerActionDecoder.decode(action, rows: rows))
+            now.append(.unknown(type: "", raw: action))
           }
         }
       }
-    case let other?:
-      throw RunnerFailure(
-        .badResponse, "the chat reply from \(place) has \(other.kindName) for answers")
     }
-    let planned = plannedByDelay.keys.sorted().map {
-      PlannedAnswer(delayMilliseconds: $0, answers: plannedByDelay[$0] ?? [])
+
+    private mutating func add(
+      _ action: some ReplyFields, rows: inout AnswerActionDecoder.Rows<some FieldReading>
+    ) throws {
+      guard let delay = try AnswerActionDecoder.planDelay(action) else {
+        now.append(try AnswerActionDecoder.decode(action, rows: &rows))
+        return
+      }
+      guard plannedCount < maximumPlanned else { return }
+      plannedCount += 1
+      plannedByDelay[delay, default: []].append(try AnswerActionDecoder.decode(action, rows: &rows))
     }
-    return Exchange(
-      query: object.text("query") ?? fallbackQuery, answers: answers, planned: planned,
-      skill: skill, queryDate: date(object["query_date"]), answerDate: date(object["answer_date"]),
-      anonymous: object.object("session")?.object("identity")?.bool("anonymous"))
   }
 
   /// A date in the server's `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'`, any RFC 3339 form, a

@@ -86,3 +86,37 @@ extension JSONObject {
     (self[key]?.array ?? []).compactMap { $0.string }
   }
 }
+
+/// A reply's fields, read from its bytes (`BytesFieldReader`) or from its tree (`FieldReader`):
+/// a decoder written once against this reads a reply either way (`ReplyReader.read`).
+protocol ReplyFields: FieldReading {
+  /// The object itself as a tree, for what is kept as it came (an action this client does not
+  /// know). A reader of bytes gives up instead, and the reply is read as a tree.
+  func tree() throws -> JSON
+}
+
+extension FieldReader: ReplyFields {
+  func tree() -> JSON { .object(object) }
+}
+
+extension BytesFieldReader: ReplyFields {
+  func tree() throws -> JSON { throw JSONReader.UnusualObject() }
+}
+
+/// The lenient readers above over either reader: each reads the member as a value and reads
+/// that as the `JSON` readers do, so both ways give the same answer.
+extension FieldReading {
+  func lenientText(_ key: String) throws -> String? { try optionalValue(key)?.lenientText }
+
+  func nonEmptyText(_ key: String) throws -> String? {
+    guard let text = try lenientText(key), !text.trimmingSpaces().isEmpty else { return nil }
+    return text
+  }
+
+  func lenientInt(_ key: String) throws -> Int? { try optionalValue(key)?.lenientInt }
+  func lenientDouble(_ key: String) throws -> Double? { try optionalValue(key)?.lenientDouble }
+  func lenientBool(_ key: String) throws -> Bool? { try optionalValue(key)?.lenientBool }
+
+  /// The object member `key`, or nil when it is absent, null or not an object.
+  func lenientObject(_ key: String) -> Self? { try? optionalObject(key) }
+}

@@ -8,11 +8,9 @@ public enum ReplyDecoding {
   /// `cause` with a token (so `anonymous` is kept): `messageReceived`, or `requestFailed` when
   /// the body is no chat reply.
   public static func chat(_ body: [UInt8], query: String, cause: Int) -> Action {
-    let place = Endpoints.chat.path
     do throws(RunnerFailure) {
-      let object = try ReplyReader.object(
-        TransportResponse(status: 200, body: body), endpoint: Endpoints.chat, place: place)
-      let exchange = try ChatDecoder.exchange(object, fallbackQuery: query, place: place)
+      let exchange = try ChatDecoder.exchange(
+        TransportResponse(status: 200, body: body), fallbackQuery: query)
       return .messageReceived(
         Action.MessageReceived(
           query: exchange.query, answers: exchange.answers, skill: exchange.skill,
@@ -40,11 +38,8 @@ public enum ReplyDecoding {
   /// The result a `memory.json` reply body (status 200) gives a `loadHistory` of event `cause`:
   /// `historyLoaded`, or `requestFailed` when the body is no memory reply.
   public static func memory(_ body: [UInt8], cause: Int) -> Action {
-    let place = Endpoints.memory.path
     do throws(RunnerFailure) {
-      let object = try ReplyReader.object(
-        TransportResponse(status: 200, body: body), endpoint: Endpoints.memory, place: place)
-      let history = try MemoryDecoder.history(object, place: place)
+      let history = try MemoryDecoder.history(TransportResponse(status: 200, body: body))
       return .historyLoaded(
         Action.HistoryLoaded(entries: history.entries, remaining: history.remaining))
     } catch {

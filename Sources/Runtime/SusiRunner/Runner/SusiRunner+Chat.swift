@@ -27,8 +27,8 @@ extension SusiRunner.Performer {
       ("language", language ?? machineLanguage), ("device_type", deviceType),
     ]
     if let token { parameters.append(("access_token", token)) }
-    let reply = try await call(APICall(Endpoints.chat, parameters), base: base)
-    let exchange = try ChatDecoder.exchange(reply, fallbackQuery: query, place: Endpoints.chat.path)
+    let reply = try await send(APICall(Endpoints.chat, parameters), base: base)
+    let exchange = try ChatDecoder.exchange(reply, fallbackQuery: query)
     return .messageReceived(
       Action.MessageReceived(
         query: exchange.query, answers: exchange.answers, skill: exchange.skill,
@@ -41,8 +41,8 @@ extension SusiRunner.Performer {
     var parameters = [("cognitions", "10")]
     if let before { parameters.append(("date", before.rfc3339)) }
     if let token = try optionalToken(server).token { parameters.append(("access_token", token)) }
-    let reply = try await call(APICall(Endpoints.memory, parameters), base: base)
-    let history = try MemoryDecoder.history(reply, place: Endpoints.memory.path)
+    let reply = try await send(APICall(Endpoints.memory, parameters), base: base)
+    let history = try MemoryDecoder.history(reply)
     // The page starts at the exchange asked at `before`, inclusive (the real server's `date`),
     // and that one is held already.
     let entries = history.entries.filter { entry in

@@ -365,17 +365,24 @@ extension SusiRunner.Performer {
   func call(_ call: APICall, base: String, policy: RetryPolicy? = nil, totalTimeout: Double? = nil)
     async throws(RunnerFailure) -> JSONObject
   {
+    let response = try await send(call, base: base, policy: policy, totalTimeout: totalTimeout)
+    return try ReplyReader.object(response, endpoint: call.endpoint, place: call.endpoint.path)
+  }
+
+  /// Calls a SUSI endpoint and returns its reply, for a decoder that reads it itself
+  /// (`ReplyReader.read`).
+  func send(_ call: APICall, base: String, policy: RetryPolicy? = nil, totalTimeout: Double? = nil)
+    async throws(RunnerFailure) -> TransportResponse
+  {
     var limits = limits
     if let totalTimeout { limits.totalTimeout = totalTimeout }
     let request = call.request(base: base, limits: limits)
-    let place = call.endpoint.path
     // A request that never got a reply names the whole address: which server it was matters.
     // Found once: it is also the key the calls to this address are spaced by.
     let address = request.displayURL
-    let response = try await sender.send(
+    return try await sender.send(
       request, idempotent: call.endpoint.idempotent, place: address, policy: policy,
       paceKey: address)
-    return try ReplyReader.object(response, endpoint: call.endpoint, place: place)
   }
 
   /// The token for an endpoint that needs a logged-in user. No token means no request
