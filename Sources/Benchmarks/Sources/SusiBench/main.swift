@@ -15,10 +15,17 @@ if let status = runLogChildIfRequested(Array(CommandLine.arguments.dropFirst()))
 signal(SIGPIPE, SIG_IGN)
 let interruptions = stopStartedServersWhenInterrupted()
 
-/// The `susi` binary the benchmarks run: the release build of the package two folders up
-/// (`swift build -c release` at the top of the repository), or `SUSI_BINARY` when set.
+/// The `susi` binary the benchmarks run: `SUSI_BINARY` when set, else a `susi` beside this
+/// executable (so a copied pair of binaries measures its own `susi`, not the repository's), else
+/// the release build of the package two folders up (`swift build -c release` at the top of the
+/// repository). Printed once at the start, so a comparison of two builds shows which it ran.
 let builtSusi: String = {
   if let path = ProcessInfo.processInfo.environment["SUSI_BINARY"] { return path }
+  let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+  if let me {
+    let beside = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("susi")
+    if FileManager.default.isExecutableFile(atPath: beside.path) { return beside.path }
+  }
   let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
@@ -69,6 +76,7 @@ if !unknown.isEmpty {
   FileHandle.standardError.write(
     Data("susi-bench: this is a debug build; figures mean little. Use -c release.\n".utf8))
 #endif
+print("susi-bench runs \(builtSusi)")
 for benchmark in benchmarks where selected.isEmpty || selected.contains(benchmark.name) {
   print("== \(benchmark.name): \(benchmark.summary)")
   do {
