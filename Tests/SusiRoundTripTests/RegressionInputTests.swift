@@ -2,8 +2,9 @@ import Foundation
 import SusiRoundTrip
 import Testing
 
-/// Every input in `Inputs/`: replies that once broke the record property (found by hand or by
-/// the fuzz target, which writes each crashing input as a file), checked again on every run.
+/// Every input in `Inputs/`: replies that once broke the record property or made the two reply
+/// readers disagree (found by hand or by the fuzz target, which writes each crashing input as a
+/// file), checked again on every run.
 @Suite struct RegressionInputTests {
   static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("Inputs")
@@ -15,12 +16,13 @@ import Testing
   @Test func thereAreInputs() { #expect(!Self.inputs.isEmpty) }
 
   @Test(arguments: inputs)
-  func anInputThatOnceFailedKeepsTheRecordProperty(name: String) throws {
+  func anInputThatOnceFailedPassesBothChecks(name: String) throws {
     let bytes = Array(try Data(contentsOf: Self.folder.appendingPathComponent(name)))
     let scratch = try HostileReplyTests.folder()
     defer { try? FileManager.default.removeItem(atPath: scratch) }
     do {
       try RecordRoundTrip.check(bytes, under: scratch)
+      try ReaderAgreement.check(bytes)
     } catch {
       Issue.record("\(name): \(error)")
     }

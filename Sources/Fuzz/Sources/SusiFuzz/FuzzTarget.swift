@@ -11,14 +11,16 @@ private let scratch: String = {
 }()
 
 /// libFuzzer's entry point: one input, as a server's reply (and as an intent line). A record
-/// that does not read back stops the run with the reason, and libFuzzer keeps the input.
+/// that does not read back, or a reply read from its bytes to something other than its tree
+/// gives, stops the run with the reason, and libFuzzer keeps the input.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   let input = Array(UnsafeBufferPointer(start: data, count: count))
   do {
     try RecordRoundTrip.check(input, under: scratch)
+    try ReaderAgreement.check(input)
   } catch {
-    FileHandle.standardError.write(Data("round trip failed: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
     abort()
   }
   return 0

@@ -116,7 +116,7 @@ enum ReplyReader {
 
   /// Where the JSON of a reply body lies: past a byte-order mark and whitespace, inside JSONP.
   /// An empty body or an HTML page is refused.
-  private static func payload(_ body: [UInt8], place: String) throws(RunnerFailure) -> (Int, Int) {
+  static func payload(_ body: [UInt8], place: String) throws(RunnerFailure) -> (Int, Int) {
     var start = 0
     var end = body.count
     if body.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
