@@ -21,6 +21,20 @@ import Testing
     )
   }
 
+  @Test(arguments: [0, 9, 10, 1234, 100_000])
+  func writesEveryDigitOfTheLength(length: Int) {
+    let response = HTTPResponse(status: 200, body: Array(repeating: 0x61, count: length))
+    #expect(
+      encoded(response)
+        == "HTTP/1.1 200 OK\r\nDate: DATE\r\nContent-Length: \(length)\r\n\r\n"
+        + String(repeating: "a", count: length))
+  }
+
+  @Test func writesAnUnknownStatusWithItsNumber() {
+    #expect(encoded(HTTPResponse(status: 599)).hasPrefix("HTTP/1.1 599 "))
+    #expect(encoded(HTTPResponse(status: 42)).hasPrefix("HTTP/1.1 500 "))
+  }
+
   @Test func replacesFramingHeadersFromTheHandler() {
     let response = HTTPResponse(
       status: 200,

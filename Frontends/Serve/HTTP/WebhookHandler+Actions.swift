@@ -36,26 +36,27 @@ extension WebhookHandler {
   /// for all of them), answered once the store has them. Declines any other request.
   func respondToAction(_ request: HTTPRequest, with responder: HTTPResponder) -> Bool {
     guard Self.isPlainPostAction(request) else { return false }
-    let metrics = self.metrics
-    let answer: @Sendable (HTTPResponse) -> Void = { response in
-      metrics.recordRequest(route: "/actions", status: response.status)
-      responder(response)
-    }
     do throws(WebhookError) {
       let principal = try authenticate(request, needed: true)
       let prepared = try prepareAction(request, principal.caller)
       intake.submit(prepared.intent, on: responder.executor) { result in
         do throws(WebhookError) {
           let (seq, replayed) = try self.sentSeq(result, prepared)
-          answer(Self.accepted(seq, replayed: replayed))
+          self.answerAction(Self.accepted(seq, replayed: replayed), with: responder)
         } catch {
-          answer(error.response)
+          self.answerAction(error.response, with: responder)
         }
       }
     } catch {
-      answer(error.response)
+      answerAction(error.response, with: responder)
     }
     return true
+  }
+
+  /// Counts an answer to `POST /actions` in the metrics and sends it.
+  private func answerAction(_ response: HTTPResponse, with responder: HTTPResponder) {
+    metrics.recordRequest(route: "/actions", status: response.status)
+    responder(response)
   }
 
   /// Whether `request` is `POST /actions` without `?wait=1` (which waits for results in a task;

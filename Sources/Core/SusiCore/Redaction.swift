@@ -10,7 +10,7 @@ public enum Redaction {
   /// `text` with secret values replaced by `[redacted]`.
   public static func scrub(_ text: String) -> String {
     // A byte scan first: most text has no secret, and this runs for every logged reason.
-    guard text.utf8.contains(UInt8(ascii: "=")) || mentionsBearer(text) else { return text }
+    guard mayHoldSecret(text) else { return text }
     var out = text
     for name in secretParameters {
       out = replaceValues(after: name + "=", in: out)
@@ -20,20 +20,27 @@ public enum Redaction {
     return out
   }
 
-  private static let bearerBytes: [UInt8] = Array("bearer".utf8)
-
-  /// Whether `Bearer` or `bearer` occurs in `text` (a byte scan; `String.contains` is far slower).
-  private static func mentionsBearer(_ text: String) -> Bool {
-    var matched = 0
-    for byte in text.utf8 {
-      if byte == bearerBytes[matched] || (matched == 0 && byte == UInt8(ascii: "B")) {
-        matched += 1
-        if matched == bearerBytes.count { return true }
-      } else {
-        matched = byte == UInt8(ascii: "b") || byte == UInt8(ascii: "B") ? 1 : 0
+  /// Whether `text` has an `=` or mentions `Bearer`/`bearer`: one pass over its bytes.
+  private static func mayHoldSecret(_ text: String) -> Bool {
+    var text = text
+    return text.withUTF8 { bytes in
+      let rest: StaticString = "earer"
+      var index = 0
+      while index < bytes.count {
+        let byte = bytes[index]
+        index += 1
+        if byte == UInt8(ascii: "=") { return true }
+        guard byte == UInt8(ascii: "b") || byte == UInt8(ascii: "B"),
+          bytes.count - index >= rest.utf8CodeUnitCount
+        else { continue }
+        if UnsafeBufferPointer(rebasing: bytes[index..<(index + rest.utf8CodeUnitCount)])
+          .elementsEqual(UnsafeBufferPointer(start: rest.utf8Start, count: rest.utf8CodeUnitCount))
+        {
+          return true
+        }
       }
+      return false
     }
-    return false
   }
 
   private static func replaceValues(after marker: String, in text: String) -> String {

@@ -53,8 +53,9 @@ public struct HTTPRequest: Sendable {
 
   /// The target's query string without the `?`, or nil.
   public var query: String? {
-    guard let mark = target.firstIndex(of: "?") else { return nil }
-    return String(target[target.index(after: mark)...])
+    // A byte search: a Character search breaks the target into graphemes.
+    guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+    return String(target[target.utf8.index(after: mark)...])
   }
 }
 

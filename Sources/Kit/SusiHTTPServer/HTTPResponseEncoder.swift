@@ -89,10 +89,10 @@ enum HTTPResponseEncoder {
     framing: HTTPResponseFraming, date: String, into out: inout [UInt8]
   ) {
     out.reserveCapacity(out.count + 128 + headers.fields.count * 32)
-    out.append(contentsOf: "HTTP/1.1 ".utf8)
-    out.append(contentsOf: String(status).utf8)
+    append("HTTP/1.1 ", to: &out)
+    appendDecimal(status, to: &out)
     out.append(HTTPSyntax.space)
-    out.append(contentsOf: HTTPStatus.reason(status).utf8)
+    append(HTTPStatus.reason(status), to: &out)
     out.append(contentsOf: crlf)
     var hasDate = false
     for field in headers.fields {
@@ -107,27 +107,53 @@ enum HTTPResponseEncoder {
         field.value.utf8.allSatisfy(HTTPSyntax.isFieldValueByte)
       else { continue }
       if HTTPHeaders.namesMatch(field.name, "date") { hasDate = true }
-      out.append(contentsOf: field.name.utf8)
-      out.append(contentsOf: ": ".utf8)
-      out.append(contentsOf: field.value.utf8)
+      append(field.name, to: &out)
+      append(": ", to: &out)
+      append(field.value, to: &out)
       out.append(contentsOf: crlf)
     }
     if !hasDate {
-      out.append(contentsOf: "Date: ".utf8)
-      out.append(contentsOf: date.utf8)
+      append("Date: ", to: &out)
+      append(date, to: &out)
       out.append(contentsOf: crlf)
     }
     if let contentLength {
-      out.append(contentsOf: "Content-Length: ".utf8)
-      out.append(contentsOf: String(contentLength).utf8)
+      append("Content-Length: ", to: &out)
+      appendDecimal(contentLength, to: &out)
       out.append(contentsOf: crlf)
     }
-    if chunked { out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
+    if chunked { append("Transfer-Encoding: chunked\r\n", to: &out) }
     if !framing.keepAlive {
-      out.append(contentsOf: "Connection: close\r\n".utf8)
+      append("Connection: close\r\n", to: &out)
     } else if framing.isHTTP10 {
-      out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+      append("Connection: keep-alive\r\n", to: &out)
     }
     out.append(contentsOf: crlf)
+  }
+
+  // The head is written with one copy per piece: appending a string's UTF-8 view goes through
+  // the view's generic copy, which costs more than the bytes it moves.
+  private static func append(_ text: StaticString, to out: inout [UInt8]) {
+    out.append(
+      contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+
+  private static func append(_ text: String, to out: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { out.append(contentsOf: $0) }
+  }
+
+  /// A status or a length (never negative) in decimal, without making a string of it.
+  private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+      var start = buffer.count
+      var rest = value.magnitude
+      repeat {
+        start -= 1
+        buffer[start] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
+        rest /= 10
+      } while rest > 0
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+    }
   }
 }

@@ -53,17 +53,21 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
   public static func namesMatch(_ a: String, _ b: String) -> Bool {
     // Names of different lengths never match: most fields are told apart here.
     guard a.utf8.count == b.utf8.count else { return false }
-    var left = a.utf8.makeIterator()
-    var right = b.utf8.makeIterator()
-    while true {
-      switch (left.next(), right.next()) {
-      case (nil, nil): return true
-      case (let x?, let y?):
-        if x == y { continue }
-        let foldedX = x >= 65 && x <= 90 ? x | 0x20 : x
-        let foldedY = y >= 65 && y <= 90 ? y | 0x20 : y
-        if foldedX != foldedY { return false }
-      default: return false
+    // Compared over contiguous bytes (a name is a small string, copied to the stack for this):
+    // the view's iterators decode the string's form once per byte.
+    var a = a
+    var b = b
+    return a.withUTF8 { left in
+      b.withUTF8 { right in
+        for index in 0..<left.count {
+          let x = left[index]
+          let y = right[index]
+          if x == y { continue }
+          let foldedX = x >= 65 && x <= 90 ? x | 0x20 : x
+          let foldedY = y >= 65 && y <= 90 ? y | 0x20 : y
+          if foldedX != foldedY { return false }
+        }
+        return true
       }
     }
   }

@@ -16,36 +16,43 @@ public enum DateTimeText {
     }
     let (year, month, day) = civil(fromDays: days)
     let ms = Int(msOfDay)
-    func digits(_ value: Int, _ count: Int) {
-      var divisor = 1
-      for _ in 1..<count { divisor *= 10 }
-      var v = value
-      for _ in 0..<count {
-        out.append(UInt8(truncatingIfNeeded: v / divisor % 10) + 0x30)
-        v %= divisor
-        divisor /= 10
-        if divisor == 0 { divisor = 1 }
+    // Written into a small buffer and appended once: an append per byte checks the array's
+    // uniqueness and capacity each time.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { text in
+      var count = 0
+      func put(_ byte: UInt8) {
+        text[count] = byte
+        count += 1
       }
+      func digits(_ value: Int, _ width: Int) {
+        var v = value
+        for index in stride(from: count + width - 1, through: count, by: -1) {
+          text[index] = UInt8(truncatingIfNeeded: v % 10) + 0x30
+          v /= 10
+        }
+        count += width
+      }
+      if (0...9999).contains(year) {
+        digits(year, 4)
+      } else {
+        put(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+        digits(abs(year) % 1_000_000, 6)
+      }
+      put(UInt8(ascii: "-"))
+      digits(month, 2)
+      put(UInt8(ascii: "-"))
+      digits(day, 2)
+      put(UInt8(ascii: "T"))
+      digits(ms / 3_600_000, 2)
+      put(UInt8(ascii: ":"))
+      digits(ms / 60_000 % 60, 2)
+      put(UInt8(ascii: ":"))
+      digits(ms / 1000 % 60, 2)
+      put(UInt8(ascii: "."))
+      digits(ms % 1000, 3)
+      put(UInt8(ascii: "Z"))
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<count]))
     }
-    if (0...9999).contains(year) {
-      digits(year, 4)
-    } else {
-      out.append(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-      digits(abs(year), 6)
-    }
-    out.append(UInt8(ascii: "-"))
-    digits(month, 2)
-    out.append(UInt8(ascii: "-"))
-    digits(day, 2)
-    out.append(UInt8(ascii: "T"))
-    digits(ms / 3_600_000, 2)
-    out.append(UInt8(ascii: ":"))
-    digits(ms / 60_000 % 60, 2)
-    out.append(UInt8(ascii: ":"))
-    digits(ms / 1000 % 60, 2)
-    out.append(UInt8(ascii: "."))
-    digits(ms % 1000, 3)
-    out.append(UInt8(ascii: "Z"))
   }
 
   /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's algorithm).

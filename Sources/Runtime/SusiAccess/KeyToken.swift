@@ -33,8 +33,16 @@ public struct KeyToken: Sendable, Equatable, CustomStringConvertible {
     guard bytes.count == 65, bytes[21] == UInt8(ascii: "_"),
       bytes[0..<5].elementsEqual("susi_".utf8)
     else { return nil }
-    let id =
-      "key_" + String(decoding: UnsafeBufferPointer(rebasing: bytes[5..<21]), as: UTF8.self)
+    // Written into the string's own storage: one allocation, where joining two strings
+    // takes two (this runs for every request that sends a key).
+    let prefix: StaticString = "key_"
+    let id = String(unsafeUninitializedCapacity: 20) { text in
+      _ = text.initialize(
+        fromContentsOf: UnsafeBufferPointer(start: prefix.utf8Start, count: 4))
+      _ = UnsafeMutableBufferPointer(rebasing: text[4...]).initialize(
+        fromContentsOf: UnsafeBufferPointer(rebasing: bytes[5..<21]))
+      return 20
+    }
     return AccessControl.isKeyID(id) ? id : nil
   }
 
