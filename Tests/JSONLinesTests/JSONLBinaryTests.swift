@@ -160,13 +160,14 @@ import Testing
       sourceLocation: sourceLocation)
   }
 
-  /// A chat query whose answer plans a second answer one second later.
+  /// A chat query whose answer plans a second answer a minute later: long after any drain, even
+  /// on a loaded machine (a drain that waited for it would take that minute and then show it).
   private static let timer =
-    #"{"type":"sendMessage","payload":{"query":"set a timer for 1 seconds"},"id":"timer"}"#
+    #"{"type":"sendMessage","payload":{"query":"set a timer for 60 seconds"},"id":"timer"}"#
 
   private func isDelayedAnswer(_ line: JSON) -> Bool {
     line["type"] == "messageReceived"
-      && line["payload"]?["answers"]?.array?.first?["expression"] == "Your 1 second timer is done."
+      && line["payload"]?["answers"]?.array?.first?["expression"] == "Your 60 second timer is done."
   }
 
   @Test func waitsForAnswersNowButNotForPlannedOnesWhenStdinClosesThenExitsZero() async throws {

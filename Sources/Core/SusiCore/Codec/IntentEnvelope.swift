@@ -36,6 +36,59 @@ public struct IntentEnvelope: Sendable {
   public static func decode(
     _ bytes: UnsafeRawBufferPointer, accessChanges: AccessChanges
   ) throws(Refusal) -> IntentEnvelope {
+    if let envelope = ordinary(bytes) { return envelope }
+    return try decodeTree(bytes, accessChanges: accessChanges)
+  }
+
+  /// The envelope read straight from its bytes, with no tree, when it is an ordinary intent:
+  /// only the envelope's members, each once; a `type` naming an intent that changes no access;
+  /// a payload that is absent, null, or an object the strict rules accept. Nil for anything
+  /// else, which the tree then reads: it gives the same envelope, or the refusal that says
+  /// what is wrong.
+  static func ordinary(_ bytes: UnsafeRawBufferPointer) -> IntentEnvelope? {
+    var reader = JSONReader(bytes, maximumDepth: Nesting.outside)
+    var envelope: IntentEnvelope?
+    do {
+      try reader.readFields { fields in
+        guard let type = ActionType(rawValue: try fields.string("type")), type.kind != .result,
+          !Privilege.accessIntents.contains(type)
+        else { return }
+        var id = try fields.optionalValue("id")
+        if id == .null { id = nil }
+        let action: Action
+        if let payload = try fields.optionalObject("payload") {
+          if let allowed = type.acceptedFields { try payload.rejectUnknownKeys(allowed) }
+          action = try Action.decodeFields(type: type, payload)
+        } else {
+          action = try Action.decode(type: type.rawValue, payload: nil, strict: true)
+        }
+        envelope = IntentEnvelope(action: action, id: id)
+      }
+      try reader.finish()
+    } catch {
+      return nil
+    }
+    return envelope
+  }
+
+  /// How reading `bytes` straight from them and reading their tree differ; nil when they
+  /// agree. The byte reader may leave an envelope to the tree, but what it does read must be
+  /// what the tree reads (for the tests and the fuzz target).
+  public static func disagreement(_ bytes: UnsafeRawBufferPointer) -> String? {
+    guard let fromBytes = ordinary(bytes) else { return nil }
+    do {
+      let fromTree = try decodeTree(bytes, accessChanges: .refused(hint: "not here"))
+      guard fromTree.action != fromBytes.action || fromTree.id != fromBytes.id else { return nil }
+      return "the bytes give \(fromBytes), the tree \(fromTree)"
+    } catch {
+      return "the bytes give \(fromBytes), the tree refuses it (\(error.code): \(error.message))"
+    }
+  }
+
+  /// The envelope read through a tree, which names what is wrong with one it refuses.
+  private static func decodeTree(
+    _ bytes: UnsafeRawBufferPointer, accessChanges: AccessChanges
+  ) throws(Refusal) -> IntentEnvelope {
     let json: JSON
     do {
       json = try JSONParser.parse(bytes, maximumDepth: Nesting.outside)
