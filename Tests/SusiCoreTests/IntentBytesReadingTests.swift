@@ -72,7 +72,8 @@ import Testing
   }
 
   @Test func textThatIsNotUTF8IsLeftToTheTree() {
-    let bytes = Array(#"{"type":"sendMessage","payload":{"query":"a"#.utf8) + [0xFF, 0xFE]
+    let bytes =
+      Array(#"{"type":"sendMessage","payload":{"query":"a"#.utf8) + [0xFF, 0xFE]
       + Array(#""}}"#.utf8)
     #expect(Self.ordinary(bytes) == nil)
     let refusal = bytes.withUnsafeBytes { raw in
