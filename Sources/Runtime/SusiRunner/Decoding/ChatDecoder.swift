@@ -46,19 +46,7 @@ enum ChatDecoder {
   {
     try ReplyReader.requireAccepted(reply, place: place)
     var read = Answers()
-    if reply.has("answers") {
-      // Read as the reader reads objects; as trees when some answer is not an object (skipped).
-      if let answers = try? reply.objects("answers") {
-        for answer in answers { try read.add(answer) }
-      } else {
-        let value = try reply.value("answers")
-        guard case .array(let answers) = value else {
-          throw RunnerFailure(
-            .badResponse, "the chat reply from \(place) has \(value.kindName) for answers")
-        }
-        for case .object(let answer) in answers { try read.add(FieldReader(answer)) }
-      }
-    }
+    try reply.addObjects("answers", to: &read, reply: "the chat reply", place: place)
     let planned = read.plannedByDelay.keys.sorted().map {
       PlannedAnswer(delayMilliseconds: $0, answers: read.plannedByDelay[$0] ?? [])
     }
@@ -71,7 +59,7 @@ enum ChatDecoder {
   }
 
   /// The actions of a reply's answers, in order.
-  private struct Answers {
+  private struct Answers: ReplyObjectCollector {
     var now: [AnswerAction] = []
     var plannedByDelay: [Int: [AnswerAction]] = [:]
     var plannedCount = 0

@@ -1,3 +1,4 @@
+import SusiCore
 import SusiHTTPTypes
 import SusiJSON
 
@@ -101,6 +102,32 @@ extension FieldReader: ReplyFields {
 
 extension BytesFieldReader: ReplyFields {
   func tree() throws -> JSON { throw JSONReader.UnusualObject() }
+}
+
+/// What takes the objects of an array in a reply one by one, each in the reader it comes in.
+protocol ReplyObjectCollector {
+  mutating func add(_ object: some ReplyFields) throws
+}
+
+extension ReplyFields {
+  /// Adds each object of the array `key` to `collector`, in order, skipping elements that are
+  /// not objects; nothing when the member is absent or null. A member that is no array fails,
+  /// saying that `reply` (`the chat reply`) from `place` has its kind for `key`.
+  func addObjects(
+    _ key: String, to collector: inout some ReplyObjectCollector, reply: String, place: String
+  ) throws {
+    guard has(key) else { return }
+    // Read as this reader reads objects; as trees when some element is not an object.
+    if let objects = try? objects(key) {
+      for object in objects { try collector.add(object) }
+      return
+    }
+    let value = try value(key)
+    guard case .array(let elements) = value else {
+      throw RunnerFailure(.badResponse, "\(reply) from \(place) has \(value.kindName) for \(key)")
+    }
+    for case .object(let object) in elements { try collector.add(FieldReader(object)) }
+  }
 }
 
 /// The lenient readers above over either reader: each reads the member as a value and reads

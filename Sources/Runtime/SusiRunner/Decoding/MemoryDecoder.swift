@@ -19,28 +19,22 @@ enum MemoryDecoder {
     -> (entries: [HistoryEntry], remaining: Int)
   {
     try ReplyReader.requireAccepted(reply, place: place)
+    var history = History(place: place)
+    try reply.addObjects("cognitions", to: &history, reply: "the memory", place: place)
+    return (history.entries, max(0, try reply.lenientInt("cognitions_remaining") ?? 0))
+  }
+
+  /// The entries of a memory's cognitions, each read as a chat reply.
+  private struct History: ReplyObjectCollector {
+    let place: String
     var entries: [HistoryEntry] = []
-    func add(_ cognition: some ReplyFields) throws {
+
+    mutating func add(_ cognition: some ReplyFields) throws {
       let exchange = try ChatDecoder.exchange(cognition, fallbackQuery: "", place: place)
       entries.append(
         HistoryEntry(
           query: exchange.query, answers: exchange.answers + exchange.planned.flatMap(\.answers),
           queryDate: exchange.queryDate, answerDate: exchange.answerDate))
     }
-    if reply.has("cognitions") {
-      // Read as the reader reads objects; as trees when some cognition is not an object
-      // (skipped).
-      if let cognitions = try? reply.objects("cognitions") {
-        for cognition in cognitions { try add(cognition) }
-      } else {
-        let value = try reply.value("cognitions")
-        guard case .array(let cognitions) = value else {
-          throw RunnerFailure(
-            .badResponse, "the memory from \(place) has \(value.kindName) for cognitions")
-        }
-        for case .object(let cognition) in cognitions { try add(FieldReader(cognition)) }
-      }
-    }
-    return (entries, max(0, try reply.lenientInt("cognitions_remaining") ?? 0))
   }
 }

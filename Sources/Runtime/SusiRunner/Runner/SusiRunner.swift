@@ -169,7 +169,7 @@ public final class SusiRunner: EffectsRunner {
 
   private func finish(_ job: Job, with action: Action, usedSlot: Bool) async {
     var action = action
-    let (deliver, launched) = book.withLock { book -> (Bool, Bool) in
+    let deliver = book.withLock { book -> Bool in
       // A running request only sees its task cancelled; say why it was.
       if case .requestFailed(var failed) = action, failed.error.kind == .cancelled,
         let reason = book.cancelReasons[job.cause]
@@ -177,19 +177,15 @@ public final class SusiRunner: EffectsRunner {
         failed.error = reason.requestError
         action = .requestFailed(failed)
       }
-      var launched = false
       if usedSlot {
         if !book.isShutDown, let next = book.dequeue() {
           launch(next, in: &book)
-          launched = true
         } else {
           book.running -= 1
         }
       }
-      return (!book.isShutDown, launched)
+      return !book.isShutDown
     }
-    // The next effect's request goes out first; this result is logged meanwhile.
-    if launched && executor != nil { await Task.yield() }
     if deliver { await job.deliver(action) }
     let waiters = book.withLock { book -> [CheckedContinuation<Void, Never>] in
       book.tasks[job.id] = nil
@@ -377,12 +373,10 @@ extension SusiRunner.Performer {
     var limits = limits
     if let totalTimeout { limits.totalTimeout = totalTimeout }
     let request = call.request(base: base, limits: limits)
-    // A request that never got a reply names the whole address: which server it was matters.
-    // Found once: it is also the key the calls to this address are spaced by.
-    let address = request.displayURL
+    // A request that never got a reply names the whole address (the default `place`): which
+    // server it was matters.
     return try await sender.send(
-      request, idempotent: call.endpoint.idempotent, place: address, policy: policy,
-      paceKey: address)
+      request, idempotent: call.endpoint.idempotent, policy: policy, paced: true)
   }
 
   /// The token for an endpoint that needs a logged-in user. No token means no request

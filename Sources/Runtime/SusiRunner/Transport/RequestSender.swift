@@ -21,20 +21,21 @@ struct RequestSender: Sendable {
   /// - Parameters:
   ///   - idempotent: whether the request may be sent again after an attempt whose outcome is
   ///     unknown (see `Transience`).
-  ///   - place: how messages name the destination (a path or host, never a query).
+  ///   - place: how messages name the destination (a path or host, never a query); nil: the
+  ///     request's URL without its query (`displayURL`), made only when a message needs it.
   ///   - policy: overrides the runner's policy for this request.
-  ///   - paceKey: for calls the `PathPacer` spaces (SUSI calls), the request's URL without its
-  ///     query (`displayURL`, which the caller has at hand).
+  ///   - paced: whether the `PathPacer` spaces this call (SUSI calls), by its `displayURL`.
   func send(
-    _ request: TransportRequest, idempotent: Bool, place: String, policy: RetryPolicy? = nil,
-    paceKey: String? = nil
+    _ request: TransportRequest, idempotent: Bool, place: String? = nil,
+    policy: RetryPolicy? = nil, paced: Bool = false
   ) async throws(RunnerFailure) -> TransportResponse {
     let policy = policy ?? self.policy
     var retry = 0
     while true {
       if Task.isCancelled { throw .cancelled }
-      if let paceKey {
-        let wait = pacer.reserve(paceKey, now: clock.now().milliseconds)
+      // The key is made only while the pacer spaces calls at all: not for every chat.
+      if paced, pacer.isSpacing {
+        let wait = pacer.reserve(request.displayURL, now: clock.now().milliseconds)
         if wait > 0 {
           do { try await clock.sleep(milliseconds: wait) } catch { throw .cancelled }
         }
@@ -57,10 +58,8 @@ struct RequestSender: Sendable {
               + (retry > 0 ? " (attempt \(retry + 1))" : "")))
       }
       if case .failure(.cancelled) = outcome { throw .cancelled }
-      if let paceKey, case .success(let response) = outcome,
-        PathPacer.isFrequencyRefusal(response)
-      {
-        pacer.refused(paceKey)
+      if paced, case .success(let response) = outcome, PathPacer.isFrequencyRefusal(response) {
+        pacer.refused(request.displayURL)
       }
       if case .retryable(let header) = Transience.of(outcome, idempotent: idempotent),
         retry + 1 < policy.maximumAttempts
@@ -74,7 +73,7 @@ struct RequestSender: Sendable {
       }
       switch outcome {
       case .success(let response): return response
-      case .failure(let error): throw .transport(error, place)
+      case .failure(let error): throw .transport(error, place ?? request.displayURL)
       }
     }
   }
@@ -141,11 +140,17 @@ final class PathPacer: Sendable {
   /// The configured least gap between two calls to one path, in milliseconds.
   let gap: Int64
   private let paths = Mutex<[String: Path]>([:])
+  /// Whether the server has refused a call for frequency yet (a gap was learned).
+  private let learnedAny = Atomic<Bool>(false)
 
   static let firstLearnedGap: Int64 = 250
   static let largestLearnedGap: Int64 = 1000
 
   init(gap: Int64) { self.gap = max(0, gap) }
+
+  /// False while no call needs spacing (no gap configured, none learned): `reserve` would
+  /// answer 0 for every key.
+  var isSpacing: Bool { gap > 0 || learnedAny.load(ordering: .relaxed) }
 
   /// Reserves the next slot for `key` (a server URL and path) at `now`, and returns how long
   /// to wait for it in milliseconds.
@@ -169,6 +174,7 @@ final class PathPacer: Sendable {
       path.learned = min(Self.largestLearnedGap, max(Self.firstLearnedGap, path.learned * 2))
       paths[key] = path
     }
+    learnedAny.store(true, ordering: .relaxed)
   }
 
   /// Whether `response` is the SUSI server's refusal for calling a servlet too often.
