@@ -55,7 +55,9 @@ import Testing
   }
 
   @Test func aGrowingHeapIsStoppedAtTheMemoryLimit() {
-    let limits = ScriptLimits(memoryBytes: 4 << 20)
+    // Time enough that only the memory limit can stop these scripts, even on a loaded machine
+    // (with the default second, a busy test run stopped one by time first).
+    let limits = ScriptLimits(seconds: 30, memoryBytes: 4 << 20)
     #expect(
       ScriptEngine.evaluate("var a = []; while (true) { a.push('x' + a.length); }", limits: limits)
         == .failure(.outOfMemory(bytes: 4 << 20)))
