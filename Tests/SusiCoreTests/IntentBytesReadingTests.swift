@@ -71,6 +71,17 @@ import Testing
     #expect(Self.disagreement(bytes) == nil)
   }
 
+  /// Bytes around the object that JSON does not allow, or allows only as blanks: both readers
+  /// take the same view of each.
+  @Test(arguments: [
+    [0xEF, 0xBB, 0xBF], [0x00], [0x09, 0x0A, 0x0D, 0x20], [0xC2, 0xA0], [0x0B], [0x0C],
+  ])
+  func bytesAroundTheObjectAreReadAlike(extra: [UInt8]) {
+    let intent = Array(#"{"type":"loadHistory"}"#.utf8)
+    #expect(Self.disagreement(extra + intent) == nil)
+    #expect(Self.disagreement(intent + extra) == nil)
+  }
+
   @Test func textThatIsNotUTF8IsLeftToTheTree() {
     let bytes =
       Array(#"{"type":"sendMessage","payload":{"query":"a"#.utf8) + [0xFF, 0xFE]
