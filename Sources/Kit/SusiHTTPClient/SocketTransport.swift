@@ -274,7 +274,7 @@ public final class SocketTransport: HTTPTransport {
     }
     if !request.body.isEmpty || method.expectsBody {
       head.append(literal: "Content-Length: ")
-      head.append(utf8Of: String(request.body.count))
+      head.append(decimal: request.body.count)
       head.append(literal: "\r\n")
     }
     head.append(literal: "\r\n")
@@ -305,17 +305,4 @@ public final class SocketTransport: HTTPTransport {
 /// The transport's statistics, shared with its engine.
 final class StatisticsCounter: Sendable {
   let value = Mutex(SocketTransport.Statistics())
-}
-
-extension [UInt8] {
-  /// Appends a string's UTF-8 bytes at once (a native string's storage, not its UTF-8 view
-  /// walked byte by byte).
-  fileprivate mutating func append(utf8Of text: String) {
-    var text = text
-    text.withUTF8 { append(contentsOf: $0) }
-  }
-
-  fileprivate mutating func append(literal text: StaticString) {
-    append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-  }
 }

@@ -89,10 +89,10 @@ enum HTTPResponseEncoder {
     framing: HTTPResponseFraming, date: String, into out: inout [UInt8]
   ) {
     out.reserveCapacity(out.count + 128 + headers.fields.count * 32)
-    append("HTTP/1.1 ", to: &out)
-    appendDecimal(status, to: &out)
+    out.append(literal: "HTTP/1.1 ")
+    out.append(decimal: status)
     out.append(HTTPSyntax.space)
-    append(HTTPStatus.reason(status), to: &out)
+    out.append(utf8Of: HTTPStatus.reason(status))
     out.append(contentsOf: crlf)
     var hasDate = false
     for field in headers.fields {
@@ -107,53 +107,28 @@ enum HTTPResponseEncoder {
         field.value.utf8.allSatisfy(HTTPSyntax.isFieldValueByte)
       else { continue }
       if HTTPHeaders.namesMatch(field.name, "date") { hasDate = true }
-      append(field.name, to: &out)
-      append(": ", to: &out)
-      append(field.value, to: &out)
+      out.append(utf8Of: field.name)
+      out.append(literal: ": ")
+      out.append(utf8Of: field.value)
       out.append(contentsOf: crlf)
     }
     if !hasDate {
-      append("Date: ", to: &out)
-      append(date, to: &out)
+      out.append(literal: "Date: ")
+      out.append(utf8Of: date)
       out.append(contentsOf: crlf)
     }
     if let contentLength {
-      append("Content-Length: ", to: &out)
-      appendDecimal(contentLength, to: &out)
+      out.append(literal: "Content-Length: ")
+      out.append(decimal: contentLength)
       out.append(contentsOf: crlf)
     }
-    if chunked { append("Transfer-Encoding: chunked\r\n", to: &out) }
+    if chunked { out.append(literal: "Transfer-Encoding: chunked\r\n") }
     if !framing.keepAlive {
-      append("Connection: close\r\n", to: &out)
+      out.append(literal: "Connection: close\r\n")
     } else if framing.isHTTP10 {
-      append("Connection: keep-alive\r\n", to: &out)
+      out.append(literal: "Connection: keep-alive\r\n")
     }
     out.append(contentsOf: crlf)
   }
 
-  // The head is written with one copy per piece: appending a string's UTF-8 view goes through
-  // the view's generic copy, which costs more than the bytes it moves.
-  private static func append(_ text: StaticString, to out: inout [UInt8]) {
-    out.append(
-      contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-  }
-
-  private static func append(_ text: String, to out: inout [UInt8]) {
-    var text = text
-    text.withUTF8 { out.append(contentsOf: $0) }
-  }
-
-  /// A status or a length (never negative) in decimal, without making a string of it.
-  private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-      var start = buffer.count
-      var rest = value.magnitude
-      repeat {
-        start -= 1
-        buffer[start] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
-        rest /= 10
-      } while rest > 0
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
-    }
-  }
 }
