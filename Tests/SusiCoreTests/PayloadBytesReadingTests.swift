@@ -15,14 +15,8 @@ import Testing
   /// The action read from `bytes` through the bytes reader, or nil when it did not read them.
   static func readFromBytes(_ type: ActionType, _ bytes: [UInt8]) -> Action? {
     bytes.withUnsafeBytes { raw in
-      var reader = JSONReader(raw, maximumDepth: Nesting.readable)
-      do {
-        var action: Action?
-        try reader.readFields { action = try Action.decodeFields(type: type, $0) }
-        try reader.finish()
-        return action
-      } catch {
-        return nil
+      JSONReader.readWholeObject(raw, maximumDepth: Nesting.readable) {
+        try Action.decodeFields(type: type, $0)
       }
     }
   }

@@ -694,4 +694,22 @@ extension JSONReader {
     parser.index = objectEnd
     justOpened = false
   }
+
+  /// What `read` makes of the object that is the whole of `bytes` (blanks around it allowed),
+  /// read as `readFields` reads it; nil when the field reader does not read the object, `read`
+  /// throws or gives nil, or anything follows the object. The caller then reads a tree.
+  public static func readWholeObject<Value>(
+    _ bytes: UnsafeRawBufferPointer, maximumDepth: Int, unread: UnreadMembers = .refuse,
+    _ read: (BytesFieldReader) throws -> Value?
+  ) -> Value? {
+    var reader = JSONReader(bytes, maximumDepth: maximumDepth)
+    var value: Value?
+    do {
+      try reader.readFields(unread: unread) { value = try read($0) }
+      try reader.finish()
+    } catch {
+      return nil
+    }
+    return value
+  }
 }

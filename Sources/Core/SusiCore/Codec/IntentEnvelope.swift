@@ -46,29 +46,21 @@ public struct IntentEnvelope: Sendable {
   /// else, which the tree then reads: it gives the same envelope, or the refusal that says
   /// what is wrong.
   static func ordinary(_ bytes: UnsafeRawBufferPointer) -> IntentEnvelope? {
-    var reader = JSONReader(bytes, maximumDepth: Nesting.outside)
-    var envelope: IntentEnvelope?
-    do {
-      try reader.readFields { fields in
-        guard let type = ActionType(rawValue: try fields.string("type")), type.kind != .result,
-          !Privilege.accessIntents.contains(type)
-        else { return }
-        var id = try fields.optionalValue("id")
-        if id == .null { id = nil }
-        let action: Action
-        if let payload = try fields.optionalObject("payload") {
-          if let allowed = type.acceptedFields { try payload.rejectUnknownKeys(allowed) }
-          action = try Action.decodeFields(type: type, payload)
-        } else {
-          action = try Action.decode(type: type.rawValue, payload: nil, strict: true)
-        }
-        envelope = IntentEnvelope(action: action, id: id)
+    JSONReader.readWholeObject(bytes, maximumDepth: Nesting.outside) { fields in
+      guard let type = ActionType(rawValue: try fields.string("type")), type.kind != .result,
+        !Privilege.accessIntents.contains(type)
+      else { return nil }
+      var id = try fields.optionalValue("id")
+      if id == .null { id = nil }
+      let action: Action
+      if let payload = try fields.optionalObject("payload") {
+        if let allowed = type.acceptedFields { try payload.rejectUnknownKeys(allowed) }
+        action = try Action.decodeFields(type: type, payload)
+      } else {
+        action = try Action.decode(type: type.rawValue, payload: nil, strict: true)
       }
-      try reader.finish()
-    } catch {
-      return nil
+      return IntentEnvelope(action: action, id: id)
     }
-    return envelope
   }
 
   /// How reading `bytes` straight from them and reading their tree differ; nil when they

@@ -88,17 +88,10 @@ enum ReplyReader {
   static func fromBytes<Value>(
     _ body: [UInt8], _ start: Int, _ end: Int, _ decode: (BytesFieldReader) throws -> Value
   ) -> Value? {
-    body.withUnsafeBytes { raw -> Value? in
-      var reader = JSONReader(
-        UnsafeRawBufferPointer(rebasing: raw[start..<end]), maximumDepth: Nesting.outside)
-      var value: Value?
-      do {
-        try reader.readFields(unread: .check) { value = try decode($0) }
-        try reader.finish()
-      } catch {
-        return nil
-      }
-      return value
+    body.withUnsafeBytes { raw in
+      JSONReader.readWholeObject(
+        UnsafeRawBufferPointer(rebasing: raw[start..<end]), maximumDepth: Nesting.outside,
+        unread: .check, decode)
     }
   }
 
