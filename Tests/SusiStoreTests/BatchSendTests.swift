@@ -104,13 +104,21 @@ import Testing
 }
 
 extension BatchSendTests {
-  /// As the replies one turn of the HTTP client's event loop reads come in: their results are
-  /// logged with one append, in the order delivered, and a follower gets them in one call.
-  @Test func resultsDeliveredTogetherAreLoggedInOneWriteAndForwardedTogether() async throws {
-    let executor = GroupCommitTests.QueueExecutor()
+  /// A store over a counting log and a manual runner, and an executor standing for the HTTP
+  /// client's event loop: the one thread replies are delivered on.
+  fileprivate static func storeOnOneThread() -> (
+    GroupCommitTests.QueueExecutor, ManualRunner, CountingBatchSink, Store
+  ) {
     let runner = ManualRunner()
     let sink = CountingBatchSink()
     let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
+    return (GroupCommitTests.QueueExecutor(), runner, sink, store)
+  }
+
+  /// As the replies one turn of the HTTP client's event loop reads come in: their results are
+  /// logged with one append, in the order delivered, and a follower gets them in one call.
+  @Test func resultsDeliveredTogetherAreLoggedInOneWriteAndForwardedTogether() async throws {
+    let (executor, runner, sink, store) = Self.storeOnOneThread()
     let intents = (0..<3).map { _ in BatchedIntent(action: .loadGroups(.init()), origin: .test) }
     _ = await store.sendBatch(intents, admit: { _ in true })
     let forwarded = Mutex<[[Int]]>([])
@@ -141,10 +149,7 @@ extension BatchSendTests {
   /// Intents sent while delivered results wait to be logged take them along: one write, the
   /// results first (they were delivered first), and the results' deliverer logs nothing more.
   @Test func intentsSentWhileResultsWaitAreLoggedInTheSameWriteAfterThem() async throws {
-    let executor = GroupCommitTests.QueueExecutor()
-    let runner = ManualRunner()
-    let sink = CountingBatchSink()
-    let store = Store(sink: sink, runner: runner, clock: ManualTimeSource(ReducerTester.epoch))
+    let (executor, runner, sink, store) = Self.storeOnOneThread()
     let intent = BatchedIntent(action: .loadGroups(.init()), origin: .test)
     _ = await store.sendBatch([intent, intent], admit: { _ in true })
     let appendsBefore = sink.appends
