@@ -150,6 +150,34 @@ struct RunnerSchedulingTests {
     #expect(harness.transport.requests.count == 1)
   }
 
+  /// A task that delivered its job goes on with the next waiting one; a cancel of one job
+  /// must reach that job only, whichever task it runs in.
+  @Test func aCancelOneSlotDeepReachesOnlyItsOwnRequest() async {
+    let harness = Harness(
+      holding: true, configure: { $0.concurrencyLimit = 1 },
+      respond: { _ in
+        .json(Self.groupsReply)
+      })
+    for cause in 1...4 {
+      harness.start(.fetchGroups(server: "embedded", language: "en"), cause: cause)
+    }
+    await harness.transport.waitForHeld(count: 1)
+    harness.start(.cancel(seq: 1), cause: 11)
+    #expect(await harness.results.next(for: 1).failure?.kind == .cancelled)
+    await harness.transport.waitForHeld(count: 1)
+    harness.transport.release(1)
+    #expect(await harness.results.next(for: 2) == .groupsLoaded(.init(groups: ["Knowledge"])))
+    await harness.transport.waitForHeld(count: 1)
+    harness.start(.cancel(seq: 3), cause: 13)
+    #expect(await harness.results.next(for: 3).failure?.kind == .cancelled)
+    await harness.transport.waitForHeld(count: 1)
+    harness.transport.releaseAll()
+    #expect(await harness.results.next(for: 4) == .groupsLoaded(.init(groups: ["Knowledge"])))
+    #expect(await harness.runner.waitUntilIdle(timeout: Double(hangLimitSeconds)))
+    #expect(harness.transport.requests.count == 4)
+    #expect(harness.results.all.count == 4)
+  }
+
   @Test func plannedAnswersArriveOnlyWhenTheClockReachesTheirDelay() async {
     let harness = Harness()
     let message = Action.MessageReceived(

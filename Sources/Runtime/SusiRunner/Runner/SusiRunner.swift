@@ -151,23 +151,36 @@ public final class SusiRunner: EffectsRunner {
   /// The task prefers the transport's event loop: a chat's request is written, its reply read,
   /// decoded and handed to the store without a hop to another thread in between (each hop
   /// wakes a thread). What an effect does besides waiting is short, so the loop keeps up.
+  ///
+  /// When its job is delivered, the task takes the next waiting job itself (see `finish`):
+  /// a program feeding many chats makes a task per free slot, not one per chat.
   private func launch(_ job: Job, in book: inout Book, result: Action? = nil) {
     let performer = performer
     book.tasks[job.id] = (
       job.cause,
       Task(executorPreference: executor) {
-        let action: Action
-        if let result {
-          action = result
-        } else {
-          action = await performer.perform(job.effect, cause: job.cause)
+        var job = job
+        var result = result
+        while true {
+          let action: Action
+          if let result {
+            action = result
+          } else {
+            action = await performer.perform(job.effect, cause: job.cause)
+          }
+          let usedSlot = result == nil && job.usesSlot
+          guard let next = await self.finish(job, with: action, usedSlot: usedSlot) else { return }
+          job = next
+          result = nil
         }
-        await self.finish(job, with: action, usedSlot: result == nil && job.usesSlot)
       }
     )
   }
 
-  private func finish(_ job: Job, with action: Action, usedSlot: Bool) async {
+  /// Delivers `job`'s result and lets its slot go to the next waiting job: the job this task
+  /// goes on with (returned), or a task of its own when this one was cancelled, since a
+  /// cancelled task stays cancelled.
+  private func finish(_ job: Job, with action: Action, usedSlot: Bool) async -> Job? {
     var action = action
     let deliver = book.withLock { book -> Bool in
       // A running request only sees its task cancelled; say why it was.
@@ -177,18 +190,25 @@ public final class SusiRunner: EffectsRunner {
         failed.error = reason.requestError
         action = .requestFailed(failed)
       }
+      return !book.isShutDown
+    }
+    if deliver { await job.deliver(action) }
+    let (waiters, next) = book.withLock {
+      book -> ([CheckedContinuation<Void, Never>], Job?) in
+      let task = book.tasks.removeValue(forKey: job.id)?.task
+      var next: Job?
       if usedSlot {
-        if !book.isShutDown, let next = book.dequeue() {
-          launch(next, in: &book)
+        if !book.isShutDown, let waiting = book.dequeue() {
+          if let task, !Task.isCancelled {
+            book.tasks[waiting.id] = (waiting.cause, task)
+            next = waiting
+          } else {
+            launch(waiting, in: &book)
+          }
         } else {
           book.running -= 1
         }
       }
-      return !book.isShutDown
-    }
-    if deliver { await job.deliver(action) }
-    let waiters = book.withLock { book -> [CheckedContinuation<Void, Never>] in
-      book.tasks[job.id] = nil
       let unfinished = (book.unfinishedByCause[job.cause] ?? 1) - 1
       if unfinished > 0 {
         book.unfinishedByCause[job.cause] = unfinished
@@ -197,11 +217,12 @@ public final class SusiRunner: EffectsRunner {
         book.cancelReasons[job.cause] = nil
       }
       book.pending -= 1
-      guard book.pending == 0 else { return [] }
+      guard book.pending == 0 else { return ([], next) }
       defer { book.idleWaiters = [:] }
-      return Array(book.idleWaiters.values)
+      return (Array(book.idleWaiters.values), next)
     }
     for waiter in waiters { waiter.resume() }
+    return next
   }
 
   /// Cancels the effects of event `seq`: a running one is interrupted, a waiting one leaves
