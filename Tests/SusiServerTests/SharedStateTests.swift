@@ -1,4 +1,5 @@
 import Foundation
+import SusiCrypto
 import SusiHTTPServer
 import SusiJSON
 import Testing
@@ -63,6 +64,51 @@ import Testing
     let restarted = try TestServer(stateDirectory: state)
     let remembered = try restarted.json("/susi/memory.json")
     #expect(remembered["cognitions"]?.array?.count == 2)
+  }
+
+  /// A server remembers its own chat without reading it back when nothing came between; when
+  /// another server's chats did, it reads them, so every server keeps the file's order.
+  @Test func ownAndOtherServersChatsAreRememberedInTheFilesOrder() throws {
+    let state = try temporaryDirectory().appendingPathComponent("server")
+    let first = try TestServer(stateDirectory: state)
+    let second = try TestServer(stateDirectory: state)
+    let queries = ["hello", "hi", "hey", "what is your name", "good morning", "thanks"]
+    // Each server in turn, after both have read the file once; then one server twice.
+    for (n, query) in queries.enumerated() {
+      _ = try (n % 2 == 0 || n == queries.count - 1 ? first : second).json(
+        "/susi/chat.json", [("q", query)])
+    }
+    let expected = Array(queries.reversed())
+    for server in [first, second, try TestServer(stateDirectory: state)] {
+      let memory = try server.json("/susi/memory.json")
+      #expect(memory["cognitions"]?.array?.compactMap { $0["query"]?.string } == expected)
+    }
+  }
+
+  /// Another process's append that lands between this one's catching up and its own append is
+  /// read, not skipped over.
+  @Test func anAppendByAnotherProcessInBetweenIsNotSkipped() throws {
+    let directory = try temporaryDirectory().appendingPathComponent("server")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let mine = StateStore(directory: directory)
+    let other = StateStore(directory: directory)
+    func cognition(_ query: String) -> ConversationMemory.Cognition {
+      ConversationMemory.Cognition(
+        date: Date(timeIntervalSince1970: 1_800_000_000), envelope: ["query": .string(query)])
+    }
+    var state = ServerState(random: SeededRandom(seed: 1))
+    let first = try #require(mine.append(cognition("first"), for: "me"))
+    mine.remember(cognition("first"), for: "me", appended: first, &state)
+    let own = try #require(mine.append(cognition("own"), for: "me"))
+    mine.remember(cognition("own"), for: "me", appended: own, &state)
+    _ = try #require(other.append(cognition("theirs"), for: "them"))
+    let late = try #require(mine.append(cognition("late"), for: "me"))
+    mine.remember(cognition("late"), for: "me", appended: late, &state)
+    let remembered = state.memory.all.map {
+      "\($0.client) \($0.cognition.envelope["query"]?.string ?? "")"
+    }
+    #expect(Set(remembered) == ["me first", "me own", "them theirs", "me late"])
+    #expect(state.memoryPosition.offset == late.end)
   }
 
   @Test func theMemoryFileIsCompactedToWhatIsKept() throws {

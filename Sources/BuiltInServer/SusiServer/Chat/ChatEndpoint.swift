@@ -93,9 +93,10 @@ enum ChatEndpoint {
     }
     // Saved outside the state lock, so chats on other threads do not wait for the file.
     if let cognition, let store = context.store {
-      if let size = store.append(cognition, for: key) {
+      if let appended = store.append(cognition, for: key) {
         context.state.withLock { state in
-          if store.memoryNeedsCompaction(size: size, state) { store.compactMemory(&state) }
+          store.remember(cognition, for: key, appended: appended, &state)
+          if store.memoryNeedsCompaction(size: appended.end, state) { store.compactMemory(&state) }
         }
       } else {
         context.state.withLock { $0.memory.remember(cognition, for: key) }

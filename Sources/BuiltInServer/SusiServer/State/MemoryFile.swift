@@ -11,17 +11,24 @@ extension StateStore {
   /// The smallest size at which the memory file is compacted.
   static let memoryCompactionBytes = 4 << 20
 
-  var memoryFile: URL { directory.appendingPathComponent("memory.jsonl") }
+  /// Where one appended cognition landed in the memory file.
+  struct MemoryAppend {
+    /// The file written (a compaction replaces it).
+    var inode: UInt64
+    /// The file's size right after the append: where the cognition's line ends.
+    var end: Int
+    var length: Int
+  }
 
-  /// Appends one cognition to the memory file; it reaches `state.memory` through
-  /// `catchUpMemory`, as the cognitions of other processes do. Holds the lock shared, so appends
+  /// Appends one cognition to the memory file; `remember` (or `catchUpMemory`, as for the
+  /// cognitions of other processes) puts it in `state.memory`. Holds the lock shared, so appends
   /// (one `write` each, to a file opened for appending) go side by side and only a compaction
-  /// waits for them. Returns the file's size after the append, nil when it could not be saved.
-  func append(_ cognition: ConversationMemory.Cognition, for client: String) -> Int? {
+  /// waits for them. Nil when it could not be saved.
+  func append(_ cognition: ConversationMemory.Cognition, for client: String) -> MemoryAppend? {
     let line = Self.line(cognition, for: client)
     guard let lock = try? lock(exclusive: false) else { return nil }
     defer { close(lock) }
-    let fd = open(memoryFile.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+    let fd = open(memoryPath, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     // A short write leaves a partial line, which readers skip once a newline follows it.
@@ -30,7 +37,24 @@ extension StateStore {
     }
     var info = stat()
     guard fstat(fd, &info) == 0 else { return nil }
-    return Int(info.st_size)
+    return MemoryAppend(inode: UInt64(info.st_ino), end: Int(info.st_size), length: line.count)
+  }
+
+  /// Puts a cognition this process appended (`appended`) in `state.memory` without reading
+  /// it back, when it is the next line `state` has not read; otherwise leaves it to
+  /// `catchUpMemory`, which reads it with whatever others appended before it.
+  func remember(
+    _ cognition: ConversationMemory.Cognition, for client: String, appended: MemoryAppend,
+    _ state: inout ServerState
+  ) {
+    guard appended.inode == state.memoryPosition.inode,
+      appended.end - appended.length == state.memoryPosition.offset
+    else {
+      catchUpMemory(&state)
+      return
+    }
+    state.memory.remember(cognition, for: client)
+    state.memoryPosition.offset = appended.end
   }
 
   /// Whether a memory file of `size` bytes is due for compaction.
@@ -52,7 +76,7 @@ extension StateStore {
       return
     }
     var info = stat()
-    guard stat(memoryFile.path, &info) == 0 else { return }
+    guard stat(memoryPath, &info) == 0 else { return }
     state.memoryPosition = MemoryPosition(
       inode: UInt64(info.st_ino), offset: Int(info.st_size), compactedSize: Int(info.st_size))
   }
@@ -69,7 +93,15 @@ extension StateStore {
   /// Adds to `state.memory` what was appended to the memory file since it was last read (all of
   /// it after a compaction replaced the file).
   func catchUpMemory(_ state: inout ServerState) {
-    let fd = open(memoryFile.path, O_RDONLY | O_CLOEXEC)
+    // Nothing new (the common case): one look at the file, without opening it.
+    var seen = stat()
+    guard stat(memoryPath, &seen) == 0 else { return }
+    if UInt64(seen.st_ino) == state.memoryPosition.inode
+      && Int(seen.st_size) == state.memoryPosition.offset
+    {
+      return
+    }
+    let fd = open(memoryPath, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return }
     defer { close(fd) }
     var info = stat()

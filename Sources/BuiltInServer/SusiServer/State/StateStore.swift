@@ -9,7 +9,7 @@ import SusiJSON
 ///
 /// Several processes may serve from one state directory (`susi server` and the built-in server
 /// of each running `susi`): every change is a read-modify-write under an exclusive `flock` on
-/// `state.lock` (`locked`), reading the files afresh, so no process overwrites what another saved;
+/// `state.lock` (`lock`), reading the files afresh, so no process overwrites what another saved;
 /// reads pick up what others saved when the files' identities change (`stamps`).
 struct StateStore: Sendable {
   /// Why the saved state could not be read.
@@ -20,26 +20,40 @@ struct StateStore: Sendable {
   static let formatVersion = 1
 
   let directory: URL
+  let accountsFile: URL
+  let tokensFile: URL
+  let ratingsFile: URL
+  /// The chat memory (see `MemoryFile.swift`).
+  let memoryFile: URL
+  // Paths looked at on every chat, made once: joining a URL costs more than the system call.
+  private let savedPaths: [String]
+  let lockPath: String
+  let memoryPath: String
 
-  var accountsFile: URL { directory.appendingPathComponent("accounts.json") }
-  var tokensFile: URL { directory.appendingPathComponent("tokens.json") }
-  var ratingsFile: URL { directory.appendingPathComponent("ratings.json") }
-
-  var lockFile: URL { directory.appendingPathComponent("state.lock") }
+  init(directory: URL) {
+    self.directory = directory
+    accountsFile = directory.appendingPathComponent("accounts.json")
+    tokensFile = directory.appendingPathComponent("tokens.json")
+    ratingsFile = directory.appendingPathComponent("ratings.json")
+    memoryFile = directory.appendingPathComponent("memory.jsonl")
+    savedPaths = [accountsFile.path, tokensFile.path, ratingsFile.path]
+    lockPath = directory.appendingPathComponent("state.lock").path
+    memoryPath = memoryFile.path
+  }
 
   /// What identifies the saved files' current versions: a file replaced by another process gets
   /// a new inode, change time or size.
   func stamps() -> [FileStamp] {
-    [accountsFile, tokensFile, ratingsFile].map { FileStamp(path: $0.path) }
+    savedPaths.map { FileStamp(path: $0) }
   }
 
   /// Takes the lock on the state files, exclusive unless told otherwise (blocking: others hold
   /// it only for one read-modify-write). Returns the descriptor to close, which releases it.
   func lock(exclusive: Bool = true) throws(APIError) -> Int32 {
-    let fd = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard fd >= 0 else {
       throw APIError(
-        500, "could not lock the server state \(lockFile.path): \(String(cString: strerror(errno)))"
+        500, "could not lock the server state \(lockPath): \(String(cString: strerror(errno)))"
       )
     }
     while flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0 {
