@@ -200,6 +200,22 @@ import Testing
     #expect(String(decoding: reply.body, as: UTF8.self) == body)
   }
 
+  /// The line search both parsers find heads with: the first line feed at or after an offset.
+  @Test func lineFeedsAreFoundFromAnyOffset() {
+    Array("ab\ncd\n\n".utf8).withUnsafeBufferPointer { bytes in
+      #expect(bytes.indexOfLineFeed(from: 0) == 2)
+      #expect(bytes.indexOfLineFeed(from: 2) == 2)
+      #expect(bytes.indexOfLineFeed(from: 3) == 5)
+      #expect(bytes.indexOfLineFeed(from: 6) == 6)
+      #expect(bytes.indexOfLineFeed(from: 7) == nil)
+      #expect(bytes.indexOfLineFeed(from: -1) == nil)
+    }
+    Array("no line end".utf8).withUnsafeBufferPointer {
+      #expect($0.indexOfLineFeed(from: 0) == nil)
+    }
+    [UInt8]().withUnsafeBufferPointer { #expect($0.indexOfLineFeed(from: 0) == nil) }
+  }
+
   @Test func theHeadIsReadWithEveryFieldInOrder() throws {
     let text =
       "HTTP/1.0 404 Not Found\nServer: x\r\nX-Two:  a b \r\nserver: y\nContent-Length: 0\r\n\r\n"

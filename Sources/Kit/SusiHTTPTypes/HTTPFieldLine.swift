@@ -1,3 +1,5 @@
+import Glibc
+
 /// Why a header or trailer line was refused: a reason a person can act on.
 package struct HTTPFieldLineError: Error, Equatable, Sendable {
   package var reason: String
@@ -59,13 +61,10 @@ extension UnsafeBufferPointer<UInt8> {
   // Shared by the request and response parsers.
   /// The index of the first line feed at or after `from`, or nil.
   package func indexOfLineFeed(from: Int) -> Int? {
-    guard from < count, let base = baseAddress else { return nil }
-    var index = from
-    while index < count {
-      if base[index] == HTTPSyntax.lf { return index }
-      index += 1
-    }
-    return nil
+    guard from >= 0, from < count, let base = baseAddress else { return nil }
+    // `memchr` looks at many bytes at once; a head's lines are a few dozen bytes each.
+    guard let found = memchr(base + from, Int32(HTTPSyntax.lf), count - from) else { return nil }
+    return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
   }
 
   /// The bytes as a String; invalid UTF-8 (allowed `obs-text`) becomes U+FFFD.

@@ -302,20 +302,17 @@ public struct HTTPResponseParser: Sendable {
   private mutating func parseHead() throws(HTTPResponseParseError) -> (
     HTTPResponseHead, Framing
   )? {
-    // Find the empty line that ends the head before consuming anything.
-    var index = start
-    var lineStart = start
-    var headEnd: Int?
-    while index < buffer.count {
-      if buffer[index] == HTTPSyntax.lf {
-        let length = index - lineStart
-        if length == 0 || (length == 1 && buffer[lineStart] == HTTPSyntax.cr) {
-          headEnd = index + 1
-          break
-        }
-        lineStart = index + 1
+    // Find the empty line that ends the head before consuming anything, line by line.
+    var lines = 0
+    let headEnd = buffer.withUnsafeBufferPointer { all -> Int? in
+      var lineStart = start
+      while let lineFeed = all.indexOfLineFeed(from: lineStart) {
+        lines += 1
+        let length = lineFeed - lineStart
+        if length == 0 || (length == 1 && all[lineStart] == HTTPSyntax.cr) { return lineFeed + 1 }
+        lineStart = lineFeed + 1
       }
-      index += 1
+      return nil
     }
     guard let headEnd else {
       if available > limits.maximumHeadBytes { throw .headTooLarge(limit: limits.maximumHeadBytes) }
@@ -326,17 +323,18 @@ public struct HTTPResponseParser: Sendable {
     }
     // The head is read in place: no line is copied out of the buffer.
     let (head, framing) = try buffer.withUnsafeBufferPointer { all throws(HTTPResponseParseError) in
-      try Self.parseHead(UnsafeBufferPointer(rebasing: all[start..<headEnd]), limits: limits)
+      try Self.parseHead(
+        UnsafeBufferPointer(rebasing: all[start..<headEnd]), lines: lines, limits: limits)
     }
     start = headEnd
     return (head, framing)
   }
 
-  /// The status line and fields of a complete head (`bytes` ends with its blank line), and what
-  /// the fields say about the body's framing.
-  private static func parseHead(_ bytes: UnsafeBufferPointer<UInt8>, limits: HTTPResponseLimits)
-    throws(HTTPResponseParseError) -> (HTTPResponseHead, Framing)
-  {
+  /// The status line and fields of a complete head (`bytes` ends with its blank line, and has
+  /// `lines` lines counting that one), and what the fields say about the body's framing.
+  private static func parseHead(
+    _ bytes: UnsafeBufferPointer<UInt8>, lines: Int, limits: HTTPResponseLimits
+  ) throws(HTTPResponseParseError) -> (HTTPResponseHead, Framing) {
     var lineStart = 0
     /// The next line without its line ending (CRLF, or a bare LF as RFC 9112 §2.2 allows).
     func nextLine() -> UnsafeBufferPointer<UInt8> {
@@ -349,8 +347,6 @@ public struct HTTPResponseParser: Sendable {
     }
     var head = try parseStatusLine(nextLine())
     // One field per line between the status line and the blank line: room for them at once.
-    var lines = 0
-    for byte in bytes where byte == HTTPSyntax.lf { lines += 1 }
     head.headers.reserveCapacity(min(max(0, lines - 2), limits.maximumHeaderCount))
     var framing = Framing()
     var count = 0
