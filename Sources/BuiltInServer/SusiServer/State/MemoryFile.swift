@@ -17,6 +17,7 @@ extension StateStore {
     var inode: UInt64
     /// The file's size right after the append: where the cognition's line ends.
     var end: Int
+    /// The line's length in bytes, newline included.
     var length: Int
   }
 
@@ -41,8 +42,8 @@ extension StateStore {
   }
 
   /// Puts a cognition this process appended (`appended`) in `state.memory` without reading
-  /// it back, when it is the next line `state` has not read; otherwise leaves it to
-  /// `catchUpMemory`, which reads it with whatever others appended before it.
+  /// it back, when it is the next line `state` has not read; otherwise catches up
+  /// (`catchUpMemory`), which reads it with whatever others appended before it.
   func remember(
     _ cognition: ConversationMemory.Cognition, for client: String, appended: MemoryAppend,
     _ state: inout ServerState
