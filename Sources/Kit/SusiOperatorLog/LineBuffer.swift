@@ -13,10 +13,12 @@ import Synchronization
 /// `flush()` writes what is buffered now; `standardError` is flushed when the process exits
 /// normally. What is buffered when the process is killed (at most `pause` of lines) is lost.
 final class LineBuffer: Sendable {
-  /// The operators' log on standard error, flushed when the process exits.
+  /// The operators' log on standard error, flushed when the process exits. Its writer wakes at
+  /// most a hundred times a second: at a busy server's pace, waking every millisecond cost a
+  /// context switch every few requests, taken from the threads answering them.
   static let standardError: LineBuffer = {
     let buffer = LineBuffer(
-      limit: 1 << 20, pause: .milliseconds(1), sink: LineBuffer.write(toDescriptor: 2))
+      limit: 1 << 20, pause: .milliseconds(10), sink: LineBuffer.write(toDescriptor: 2))
     atexit { LineBuffer.standardError.flush() }
     return buffer
   }()
@@ -86,8 +88,8 @@ final class LineBuffer: Sendable {
     if !bytes.isEmpty { sink(bytes) }
   }
 
-  /// The room a fresh buffer starts with: about a millisecond of request lines at a busy
-  /// server's pace.
+  /// The room a fresh buffer starts with: a few milliseconds of request lines at a busy server's
+  /// pace (more make it grow, a few times in a pause at most).
   private static let initialCapacity = 16 * 1024
 
   /// A sink writing to `descriptor` until every byte is written or the descriptor fails.
