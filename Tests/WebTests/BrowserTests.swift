@@ -82,25 +82,34 @@ struct BrowserTests {
         "a result's link preview")
 
       // A delayed answer: a pending card first, filled in by the planned answer. The timer runs
-      // on susi's real clock, so a slow page could miss the moment: a watcher set up before
-      // the question notes every pending card the page ever draws for it, however briefly
-      // shown, and the timer is long enough for the next question to come while it runs.
+      // on susi's real clock, and the late answer's place depends on the next question coming
+      // while it runs; the test's own steps may wait many seconds for their turn when the whole
+      // suite runs at once. So the page itself asks the next question the moment it draws the
+      // pending card (a watcher set up before the question), and notes that it drew it.
       try await s.page.evaluate(
         """
         window.sawPendingTimer = false;
         new MutationObserver((records) => {
           for (const r of records) for (const n of r.addedNodes) {
             const ex = n.nodeType === 1 && (n.matches('.exchange') ? n : n.closest('.exchange'));
-            if (ex && ex.dataset.query === 'set a timer for 10 seconds' && ex.querySelector('.answer') && ex.querySelector('.card-pending')) window.sawPendingTimer = true;
+            if (!window.sawPendingTimer && ex && ex.dataset.query === 'set a timer for 10 seconds' && ex.querySelector('.answer') && ex.querySelector('.card-pending')) {
+              window.sawPendingTimer = true;
+              setTimeout(() => {
+                const input = document.querySelector('#chat-input');
+                input.value = 'flip a coin';
+                input.dispatchEvent(new Event('input', { bubbles: true }));
+                document.querySelector('#chat-form').requestSubmit();
+              }, 0);
+            }
           }
         }).observe(document.querySelector('#chat-log'), { childList: true, subtree: true });
         """)
       try await s.page.fill("#chat-input", "set a timer for 10 seconds")
       try await s.page.submit("#chat-form")
       try await s.page.waitUntil("window.sawPendingTimer", "a pending card after the first answer")
-      // Another question while the timer runs: the late answer comes at the bottom, after it,
-      // with a note of what it answers; the pending card goes.
-      try await s.ask("flip a coin")
+      // The question asked while the timer ran is answered; the late answer comes at the bottom,
+      // after it, with a note of what it answers; the pending card goes.
+      try await s.waitInExchange("flip a coin", "e.querySelector('.answer')", "an answer")
       try await s.page.waitUntil(
         "((l) => l && l.matches('.exchange.late') && l.dataset.query === 'set a timer for 10 seconds' && l.textContent.includes('timer is done') && l.querySelector('.late-note').textContent.startsWith('Later answer to “set a timer for 10 seconds” (asked at'))(document.querySelector('#chat-log').lastElementChild)",
         "the planned answer at the bottom, with its note", seconds: 60)
