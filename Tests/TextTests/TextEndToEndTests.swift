@@ -101,7 +101,7 @@ struct TextEndToEndTests {
       "/skils",
       "/logout",
       "//etc",
-      "set a timer for 1 seconds",
+      "set a timer for 60 minutes",
       "/quit",
       "this line is never read",
     ]
