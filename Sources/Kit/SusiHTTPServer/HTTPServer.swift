@@ -79,8 +79,11 @@ public final class HTTPServer: Sendable {
         close(listener)
         throw error
       }
+      // Held strongly: a weak reference would give every loop a side table, and every retain of
+      // a loop (each request takes several) would then take the runtime's slow path. A manual
+      // clock keeps the loops it observes; a stopped loop settles at once.
       for loop in loops {
-        configuration.clock.addObserver { [weak loop] in await loop?.settle() }
+        configuration.clock.addObserver { await loop.settle() }
       }
       state.phase = .running(loops)
       state.loopCount = loops.count

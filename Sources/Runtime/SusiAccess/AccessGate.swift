@@ -64,7 +64,9 @@ public final class AccessGate: Sendable {
   /// and as it changes, for as long as the store runs.
   public static func following(_ store: Store, keys: KeyFile) async -> AccessGate {
     let gate = AccessGate(keys: keys, access: await store.state.access)
-    await store.followAccess { [weak gate] access, cause in gate?.applied(access, cause) }
+    // Held strongly (the gate holds nothing of the store's): a weak reference would give the
+    // gate a side table, and the retains every request takes of it the runtime's slow path.
+    await store.followAccess { access, cause in gate.applied(access, cause) }
     return gate
   }
 

@@ -64,8 +64,8 @@ public struct RunnerConfiguration: Sendable {
   /// for again (another process may log in meanwhile); 0 = look every time.
   public var missingLoginRecheck: Duration
 
-  /// A configuration with the defaults: our socket transport, the system clock, 8 effects at
-  /// once.
+  /// A configuration with the defaults: our socket transport with 8 connections a server, the
+  /// system clock, 32 effects at once.
   public init(
     stateDirectory: String, embeddedServerURL: String? = nil,
     websearchURL: String = RunnerConfiguration.defaultWebsearchURL
