@@ -90,18 +90,7 @@ final class ServerProcess {
   }
 
   /// User plus system CPU seconds the process has used so far, every thread included.
-  var cpuSeconds: Double {
-    guard
-      let text = try? String(
-        contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-      let close = text.lastIndex(of: ")")
-    else { return 0 }
-    // After "pid (comm)": state is field 3, utime 14 and stime 15.
-    let fields = text[text.index(after: close)...].split(separator: " ")
-    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12])
-    else { return 0 }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-  }
+  var cpuSeconds: Double { processCPUSeconds(process.processIdentifier) }
 
   func stop() {
     process.terminate()
@@ -191,4 +180,17 @@ enum Wrk {
     if let cpu { figures.cpuMicroseconds = cpu / Double(figures.requests) * 1e6 }
     return figures
   }
+}
+
+/// User plus system CPU seconds process `pid` has used so far, every thread included (0 when
+/// /proc cannot tell).
+func processCPUSeconds(_ pid: Int32) -> Double {
+  guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    let close = text.lastIndex(of: ")")
+  else { return 0 }
+  // After "pid (comm)": state is field 3, utime 14 and stime 15.
+  let fields = text[text.index(after: close)...].split(separator: " ")
+  guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12])
+  else { return 0 }
+  return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
