@@ -43,7 +43,7 @@ struct EndToEndTests {
     #expect(requests.first?.displayURL == base + "/cms/getSkillList.json")
     #expect(requests.first?.url.contains("group=All") == true)
     #expect(all.group == nil)
-    #expect(all.skills.count == 34)
+    #expect(all.skills.count == 35)
     #expect(Set(all.skills.map(\.group)) == Set(groups.groups))
     let state = await run.store.state
     #expect(state.skills.count == 22)

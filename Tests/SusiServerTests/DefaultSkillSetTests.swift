@@ -48,6 +48,45 @@ import Testing
     #expect(planned)
   }
 
+  /// The clock answers with the time and date where the client is (its `timezoneOffset`, in
+  /// minutes as JavaScript's `getTimezoneOffset()` gives them), read from the machine's clock.
+  @Test func clockTellsTheTimeAndDateWhereTheClientIs() throws {
+    let server = try TestServer()
+    func answer(_ query: String, timezoneOffset: Int) throws -> String {
+      let reply = try server.json(
+        "/susi/chat.json", [("q", query), ("timezoneOffset", String(timezoneOffset))])
+      let answer = try #require(reply["answers"]?.array?.first)
+      #expect(answer["skills"]?.array?.first?.string?.hasSuffix("/Clock.txt") == true)
+      return try #require(answer["actions"]?.array?.first?["expression"]?.string)
+    }
+    /// Minutes since midnight in "It is HH:MM.".
+    func minutes(_ text: String) throws -> Int {
+      let digits = try #require(text.wholeMatch(of: /It is (\d\d):(\d\d)\./))
+      return try #require(Int(digits.1)) * 60 + #require(Int(digits.2))
+    }
+    var utc = Calendar(identifier: .gregorian)
+    utc.timeZone = try #require(TimeZone(identifier: "UTC"))
+    func minutesOfDay(_ date: Date) -> Int {
+      let parts = utc.dateComponents([.hour, .minute], from: date)
+      return parts.hour! * 60 + parts.minute!
+    }
+    let before = Date()
+    let atUTC = try minutes(answer("what time is it", timezoneOffset: 0))
+    let inIndia = try minutes(answer("what's the time", timezoneOffset: -330))
+    let after = Date()
+    // Read between `before` and `after`; the minute may turn between the two questions.
+    #expect([minutesOfDay(before), minutesOfDay(after)].contains(atUTC))
+    #expect([330, 331].contains((inIndia - atUTC + 1440) % 1440))
+
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = utc.timeZone
+    formatter.dateFormat = "EEEE, d MMMM yyyy"
+    let today = try answer("what day is it", timezoneOffset: 0)
+    let days = [before, Date()].map { "Today is \(formatter.string(from: $0))." }
+    #expect(days.contains(today), "\(today)")
+  }
+
   @Test func imagesNamedBySkillsExistExceptOneThatShowsTheFallback() throws {
     let server = try TestServer()
     let library = server.handler.library

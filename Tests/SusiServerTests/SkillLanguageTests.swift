@@ -311,10 +311,14 @@ import Testing
       "Knowledge/en/greet": "hello *\n!example:hello world\nHello to $1$!\n",
       "Knowledge/en/hal": "hello hal\n!example:hello hal\nI am HAL.\n",
       "Knowledge/en/sum": "add * and *\n!example:add 2 and 3\n!javascript:$!$\n$1$ + $2$\neol\n",
+      "Knowledge/en/zone":
+        "my offset\n!example:my offset\n!javascript:$!$\n$timezoneOffset$ + 1\neol\n",
     ])
     let check = SkillCheck.run(dataDirectory: data)
     #expect(check.outcomes.allSatisfy { $0.isOwn })
     #expect(check.outcomes.first { $0.skill.hasSuffix("sum.txt") }?.answer == "5")
+    // Asked as a client at UTC asks: `timezoneOffset` is 0.
+    #expect(check.outcomes.first { $0.skill.hasSuffix("zone.txt") }?.answer == "1")
     // The real server ranks `hello (.*)` (ten characters) before `hello hal` (nine).
     #expect(check.outcomes.first { $0.skill.hasSuffix("hal.txt") }?.realServer == .other)
     #expect(check.outcomes.first { $0.skill.hasSuffix("greet.txt") }?.realServer == .own)

@@ -67,7 +67,8 @@ public struct SkillCheck: Sendable {
   public var ownCount: Int { outcomes.count { $0.isOwn } }
 
   /// Loads `dataDirectory` as the server does and asks every example of `language` as a new
-  /// user with no memory; examples of a focus skill with `focus=` its name, of a persona skill
+  /// user with no memory, from a client at UTC (`timezoneOffset=0`, as every SUSI client sends
+  /// one); examples of a focus skill with `focus=` its name, of a persona skill
   /// with `persona=` its name, as those skills are meant to be used.
   public static func run(
     dataDirectory: URL, language: String = "en",
@@ -95,9 +96,13 @@ public struct SkillCheck: Sendable {
       && (skill.model == SkillLibrary.chatModel || skill.model == "persona")
     {
       let own = String(skill.serverPath.dropFirst(prefix.count))
+      let observations: [(String, JSON)] = [
+        ("timezoneOffset", .string("0")), ("language", .string(language)),
+      ]
       var alone: AnswerEngine.Context {
         var context = AnswerEngine.Context(
-          language: language, serverURL: "http://localhost", now: Date(timeIntervalSince1970: 0))
+          language: language, observations: observations, serverURL: "http://localhost",
+          now: Date(timeIntervalSince1970: 0))
         context.only = SkillMind(skills: [index], of: library.skills)
         return context
       }
@@ -105,7 +110,7 @@ public struct SkillCheck: Sendable {
       let skillID = Int32(index)
       for (line, example) in skill.file.exampleLines {
         let context = AnswerEngine.Context(
-          language: language, serverURL: "http://localhost",
+          language: language, observations: observations, serverURL: "http://localhost",
           now: Date(timeIntervalSince1970: 0), focus: skill.file.focus.first,
           persona: skill.model == "persona" ? skill.tag : nil)
         /// Whether the example's own skill answers with candidates ranked so.
