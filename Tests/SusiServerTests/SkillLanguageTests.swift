@@ -202,13 +202,13 @@ import Testing
   }
 
   struct FakeProcedures: SkillProcedures {
-    func console(_ rule: ConsoleRule, bindings: SkillBindings) -> [JSON]? {
+    func console(_ rule: ConsoleRule, bindings: SkillBindings, place: String) -> [JSON]? {
       guard let url = rule.url, let filled = bindings.fill(url, urlEncoded: true) else {
         return nil
       }
       return [["url": .string(filled), "temp": "21"]]
     }
-    func javascript(_ script: String, bindings: SkillBindings) -> String? {
+    func javascript(_ script: String, bindings: SkillBindings, place: String) -> String? {
       script == "1 + $1$".replacingOccurrences(of: "$1$", with: "41") ? "42" : nil
     }
   }

@@ -3,16 +3,16 @@ import SusiJSON
 /// The rules the interpreter hands over: each gives nil when it does not answer, and the
 /// interpreter then tries the next intent (the fallback at last), as the real server does.
 extension ServerContext {
-  /// `$!$` of a `!javascript:` rule, or nil after a warning naming `skill` and `line` when the
-  /// script fails or is stopped (a variable without value fails it silently).
-  func javascript(_ script: String, bindings: SkillBindings, skill: String, line: Int) -> String? {
+  /// `$!$` of a `!javascript:` rule, or nil after a warning naming its `place` (file and line)
+  /// when the script fails or is stopped (a variable without value fails it silently).
+  func javascript(_ script: String, bindings: SkillBindings, place: String) -> String? {
     switch JavaScriptRule.run(script, bindings: bindings, limits: configuration.scriptLimits) {
     case .success(let value):
       return value
     case .failure(.unfilledVariable):
       return nil
     case .failure(let error):
-      configuration.ruleWarnings?("\(skill) line \(line): !javascript: failed: \(error)")
+      configuration.ruleWarnings?("\(place): !javascript: failed: \(error)")
       return nil
     }
   }
@@ -43,16 +43,16 @@ extension ServerContext {
 struct NetworkSkillProcedures: SkillProcedures {
   let context: ServerContext
 
-  func console(_ rule: ConsoleRule, bindings: SkillBindings) -> [JSON]? {
+  func console(_ rule: ConsoleRule, bindings: SkillBindings, place: String) -> [JSON]? {
     let definition: ConsoleDefinition
     do { definition = try ConsoleDefinition(definition: rule.definition) } catch {
-      context.configuration.ruleWarnings?("line \(rule.line + 1): !console: \(error)")
+      context.configuration.ruleWarnings?("\(place): !console: \(error)")
       return nil
     }
     return context.consoleService.rowsWaiting(definition, bindings: bindings)?.map(JSON.object)
   }
 
-  func javascript(_ script: String, bindings: SkillBindings) -> String? {
-    context.javascript(script, bindings: bindings, skill: "a skill", line: 0)
+  func javascript(_ script: String, bindings: SkillBindings, place: String) -> String? {
+    context.javascript(script, bindings: bindings, place: place)
   }
 }

@@ -202,7 +202,10 @@ struct AnswerEngine {
     case .none: break
     case .console(let rule):
       if rule.url != nil {
-        guard let fetched = procedures.console(rule, bindings: bindings(assigned)) else {
+        guard
+          let fetched = procedures.console(
+            rule, bindings: bindings(assigned), place: skill.place(line: rule.line))
+        else {
           return nil
         }
         rows = fetched
@@ -212,9 +215,13 @@ struct AnswerEngine {
       } else if rule.definition["actions"]?.array == nil {
         return nil
       }
-    case .javascript(let script, _):
+    case .javascript(let script, let line):
+      // An empty `$!$` (the script's value and its printout both empty) answers nothing: the
+      // next intent does, silently.
       guard let filled = bindings(assigned).fill(script),
-        let result = procedures.javascript(filled, bindings: bindings(assigned))
+        let result = procedures.javascript(
+          filled, bindings: bindings(assigned), place: skill.place(line: line)),
+        !result.isEmpty
       else { return nil }
       bang = result
       captureRow["!"] = .string(result)

@@ -51,6 +51,12 @@ public struct Skill: Sendable {
   public var serverPath: String {
     "/susi_skill_data/models/\(model)/\(group)/\(language)/\(tag).txt"
   }
+
+  /// The file and 1-based line of the 0-based `line`, for a warning:
+  /// `models/MODEL/GROUP/LANGUAGE/NAME.txt:LINE`, as `--check-skills` prints them.
+  func place(line: Int) -> String {
+    "models/\(model)/\(group)/\(language)/\(tag).txt:\(line + 1)"
+  }
 }
 
 /// Every skill under a data directory's `models/` folder, loaded once at start.
