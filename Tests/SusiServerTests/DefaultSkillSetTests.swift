@@ -87,6 +87,26 @@ import Testing
     #expect(days.contains(today), "\(today)")
   }
 
+  /// Sums of two numbers are worked out; anything that is not two numbers, or a result that is
+  /// not a number, falls through to the next answer.
+  @Test func mathWorksOutTwoNumbers() throws {
+    let server = try TestServer()
+    func answer(_ query: String) throws -> (text: String, skill: String) {
+      let reply = try server.json("/susi/chat.json", [("q", query)])
+      let answer = try #require(reply["answers"]?.array?.first)
+      let skill = answer["skills"]?.array?.first?.string ?? ""
+      let text = answer["actions"]?.array?.first?["expression"]?.string ?? ""
+      return (text, String(skill.split(separator: "/").last ?? ""))
+    }
+    #expect(try answer("what is 12 plus 30") == ("12 plus 30 is 42.", "Math.txt"))
+    #expect(try answer("what is 2.5 times 4") == ("2.5 times 4 is 10.", "Math.txt"))
+    #expect(try answer("10 minus 20") == ("10 minus 20 is -10.", "Math.txt"))
+    #expect(try answer("what is 1 divided by 3") == ("1 divided by 3 is 0.333333333.", "Math.txt"))
+    for query in ["what is 5 divided by 0", "what is apples plus pears", "what is it's plus 2"] {
+      #expect(try answer(query).skill != "Math.txt", "\(query)")
+    }
+  }
+
   @Test func imagesNamedBySkillsExistExceptOneThatShowsTheFallback() throws {
     let server = try TestServer()
     let library = server.handler.library
