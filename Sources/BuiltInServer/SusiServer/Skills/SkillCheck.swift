@@ -90,15 +90,14 @@ public struct SkillCheck: Sendable {
     var random = SeededRandom(seed: 1)
     var outcomes: [Outcome] = []
     var answerSeconds: [Double] = []
-    let prefix = "/susi_skill_data/"
+    let observations: [(String, JSON)] = [
+      ("timezoneOffset", .string("0")), ("language", .string(language)),
+    ]
     for (index, skill) in library.skills.enumerated()
     where skill.language == language
       && (skill.model == SkillLibrary.chatModel || skill.model == "persona")
     {
-      let own = String(skill.serverPath.dropFirst(prefix.count))
-      let observations: [(String, JSON)] = [
-        ("timezoneOffset", .string("0")), ("language", .string(language)),
-      ]
+      let own = skill.relativePath
       var alone: AnswerEngine.Context {
         var context = AnswerEngine.Context(
           language: language, observations: observations, serverURL: "http://localhost",
@@ -125,7 +124,7 @@ public struct SkillCheck: Sendable {
         answerSeconds.append(threadSeconds() - start)
         let answer =
           thought.actions.first { $0["type"]?.string == "answer" }?["expression"]?.string ?? ""
-        let answeredBy = thought.skill.map { String($0.serverPath.dropFirst(prefix.count)) }
+        let answeredBy = thought.skill?.relativePath
         var obstacle: Obstacle?
         if answeredBy != own {
           let byItself = engine.think(query: example, context: aloneContext, random: &random)

@@ -48,15 +48,14 @@ public struct Skill: Sendable {
   func intent(_ number: Int) -> SkillIntent? { source.intent(number) }
 
   /// The path the real server reports in `answers[].skills`.
-  public var serverPath: String {
-    "/susi_skill_data/models/\(model)/\(group)/\(language)/\(tag).txt"
-  }
+  public var serverPath: String { "/susi_skill_data/" + relativePath }
 
-  /// The file and 1-based line of the 0-based `line`, for a warning:
-  /// `models/MODEL/GROUP/LANGUAGE/NAME.txt:LINE`, as `--check-skills` prints them.
-  func place(line: Int) -> String {
-    "models/\(model)/\(group)/\(language)/\(tag).txt:\(line + 1)"
-  }
+  /// The file under the data directory: `models/MODEL/GROUP/LANGUAGE/NAME.txt`.
+  var relativePath: String { "models/\(model)/\(group)/\(language)/\(tag).txt" }
+
+  /// The file and 1-based line of the 0-based `line`, for a warning, as `--check-skills`
+  /// prints them.
+  func place(line: Int) -> String { "\(relativePath):\(line + 1)" }
 }
 
 /// Every skill under a data directory's `models/` folder, loaded once at start.
